@@ -1,0 +1,1 @@
+"""Endpoints Portal: intake, checks, review and results for MLPerf Endpoints."""

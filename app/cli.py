@@ -1,0 +1,165 @@
+"""``endpoints-portal``: serve, worker, migrate and check."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from app.domain.archive import ArchiveRejected, extract_archive
+from app.domain.bundle import LayoutRejected, locate_submission
+from app.domain.compliance import ComplianceResult, run_compliance
+from app.domain.findings import Severity, Verdict
+from app.settings import Settings, get_settings
+
+EXIT_PASSED = 0
+EXIT_REJECTED = 1
+EXIT_UNUSABLE = 2
+
+
+def _migrate(settings: Settings) -> None:
+    from app.db.migrate import upgrade
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    upgrade(settings.effective_database_url)
+
+
+def cmd_migrate(_: argparse.Namespace) -> int:
+    settings = get_settings()
+    _migrate(settings)
+    print(f"database is at the latest schema ({settings.effective_database_url.split('://')[0]})")
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from worker.celery_app import celery_app
+
+    import worker.tasks  # noqa: F401  (registers the tasks)
+
+    argv = ["worker", "--loglevel", args.loglevel, "--concurrency", str(args.concurrency or
+            get_settings().worker_concurrency), "--queues", "portal", "--without-gossip",
+            "--without-mingle", "--hostname", f"portal-worker-{os.getpid()}@%h"]
+    celery_app.worker_main(argv)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Web and one worker process: what ``make run`` starts."""
+    import uvicorn
+
+    settings = get_settings()
+    _migrate(settings)
+    worker_cmd = [sys.executable, "-m", "app.cli", "worker", "--loglevel", "INFO"]
+    worker_proc = None if args.no_worker else subprocess.Popen(worker_cmd)
+
+    def _stop_worker() -> None:
+        if worker_proc is not None and worker_proc.poll() is None:
+            worker_proc.send_signal(signal.SIGTERM)
+            try:
+                worker_proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                worker_proc.kill()
+
+    from app.web.main import create_app
+
+    print(f"Endpoints Portal on http://{args.host}:{args.port} (data in {settings.data_dir})")
+    try:
+        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+    finally:
+        _stop_worker()
+    return 0
+
+
+def _print_text(result: ComplianceResult, out: object = sys.stdout) -> None:
+    write = out.write  # type: ignore[attr-defined]
+    shown = [f for f in result.findings if f.severity != Severity.INFO]
+    for finding in shown:
+        where = f" [{finding.point}]" if finding.point else ""
+        write(f"{finding.severity.value.upper():7} {finding.rule} ({finding.clause}){where}\n")
+        write(f"        {finding.message}\n")
+        if finding.fix:
+            write(f"        Fix: {finding.fix}\n")
+        if finding.path:
+            write(f"        {finding.path}\n")
+    errors = sum(f.severity == Severity.ERROR for f in result.findings)
+    warnings = sum(f.severity == Severity.WARNING for f in result.findings)
+    passed = len(result.findings) - errors - warnings
+    word = "PASSED" if result.verdict == Verdict.PASSED else "REJECTED"
+    write(
+        f"{word}: {errors} error(s), {warnings} warning(s), {passed} passed check(s) "
+        f"(endpoints-submission-cli {result.checker_version})\n"
+    )
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Run the worker's checks locally, with no database and no server."""
+    from app.services.checks import business_calendar
+    from app.db.models import utcnow
+
+    settings = get_settings()
+    path = Path(args.path)
+    if not path.exists():
+        print(f"error: {path} does not exist", file=sys.stderr)
+        return EXIT_UNUSABLE
+    with tempfile.TemporaryDirectory(prefix="endpoints-portal-check-") as tmp:
+        if path.is_file():
+            from app.services.intake import archive_limits
+
+            try:
+                extracted = extract_archive(path, Path(tmp) / "bundle", archive_limits(settings))
+                root = locate_submission(extracted.root).root
+            except (ArchiveRejected, LayoutRejected) as exc:
+                print(f"error: {path}: {exc.message} ({exc.code})", file=sys.stderr)
+                return EXIT_UNUSABLE
+        else:
+            root = path
+        result = run_compliance(root, evaluated_at=utcnow(), calendar=business_calendar(settings))
+    if args.json:
+        json.dump(result.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print_text(result)
+    return EXIT_PASSED if result.verdict == Verdict.PASSED else EXIT_REJECTED
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="endpoints-portal", description="MLPerf Endpoints submission portal"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the web portal and one worker process")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--no-worker", action="store_true", help="start the web process only")
+    serve.set_defaults(func=cmd_serve)
+
+    worker = sub.add_parser("worker", help="run a Celery worker process")
+    worker.add_argument("--concurrency", type=int, default=None)
+    worker.add_argument("--loglevel", default="INFO")
+    worker.set_defaults(func=cmd_worker)
+
+    migrate = sub.add_parser("migrate", help="apply database migrations")
+    migrate.set_defaults(func=cmd_migrate)
+
+    check = sub.add_parser(
+        "check", help="check a bundle directory or archive locally (exit 1 when rejected)"
+    )
+    check.add_argument("path", help="submission directory, organisation directory or archive")
+    check.add_argument("--json", action="store_true", help="print the result as JSON")
+    check.set_defaults(func=cmd_check)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Persistence: SQLAlchemy 2 models and session factories (SQLite and PostgreSQL)."""

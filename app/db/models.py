@@ -1,0 +1,272 @@
+"""Tables. Portable across SQLite and PostgreSQL: no dialect-only types."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class UTCDateTime(TypeDecorator[dt.datetime]):
+    """Aware UTC datetimes on every backend (SQLite drops the zone otherwise)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        return value.astimezone(dt.UTC)
+
+    def process_result_value(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
+
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Organization(Base):
+    __tablename__ = "organizations"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    slug: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    organization_id: Mapped[int | None] = mapped_column(ForeignKey("organizations.id"))
+    email: Mapped[str] = mapped_column(String(320), unique=True)
+    display_name: Mapped[str] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(32), default="submitter")
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class StoredFile(Base):
+    """A content-addressed file in the blob store (architecture, decision 5)."""
+
+    __tablename__ = "stored_files"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    size: Mapped[int] = mapped_column(BigInteger)
+    kind: Mapped[str] = mapped_column(String(32))  # "archive"
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Submission(Base):
+    __tablename__ = "submissions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(
+        String(32), unique=True, default=lambda: uuid.uuid4().hex
+    )
+    organization_id: Mapped[int] = mapped_column(ForeignKey("organizations.id"))
+    archive_id: Mapped[int] = mapped_column(ForeignKey("stored_files.id"))
+    archive_format: Mapped[str] = mapped_column(String(16))
+    original_filename: Mapped[str] = mapped_column(String(255))
+    bundle_submission_id: Mapped[str | None] = mapped_column(String(200))
+    bundle_root: Mapped[str] = mapped_column(String(500))  # relative to the data dir
+    content_digest: Mapped[str] = mapped_column(String(64), index=True)
+    state: Mapped[str] = mapped_column(String(32), default="received")
+    for_review: Mapped[bool] = mapped_column(Boolean, default=True)
+    verdict: Mapped[str | None] = mapped_column(String(16))
+    checker_version: Mapped[str | None] = mapped_column(String(32))
+    target_cohort: Mapped[str | None] = mapped_column(String(16))
+    eligible_cohort: Mapped[str | None] = mapped_column(String(16))
+    error_message: Mapped[str | None] = mapped_column(Text)
+    uploaded_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    checks_finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+
+    organization: Mapped[Organization] = relationship()
+    archive: Mapped[StoredFile] = relationship()
+    systems: Mapped[list[System]] = relationship(
+        back_populates="submission", cascade="all, delete-orphan", order_by="System.dir_name"
+    )
+    curves: Mapped[list[Curve]] = relationship(
+        back_populates="submission", cascade="all, delete-orphan", order_by="Curve.id"
+    )
+    jobs: Mapped[list[Job]] = relationship(back_populates="submission", order_by="Job.id")
+    check_runs: Mapped[list[CheckRun]] = relationship(
+        back_populates="submission", order_by="CheckRun.id"
+    )
+
+    __table_args__ = (Index("ix_submissions_archive_org", "archive_id", "organization_id"),)
+
+
+class System(Base):
+    __tablename__ = "systems"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
+    dir_name: Mapped[str] = mapped_column(String(200))
+    system_name: Mapped[str | None] = mapped_column(String(300))
+    shortened_name: Mapped[str | None] = mapped_column(String(64))
+    division: Mapped[str | None] = mapped_column(String(32))
+    availability: Mapped[str | None] = mapped_column(String(32))
+    accelerator_model: Mapped[str | None] = mapped_column(String(200))
+    accelerator_count: Mapped[int | None] = mapped_column(Integer)
+    node_count: Mapped[int | None] = mapped_column(Integer)
+    serving_framework: Mapped[str | None] = mapped_column(String(200))
+    provisioned_power_kw: Mapped[float | None] = mapped_column(Float)
+
+    submission: Mapped[Submission] = relationship(back_populates="systems")
+
+    __table_args__ = (UniqueConstraint("submission_id", "dir_name"),)
+
+
+class Curve(Base):
+    """One Pareto curve: a system × benchmark model (§8.5)."""
+
+    __tablename__ = "curves"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
+    system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"))
+    benchmark_model: Mapped[str] = mapped_column(String(64))
+    dataset: Mapped[str | None] = mapped_column(String(64))
+    is_agentic: Mapped[bool] = mapped_column(Boolean, default=False)
+    c_max: Mapped[int | None] = mapped_column(Integer)
+    c_min: Mapped[int | None] = mapped_column(Integer)
+    c_min_overridden: Mapped[bool] = mapped_column(Boolean, default=False)
+    regions: Mapped[dict[str, list[int]] | None] = mapped_column(JSON)
+
+    submission: Mapped[Submission] = relationship(back_populates="curves")
+    system: Mapped[System] = relationship()
+    points: Mapped[list[Point]] = relationship(
+        back_populates="curve", cascade="all, delete-orphan", order_by="Point.concurrency"
+    )
+
+
+class Point(Base):
+    """One measurement point, with the values the official checker derives for it."""
+
+    __tablename__ = "points"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    curve_id: Mapped[int] = mapped_column(ForeignKey("curves.id", ondelete="CASCADE"))
+    dir_name: Mapped[str] = mapped_column(String(32))
+    concurrency: Mapped[int] = mapped_column(Integer)
+    region: Mapped[str | None] = mapped_column(String(32))
+    declared_region: Mapped[str | None] = mapped_column(String(32))
+    offline_kind: Mapped[str] = mapped_column(String(16), default="none")
+    load_pattern: Mapped[str] = mapped_column(String(32))
+    system_tps: Mapped[float] = mapped_column(Float)
+    tps_per_user: Mapped[float | None] = mapped_column(Float)
+    tpot_p90_ms: Mapped[float | None] = mapped_column(Float)
+    ttft_p90_ms: Mapped[float | None] = mapped_column(Float)
+    e2e_avg_interactivity: Mapped[float | None] = mapped_column(Float)
+    system_tps_per_kw: Mapped[float | None] = mapped_column(Float)
+    point_power_kw: Mapped[float | None] = mapped_column(Float)
+    n_samples_completed: Mapped[int] = mapped_column(BigInteger)
+    n_samples_issued: Mapped[int] = mapped_column(BigInteger)
+    n_samples_failed: Mapped[int] = mapped_column(BigInteger)
+    duration_ms: Mapped[float] = mapped_column(Float)
+    total_output_tokens: Mapped[int] = mapped_column(BigInteger)
+    accuracy_status: Mapped[str] = mapped_column(String(16), default="none")
+    target_cohort: Mapped[str | None] = mapped_column(String(16))
+    seed_set: Mapped[str | None] = mapped_column(String(32))
+
+    curve: Mapped[Curve] = relationship(back_populates="points")
+
+    __table_args__ = (UniqueConstraint("curve_id", "dir_name"),)
+
+
+class Job(Base):
+    """Background work; its progress lives here, not in a result backend."""
+
+    __tablename__ = "jobs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    submission_id: Mapped[int | None] = mapped_column(ForeignKey("submissions.id"))
+    state: Mapped[str] = mapped_column(String(16), default="queued")
+    stage: Mapped[str | None] = mapped_column(String(120))
+    progress: Mapped[float] = mapped_column(Float, default=0.0)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    enqueued_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    started_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    heartbeat_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+
+    submission: Mapped[Submission | None] = relationship(back_populates="jobs")
+
+    __table_args__ = (Index("ix_jobs_state_kind", "state", "kind"),)
+
+
+class CheckRun(Base):
+    __tablename__ = "check_runs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
+    job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id"))
+    checker_version: Mapped[str] = mapped_column(String(32))
+    verdict: Mapped[str] = mapped_column(String(16))
+    error_count: Mapped[int] = mapped_column(Integer)
+    warning_count: Mapped[int] = mapped_column(Integer)
+    evaluated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+
+    submission: Mapped[Submission] = relationship(back_populates="check_runs")
+    findings: Mapped[list[FindingRow]] = relationship(
+        back_populates="check_run", cascade="all, delete-orphan", order_by="FindingRow.position"
+    )
+
+
+class FindingRow(Base):
+    __tablename__ = "findings"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    check_run_id: Mapped[int] = mapped_column(ForeignKey("check_runs.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    source: Mapped[str] = mapped_column(String(16))
+    rule: Mapped[str] = mapped_column(String(64), index=True)
+    key: Mapped[str] = mapped_column(String(64))
+    severity: Mapped[str] = mapped_column(String(16))
+    clause: Mapped[str] = mapped_column(String(32))
+    title: Mapped[str] = mapped_column(String(200))
+    message: Mapped[str] = mapped_column(Text)
+    fix: Mapped[str | None] = mapped_column(Text)
+    path: Mapped[str | None] = mapped_column(String(500))
+    point: Mapped[str | None] = mapped_column(String(300))
+
+    check_run: Mapped[CheckRun] = relationship(back_populates="findings")

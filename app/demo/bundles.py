@@ -1,0 +1,693 @@
+"""Realistic MLPerf Endpoints v1.0 submission bundles, built with the official builder.
+
+The factory writes one run folder per point as the reference client and a submitter
+leave it (``config.yaml``, ``performance/result_summary.json``, ``point.yaml``,
+``system_desc.json``, ``system_power.json``, accuracy where the rules ask for it), then
+assembles them with ``endpoints_submission_cli``'s own ``build_submission_folder`` so the
+layout is exactly what ``submissions create`` uploads. Named breakages then damage the
+assembled tree in the ways real submissions go wrong.
+
+Used by the tests and by the demo data; it is not on any request path.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import math
+import shutil
+import tarfile
+import tempfile
+import warnings
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+from endpoints_submission_cli.submissions.builder import build_submission_folder
+from submission_checker.models.regions import compute_regions, covered_region
+
+SEED_SET_A = {
+    "scheduler_rng_seed": 10487924139932647040,
+    "sample_index_rng_seed": 586478644936801402,
+    "model_seed": 9315206023656308754,
+}
+
+# What each benchmark needs to pass its accuracy gate and query minimums (bundle-format
+# digest §6.2, §6.3). Output lengths are typical of the dataset.
+BENCHMARKS: dict[str, dict[str, Any]] = {
+    "llama3_1-8b": {
+        "hf_name": "meta-llama/Llama-3.1-8B-Instruct",
+        "dataset": "cnn_dailymail",
+        "dataset_size": 13368,
+        "min_completed": 13368,
+        "osl": 128,
+        "isl": 780,
+        "accuracy": [
+            {
+                "dataset_name": "cnn_dailymail",
+                "score": {
+                    "rouge1": 38.81,
+                    "rouge2": 15.93,
+                    "rougeL": 24.51,
+                    "rougeLsum": 35.80,
+                    "gen_len": 8_167_644,
+                },
+                "num_samples": 13368,
+            }
+        ],
+    },
+    "gpt-oss-120b": {
+        "hf_name": "openai/gpt-oss-120b",
+        "dataset": "mlperf_gpt_oss_performance",
+        "dataset_size": 6396,
+        "min_completed": 6396,
+        "osl": 1800,
+        "isl": 1500,
+        "accuracy": [
+            {"dataset_name": "aime25", "score": {"exact_match": 84.0}, "num_samples": 30,
+             "n_repeats": 8},
+            {"dataset_name": "gpqa", "score": {"exact_match": 83.5}, "num_samples": 198,
+             "n_repeats": 5},
+            {"dataset_name": "livecodebench", "score": {"exact_match": 83.1},
+             "num_samples": 880, "n_repeats": 3},
+            {"dataset_name": "math500", "score": {"exact_match": 83.4}, "num_samples": 1085},
+        ],
+    },
+    "kimi-k3": {
+        "hf_name": "moonshotai/Kimi-K3",
+        "dataset": "shopify_product_catalogue_8k",
+        "dataset_size": 8000,
+        "min_completed": 8000,
+        "osl": 472,
+        "isl": 6000,
+        "agentic": True,
+        "inline_score": 0.589,
+        "accuracy": [{"dataset_name": "swe_bench", "score": 0.9483, "num_samples": 500}],
+    },
+}
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    """The system under test; its numbers shape the curve's throughput."""
+
+    name: str = "Acme H200 x8"
+    shortened_name: str = "Acme-H200x8"
+    org: str = "Acme Corp"
+    accelerator: str = "NVIDIA H200"
+    accelerator_tdp_w: float = 700
+    accelerators_per_node: int = 8
+    nodes: int = 1
+    c_max: int = 1024
+    division: str = "Standardized"
+    availability: str = "Available"
+    framework: str = "vLLM 0.11"
+    # Throughput model: per-user speed falls and system throughput saturates with load.
+    peak_tps_per_user: float = 190.0
+    saturation_tps: float = 42_000.0
+
+
+@dataclass(frozen=True)
+class CurveSpec:
+    model: str = "llama3_1-8b"
+    # None: the default 7 fixed-concurrency points (1 ULC + 3 regions + 3 choice).
+    concurrencies: tuple[int, ...] | None = None
+    offline: str = "dedicated"  # "dedicated", "elected", or "none" (agentic curves)
+    speed: float = 1.0  # scales the throughput model, to make systems differ
+
+
+Breakage = Callable[[Path], None]
+
+
+@dataclass
+class BundleFactory:
+    """Writes ``<org>/<submission_id>/`` bundles; see :meth:`build`."""
+
+    system: SystemSpec = field(default_factory=SystemSpec)
+    curves: tuple[CurveSpec, ...] = (CurveSpec(),)
+    submission_id: str = "sub-0001"
+    target_cohort: str = "2026-12-C0"
+
+    # ------------------------------------------------------------------ public API
+
+    def build(self, dest: Path, breaks: tuple[str, ...] = ()) -> Path:
+        """Assemble the bundle under *dest*; returns the ``<submission_id>`` directory."""
+        dest.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            runs: list[tuple[str, Path]] = []
+            for curve in self.curves:
+                for run_id, run_dir in self._write_runs(Path(tmp), curve):
+                    archive = Path(tmp) / f"{run_id}.tar.gz"
+                    with tarfile.open(archive, "w:gz") as tar:
+                        tar.add(run_dir, arcname=run_id)
+                    runs.append((run_id, archive))
+            with warnings.catch_warnings():
+                # Per-point tps_utilization differs by design; the builder warns about it.
+                warnings.simplefilter("ignore", UserWarning)
+                org_dir = build_submission_folder(
+                    runs,
+                    division=self.system.division,
+                    availability=self.system.availability,
+                    work_dir=dest,
+                    submission_id=self.submission_id,
+                )
+        root = org_dir / self.submission_id
+        (root / "cli_metadata.json").write_text(
+            json.dumps(
+                {
+                    "command": "create",
+                    "cli_version": "1.5.3.0",
+                    "most_recent_cli_used": "1.5.3.0",
+                    "created_at": "2026-11-25T10:00:00+00:00",
+                }
+            )
+        )
+        for name in breaks:
+            BREAKAGES[name](root)
+        return root
+
+    def archive(
+        self,
+        dest_file: Path,
+        fmt: str = "tar.gz",
+        layout: str = "org",
+        breaks: tuple[str, ...] = (),
+    ) -> Path:
+        """Build and pack. ``layout``: ``org`` (as the CLI tars it) or ``submission``."""
+        with tempfile.TemporaryDirectory() as tmp:
+            root = self.build(Path(tmp), breaks)
+            base = root.parent if layout == "org" else root
+            pack_tree(base, dest_file, fmt, arcname=base.name)
+        return dest_file
+
+    # ------------------------------------------------------------------ run folders
+
+    def _concurrencies(self, curve: CurveSpec) -> list[int]:
+        if curve.concurrencies is not None:
+            return list(curve.concurrencies)
+        c_max = self.system.c_max
+        return sorted({1, 8, 16, 64, 128, c_max // 2, c_max})
+
+    def _write_runs(self, tmp: Path, curve: CurveSpec) -> list[tuple[str, Path]]:
+        bench = BENCHMARKS[curve.model]
+        agentic = bool(bench.get("agentic"))
+        fixed = self._concurrencies(curve)
+        regions = compute_regions(self.system.c_max, min(min(fixed), 32))
+        accuracy_at = self._accuracy_points(fixed, regions, curve)
+        points: list[tuple[int, str]] = [(c, "none") for c in fixed]
+        if curve.offline == "elected":
+            points = [(c, "elected" if c == self.system.c_max else "none") for c in fixed]
+        elif curve.offline == "dedicated" and not agentic:
+            points.append((bench["dataset_size"], "dedicated"))
+        max_tps = max(self._metrics(c, off, curve)["system_tps"] for c, off in points)
+        out = []
+        for concurrency, offline in points:
+            run_id = f"{curve.model}-c{concurrency}"
+            run_dir = tmp / run_id
+            self._write_run(
+                run_dir, curve, concurrency, offline, regions, max_tps,
+                with_accuracy=concurrency in accuracy_at or offline != "none",
+            )
+            out.append((run_id, run_dir))
+        return out
+
+    @staticmethod
+    def _accuracy_points(fixed: list[int], regions: Any, curve: CurveSpec) -> set[int]:
+        """One point per mandatory band (ULC, low, med, high), lowest first (§5.3)."""
+        chosen: set[int] = set()
+        ulc = next(c for c in fixed if 1 <= c <= 32)
+        chosen.add(ulc)
+        for band in ("low_concurrency", "med_concurrency", "high_concurrency"):
+            pick = next(
+                (c for c in fixed if c not in chosen and covered_region(c, regions) == band),
+                None,
+            )
+            if pick is not None:
+                chosen.add(pick)
+        return chosen
+
+    def _metrics(self, concurrency: int, offline: str, curve: CurveSpec) -> dict[str, float]:
+        bench = BENCHMARKS[curve.model]
+        s = self.system
+        load = concurrency if offline != "dedicated" else s.c_max * 2
+        per_user = s.peak_tps_per_user * curve.speed / (1 + load / 96)
+        system_tps = min(load * per_user, s.saturation_tps * curve.speed) * 0.97
+        per_user = min(per_user, system_tps / max(load, 1) * 1.02) if load > 1 else per_user
+        tpot_p90_ns = 1e9 / per_user
+        min_s = 600 if concurrency <= 32 else (2400 if bench.get("agentic") else 1200)
+        needed_s = bench["min_completed"] * bench["osl"] / system_tps * 1.05
+        duration_s = float(math.ceil(max(min_s * 1.02, needed_s)))
+        return {
+            "system_tps": system_tps,
+            "tpot_p90_ns": tpot_p90_ns,
+            "ttft_p90_ns": (35 + 0.9 * load) * 1e6 * (1 + bench["isl"] / 4000),
+            "duration_s": duration_s,
+        }
+
+    def _write_run(
+        self,
+        run_dir: Path,
+        curve: CurveSpec,
+        concurrency: int,
+        offline: str,
+        regions: Any,
+        max_tps: float,
+        with_accuracy: bool,
+    ) -> None:
+        bench = BENCHMARKS[curve.model]
+        agentic = bool(bench.get("agentic"))
+        m = self._metrics(concurrency, offline, curve)
+        osl = bench["osl"]
+        total_tokens = int(m["system_tps"] * m["duration_s"])
+        completed = max(total_tokens // osl, bench["min_completed"])
+        total_tokens = max(total_tokens, completed * osl)
+        duration_ns = total_tokens / m["system_tps"] * 1e9
+        latency_avg_ns = m["ttft_p90_ns"] * 0.8 + osl * m["tpot_p90_ns"] * 0.9
+        summary: dict[str, Any] = {
+            "version": "0.9.2",
+            "git_sha": "4f1c2e9",
+            "test_started_at": 0,
+            "n_samples_issued": completed,
+            "n_samples_completed": completed,
+            "n_samples_failed": 0,
+            "n_samples_succeeded": completed,
+            "n_samples_dropped": 0,
+            "duration_ns": duration_ns,
+            "state": "complete",
+            "complete": True,
+            "ttft": _stat_block(m["ttft_p90_ns"] * 0.7, m["ttft_p90_ns"], completed),
+            "tpot": _stat_block(m["tpot_p90_ns"] * 0.85, m["tpot_p90_ns"], completed),
+            "latency": _stat_block(latency_avg_ns, latency_avg_ns * 1.15, completed),
+            "output_sequence_lengths": _stat_block(osl, osl * 1.4, completed, total=total_tokens),
+            "input_sequence_lengths": _stat_block(
+                bench["isl"], bench["isl"] * 1.3, completed, total=bench["isl"] * completed
+            ),
+            "legacy_loadgen_window_duration_ns": duration_ns,
+            "qps": completed / (duration_ns / 1e9),
+            "tps": m["system_tps"],
+            "finish_reason_counts": {"stop": completed - completed // 50, "length": completed // 50},
+        }
+        if agentic:
+            summary["output_sequence_lengths_full_run"] = {
+                "output_sequence_lengths": {"avg": float(osl), "total": float(total_tokens)}
+            }
+        run_dir.mkdir(parents=True)
+        (run_dir / "performance").mkdir()
+        (run_dir / "performance" / "result_summary.json").write_text(json.dumps(summary, indent=2))
+        (run_dir / "config.yaml").write_text(
+            yaml.safe_dump(self._client_config(curve, concurrency, offline), sort_keys=False)
+        )
+        (run_dir / "point.yaml").write_text(
+            yaml.safe_dump(
+                self._point_yaml(curve, concurrency, offline, regions, m), sort_keys=False
+            )
+        )
+        desc = self._system_desc()
+        desc["tps_utilization"] = round(m["system_tps"] / max_tps, 4)
+        (run_dir / "system_desc.json").write_text(json.dumps(desc, indent=2))
+        (run_dir / "system_power.json").write_text(json.dumps(self._system_power(), indent=2))
+        (run_dir / "report.txt").write_text(
+            f"MLPerf Endpoints run report\nconcurrency: {concurrency}\n"
+            f"completed: {completed}\nsystem tokens/s: {m['system_tps']:.1f}\n"
+        )
+        (run_dir / "metrics").mkdir()
+        (run_dir / "metrics" / "final_snapshot.json").write_text(
+            json.dumps({"n_samples_completed": completed, "tokens": total_tokens})
+        )
+        impl = run_dir / "src" / "acme-serving"
+        impl.mkdir(parents=True)
+        (impl / "README.md").write_text("# Acme serving\n\nHow the endpoint was served.\n")
+        (impl / "launch.sh").write_text("#!/bin/sh\nvllm serve \"$MODEL\" --tensor-parallel 1\n")
+        docs = run_dir / "documentation"
+        docs.mkdir()
+        (docs / "calibration.md").write_text("# Calibration\n\nNo calibration needed.\n")
+        if with_accuracy:
+            scores = copy.deepcopy(bench["accuracy"])
+            for entry in scores:
+                entry["dataset_type"] = "accuracy"
+            inline: dict[str, Any] = {
+                "dataset_name": "performance",
+                "dataset_type": "performance",
+                "score": bench.get("inline_score", scores[0]["score"]),
+                "num_samples": completed,
+            }
+            (run_dir / "accuracy").mkdir()
+            (run_dir / "accuracy" / "accuracy_results.json").write_text(
+                json.dumps({"osl_tokenization_s": 4.2, "accuracy_scores": [*scores, inline]})
+            )
+        elif agentic:
+            # Agentic points all carry the inline score (agentic-accuracy-inline).
+            (run_dir / "accuracy").mkdir()
+            (run_dir / "accuracy" / "accuracy_results.json").write_text(
+                json.dumps(
+                    {
+                        "accuracy_scores": [
+                            {
+                                "dataset_name": "performance",
+                                "dataset_type": "performance",
+                                "score": bench["inline_score"],
+                                "num_samples": completed,
+                            }
+                        ]
+                    }
+                )
+            )
+
+    def _client_config(self, curve: CurveSpec, concurrency: int, offline: str) -> dict[str, Any]:
+        bench = BENCHMARKS[curve.model]
+        pattern = (
+            "max_throughput"
+            if offline == "dedicated"
+            else ("agentic_inference" if bench.get("agentic") else "concurrency")
+        )
+        return {
+            "name": f"{curve.model}-c{concurrency}",
+            "type": "offline" if offline == "dedicated" else "online",
+            "model_params": {"name": bench["hf_name"], "streaming": True},
+            "datasets": [{"name": bench["dataset"], "type": "performance"}],
+            "settings": {
+                "load_pattern": {"type": pattern, "target_concurrency": concurrency},
+                "runtime": {"min_duration_ms": 600000, **SEED_SET_A},
+            },
+            "endpoint_config": {
+                "endpoints": ["http://127.0.0.1:8001"],
+                "api_key": "<redacted>",
+            },
+        }
+
+    def _point_yaml(
+        self, curve: CurveSpec, concurrency: int, offline: str, regions: Any, m: dict[str, float]
+    ) -> dict[str, Any]:
+        bench = BENCHMARKS[curve.model]
+        agentic = bool(bench.get("agentic"))
+        region = covered_region(concurrency, regions) if offline != "dedicated" else None
+        point: dict[str, Any] = {
+            "concurrency": concurrency,
+            "dataset": bench["dataset"],
+            "runtime_settings": {
+                "load_pattern": "agentic_inference" if agentic else "concurrency",
+                "min_duration_ms": 600000,
+                "stream_all_chunks": True,
+                "runtime": dict(SEED_SET_A),
+                "warmup": {"salt": False},
+            },
+            "warmup": {
+                "duration_s": 120.0,
+                "requests_issued": 256,
+                "requests_completed": 256,
+                "data_source": f"{bench['dataset']} warmup split",
+                "concurrency": min(concurrency, 256),
+                "logs_retained": True,
+                "link_logs": "https://example.org/logs/warmup",
+            },
+            "division": self.system.division,
+            "max_supported_concurrency": self.system.c_max,
+            "model_name": curve.model,
+            "model_precision": "bf16",
+            "link_to_model": f"https://huggingface.co/{bench['hf_name']}",
+            "dataset_name": bench["dataset"],
+            "dataset_type": "Performance",
+            "dataset_link": f"https://example.org/datasets/{bench['dataset']}",
+            "offline": offline,
+            "steady_state": {
+                "status": "windowable",
+                "verdict": "STEADY STATE",
+                "window": {
+                    "super_pass_start": 0,
+                    "super_pass_end": 4,
+                    "super_pass_size": 64,
+                    "n_samples": 320,
+                    "duration_s": m["duration_s"],
+                },
+                "state": {k: "Plateau" for k in ("ttft_p50", "ttft_p90", "tpot_p50", "tpot_p90")},
+            },
+            "seed_set": "A",
+            "target_cohort": self.target_cohort,
+        }
+        if region is not None:
+            point["region"] = region
+        return point
+
+    def _system_desc(self) -> dict[str, Any]:
+        s = self.system
+        return {
+            "submitter_org_names": s.org,
+            "submitter_contact": "mlperf@example.org",
+            "system_name": s.name,
+            "shortened_system_name": s.shortened_name,
+            "system_category": "datacenter",
+            "system_availability_status": s.availability,
+            "availability_url": "https://example.org/buy",
+            "max_supported_concurrency": s.c_max,
+            "system_size": f"{s.nodes} node(s)",
+            "system_node_ensemble_count": 1,
+            "system_node_ensemble_total": 1,
+            "serving_framework": s.framework,
+            "division": s.division,
+            "tensor_parallel": 1,
+            "pipeline_parallel": 1,
+            "expert_parallel": 1,
+            "data_parallel": s.accelerators_per_node * s.nodes,
+            "node_types": [
+                {
+                    "system_node_ensemble_id": 1,
+                    "number_of_nodes": s.nodes,
+                    "host_processor_model_name": "AMD EPYC 9654 96-Core",
+                    "host_processors_per_node": 2,
+                    "host_processor_core_count": 96,
+                    "host_memory_configuration": "24x 96GB DDR5-4800",
+                    "host_memory_capacity": "2.3 TB",
+                    "host_network_card_count": "8",
+                    "driver": "550.90.07",
+                    "filesystem": "ext4",
+                    "cooling": "air",
+                    "operating_system": "Ubuntu 22.04",
+                    "accelerator_info": [
+                        {
+                            "accelerator_model_name": s.accelerator,
+                            "accelerators_per_node": s.accelerators_per_node,
+                            "accelerator_memory_capacity": "141 GB",
+                            "accelerator_memory_type": "HBM3e",
+                            "accelerator_interconnect": "NVLink",
+                            "accelerator_host_interconnect": "PCIe Gen5 x16",
+                        }
+                    ],
+                }
+            ],
+        }
+
+    def _system_power(self) -> dict[str, Any]:
+        s = self.system
+
+        def watts(value: float) -> dict[str, Any]:
+            return {"value_w": value, "source_type": "vendor_spec",
+                    "source": "https://example.org/spec-sheet"}
+
+        return {
+            "system_desc_id": s.shortened_name,
+            "cooling": "air",
+            "node_sets": [
+                {
+                    "node_set_id": 1,
+                    "system_node_ensemble_id": 1,
+                    "nodes_provisioned": s.nodes,
+                    "power_method": "component_sum",
+                    "components": {
+                        "cpu": {"model": "AMD EPYC 9654", "count_per_node": 2,
+                                "tdp_per_unit": watts(360)},
+                        "accelerator": {"model": s.accelerator,
+                                        "count_per_node": s.accelerators_per_node,
+                                        "tdp_per_unit": watts(s.accelerator_tdp_w)},
+                        "scale_up_network": {"method": "declared_tdp", "switch_count": 4,
+                                             "tdp_per_switch": watts(100)},
+                    },
+                }
+            ],
+            "scale_out": {"present": False},
+        }
+
+
+def _stat_block(avg: float, p90: float, n: int, total: float | None = None) -> dict[str, Any]:
+    return {
+        "total": float(total if total is not None else avg * n),
+        "min": avg * 0.4,
+        "max": p90 * 1.8,
+        "median": avg * 0.97,
+        "avg": avg,
+        "std_dev": avg * 0.2,
+        "percentiles": {
+            "50.0": avg * 0.97,
+            "90.0": p90,
+            "95.0": p90 * 1.08,
+            "99.0": p90 * 1.3,
+            "99.9": p90 * 1.6,
+        },
+        "histogram": {"buckets": [], "counts": []},
+    }
+
+
+def pack_tree(base: Path, dest_file: Path, fmt: str, arcname: str) -> Path:
+    """Pack *base* as the CLI does (tar.gz) or as a zip, under the top folder *arcname*."""
+    if fmt in ("tar.gz", "tgz"):
+        with tarfile.open(dest_file, "w:gz") as tar:
+            tar.add(base, arcname=arcname)
+    elif fmt == "zip":
+        with zipfile.ZipFile(dest_file, "w", zipfile.ZIP_DEFLATED) as zf:
+            for path in sorted(base.rglob("*")):
+                name = f"{arcname}/{path.relative_to(base).as_posix()}"
+                if path.is_dir():
+                    zf.writestr(name + "/", b"")
+                else:
+                    zf.write(path, name)
+    else:
+        raise ValueError(f"unknown archive format {fmt!r}")
+    return dest_file
+
+
+# ---------------------------------------------------------------------- breakages
+
+
+def _points(root: Path) -> list[Path]:
+    return sorted(
+        (p for p in root.glob("results/*/*/r*") if p.is_dir()),
+        key=lambda p: int(p.name[1:]),
+    )
+
+
+def _edit_json(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=2))
+
+
+def _edit_yaml(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    data = yaml.safe_load(path.read_text())
+    change(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def _inflate_system_tps(root: Path) -> None:
+    def change(d: dict[str, Any]) -> None:
+        d["system_tps"] = d["output_sequence_lengths"]["total"] / (d["duration_ns"] / 1e9) * 1.25
+
+    _edit_json(_points(root)[2] / "result_summary.json", change)
+
+
+def _drop_point(root: Path) -> None:
+    fixed = [p for p in _points(root) if "offline: dedicated" not in (p / "point.yaml").read_text()]
+    shutil.rmtree(fixed[len(fixed) // 2 + 1])
+
+
+def _remove_config(root: Path) -> None:
+    (_points(root)[0] / "config.yaml").unlink()
+
+
+def _wrong_seed(root: Path) -> None:
+    def change(d: dict[str, Any]) -> None:
+        d["runtime_settings"]["runtime"]["model_seed"] = 42
+
+    _edit_yaml(_points(root)[1] / "point.yaml", change)
+
+
+def _bad_model_name(root: Path) -> None:
+    for point in _points(root):
+        _edit_yaml(point / "point.yaml", lambda d: d.update(model_name="llama3.1-8b"))
+
+
+def _fail_accuracy(root: Path) -> None:
+    for point in _points(root):
+        path = point / "accuracy_results.json"
+        if path.exists() and "rouge1" in path.read_text():
+
+            def change(d: dict[str, Any]) -> None:
+                for entry in d["accuracy_scores"]:
+                    if isinstance(entry.get("score"), dict) and "rouge1" in entry["score"]:
+                        entry["score"]["rouge1"] = 30.0
+
+            _edit_json(path, change)
+            return
+
+
+def _missing_power(root: Path) -> None:
+    for path in root.glob("results/*/system_power.json"):
+        path.unlink()
+
+
+def _zero_tpot(root: Path) -> None:
+    def change(d: dict[str, Any]) -> None:
+        d["tpot"]["percentiles"]["90.0"] = 0.0
+
+    _edit_json(_points(root)[0] / "result_summary.json", change)
+
+
+def _malformed_summary(root: Path) -> None:
+    (_points(root)[1] / "result_summary.json").write_text('{"n_samples_completed": 12, ')
+
+
+def _no_src(root: Path) -> None:
+    shutil.rmtree(root / "src")
+
+
+def _late_cohort(root: Path) -> None:
+    for point in _points(root):
+        _edit_yaml(point / "point.yaml", lambda d: d.update(target_cohort="2026-10-C1"))
+
+
+#: Named ways a bundle goes wrong, each with the official rule it should trip.
+BREAKAGES: dict[str, Breakage] = {
+    "inflated-system-tps": _inflate_system_tps,
+    "missing-region-point": _drop_point,
+    "missing-config-yaml": _remove_config,
+    "wrong-seed": _wrong_seed,
+    "noncanonical-model-name": _bad_model_name,
+    "failed-accuracy": _fail_accuracy,
+    "missing-system-power": _missing_power,
+    "zero-tpot-p90": _zero_tpot,
+    "malformed-result-summary": _malformed_summary,
+    "missing-src": _no_src,
+    "past-target-cohort": _late_cohort,
+}
+
+#: The official rule id (with severity error) each breakage is expected to trip.
+EXPECTED_RULES: dict[str, str] = {
+    "inflated-system-tps": "metric-consistency-system-tps",
+    "missing-region-point": "point-count",
+    "missing-config-yaml": "config-file-present",
+    "wrong-seed": "seed-runtime-match",
+    "noncanonical-model-name": "model-name-valid",
+    "failed-accuracy": "accuracy-gate",
+    "missing-system-power": "power-descriptor",
+    "zero-tpot-p90": "metric-consistency-tpot-p90",
+    "malformed-result-summary": "result-file-valid",
+    "missing-src": "src-dir",
+}
+
+
+def tar_bytes(members: list[tuple[tarfile.TarInfo, bytes | None]]) -> bytes:
+    """A tar.gz in memory from hand-made members (for hostile-archive tests)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for info, data in members:
+            if data is not None:
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+            else:
+                tar.addfile(info)
+    return buffer.getvalue()
+
+
+__all__ = [
+    "BENCHMARKS",
+    "BREAKAGES",
+    "BundleFactory",
+    "CurveSpec",
+    "EXPECTED_RULES",
+    "SystemSpec",
+    "pack_tree",
+    "replace",
+    "tar_bytes",
+]

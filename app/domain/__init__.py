@@ -1,0 +1,1 @@
+"""Pure domain logic: no web framework, ORM or task queue (architecture page)."""

@@ -1,0 +1,63 @@
+"""The one shape every check result takes, official or the portal's own."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass
+
+
+class Severity(enum.StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Source(enum.StrEnum):
+    OFFICIAL = "official"
+    PORTAL = "portal"
+
+
+class Verdict(enum.StrEnum):
+    PASSED = "passed"
+    REJECTED = "rejected"
+
+
+SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One result of one rule.
+
+    ``path`` is relative to the submission root. ``point`` names the Pareto point as
+    ``<system>/<model>/r<N>`` when the finding concerns one, else ``None``.
+    """
+
+    rule: str
+    severity: Severity
+    title: str
+    message: str
+    source: Source = Source.OFFICIAL
+    key: str = ""
+    clause: str = ""
+    fix: str | None = None
+    path: str | None = None
+    point: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.severity != Severity.ERROR
+
+    def to_dict(self) -> dict[str, object]:
+        data = asdict(self)
+        data["severity"] = self.severity.value
+        data["source"] = self.source.value
+        data["passed"] = self.passed
+        return data
+
+
+def verdict_of(findings: list[Finding]) -> Verdict:
+    """ERROR rejects; warnings and info pass, as the official checker decides."""
+    if any(f.severity == Severity.ERROR for f in findings):
+        return Verdict.REJECTED
+    return Verdict.PASSED

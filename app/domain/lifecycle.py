@@ -1,0 +1,72 @@
+"""Submission states for intake and the automated (Week 0) checks.
+
+``received → checking → rejected | passed_checks``; a check that cannot run at all
+ends in ``check_error`` with its reason and can be retried. Re-checking a finished
+submission (after a checker upgrade, say) goes through ``checking`` again. The review
+states of rules §11.1 extend this machine.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class SubmissionState(enum.StrEnum):
+    RECEIVED = "received"
+    CHECKING = "checking"
+    REJECTED = "rejected"
+    PASSED_CHECKS = "passed_checks"
+    CHECK_ERROR = "check_error"
+
+
+class IllegalTransition(Exception):
+    def __init__(self, current: SubmissionState, target: SubmissionState) -> None:
+        super().__init__(f"a submission cannot go from {current} to {target}")
+        self.current = current
+        self.target = target
+
+
+_ALLOWED: dict[SubmissionState, frozenset[SubmissionState]] = {
+    SubmissionState.RECEIVED: frozenset({SubmissionState.CHECKING}),
+    # checking → checking: a redelivered job starts its run again.
+    SubmissionState.CHECKING: frozenset(
+        {
+            SubmissionState.CHECKING,
+            SubmissionState.REJECTED,
+            SubmissionState.PASSED_CHECKS,
+            SubmissionState.CHECK_ERROR,
+        }
+    ),
+    SubmissionState.CHECK_ERROR: frozenset({SubmissionState.CHECKING}),
+    SubmissionState.REJECTED: frozenset({SubmissionState.CHECKING}),
+    SubmissionState.PASSED_CHECKS: frozenset({SubmissionState.CHECKING}),
+}
+
+FINISHED = frozenset(
+    {SubmissionState.REJECTED, SubmissionState.PASSED_CHECKS, SubmissionState.CHECK_ERROR}
+)
+
+
+def transition(current: SubmissionState, target: SubmissionState) -> SubmissionState:
+    if target not in _ALLOWED[current]:
+        raise IllegalTransition(current, target)
+    return target
+
+
+class ResultStatus(enum.StrEnum):
+    """How a result is labelled on charts (architecture, decision 7)."""
+
+    VERIFIED = "verified"
+    PROVISIONAL = "provisional"
+    UNVERIFIED = "unverified"
+
+
+def result_status(state: SubmissionState, for_review: bool) -> ResultStatus | None:
+    """The chart status of a submission's results, or None while it has none.
+
+    Until peer review exists, a submission that passed its checks is provisional; one
+    uploaded as not for review is unverified. Rejected results are never charted.
+    """
+    if state != SubmissionState.PASSED_CHECKS:
+        return None
+    return ResultStatus.PROVISIONAL if for_review else ResultStatus.UNVERIFIED

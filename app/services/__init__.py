@@ -1,0 +1,1 @@
+"""Use cases: keyword-only functions taking a session. No web framework, no Celery."""

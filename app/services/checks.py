@@ -1,0 +1,246 @@
+"""run_checks: the automated (Week 0) compliance checks of one submission.
+
+Idempotent: a job that already finished is left alone, and a job that is run again
+(its worker died, the message came back) starts over and replaces what an earlier
+attempt wrote, all in one transaction, so a submission never shows half a result.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from app.db.models import CheckRun, Curve, FindingRow, Job, Point, Submission, System, utcnow
+from app.domain.cohorts import BusinessCalendar
+from app.domain.compliance import ComplianceResult, EarlierUpload, run_compliance
+from app.domain.findings import Severity, Verdict
+from app.domain.lifecycle import SubmissionState, transition
+from app.settings import Settings
+
+from .jobs import (
+    CHECK_SUBMISSION,
+    JobQueue,
+    JobState,
+    enqueue_after_commit,
+    recover_lost_jobs,
+    set_progress,
+)
+
+Clock = Callable[[], dt.datetime]
+
+
+def business_calendar(settings: Settings) -> BusinessCalendar:
+    return BusinessCalendar.of(
+        settings.cohort_timezone, settings.holidays, settings.cohort_cutoff_business_days
+    )
+
+
+def _earlier_uploads(session: Session, submission: Submission) -> list[EarlierUpload]:
+    rows = session.scalars(
+        select(Submission)
+        .where(Submission.content_digest == submission.content_digest)
+        .where(Submission.id < submission.id)
+        .order_by(Submission.id)
+    ).all()
+    return [EarlierUpload(reference=row.public_id, uploaded_at=row.uploaded_at) for row in rows]
+
+
+def _store_results(session: Session, submission: Submission, result: ComplianceResult) -> None:
+    """Replace the submission's systems, curves and points with this run's."""
+    session.execute(delete(Curve).where(Curve.submission_id == submission.id))
+    session.execute(delete(System).where(System.submission_id == submission.id))
+    session.flush()
+    session.expire(submission, ["systems", "curves"])
+    systems: dict[str, System] = {}
+    for parsed in result.official.systems:
+        system = System(
+            submission=submission,
+            dir_name=parsed.dir_name,
+            system_name=parsed.system_name,
+            shortened_name=parsed.shortened_name,
+            division=parsed.division,
+            availability=parsed.availability,
+            accelerator_model=parsed.accelerator_model,
+            accelerator_count=parsed.accelerator_count,
+            node_count=parsed.node_count,
+            serving_framework=parsed.serving_framework,
+            provisioned_power_kw=parsed.provisioned_power_kw,
+        )
+        session.add(system)
+        systems[parsed.dir_name] = system
+    for parsed_curve in result.official.curves:
+        system = systems.get(parsed_curve.system)
+        if system is None:
+            continue
+        curve = Curve(
+            submission=submission,
+            system=system,
+            benchmark_model=parsed_curve.model,
+            dataset=parsed_curve.dataset,
+            is_agentic=parsed_curve.is_agentic,
+            c_max=parsed_curve.c_max,
+            c_min=parsed_curve.c_min,
+            c_min_overridden=parsed_curve.c_min_overridden,
+            regions=parsed_curve.regions,
+        )
+        session.add(curve)
+        for p in parsed_curve.points:
+            curve.points.append(
+                Point(
+                    dir_name=p.dir_name,
+                    concurrency=p.concurrency,
+                    region=p.region,
+                    declared_region=p.declared_region,
+                    offline_kind=p.offline,
+                    load_pattern=p.load_pattern,
+                    system_tps=p.system_tps,
+                    tps_per_user=p.tps_per_user,
+                    tpot_p90_ms=p.tpot_p90_ms,
+                    ttft_p90_ms=p.ttft_p90_ms,
+                    e2e_avg_interactivity=p.e2e_avg_interactivity,
+                    system_tps_per_kw=p.system_tps_per_kw,
+                    point_power_kw=p.point_power_kw,
+                    n_samples_completed=p.n_samples_completed,
+                    n_samples_issued=p.n_samples_issued,
+                    n_samples_failed=p.n_samples_failed,
+                    duration_ms=p.duration_ms,
+                    total_output_tokens=p.total_output_tokens,
+                    accuracy_status=p.accuracy,
+                    target_cohort=p.target_cohort,
+                    seed_set=p.seed_set,
+                )
+            )
+
+
+def run_checks(
+    *, session: Session, settings: Settings, job_id: int, clock: Clock = utcnow
+) -> Job | None:
+    job = session.get(Job, job_id)
+    if job is None or job.state in (JobState.SUCCEEDED, JobState.FAILED):
+        return job
+    submission = job.submission
+    if submission is None:
+        raise ValueError(f"check job {job_id} has no submission")
+
+    # Starting (or restarting after a lost worker) is committed at once: the page shows it.
+    submission.state = transition(SubmissionState(submission.state), SubmissionState.CHECKING)
+    job.state = JobState.RUNNING
+    job.attempts += 1
+    job.started_at = job.started_at or clock()
+    job.error = None
+    set_progress(session, job, "running the official checker", 0.1)
+
+    root = settings.data_dir / submission.bundle_root
+    if not root.is_dir():
+        fail_check(
+            session=session,
+            job=job,
+            reason=f"the extracted bundle is missing from storage ({submission.bundle_root})",
+            clock=clock,
+        )
+        return job
+
+    result = run_compliance(
+        root,
+        evaluated_at=clock(),
+        calendar=business_calendar(settings),
+        earlier_uploads=_earlier_uploads(session, submission),
+    )
+    set_progress(session, job, "storing findings and results", 0.8)
+
+    finished = clock()
+    run = CheckRun(
+        submission=submission,
+        job_id=job.id,
+        checker_version=result.checker_version,
+        verdict=result.verdict.value,
+        error_count=sum(f.severity == Severity.ERROR for f in result.findings),
+        warning_count=sum(f.severity == Severity.WARNING for f in result.findings),
+        evaluated_at=finished,
+    )
+    session.add(run)
+    for position, finding in enumerate(result.findings):
+        run.findings.append(
+            FindingRow(
+                position=position,
+                source=finding.source.value,
+                rule=finding.rule,
+                key=finding.key,
+                severity=finding.severity.value,
+                clause=finding.clause,
+                title=finding.title[:200],
+                message=finding.message,
+                fix=finding.fix,
+                path=finding.path,
+                point=finding.point,
+            )
+        )
+    _store_results(session, submission, result)
+
+    passed = result.verdict == Verdict.PASSED
+    submission.state = transition(
+        SubmissionState.CHECKING,
+        SubmissionState.PASSED_CHECKS if passed else SubmissionState.REJECTED,
+    )
+    submission.verdict = result.verdict.value
+    submission.checker_version = result.checker_version
+    cohorts = sorted({p.target_cohort for p in result.official.points if p.target_cohort})
+    submission.target_cohort = cohorts[0] if cohorts else None
+    submission.eligible_cohort = (
+        str(result.eligible_cohort) if passed and result.eligible_cohort else None
+    )
+    submission.checks_finished_at = finished
+    submission.error_message = None
+    job.state = JobState.SUCCEEDED
+    job.stage = "done"
+    job.progress = 1.0
+    job.finished_at = finished
+    job.heartbeat_at = finished
+    session.commit()
+    return job
+
+
+def fail_check(*, session: Session, job: Job, reason: str, clock: Clock = utcnow) -> None:
+    """The check could not run at all: say why, and let it be retried."""
+    job.state = JobState.FAILED
+    job.error = reason
+    job.finished_at = clock()
+    submission = job.submission
+    if submission is not None:
+        current = SubmissionState(submission.state)
+        if current == SubmissionState.RECEIVED:
+            current = transition(current, SubmissionState.CHECKING)
+        if current == SubmissionState.CHECKING:
+            submission.state = transition(current, SubmissionState.CHECK_ERROR)
+            submission.error_message = reason
+    session.commit()
+
+
+def retry_check(*, session: Session, queue: JobQueue, submission: Submission) -> Job:
+    """Queue a new check of *submission* (after a check error, or to re-check)."""
+    job = Job(kind=CHECK_SUBMISSION, submission=submission)
+    session.add(job)
+    session.flush()
+    enqueue_after_commit(session, queue, job)
+    return job
+
+
+def recover_checks(
+    *, session: Session, settings: Settings, queue: JobQueue, clock: Clock = utcnow
+) -> list[int]:
+    """Send lost check jobs again; give up on those out of attempts. Returns sent ids."""
+    resend, given_up = recover_lost_jobs(
+        session,
+        stale_after_s=settings.job_stale_after_s,
+        max_attempts=settings.job_max_attempts,
+        now=clock(),
+    )
+    for job in given_up:
+        fail_check(session=session, job=job, reason=job.error or "lost", clock=clock)
+    for job in resend:
+        enqueue_after_commit(session, queue, job)
+    session.commit()
+    return [job.id for job in resend]

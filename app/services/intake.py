@@ -1,0 +1,132 @@
+"""accept_upload: from a finished upload to a stored submission with a queued check."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.db.models import Job, Organization, StoredFile, Submission
+from app.domain.archive import ArchiveLimits, ArchiveRejected, extract_archive
+from app.domain.bundle import LayoutRejected, content_digest, declared_organisation, locate_submission, slugify
+from app.domain.lifecycle import SubmissionState
+from app.settings import Settings
+
+from .jobs import CHECK_SUBMISSION, JobQueue, enqueue_after_commit
+from .storage import BlobStore, ReceivedFile
+
+
+class IntakeError(Exception):
+    """An upload refused with a client error: ``code`` is stable, ``message`` explains."""
+
+    def __init__(self, code: str, message: str, member: str | None = None, status: int = 422):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.member = member
+        self.status = status
+
+
+@dataclass(frozen=True)
+class AcceptedUpload:
+    submission: Submission
+    duplicate: bool  # the very same archive was uploaded before: nothing new was stored
+
+
+def archive_limits(settings: Settings) -> ArchiveLimits:
+    return ArchiveLimits(
+        max_members=settings.max_archive_members,
+        max_total_bytes=settings.max_extracted_bytes,
+        max_member_bytes=settings.max_member_bytes,
+        max_compression_ratio=settings.max_compression_ratio,
+        ratio_floor_bytes=settings.compression_ratio_floor_bytes,
+    )
+
+
+def _organisation(session: Session, name: str) -> Organization:
+    slug = slugify(name)
+    org = session.scalar(select(Organization).where(Organization.slug == slug))
+    if org is None:
+        org = Organization(slug=slug, name=name)
+        session.add(org)
+        session.flush()
+    return org
+
+
+def accept_upload(
+    *,
+    session: Session,
+    settings: Settings,
+    queue: JobQueue,
+    received: ReceivedFile,
+    filename: str,
+    for_review: bool,
+) -> AcceptedUpload:
+    """Store *received* (already hashed, in the data dir's tmp) as a new submission.
+
+    The same archive bytes uploaded again return the existing submission. Anything that
+    is refused leaves nothing behind: no blob, no extracted files, no rows.
+    """
+    existing = session.scalar(
+        select(Submission)
+        .join(StoredFile, Submission.archive_id == StoredFile.id)
+        .where(StoredFile.sha256 == received.sha256)
+        .order_by(Submission.id)
+    )
+    if existing is not None:
+        received.path.unlink(missing_ok=True)
+        return AcceptedUpload(existing, duplicate=True)
+
+    bundles_dir = settings.bundles_dir
+    bundles_dir.mkdir(parents=True, exist_ok=True)
+    # A directory of its own per upload: concurrent uploads never share one.
+    extract_dir = bundles_dir / uuid.uuid4().hex
+    try:
+        extracted = extract_archive(received.path, extract_dir, archive_limits(settings))
+        layout = locate_submission(extracted.root)
+    except ArchiveRejected as exc:
+        received.path.unlink(missing_ok=True)
+        status = 415 if exc.code == "unsupported-format" else (
+            413 if exc.code in {"too-large", "member-too-large", "too-many-members",
+                                "compression-ratio"} else 422
+        )
+        raise IntakeError(exc.code, exc.message, exc.member, status) from exc
+    except LayoutRejected as exc:
+        received.path.unlink(missing_ok=True)
+        shutil.rmtree(extract_dir, ignore_errors=True)
+        raise IntakeError(exc.code, exc.message) from exc
+
+    try:
+        org_name = declared_organisation(layout.root) or layout.organisation or "unknown"
+        organisation = _organisation(session, org_name)
+        stored = session.scalar(select(StoredFile).where(StoredFile.sha256 == received.sha256))
+        if stored is None:
+            stored = StoredFile(sha256=received.sha256, size=received.size, kind="archive")
+            session.add(stored)
+        BlobStore(settings.blobs_dir).adopt(received)
+        submission = Submission(
+            organization=organisation,
+            archive=stored,
+            archive_format=extracted.format,
+            original_filename=Path(filename).name[:255] or "upload",
+            bundle_submission_id=layout.submission_dir_name,
+            bundle_root=layout.root.relative_to(settings.data_dir).as_posix(),
+            content_digest=content_digest(layout.root),
+            state=SubmissionState.RECEIVED.value,
+            for_review=for_review,
+        )
+        session.add(submission)
+        session.flush()
+        job = Job(kind=CHECK_SUBMISSION, submission=submission)
+        session.add(job)
+        session.flush()
+        enqueue_after_commit(session, queue, job)
+    except BaseException:
+        received.path.unlink(missing_ok=True)
+        shutil.rmtree(extract_dir, ignore_errors=True)
+        raise
+    return AcceptedUpload(submission, duplicate=False)

@@ -1,0 +1,108 @@
+"""Background jobs: rows in the database, sent to the queue only after commit.
+
+The queue is a small interface so services never import Celery; the worker package
+provides the Celery implementation. A job's row is the truth: state, stage, progress,
+attempts and timestamps. A job lost with its worker is found by its stale heartbeat
+and sent again, up to a limit, then marked failed with the reason.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import Protocol
+
+from sqlalchemy import event, or_, select
+from sqlalchemy.orm import Session
+
+from app.db.models import Job, utcnow
+
+
+class JobQueue(Protocol):
+    def send(self, job_id: int, kind: str) -> None: ...
+
+
+class JobState:
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+CHECK_SUBMISSION = "check_submission"
+
+log = logging.getLogger(__name__)
+
+_PENDING_KEY = "endpoints_portal_pending_jobs"
+
+
+def enqueue_after_commit(session: Session, queue: JobQueue, job: Job) -> None:
+    """Send *job* once the session's transaction commits (never before, never on rollback)."""
+    pending: list[tuple[JobQueue, Job]] | None = session.info.get(_PENDING_KEY)
+    if pending is None:
+        pending = []
+        session.info[_PENDING_KEY] = pending
+
+        @event.listens_for(session, "after_commit")
+        def _send(sess: Session) -> None:
+            items = list(sess.info.get(_PENDING_KEY, []))
+            sess.info[_PENDING_KEY] = []
+            for q, j in items:
+                try:
+                    q.send(j.id, j.kind)
+                except Exception:
+                    # The job row is committed and stays queued: the recovery sweep
+                    # sends it again once the broker is back.
+                    log.warning("could not send job %s to the queue; it stays queued", j.id,
+                                exc_info=True)
+
+        @event.listens_for(session, "after_rollback")
+        def _drop(sess: Session) -> None:
+            sess.info[_PENDING_KEY] = []
+
+    job.enqueued_at = utcnow()
+    pending.append((queue, job))
+
+
+def set_progress(session: Session, job: Job, stage: str, progress: float) -> None:
+    job.stage = stage
+    job.progress = progress
+    job.heartbeat_at = utcnow()
+    session.commit()
+
+
+def recover_lost_jobs(
+    session: Session, *, stale_after_s: float, max_attempts: int, now: dt.datetime | None = None
+) -> tuple[list[Job], list[Job]]:
+    """Jobs to send again: running ones whose worker went silent, and queued ones that
+    were never picked up (the broker lost them, or was down when they were sent).
+
+    A lost job that has used its attempts is marked failed with the reason instead.
+    Returns ``(to_send, given_up)``.
+    """
+    now = now or utcnow()
+    cutoff = now - dt.timedelta(seconds=stale_after_s)
+    candidates = session.scalars(
+        select(Job).where(
+            or_(
+                (Job.state == JobState.RUNNING) & (Job.heartbeat_at < cutoff),
+                (Job.state == JobState.QUEUED) & (Job.enqueued_at < cutoff),
+            )
+        )
+    ).all()
+    resend: list[Job] = []
+    given_up: list[Job] = []
+    for job in candidates:
+        if job.attempts >= max_attempts:
+            job.state = JobState.FAILED
+            job.finished_at = now
+            job.error = (
+                f"gave up after {job.attempts} attempts: the worker running it stopped "
+                "answering each time"
+            )
+            given_up.append(job)
+        else:
+            job.state = JobState.QUEUED
+            job.enqueued_at = now
+            resend.append(job)
+    return resend, given_up

@@ -1,0 +1,79 @@
+"""Content-addressed blob storage on a local directory (architecture, decision 5).
+
+Uploads are written to a temporary file inside the data directory while they are
+hashed, and only an upload that finished is renamed into ``blobs/<aa>/<sha256>``. A
+half-written file is never at a content address.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class UploadTooLarge(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the upload is larger than the {limit}-byte limit")
+        self.limit = limit
+
+
+@dataclass(frozen=True)
+class ReceivedFile:
+    path: Path
+    sha256: str
+    size: int
+
+
+class UploadSink:
+    """Receives an upload chunk by chunk: hashes it, counts it, refuses past *limit*."""
+
+    def __init__(self, tmp_dir: Path, limit: int) -> None:
+        tmp_dir.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(dir=tmp_dir, prefix="upload-", suffix=".partial")
+        self._file = os.fdopen(fd, "wb")
+        self.path = Path(name)
+        self._hash = hashlib.sha256()
+        self._limit = limit
+        self.size = 0
+
+    def write(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if self.size > self._limit:
+            raise UploadTooLarge(self._limit)
+        self._hash.update(chunk)
+        self._file.write(chunk)
+
+    def finish(self) -> ReceivedFile:
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+        return ReceivedFile(self.path, self._hash.hexdigest(), self.size)
+
+    def discard(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+        self.path.unlink(missing_ok=True)
+
+
+class BlobStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path_for(self, sha256: str) -> Path:
+        return self.root / sha256[:2] / sha256
+
+    def adopt(self, received: ReceivedFile) -> Path:
+        """Move a finished upload to its content address (a no-op if already there)."""
+        target = self.path_for(received.sha256)
+        if target.exists():
+            received.path.unlink(missing_ok=True)
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(received.path, target)
+        return target
+
+    def exists(self, sha256: str) -> bool:
+        return self.path_for(sha256).is_file()

@@ -1,0 +1,186 @@
+"""Read models for pages and the API: one place that shapes what users see."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, selectinload
+
+from app.db.models import CheckRun, Curve, FindingRow, Submission
+from app.domain.lifecycle import FINISHED, SubmissionState, result_status
+from app.domain.pareto import step_curve
+
+STATE_LABELS = {
+    "received": "Received, waiting for a worker",
+    "checking": "Checking",
+    "rejected": "Rejected by the automated checks",
+    "passed_checks": "Passed the automated checks",
+    "check_error": "The checks could not run",
+}
+
+
+def get_submission(session: Session, public_id: str) -> Submission | None:
+    return session.scalar(
+        select(Submission)
+        .where(Submission.public_id == public_id)
+        .options(
+            selectinload(Submission.curves).selectinload(Curve.points),
+            selectinload(Submission.systems),
+            selectinload(Submission.jobs),
+            selectinload(Submission.organization),
+            selectinload(Submission.archive),
+        )
+    )
+
+
+def list_submissions(session: Session, limit: int = 100, offset: int = 0) -> tuple[list[Submission], int]:
+    total = session.scalar(select(func.count()).select_from(Submission)) or 0
+    rows = session.scalars(
+        select(Submission)
+        .options(selectinload(Submission.organization))
+        .order_by(Submission.id.desc())
+        .limit(limit)
+        .offset(offset)
+    ).all()
+    return list(rows), total
+
+
+def latest_check_run(session: Session, submission: Submission) -> CheckRun | None:
+    return session.scalar(
+        select(CheckRun)
+        .where(CheckRun.submission_id == submission.id)
+        .order_by(CheckRun.id.desc())
+        .options(selectinload(CheckRun.findings))
+        .limit(1)
+    )
+
+
+def submission_summary(submission: Submission) -> dict[str, Any]:
+    job = submission.jobs[-1] if submission.jobs else None
+    status = result_status(SubmissionState(submission.state), submission.for_review)
+    return {
+        "id": submission.public_id,
+        "organization": submission.organization.name,
+        "bundle_submission_id": submission.bundle_submission_id,
+        "original_filename": submission.original_filename,
+        "archive_sha256": submission.archive.sha256,
+        "archive_size": submission.archive.size,
+        "state": submission.state,
+        "state_label": STATE_LABELS.get(submission.state, submission.state),
+        "finished": SubmissionState(submission.state) in FINISHED,
+        "for_review": submission.for_review,
+        "result_status": status.value if status else None,
+        "verdict": submission.verdict,
+        "checker_version": submission.checker_version,
+        "target_cohort": submission.target_cohort,
+        "eligible_cohort": submission.eligible_cohort,
+        "error": submission.error_message,
+        "uploaded_at": submission.uploaded_at.isoformat(),
+        "checks_finished_at": (
+            submission.checks_finished_at.isoformat() if submission.checks_finished_at else None
+        ),
+        "job": None
+        if job is None
+        else {
+            "state": job.state,
+            "stage": job.stage,
+            "progress": job.progress,
+            "attempts": job.attempts,
+            "error": job.error,
+        },
+    }
+
+
+def finding_dict(row: FindingRow) -> dict[str, Any]:
+    return {
+        "rule": row.rule,
+        "key": row.key,
+        "severity": row.severity,
+        "passed": row.severity != "error",
+        "source": row.source,
+        "clause": row.clause,
+        "title": row.title,
+        "message": row.message,
+        "fix": row.fix,
+        "path": row.path,
+        "point": row.point,
+    }
+
+
+@dataclass
+class FindingGroup:
+    severity: str
+    clause: str
+    findings: list[dict[str, Any]]
+
+
+def group_findings(rows: list[FindingRow], include_info: bool = False) -> list[FindingGroup]:
+    """Findings grouped by severity (errors first), then by clause."""
+    groups: OrderedDict[tuple[str, str], list[dict[str, Any]]] = OrderedDict()
+    for severity in ("error", "warning", "info"):
+        if severity == "info" and not include_info:
+            continue
+        selected = [r for r in rows if r.severity == severity]
+        for row in sorted(selected, key=lambda r: (_clause_key(r.clause), r.position)):
+            groups.setdefault((severity, row.clause or "—"), []).append(finding_dict(row))
+    return [FindingGroup(sev, clause, items) for (sev, clause), items in groups.items()]
+
+
+def _clause_key(clause: str) -> tuple[Any, ...]:
+    digits = clause.lstrip("§").split(".")
+    return tuple((0, int(d)) if d.isdigit() else (1, d) for d in digits)
+
+
+def point_dict(point: Any) -> dict[str, Any]:
+    return {
+        "dir": point.dir_name,
+        "concurrency": point.concurrency,
+        "region": point.region,
+        "declared_region": point.declared_region,
+        "offline": point.offline_kind,
+        "system_tps": point.system_tps,
+        "tps_per_user": point.tps_per_user,
+        "tpot_p90_ms": point.tpot_p90_ms,
+        "ttft_p90_ms": point.ttft_p90_ms,
+        "e2e_avg_interactivity": point.e2e_avg_interactivity,
+        "system_tps_per_kw": point.system_tps_per_kw,
+        "point_power_kw": point.point_power_kw,
+        "n_samples_completed": point.n_samples_completed,
+        "duration_ms": point.duration_ms,
+        "accuracy": point.accuracy_status,
+        "target_cohort": point.target_cohort,
+    }
+
+
+def curve_dict(curve: Curve) -> dict[str, Any]:
+    """A curve with its points and the official step line (architecture §8)."""
+    x_key = "e2e_avg_interactivity" if curve.is_agentic else "tps_per_user"
+    plotted = [p for p in curve.points if p.offline_kind != "dedicated"]
+    xy = [
+        (getattr(p, x_key), p.system_tps) for p in plotted if getattr(p, x_key) is not None
+    ]
+    steps = step_curve(xy)
+    dedicated = next((p for p in curve.points if p.offline_kind == "dedicated"), None)
+    elected = next((p for p in curve.points if p.offline_kind == "elected"), None)
+    system = curve.system
+    return {
+        "system": system.dir_name,
+        "system_name": system.system_name,
+        "benchmark_model": curve.benchmark_model,
+        "dataset": curve.dataset,
+        "is_agentic": curve.is_agentic,
+        "x_metric": x_key,
+        "c_max": curve.c_max,
+        "c_min": curve.c_min,
+        "regions": curve.regions,
+        "points": [point_dict(p) for p in curve.points],
+        "step_line": [list(v) for v in steps.line],
+        "frontier": [list(v) for v in steps.frontier],
+        "offline_ceiling": None
+        if dedicated is None
+        else {"system_tps": dedicated.system_tps, "concurrency": dedicated.concurrency},
+        "elected_offline": None if elected is None else elected.dir_name,
+    }

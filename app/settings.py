@@ -1,0 +1,87 @@
+"""Typed settings, read from ``ENDPOINTS_PORTAL_*`` environment variables.
+
+Values the rules mark tentative carry the clause they come from (rules §15), so an
+operator can change them without touching code.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, computed_field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ENDPOINTS_PORTAL_", extra="ignore")
+
+    data_dir: Path = Path("./var")
+    # DATABASE_URL / REDIS_URL are also read without the prefix, as deployments name them.
+    database_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("ENDPOINTS_PORTAL_DATABASE_URL", "DATABASE_URL"),
+    )
+    redis_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("ENDPOINTS_PORTAL_REDIS_URL", "REDIS_URL"),
+    )
+    worker_concurrency: int = 2
+
+    # Intake limits (architecture §5: nothing in a bundle is trusted).
+    max_upload_bytes: int = 512 * 1024 * 1024
+    max_archive_members: int = 20_000
+    max_extracted_bytes: int = 4 * 1024 * 1024 * 1024
+    max_member_bytes: int = 2 * 1024 * 1024 * 1024
+    max_compression_ratio: float = 200.0
+    # Ratios only mean something once an archive is large enough to matter.
+    compression_ratio_floor_bytes: int = 64 * 1024 * 1024
+
+    # Cohort calendar (rules §4.1): 1st/3rd Wednesday 08:00 America/Los_Angeles, and the
+    # checks must pass at least this many business days before the Wednesday.
+    cohort_timezone: str = "America/Los_Angeles"
+    cohort_cutoff_business_days: int = 1
+    holidays: list[dt.date] = Field(default_factory=list)
+
+    # Jobs: a running job whose heartbeat is older than this is taken as lost.
+    job_stale_after_s: float = 300.0
+    job_max_attempts: int = 3
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def effective_database_url(self) -> str:
+        if self.database_url:
+            url = self.database_url
+            # Plain postgres URLs mean psycopg 3, the driver we ship.
+            for prefix in ("postgresql://", "postgres://"):
+                if url.startswith(prefix):
+                    return "postgresql+psycopg://" + url[len(prefix) :]
+            return url
+        return f"sqlite:///{(self.data_dir / 'portal.sqlite3').resolve()}"
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def broker_url(self) -> str:
+        if self.redis_url:
+            return self.redis_url
+        # Embedded default: kombu's SQLAlchemy transport on its own SQLite file, so the
+        # broker's polling never contends with the portal's own database.
+        return f"sqla+sqlite:///{(self.data_dir / 'broker.sqlite3').resolve()}"
+
+    @property
+    def blobs_dir(self) -> Path:
+        return self.data_dir / "blobs"
+
+    @property
+    def bundles_dir(self) -> Path:
+        return self.data_dir / "bundles"
+
+    @property
+    def tmp_dir(self) -> Path:
+        return self.data_dir / "tmp"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

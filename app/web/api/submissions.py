@@ -1,0 +1,171 @@
+"""/api/v1/submissions: upload, follow and read the checks of a submission."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from app.domain.compliance import RULES
+from app.domain.lifecycle import FINISHED, SubmissionState
+from app.services.checks import retry_check
+from app.services.views import (
+    curve_dict,
+    finding_dict,
+    get_submission,
+    latest_check_run,
+    list_submissions,
+    submission_summary,
+)
+
+from ..deps import QueueDep, SessionDep, SettingsDep
+from ..uploads import UploadProblem, handle_upload
+
+router = APIRouter(prefix="/api/v1", tags=["submissions"])
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    member: str | None = None
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody
+
+
+_UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorResponse, "description": text}
+    for status, text in (
+        (400, "Malformed form or empty file"),
+        (413, "Upload, archive member or expansion over the limits"),
+        (415, "Not multipart, or not a .tar.gz/.tgz/.zip archive"),
+        (422, "Unsafe or unreadable archive, or no submission layout inside"),
+    )
+}
+
+
+def _links(public_id: str) -> dict[str, str]:
+    return {
+        "self": f"/api/v1/submissions/{public_id}",
+        "findings": f"/api/v1/submissions/{public_id}/findings",
+        "page": f"/submissions/{public_id}",
+    }
+
+
+@router.post(
+    "/submissions",
+    status_code=201,
+    responses={200: {"description": "The same archive was uploaded before"}, **_UPLOAD_ERRORS},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "multipart/form-data": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["file"],
+                        "properties": {
+                            "file": {"type": "string", "format": "binary",
+                                     "description": ".tar.gz, .tgz or .zip bundle"},
+                            "not_for_review": {"type": "boolean",
+                                               "description": "an unverified result"},
+                        },
+                    }
+                }
+            },
+        }
+    },
+)
+async def create_submission(
+    request: Request, session: SessionDep, settings: SettingsDep, queue: QueueDep
+) -> JSONResponse:
+    """Upload a submission bundle (multipart part ``file``) and queue its checks."""
+    try:
+        accepted = await handle_upload(request, session=session, settings=settings, queue=queue)
+    except UploadProblem as problem:
+        return JSONResponse(problem.to_json(), status_code=problem.status)
+    body = {
+        **submission_summary(accepted.submission),
+        "duplicate": accepted.duplicate,
+        "links": _links(accepted.submission.public_id),
+    }
+    return JSONResponse(body, status_code=200 if accepted.duplicate else 201)
+
+
+@router.get("/submissions")
+def read_submissions(session: SessionDep, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+    rows, total = list_submissions(session, limit=min(max(limit, 1), 200), offset=max(offset, 0))
+    return {"data": [submission_summary(s) for s in rows], "count": total}
+
+
+def _submission_or_404(session: SessionDep, public_id: str):  # type: ignore[no-untyped-def]
+    submission = get_submission(session, public_id)
+    if submission is None:
+        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    return submission
+
+
+@router.get("/submissions/{public_id}")
+def read_submission(public_id: str, session: SessionDep) -> dict[str, Any]:
+    submission = _submission_or_404(session, public_id)
+    run = latest_check_run(session, submission)
+    return {
+        **submission_summary(submission),
+        "links": _links(public_id),
+        "counts": None
+        if run is None
+        else {"errors": run.error_count, "warnings": run.warning_count},
+        "systems": [
+            {
+                "dir": s.dir_name,
+                "system_name": s.system_name,
+                "division": s.division,
+                "availability": s.availability,
+                "accelerator_model": s.accelerator_model,
+                "accelerator_count": s.accelerator_count,
+                "provisioned_power_kw": s.provisioned_power_kw,
+            }
+            for s in submission.systems
+        ],
+        "curves": [curve_dict(c) for c in submission.curves],
+    }
+
+
+@router.get("/submissions/{public_id}/findings")
+def read_findings(public_id: str, session: SessionDep) -> dict[str, Any]:
+    """The latest check run, in the same shape as ``endpoints-portal check --json``."""
+    submission = _submission_or_404(session, public_id)
+    run = latest_check_run(session, submission)
+    if run is None:
+        return {"verdict": None, "checker_version": None, "findings": [], "state": submission.state}
+    return {
+        "verdict": run.verdict,
+        "checker_version": run.checker_version,
+        "evaluated_at": run.evaluated_at.isoformat(),
+        "findings": [finding_dict(f) for f in run.findings],
+    }
+
+
+@router.post("/submissions/{public_id}/checks", status_code=202)
+def recheck_submission(public_id: str, session: SessionDep, queue: QueueDep) -> dict[str, Any]:
+    """Run the checks again (after a check error, or after a checker upgrade)."""
+    submission = _submission_or_404(session, public_id)
+    if SubmissionState(submission.state) not in FINISHED:
+        raise HTTPException(409, detail="the checks of this submission are still running")
+    retry_check(session=session, queue=queue, submission=submission)
+    session.commit()
+    return {"queued": True, "links": _links(public_id)}
+
+
+@router.get("/rules", tags=["rules"])
+def read_portal_rules() -> dict[str, Any]:
+    """The portal's own rules (the official ones are the checker's catalogue)."""
+    return {
+        "data": [
+            {"id": r.id, "title": r.title, "clause": r.clause, "summary": r.summary}
+            for r in RULES.values()
+        ]
+    }

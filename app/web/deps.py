@@ -1,0 +1,30 @@
+"""Dependency vocabulary shared by the pages and the API."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy.orm import Session
+
+from app.services.jobs import JobQueue
+from app.settings import Settings
+
+
+def get_settings_dep(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    with request.app.state.db.session() as session:
+        yield session
+
+
+def get_queue(request: Request) -> JobQueue:
+    return request.app.state.queue
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
+SessionDep = Annotated[Session, Depends(get_session)]
+QueueDep = Annotated[JobQueue, Depends(get_queue)]

@@ -1,0 +1,82 @@
+"""The upload path shared by the API and the upload page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fastapi import Request
+from sqlalchemy.orm import Session
+
+from app.services.intake import AcceptedUpload, IntakeError, accept_upload
+from app.services.jobs import JobQueue
+from app.services.storage import UploadSink, UploadTooLarge
+from app.settings import Settings
+
+from .multipart import MultipartError, receive_upload
+
+# Multipart framing around the file part; generous, only used for an early refusal.
+_FRAMING_ALLOWANCE = 64 * 1024
+_TRUE = {"1", "true", "yes", "on"}
+
+
+@dataclass
+class UploadProblem(Exception):
+    status: int
+    code: str
+    message: str
+    member: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        error: dict[str, object] = {"code": self.code, "message": self.message}
+        if self.member is not None:
+            error["member"] = self.member
+        return {"error": error}
+
+
+def _wants_review(fields: dict[str, str]) -> bool:
+    if fields.get("not_for_review", "").strip().lower() in _TRUE:
+        return False
+    value = fields.get("for_review")
+    return value is None or value.strip().lower() in _TRUE
+
+
+async def handle_upload(
+    request: Request, *, session: Session, settings: Settings, queue: JobQueue
+) -> AcceptedUpload:
+    """Stream, store and register one uploaded archive; commits on success."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > settings.max_upload_bytes + _FRAMING_ALLOWANCE:
+        raise UploadProblem(
+            413, "upload-too-large",
+            f"the upload is {declared} bytes; the limit is {settings.max_upload_bytes} bytes",
+        )
+    sink = UploadSink(settings.tmp_dir, settings.max_upload_bytes)
+    try:
+        parsed = await receive_upload(request, sink)
+    except UploadTooLarge as exc:
+        sink.discard()
+        raise UploadProblem(413, "upload-too-large", str(exc)) from exc
+    except MultipartError as exc:
+        sink.discard()
+        raise UploadProblem(exc.status, exc.code, exc.message) from exc
+    except BaseException:
+        sink.discard()  # a broken connection leaves no half-written file behind
+        raise
+    assert parsed.file is not None
+    if parsed.file.size == 0:
+        sink.discard()
+        raise UploadProblem(400, "empty-upload", "the uploaded file is empty")
+    try:
+        accepted = accept_upload(
+            session=session,
+            settings=settings,
+            queue=queue,
+            received=parsed.file,
+            filename=parsed.filename or "upload",
+            for_review=_wants_review(parsed.fields),
+        )
+    except IntakeError as exc:
+        session.rollback()
+        raise UploadProblem(exc.status, exc.code, exc.message, exc.member) from exc
+    session.commit()
+    return accepted

@@ -1,0 +1,88 @@
+// Submission page: follow the checks while they run, then draw each curve.
+(function () {
+  "use strict";
+  var root = document.getElementById("submission");
+  if (!root) { return; }
+  var id = root.dataset.id;
+  var api = "/api/v1/submissions/" + encodeURIComponent(id);
+
+  function poll() {
+    fetch(api, { headers: { Accept: "application/json" } })
+      .then(function (r) { return r.json(); })
+      .then(function (s) {
+        if (s.finished) { window.location.reload(); return; }
+        var bar = document.getElementById("progress-bar");
+        var stage = document.getElementById("stage");
+        var label = document.getElementById("state-label");
+        if (label) { label.textContent = s.state_label; }
+        if (s.job) {
+          if (bar) { bar.style.width = Math.round((s.job.progress || 0) * 100) + "%"; }
+          if (stage && s.job.stage) { stage.textContent = s.job.stage; }
+        }
+        window.setTimeout(poll, 700);
+      })
+      .catch(function () { window.setTimeout(poll, 2000); });
+  }
+
+  function fmt(v, digits) { return v === null || v === undefined ? "—" : Number(v).toFixed(digits); }
+
+  function hover(curve, p) {
+    return [
+      "<b>" + (curve.system_name || curve.system) + "</b>",
+      "concurrency " + p.concurrency + (p.region ? " · " + p.region.replace(/_/g, " ") : ""),
+      "system " + fmt(p.system_tps, 1) + " tok/s",
+      (curve.is_agentic ? "interactivity " + fmt(p.e2e_avg_interactivity, 2)
+                        : fmt(p.tps_per_user, 2) + " tok/s per user"),
+      "TPOT P90 " + fmt(p.tpot_p90_ms, 2) + " ms · TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms",
+      "per kW " + fmt(p.system_tps_per_kw, 1) + " tok/s"
+    ].join("<br>");
+  }
+
+  function draw(curve, el, status) {
+    var xKey = curve.x_metric;
+    var plotted = curve.points.filter(function (p) { return p.offline !== "dedicated" && p[xKey] !== null; });
+    var dash = status === "provisional" ? "dash" : (status === "unverified" ? "dot" : "solid");
+    var traces = [{
+      type: "scatter", mode: "lines", name: "step curve", hoverinfo: "skip",
+      x: curve.step_line.map(function (v) { return v[0]; }),
+      y: curve.step_line.map(function (v) { return v[1]; }),
+      line: { color: "#1f5fa8", width: 2, dash: dash }, opacity: status === "unverified" ? 0.6 : 1
+    }, {
+      type: "scatter", mode: "markers+text", name: "points",
+      x: plotted.map(function (p) { return p[xKey]; }),
+      y: plotted.map(function (p) { return p.system_tps; }),
+      text: plotted.map(function (p) { return p.offline === "elected" ? "Offline (elected)" : "c=" + p.concurrency; }),
+      textposition: "top right", textfont: { size: 10 },
+      hovertext: plotted.map(function (p) { return hover(curve, p); }), hoverinfo: "text",
+      marker: { size: 9, color: "#1f5fa8", symbol: plotted.map(function (p) { return p.offline === "elected" ? "star" : "circle"; }) }
+    }];
+    var shapes = [], annotations = [];
+    if (curve.offline_ceiling) {
+      shapes.push({ type: "line", xref: "paper", x0: 0, x1: 1, y0: curve.offline_ceiling.system_tps,
+                    y1: curve.offline_ceiling.system_tps, line: { dash: "dot", color: "#7a3e9d", width: 2 } });
+      annotations.push({ xref: "paper", x: 0.01, xanchor: "left", y: curve.offline_ceiling.system_tps, yanchor: "bottom",
+                         text: "Offline (dedicated, c=" + curve.offline_ceiling.concurrency + "): " +
+                               fmt(curve.offline_ceiling.system_tps, 0) + " tok/s", showarrow: false,
+                         font: { color: "#7a3e9d", size: 11 } });
+    }
+    Plotly.newPlot(el, traces, {
+      margin: { t: 20, r: 20, b: 50, l: 70 }, showlegend: false, shapes: shapes, annotations: annotations,
+      xaxis: { title: { text: curve.is_agentic ? "e2e avg interactivity (tok/s)" : "tokens/s per user (1000 / TPOT P90)" }, rangemode: "tozero" },
+      yaxis: { title: { text: "system tokens/s" }, rangemode: "tozero" }
+    }, { displaylogo: false, responsive: true });
+    el.dataset.rendered = "true";
+  }
+
+  if (root.dataset.finished !== "true") {
+    window.setTimeout(poll, 500);
+    return;
+  }
+  var charts = document.querySelectorAll(".chart[data-curve-index]");
+  if (!charts.length || typeof Plotly === "undefined") { return; }
+  fetch(api).then(function (r) { return r.json(); }).then(function (s) {
+    charts.forEach(function (el) {
+      var curve = s.curves[Number(el.dataset.curveIndex)];
+      if (curve) { draw(curve, el, s.result_status); }
+    });
+  });
+})();

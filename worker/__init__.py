@@ -1,0 +1,1 @@
+"""Celery app and thin tasks: open a session, call one service, commit."""

@@ -1,0 +1,71 @@
+"""Thin tasks. Each opens a session, calls one service and commits."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from functools import lru_cache
+
+from celery.signals import worker_ready, worker_shutdown
+
+from app.db.models import Job
+from app.db.session import Database
+from app.services.checks import fail_check, recover_checks, run_checks
+from app.settings import get_settings
+
+from .celery_app import CeleryJobQueue, celery_app
+
+log = logging.getLogger(__name__)
+RECOVERY_INTERVAL_S = 30.0
+_stop = threading.Event()
+
+
+@lru_cache(maxsize=1)
+def database() -> Database:
+    return Database(get_settings().effective_database_url)
+
+
+@celery_app.task(name="portal.check_submission")
+def check_submission(job_id: int) -> None:
+    settings = get_settings()
+    with database().session() as session:
+        try:
+            run_checks(session=session, settings=settings, job_id=job_id)
+        except Exception as exc:  # the job row must say why, whatever went wrong
+            log.exception("check job %s failed", job_id)
+            session.rollback()
+            job = session.get(Job, job_id)
+            if job is not None:
+                fail_check(
+                    session=session,
+                    job=job,
+                    reason=f"internal error while checking: {type(exc).__name__}: {exc}",
+                )
+
+
+def recover_once() -> list[int]:
+    settings = get_settings()
+    with database().session() as session:
+        sent = recover_checks(session=session, settings=settings, queue=CeleryJobQueue())
+    if sent:
+        log.warning("re-sent lost jobs %s", sent)
+    return sent
+
+
+def _recovery_loop() -> None:
+    while not _stop.wait(RECOVERY_INTERVAL_S):
+        try:
+            recover_once()
+        except Exception:  # keep watching; the next round may succeed
+            log.exception("job recovery round failed")
+
+
+@worker_ready.connect
+def _on_ready(**_: object) -> None:
+    recover_once()
+    threading.Thread(target=_recovery_loop, name="job-recovery", daemon=True).start()
+
+
+@worker_shutdown.connect
+def _on_shutdown(**_: object) -> None:
+    _stop.set()
