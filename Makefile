@@ -1,0 +1,44 @@
+# Two commands do all the set-up on a fresh machine: `make run` and `make test`.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip
+
+.PHONY: run test install install-test lint migrate worker check clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+# Pinned: requirements.lock holds the whole dependency tree.
+$(VENV)/.installed: pyproject.toml requirements.lock | $(BIN)/python
+	$(PIP) install -q -c requirements.lock -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(PIP) install -q -c requirements.lock -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+## Start the portal on its embedded defaults (SQLite, embedded broker, one worker).
+run: install
+	$(BIN)/endpoints-portal serve --host 127.0.0.1 --port 8000
+
+## Install everything and run the whole test suite (layering contracts included).
+test: install-test
+	$(BIN)/lint-imports
+	$(BIN)/python -m pytest
+
+lint: install-test
+	$(BIN)/ruff check app worker harness tests migrations
+
+migrate: install
+	$(BIN)/endpoints-portal migrate
+
+worker: install
+	$(BIN)/endpoints-portal worker
+
+clean:
+	rm -rf $(VENV) var .pytest_cache

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import pytest
+
+from app.domain.lifecycle import (
+    IllegalTransition,
+    ResultStatus,
+    SubmissionState as S,
+    result_status,
+    transition,
+)
+
+
+@pytest.mark.parametrize(
+    ("current", "target"),
+    [
+        (S.RECEIVED, S.CHECKING),
+        (S.CHECKING, S.PASSED_CHECKS),
+        (S.CHECKING, S.REJECTED),
+        (S.CHECKING, S.CHECK_ERROR),
+        (S.CHECKING, S.CHECKING),
+        (S.CHECK_ERROR, S.CHECKING),
+        (S.REJECTED, S.CHECKING),
+        (S.PASSED_CHECKS, S.CHECKING),
+    ],
+)
+def test_allowed_transitions(current: S, target: S) -> None:
+    assert transition(current, target) == target
+
+
+@pytest.mark.parametrize(
+    ("current", "target"),
+    [
+        (S.RECEIVED, S.PASSED_CHECKS),
+        (S.RECEIVED, S.REJECTED),
+        (S.REJECTED, S.PASSED_CHECKS),
+        (S.PASSED_CHECKS, S.REJECTED),
+        (S.CHECK_ERROR, S.PASSED_CHECKS),
+        (S.PASSED_CHECKS, S.RECEIVED),
+    ],
+)
+def test_illegal_transitions_say_what_was_tried(current: S, target: S) -> None:
+    with pytest.raises(IllegalTransition) as error:
+        transition(current, target)
+    assert current.value in str(error.value) and target.value in str(error.value)
+
+
+def test_statuses() -> None:
+    assert result_status(S.PASSED_CHECKS, for_review=True) == ResultStatus.PROVISIONAL
+    assert result_status(S.PASSED_CHECKS, for_review=False) == ResultStatus.UNVERIFIED
+    for state in (S.RECEIVED, S.CHECKING, S.REJECTED, S.CHECK_ERROR):
+        assert result_status(state, for_review=True) is None

@@ -1,0 +1,167 @@
+"""Shared fixtures: settings on a temporary data dir, a migrated database, bundles,
+and the real portal (web + worker processes) for end-to-end tests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.db.migrate import upgrade
+from app.db.session import Database
+from app.demo.bundles import BundleFactory
+from app.settings import Settings
+
+REQUIRE_SERVICES = os.environ.get("ENDPOINTS_PORTAL_REQUIRE_SERVICES") == "1"
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+def require(condition: bool, what: str) -> None:
+    """Skip when a service is missing, except in CI, where that is a failure."""
+    if condition:
+        return
+    if REQUIRE_SERVICES:
+        pytest.fail(f"{what} is required (ENDPOINTS_PORTAL_REQUIRE_SERVICES=1)")
+    pytest.skip(f"{what} is not available")
+
+
+@dataclass
+class RecordingQueue:
+    """A JobQueue that records what was sent, for tests of the sending rules."""
+
+    sent: list[tuple[int, str]] = field(default_factory=list)
+
+    def send(self, job_id: int, kind: str) -> None:
+        self.sent.append((job_id, kind))
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", database_url=None, redis_url=None)
+
+
+@pytest.fixture
+def database(settings: Settings) -> Iterator[Database]:
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    upgrade(settings.effective_database_url)
+    db = Database(settings.effective_database_url)
+    yield db
+    db.dispose()
+
+
+@pytest.fixture
+def queue() -> RecordingQueue:
+    return RecordingQueue()
+
+
+@pytest.fixture(scope="session")
+def bundle_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("bundles")
+
+
+@pytest.fixture(scope="session")
+def good_archive(bundle_cache: Path) -> Path:
+    """A passing bundle packed as endpoints-submission-cli packs it."""
+    return BundleFactory().archive(bundle_cache / "good.tar.gz")
+
+
+@pytest.fixture(scope="session")
+def bad_archive(bundle_cache: Path) -> Path:
+    return BundleFactory(submission_id="sub-bad").archive(
+        bundle_cache / "bad.tar.gz", breaks=("inflated-system-tps", "wrong-seed")
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class RunningPortal:
+    url: str
+    data_dir: Path
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=30)
+
+    def wait_finished(self, public_id: str, timeout: float = 60) -> dict[str, object]:
+        deadline = time.monotonic() + timeout
+        with self.client() as client:
+            while time.monotonic() < deadline:
+                body = client.get(f"/api/v1/submissions/{public_id}").json()
+                if body["finished"]:
+                    return body
+                time.sleep(0.2)
+        raise AssertionError(
+            f"submission {public_id} did not finish in {timeout}s; log:\n{self.log.read_text()[-4000:]}"
+        )
+
+
+def start_portal(data_dir: Path, log: Path, extra_env: dict[str, str] | None = None) -> RunningPortal:
+    port = free_port()
+    # Embedded defaults unless the caller names services explicitly.
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update(
+        {"ENDPOINTS_PORTAL_DATA_DIR": str(data_dir), "PYTHONUNBUFFERED": "1", **(extra_env or {})}
+    )
+    handle = log.open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    portal = RunningPortal(f"http://127.0.0.1:{port}", data_dir, process, log)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"portal exited early:\n{log.read_text()[-4000:]}")
+        try:
+            if httpx.get(f"{portal.url}/healthz", timeout=1).status_code == 200:
+                return portal
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    stop_portal(portal)
+    raise AssertionError(f"portal did not come up:\n{log.read_text()[-4000:]}")
+
+
+def stop_portal(portal: RunningPortal) -> None:
+    if portal.process.poll() is None:
+        os.killpg(portal.process.pid, 15)
+        try:
+            portal.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(portal.process.pid, 9)
+            portal.process.wait()
+
+
+@pytest.fixture(scope="session")
+def portal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningPortal]:
+    """The portal as `make run` starts it: web + one real worker process."""
+    base = tmp_path_factory.mktemp("portal")
+    running = start_portal(base / "data", base / "portal.log")
+    yield running
+    stop_portal(running)
+
+
+@pytest.fixture
+def chromium_path() -> str:
+    path = shutil.which("chromium") or "/usr/bin/chromium"
+    require(Path(path).exists(), "Debian's chromium (apt-get install chromium)")
+    return path
