@@ -1,0 +1,53 @@
+"""`endpoints-portal check`: the worker's checks on a local directory or archive."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+from app.demo.bundles import BundleFactory, tar_bytes
+from tests.conftest import PROJECT_ROOT
+
+FINDING_KEYS = {"rule", "severity", "passed", "clause", "title", "message", "fix", "path", "point"}
+
+
+def _check(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "check", *args],
+        capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=120,
+    )
+
+
+def test_passing_archive_exits_zero_with_json(good_archive: Path) -> None:
+    result = _check(str(good_archive), "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["verdict"] == "passed" and report["checker_version"] == "1.5.3.0"
+    assert all(FINDING_KEYS <= set(f) for f in report["findings"])
+    assert {f["rule"] for f in report["findings"]} >= {"point-count", "target-cohort-cutoff"}
+    assert "duplicate-upload" not in {f["rule"] for f in report["findings"]}  # no database here
+
+
+def test_rejected_directory_exits_one_and_keeps_official_ids(tmp_path: Path) -> None:
+    root = BundleFactory().build(tmp_path, breaks=("zero-tpot-p90", "missing-system-power"))
+    result = _check(str(root.parent))  # the organisation directory works too
+    assert result.returncode == 1
+    assert "metric-consistency-tpot-p90" in result.stdout and "power-descriptor" in result.stdout
+    assert "REJECTED" in result.stdout.splitlines()[-1]
+    as_json = json.loads(_check(str(root), "--json").stdout)
+    errors = {(f["rule"], f["severity"]) for f in as_json["findings"] if not f["passed"]}
+    assert errors == {("metric-consistency-tpot-p90", "error"), ("power-descriptor", "error")}
+
+
+def test_hostile_archive_and_missing_path_exit_two(tmp_path: Path) -> None:
+    link = tarfile.TarInfo("org/x")
+    link.type = tarfile.SYMTYPE
+    link.linkname = "/etc/passwd"
+    evil = tmp_path / "evil.tar.gz"
+    evil.write_bytes(tar_bytes([(link, None)]))
+    result = _check(str(evil))
+    assert result.returncode == 2 and "symbolic link" in result.stderr
+    assert _check(str(tmp_path / "nothing-here")).returncode == 2

@@ -1,0 +1,146 @@
+"""The REST API over ASGI, with a real database and a recording queue."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.db.session import Database
+from app.demo.bundles import BundleFactory, tar_bytes
+from app.services.checks import run_checks
+from app.settings import Settings
+from app.web.main import create_app
+from tests.conftest import RecordingQueue
+
+
+@pytest.fixture
+def client(settings: Settings, database: Database, queue: RecordingQueue) -> Iterator[TestClient]:
+    with TestClient(create_app(settings, queue=queue)) as c:
+        yield c
+
+
+def _upload(client: TestClient, data: bytes, name: str = "bundle.tar.gz", **fields: str):  # type: ignore[no-untyped-def]
+    return client.post("/api/v1/submissions", files={"file": (name, data)}, data=fields)
+
+
+def test_upload_returns_201_with_links_and_queues_a_check(
+    client: TestClient, queue: RecordingQueue, good_archive: Path
+) -> None:
+    response = _upload(client, good_archive.read_bytes())
+    assert response.status_code == 201, response.text
+    body = response.json()
+    assert body["state"] == "received" and body["duplicate"] is False and body["for_review"] is True
+    assert body["links"]["page"] == f"/submissions/{body['id']}"
+    assert len(queue.sent) == 1
+    again = _upload(client, good_archive.read_bytes(), name="renamed.tgz")
+    assert again.status_code == 200 and again.json()["duplicate"] is True
+    assert again.json()["id"] == body["id"]
+    assert len(queue.sent) == 1
+
+
+@pytest.mark.parametrize(("fmt", "layout"), [("zip", "org"), ("tar.gz", "submission"), ("zip", "submission")])
+def test_zip_and_submission_root_layouts(client: TestClient, tmp_path: Path, fmt: str, layout: str) -> None:
+    archive = BundleFactory().archive(tmp_path / f"b.{fmt}", fmt=fmt, layout=layout)
+    response = _upload(client, archive.read_bytes(), name=archive.name, not_for_review="on")
+    assert response.status_code == 201, response.text
+    assert response.json()["for_review"] is False
+    assert response.json()["organization"] == "Acme Corp"
+
+
+def _member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tuple[tarfile.TarInfo, bytes | None]:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.linkname = link
+    return (info, b"x") if kind == tarfile.REGTYPE else (info, None)
+
+
+@pytest.mark.parametrize(
+    ("members", "status", "code"),
+    [
+        ([_member("../../etc/cron.d/evil")], 422, "path-traversal"),
+        ([_member("/tmp/abs")], 422, "absolute-path"),
+        ([_member("org/link", tarfile.SYMTYPE, "/etc/passwd")], 422, "symlink"),
+        ([_member("org/a"), _member("org/hard", tarfile.LNKTYPE, "org/a")], 422, "hardlink"),
+        ([_member("org/dev", tarfile.CHRTYPE)], 422, "special-file"),
+        ([_member("photos/cat.jpg")], 422, "no-submission-root"),
+    ],
+)
+def test_hostile_archives_get_a_4xx_json_error_naming_the_problem(
+    client: TestClient, members: list, status: int, code: str
+) -> None:
+    response = _upload(client, tar_bytes(members))
+    assert response.status_code == status
+    error = response.json()["error"]
+    assert error["code"] == code and error["message"]
+    assert client.get("/api/v1/submissions").json()["count"] == 0
+
+
+def test_limits_and_malformed_requests(settings: Settings, database: Database, queue: RecordingQueue,
+                                       good_archive: Path) -> None:
+    small = settings.model_copy(update={"max_upload_bytes": 2048, "max_archive_members": 5})
+    with TestClient(create_app(small, queue=queue)) as client:
+        too_big = _upload(client, good_archive.read_bytes())
+        assert too_big.status_code == 413 and too_big.json()["error"]["code"] == "upload-too-large"
+        many = _upload(client, tar_bytes([_member(f"org/{i}") for i in range(6)]))
+        assert many.status_code == 413 and many.json()["error"]["code"] == "too-many-members"
+        assert _upload(client, b"").json()["error"]["code"] == "empty-upload"
+        not_archive = _upload(client, b"hello, not an archive")
+        assert not_archive.status_code == 415
+        assert not_archive.json()["error"]["code"] == "unsupported-format"
+        no_file = client.post("/api/v1/submissions", data={"x": "1"},
+                              files={"other": ("a.txt", b"x")})
+        assert no_file.status_code == 400 and no_file.json()["error"]["code"] == "no-file"
+        json_body = client.post("/api/v1/submissions", json={"file": "x"})
+        assert json_body.status_code == 415
+    assert list(settings.tmp_dir.iterdir()) == []  # every refused upload was cleaned up
+
+
+def test_submission_findings_and_curve_after_checks(
+    client: TestClient, settings: Settings, database: Database, queue: RecordingQueue, bad_archive: Path
+) -> None:
+    body = _upload(client, bad_archive.read_bytes()).json()
+    with database.session() as session:
+        run_checks(session=session, settings=settings, job_id=queue.sent[0][0])
+    detail = client.get(f"/api/v1/submissions/{body['id']}").json()
+    assert detail["state"] == "rejected" and detail["finished"] is True
+    assert detail["counts"]["errors"] == 2
+    curve = detail["curves"][0]
+    assert curve["x_metric"] == "tps_per_user" and len(curve["points"]) == 8
+    assert curve["offline_ceiling"]["concurrency"] == 13368
+    ys = [y for _, y in curve["step_line"]]
+    assert ys == sorted(ys, reverse=True)
+    findings = client.get(f"/api/v1/submissions/{body['id']}/findings").json()
+    assert findings["verdict"] == "rejected" and findings["checker_version"] == "1.5.3.0"
+    errors = [f for f in findings["findings"] if not f["passed"]]
+    assert {f["rule"] for f in errors} == {"metric-consistency-system-tps", "seed-runtime-match"}
+    keys = {"rule", "severity", "passed", "clause", "title", "message", "fix", "path", "point"}
+    assert all(keys <= set(f) for f in findings["findings"])
+    recheck = client.post(f"/api/v1/submissions/{body['id']}/checks")
+    assert recheck.status_code == 202 and len(queue.sent) == 2
+
+
+def test_unknown_submission_is_404(client: TestClient) -> None:
+    assert client.get("/api/v1/submissions/nope").status_code == 404
+    assert client.get("/submissions/nope").status_code == 404
+
+
+def test_openapi_documents_the_upload_and_the_rules(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    upload = schema["paths"]["/api/v1/submissions"]["post"]
+    assert "multipart/form-data" in upload["requestBody"]["content"]
+    assert {"201", "413", "415", "422"} <= set(upload["responses"])
+    rules = client.get("/api/v1/rules").json()["data"]
+    assert {r["id"] for r in rules} == {"duplicate-upload", "target-cohort-cutoff"}
+
+
+def test_upload_page_refusal_is_shown_in_the_form(client: TestClient) -> None:
+    response = client.post("/upload", files={"file": ("x.tar.gz", tar_bytes([_member("/etc/x")]))})
+    assert response.status_code == 422
+    assert "absolute-path" in response.text and "/etc/x" in response.text
+    ok_page = client.get("/upload")
+    assert ok_page.status_code == 200 and 'name="not_for_review"' in ok_page.text

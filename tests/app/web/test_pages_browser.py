@@ -1,0 +1,98 @@
+"""The pages as a submitter uses them, in a real Chromium (Debian's, via Playwright)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import RunningPortal, require
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
+
+
+@pytest.fixture
+def page(chromium_path: str) -> Iterator[object]:
+    playwright_sync = pytest.importorskip("playwright.sync_api")
+    with playwright_sync.sync_playwright() as p:
+        try:
+            browser = p.chromium.launch(executable_path=chromium_path, headless=True, args=LAUNCH_ARGS)
+        except Exception as exc:  # noqa: BLE001 - report why the browser did not start
+            require(False, f"a launchable Chromium ({exc})")
+        context = browser.new_context(viewport={"width": 1280, "height": 1600})
+        # Nothing leaves the machine: every request not to loopback is aborted.
+        context.route(
+            "**/*",
+            lambda route: route.continue_()
+            if route.request.url.startswith("http://127.0.0.1")
+            else route.abort(),
+        )
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        yield page
+        browser.close()
+        assert errors == [], f"JavaScript errors: {errors}"
+
+
+def test_upload_follow_checks_and_see_the_curve(
+    page, portal: RunningPortal, good_archive: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{portal.url}/upload")
+    page.set_input_files("input#file", str(good_archive))
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{portal.url}/submissions/*")
+    # The page follows the job and reloads itself when the verdict is in.
+    page.wait_for_selector("text=Passed the automated checks", timeout=30_000)
+    assert page.locator(".status-provisional").first.inner_text() == "provisional"
+    assert page.locator("#findings").inner_text().count("No errors and no warnings") == 1
+    chart = page.locator(".chart[data-rendered=true]")
+    chart.wait_for(timeout=10_000)
+    # Plotly drew the step line, the markers, and the dedicated Offline ceiling label.
+    assert page.locator(".chart .scatterlayer .trace").count() == 2
+    assert "Offline (dedicated, c=13368)" in chart.inner_text()
+    rows = page.locator("table.points tbody tr")
+    assert rows.count() == 8
+    assert "dedicated" in rows.nth(7).inner_text()
+    page.screenshot(path=str(tmp_path / "submission.png"), full_page=True)
+
+
+def test_rejected_submission_lists_errors_with_fix_and_point(
+    page, portal: RunningPortal, bad_archive: Path
+) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{portal.url}/upload")
+    page.set_input_files("input#file", str(bad_archive))
+    page.check("input[name=not_for_review]")
+    page.click("button[type=submit]")
+    page.wait_for_selector("text=Rejected by the automated checks", timeout=30_000)
+    errors = page.locator(".severity-error .finding")
+    assert errors.count() == 2
+    text = page.locator("#findings").inner_text()
+    assert "metric-consistency-system-tps" in text and "seed-runtime-match" in text
+    assert "Acme_H200_x8/llama3_1-8b/r16" in text  # the point the error is about
+    assert "Not for review" in page.locator(".facts").inner_text()
+
+
+def test_hostile_upload_is_refused_in_the_form(page, portal: RunningPortal, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import tarfile
+
+    from app.demo.bundles import tar_bytes
+
+    info = tarfile.TarInfo("../../escape.txt")
+    evil = tmp_path / "evil.tar.gz"
+    evil.write_bytes(tar_bytes([(info, b"boom")]))
+    page.goto(f"{portal.url}/upload")
+    page.set_input_files("input#file", str(evil))
+    page.click("button[type=submit]")
+    alert = page.locator("#upload-error")
+    alert.wait_for()
+    assert "path-traversal" in alert.inner_text()
+    assert "../../escape.txt" in alert.inner_text()

@@ -1,0 +1,114 @@
+"""End to end: the portal as `make run` starts it, with a real worker process and the
+embedded broker, driven over real HTTP."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.demo.bundles import BundleFactory
+from tests.conftest import PROJECT_ROOT, RunningPortal, free_port
+
+pytestmark = pytest.mark.slow
+
+
+def _upload(portal: RunningPortal, archive: Path, **fields: str) -> dict[str, object]:
+    with portal.client() as client:
+        response = client.post(
+            "/api/v1/submissions", files={"file": (archive.name, archive.read_bytes())}, data=fields
+        )
+    assert response.status_code in (200, 201), response.text
+    return response.json()
+
+
+def test_verdict_within_seconds(portal: RunningPortal, good_archive: Path) -> None:
+    started = time.monotonic()
+    body = _upload(portal, good_archive)
+    done = portal.wait_finished(str(body["id"]), timeout=30)
+    elapsed = time.monotonic() - started
+    assert done["state"] == "passed_checks" and done["verdict"] == "passed"
+    assert done["result_status"] == "provisional"
+    assert elapsed < 15, f"took {elapsed:.1f}s"
+    assert done["job"]["state"] == "succeeded" and done["job"]["attempts"] == 1
+
+
+def test_rejected_bundle_shows_its_failing_rules(portal: RunningPortal, bad_archive: Path) -> None:
+    body = _upload(portal, bad_archive, not_for_review="1")
+    done = portal.wait_finished(str(body["id"]))
+    assert done["state"] == "rejected" and done["for_review"] is False
+    with portal.client() as client:
+        findings = client.get(f"/api/v1/submissions/{body['id']}/findings").json()["findings"]
+    failing = {f["rule"] for f in findings if not f["passed"]}
+    assert failing == {"metric-consistency-system-tps", "seed-runtime-match"}
+
+
+def test_same_content_repacked_is_rejected_as_duplicate(portal: RunningPortal, tmp_path: Path) -> None:
+    factory = BundleFactory(submission_id="sub-dup")
+    first = _upload(portal, factory.archive(tmp_path / "a.tar.gz"))
+    second = _upload(portal, factory.archive(tmp_path / "b.zip", fmt="zip"))
+    assert second["id"] != first["id"]
+    done = portal.wait_finished(str(second["id"]))
+    assert done["state"] == "rejected"
+    with portal.client() as client:
+        findings = client.get(f"/api/v1/submissions/{second['id']}/findings").json()["findings"]
+    dup = next(f for f in findings if f["rule"] == "duplicate-upload")
+    assert dup["severity"] == "error" and str(first["id"]) in dup["message"]
+
+
+def _spawn(*args: str, data: Path) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env["ENDPOINTS_PORTAL_DATA_DIR"] = str(data)
+    return subprocess.Popen(
+        [sys.executable, "-m", "app.cli", *args], cwd=PROJECT_ROOT, env=env,
+        start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+
+
+def _stop(proc: subprocess.Popen[bytes] | None) -> None:
+    if proc is not None and proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+def test_work_queued_while_no_worker_runs_is_done_when_one_starts(
+    tmp_path: Path, good_archive: Path
+) -> None:
+    """Uploads are accepted with no worker running; the embedded broker keeps the job."""
+    data = tmp_path / "data"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    web = _spawn("serve", "--no-worker", "--port", str(port), data=data)
+    worker = None
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        response = httpx.post(f"{url}/api/v1/submissions",
+                              files={"file": ("g.tar.gz", good_archive.read_bytes())}, timeout=30)
+        assert response.status_code == 201
+        public_id = response.json()["id"]
+        time.sleep(2)
+        assert httpx.get(f"{url}/api/v1/submissions/{public_id}").json()["state"] == "received"
+        worker = _spawn("worker", "--concurrency", "1", data=data)
+        deadline = time.monotonic() + 60
+        state = None
+        while time.monotonic() < deadline:
+            state = httpx.get(f"{url}/api/v1/submissions/{public_id}").json()["state"]
+            if state == "passed_checks":
+                break
+            time.sleep(0.3)
+        assert state == "passed_checks"
+    finally:
+        _stop(worker)
+        _stop(web)
