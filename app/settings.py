@@ -15,7 +15,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="ENDPOINTS_PORTAL_", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="ENDPOINTS_PORTAL_", extra="ignore", populate_by_name=True
+    )
 
     data_dir: Path = Path("./var")
     # DATABASE_URL / REDIS_URL are also read without the prefix, as deployments name them.

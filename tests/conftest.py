@@ -9,7 +9,9 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +24,9 @@ from app.demo.bundles import BundleFactory
 from app.settings import Settings
 
 REQUIRE_SERVICES = os.environ.get("ENDPOINTS_PORTAL_REQUIRE_SERVICES") == "1"
+# Where the test services listen (.ci/services.sh starts them and prints these).
+POSTGRES_URL = os.environ.get("ENDPOINTS_PORTAL_TEST_POSTGRES_URL")
+REDIS_URL = os.environ.get("ENDPOINTS_PORTAL_TEST_REDIS_URL")
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -44,9 +49,36 @@ class RecordingQueue:
         self.sent.append((job_id, kind))
 
 
+@contextmanager
+def fresh_postgres_database() -> Iterator[str]:
+    """A new, empty PostgreSQL database for one test (or one portal), dropped after."""
+    require(POSTGRES_URL is not None, "PostgreSQL (ENDPOINTS_PORTAL_TEST_POSTGRES_URL)")
+    import psycopg
+
+    admin_url = str(POSTGRES_URL)
+    name = f"portal_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield admin_url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """Every database test runs on the embedded SQLite and on PostgreSQL."""
+    if request.param == "sqlite":
+        yield None
+    else:
+        with fresh_postgres_database() as url:
+            yield url
+
+
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", database_url=None, redis_url=None)
+def settings(tmp_path: Path, database_url: str | None) -> Settings:
+    return Settings(data_dir=tmp_path / "data", database_url=database_url, redis_url=None)
 
 
 @pytest.fixture
@@ -151,13 +183,29 @@ def stop_portal(portal: RunningPortal) -> None:
             portal.process.wait()
 
 
-@pytest.fixture(scope="session")
-def portal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningPortal]:
-    """The portal as `make run` starts it: web + one real worker process."""
+@pytest.fixture(scope="session", params=["embedded", "postgresql+redis"])
+def portal(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningPortal]:
+    """The portal with web + one real worker process: as `make run` starts it on the
+    embedded defaults, and on PostgreSQL and Redis as deployments run it."""
     base = tmp_path_factory.mktemp("portal")
-    running = start_portal(base / "data", base / "portal.log")
-    yield running
-    stop_portal(running)
+    if request.param == "embedded":
+        running = start_portal(base / "data", base / "portal.log")
+        yield running
+        stop_portal(running)
+        return
+    require(REDIS_URL is not None, "Redis (ENDPOINTS_PORTAL_TEST_REDIS_URL)")
+    import redis
+
+    redis_db = f"{REDIS_URL}/1"
+    redis.Redis.from_url(redis_db).flushdb()
+    with fresh_postgres_database() as url:
+        running = start_portal(
+            base / "data", base / "portal.log", {"DATABASE_URL": url, "REDIS_URL": redis_db}
+        )
+        yield running
+        stop_portal(running)
 
 
 @pytest.fixture

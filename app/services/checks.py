@@ -171,7 +171,7 @@ def run_checks(
                 key=finding.key,
                 severity=finding.severity.value,
                 clause=finding.clause,
-                title=finding.title[:200],
+                title=finding.title,
                 message=finding.message,
                 fix=finding.fix,
                 path=finding.path,

@@ -11,6 +11,7 @@ second implementation of them.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from importlib.metadata import version
@@ -31,6 +32,11 @@ _POINT_DIR = re.compile(r"r(\d+)")
 # The checker reports these for every accuracy-carrying point at one shared path
 # (bundle-format digest §3.5); the adapter attributes them to their real point.
 _PER_POINT_ACCURACY_RULES = frozenset({"accuracy-gate", "accuracy-sample-count"})
+
+
+def _finite(value: float | None) -> float | None:
+    """NaN and infinities in a submitted file are stored as absent, never as numbers."""
+    return value if value is not None and math.isfinite(value) else None
 
 
 def checker_version() -> str:
@@ -55,7 +61,7 @@ class ParsedPoint:
     system_tps: float
     tps_per_user: float | None
     tpot_p90_ms: float | None
-    ttft_p90_ms: float
+    ttft_p90_ms: float | None
     e2e_avg_interactivity: float | None
     point_power_kw: float | None
     system_tps_per_kw: float | None
@@ -185,8 +191,8 @@ class _ListeningChecker(SubmissionChecker):
             nodes = engagement._nodes_by_set
             if nodes is not None:
                 point_power_kw = power.point_power_kw(nodes)
-        tpot_p90 = summary.tpot_p90_ms
-        system_tps = summary.system_tps
+        tpot_p90 = _finite(summary.tpot_p90_ms)
+        system_tps = _finite(summary.system_tps) or 0.0
         self._curve(model_dir).points.append(
             ParsedPoint(
                 system=model_dir.parent.name,
@@ -203,8 +209,8 @@ class _ListeningChecker(SubmissionChecker):
                 system_tps=system_tps,
                 tps_per_user=1000 / tpot_p90 if tpot_p90 and tpot_p90 > 0 else None,
                 tpot_p90_ms=tpot_p90,
-                ttft_p90_ms=summary.ttft_p90_ms,
-                e2e_avg_interactivity=summary.e2e_avg_interactivity,
+                ttft_p90_ms=_finite(summary.ttft_p90_ms),
+                e2e_avg_interactivity=_finite(summary.e2e_avg_interactivity),
                 point_power_kw=point_power_kw,
                 system_tps_per_kw=(
                     system_tps / point_power_kw if point_power_kw and point_power_kw > 0 else None
@@ -212,7 +218,7 @@ class _ListeningChecker(SubmissionChecker):
                 n_samples_completed=summary.n_samples_completed,
                 n_samples_issued=summary.n_samples_issued,
                 n_samples_failed=summary.n_samples_failed,
-                duration_ms=summary.duration_ms,
+                duration_ms=_finite(summary.duration_ms) or 0.0,
                 total_output_tokens=summary.total_output_tokens,
             )
         )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
@@ -15,7 +17,8 @@ def test_migrations_match_the_models(database: Database) -> None:
         assert compare_metadata(context, Base.metadata) == []
 
 
-def test_foreign_keys_and_wal_are_on(database: Database) -> None:
+def test_sqlite_enforces_foreign_keys_and_uses_wal(tmp_path: Path) -> None:
+    database = Database(f"sqlite:///{tmp_path / 'p.sqlite3'}")
     with database.engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
