@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from app.domain.archive import ArchiveRejected, extract_archive
@@ -48,22 +49,49 @@ def cmd_worker(args: argparse.Namespace) -> int:
     return 0
 
 
+class WorkerSupervisor:
+    """Keeps one worker process running beside the web process; restarts it if it dies."""
+
+    def __init__(self, restart_delay_s: float = 2.0) -> None:
+        self.command = [sys.executable, "-m", "app.cli", "worker", "--loglevel", "INFO"]
+        self.restart_delay_s = restart_delay_s
+        self.process: subprocess.Popen[bytes] | None = None
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="worker-supervisor", daemon=True)
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(self.command)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._stopping.wait(1.0):
+            if self.process is not None and self.process.poll() is not None:
+                code = self.process.returncode
+                print(f"worker exited with {code}; restarting", file=sys.stderr)
+                if self._stopping.wait(self.restart_delay_s):
+                    return
+                self.process = subprocess.Popen(self.command)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        proc = self.process
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Web and one worker process: what ``make run`` starts."""
     import uvicorn
 
     settings = get_settings()
     _migrate(settings)
-    worker_cmd = [sys.executable, "-m", "app.cli", "worker", "--loglevel", "INFO"]
-    worker_proc = None if args.no_worker else subprocess.Popen(worker_cmd)
-
-    def _stop_worker() -> None:
-        if worker_proc is not None and worker_proc.poll() is None:
-            worker_proc.send_signal(signal.SIGTERM)
-            try:
-                worker_proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                worker_proc.kill()
+    supervisor = None if args.no_worker else WorkerSupervisor()
+    if supervisor is not None:
+        supervisor.start()
 
     from app.web.main import create_app
 
@@ -71,7 +99,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
     finally:
-        _stop_worker()
+        if supervisor is not None:
+            supervisor.stop()
     return 0
 
 

@@ -24,12 +24,19 @@
       .catch(function () { window.setTimeout(poll, 2000); });
   }
 
+  // Names come from submitted files: never let them be read as markup.
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+
   function fmt(v, digits) { return v === null || v === undefined ? "—" : Number(v).toFixed(digits); }
 
   function hover(curve, p) {
     return [
-      "<b>" + (curve.system_name || curve.system) + "</b>",
-      "concurrency " + p.concurrency + (p.region ? " · " + p.region.replace(/_/g, " ") : ""),
+      "<b>" + esc(curve.system_name || curve.system) + "</b>",
+      "concurrency " + p.concurrency + (p.region ? " · " + esc(p.region.replace(/_/g, " ")) : ""),
       "system " + fmt(p.system_tps, 1) + " tok/s",
       (curve.is_agentic ? "interactivity " + fmt(p.e2e_avg_interactivity, 2)
                         : fmt(p.tps_per_user, 2) + " tok/s per user"),

@@ -6,7 +6,7 @@ import logging
 import threading
 from functools import lru_cache
 
-from celery.signals import worker_ready, worker_shutdown
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
 from app.db.models import Job
 from app.db.session import Database
@@ -58,6 +58,14 @@ def _recovery_loop() -> None:
             recover_once()
         except Exception:  # keep watching; the next round may succeed
             log.exception("job recovery round failed")
+
+
+@worker_process_init.connect
+def _after_fork(**_: object) -> None:
+    # A forked pool process must not share the parent's database connections.
+    if database.cache_info().currsize:
+        database().engine.dispose(close=False)
+    database.cache_clear()
 
 
 @worker_ready.connect

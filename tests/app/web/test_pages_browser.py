@@ -96,3 +96,26 @@ def test_hostile_upload_is_refused_in_the_form(page, portal: RunningPortal, tmp_
     alert.wait_for()
     assert "path-traversal" in alert.inner_text()
     assert "../../escape.txt" in alert.inner_text()
+
+
+def test_submitter_strings_are_shown_as_text_never_run(
+    page, portal: RunningPortal, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from app.demo.bundles import BundleFactory, SystemSpec
+
+    hostile = 'Evil <img src=x onerror="window.pwned=1"> "quoted"'
+    archive = BundleFactory(
+        system=SystemSpec(name=hostile, org="Org <script>window.pwned=2</script>"),
+        submission_id="sub-xss",
+    ).archive(tmp_path / "xss.tar.gz")
+    page.goto(f"{portal.url}/upload")
+    page.set_input_files("input#file", str(archive))
+    page.click("button[type=submit]")
+    page.wait_for_selector(".chart[data-rendered=true]", timeout=30_000)
+    assert hostile in page.locator(".curve h2").first.inner_text()
+    assert "<script>" in page.locator("h1 .org").inner_text()
+    page.locator(".chart .scatterlayer .trace .point").nth(3).hover(force=True)
+    hover = page.locator(".hoverlayer")
+    hover.get_by_text("Evil <img", exact=False).wait_for(timeout=5_000)  # shown as text
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    assert page.locator("img[src=x]").count() == 0
