@@ -28,6 +28,7 @@ run: install
 
 ## Install everything and run the whole test suite (layering contracts included).
 test: install-test
+	$(BIN)/ruff check app worker harness tests migrations
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 

@@ -38,13 +38,22 @@ def cmd_migrate(_: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    import worker.tasks  # noqa: F401  (registers the tasks)
     from worker.celery_app import celery_app
 
-    import worker.tasks  # noqa: F401  (registers the tasks)
-
-    argv = ["worker", "--loglevel", args.loglevel, "--concurrency", str(args.concurrency or
-            get_settings().worker_concurrency), "--queues", "portal", "--without-gossip",
-            "--without-mingle", "--hostname", f"portal-worker-{os.getpid()}@%h"]
+    argv = [
+        "worker",
+        "--loglevel",
+        args.loglevel,
+        "--concurrency",
+        str(args.concurrency or get_settings().worker_concurrency),
+        "--queues",
+        "portal",
+        "--without-gossip",
+        "--without-mingle",
+        "--hostname",
+        f"portal-worker-{os.getpid()}@%h",
+    ]
     celery_app.worker_main(argv)
     return 0
 
@@ -127,8 +136,8 @@ def _print_text(result: ComplianceResult, out: object = sys.stdout) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the worker's checks locally, with no database and no server."""
-    from app.services.checks import business_calendar
     from app.db.models import utcnow
+    from app.services.checks import business_calendar
 
     settings = get_settings()
     path = Path(args.path)

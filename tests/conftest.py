@@ -137,12 +137,13 @@ class RunningPortal:
                 if body["finished"]:
                     return body
                 time.sleep(0.2)
-        raise AssertionError(
-            f"submission {public_id} did not finish in {timeout}s; log:\n{self.log.read_text()[-4000:]}"
-        )
+        log = self.log.read_text()[-4000:]
+        raise AssertionError(f"submission {public_id} did not finish in {timeout}s; log:\n{log}")
 
 
-def start_portal(data_dir: Path, log: Path, extra_env: dict[str, str] | None = None) -> RunningPortal:
+def start_portal(
+    data_dir: Path, log: Path, extra_env: dict[str, str] | None = None
+) -> RunningPortal:
     port = free_port()
     # Embedded defaults unless the caller names services explicitly.
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}

@@ -68,12 +68,24 @@ BENCHMARKS: dict[str, dict[str, Any]] = {
         "osl": 1800,
         "isl": 1500,
         "accuracy": [
-            {"dataset_name": "aime25", "score": {"exact_match": 84.0}, "num_samples": 30,
-             "n_repeats": 8},
-            {"dataset_name": "gpqa", "score": {"exact_match": 83.5}, "num_samples": 198,
-             "n_repeats": 5},
-            {"dataset_name": "livecodebench", "score": {"exact_match": 83.1},
-             "num_samples": 880, "n_repeats": 3},
+            {
+                "dataset_name": "aime25",
+                "score": {"exact_match": 84.0},
+                "num_samples": 30,
+                "n_repeats": 8,
+            },
+            {
+                "dataset_name": "gpqa",
+                "score": {"exact_match": 83.5},
+                "num_samples": 198,
+                "n_repeats": 5,
+            },
+            {
+                "dataset_name": "livecodebench",
+                "score": {"exact_match": 83.1},
+                "num_samples": 880,
+                "n_repeats": 3,
+            },
             {"dataset_name": "math500", "score": {"exact_match": 83.4}, "num_samples": 1085},
         ],
     },
@@ -209,7 +221,12 @@ class BundleFactory:
             run_id = f"{curve.model}-c{concurrency}"
             run_dir = tmp / run_id
             self._write_run(
-                run_dir, curve, concurrency, offline, regions, max_tps,
+                run_dir,
+                curve,
+                concurrency,
+                offline,
+                regions,
+                max_tps,
                 with_accuracy=concurrency in accuracy_at or offline != "none",
             )
             out.append((run_id, run_dir))
@@ -289,7 +306,10 @@ class BundleFactory:
             "legacy_loadgen_window_duration_ns": duration_ns,
             "qps": completed / (duration_ns / 1e9),
             "tps": m["system_tps"],
-            "finish_reason_counts": {"stop": completed - completed // 50, "length": completed // 50},
+            "finish_reason_counts": {
+                "stop": completed - completed // 50,
+                "length": completed // 50,
+            },
         }
         if agentic:
             summary["output_sequence_lengths_full_run"] = {
@@ -321,7 +341,7 @@ class BundleFactory:
         impl = run_dir / "src" / "acme-serving"
         impl.mkdir(parents=True)
         (impl / "README.md").write_text("# Acme serving\n\nHow the endpoint was served.\n")
-        (impl / "launch.sh").write_text("#!/bin/sh\nvllm serve \"$MODEL\" --tensor-parallel 1\n")
+        (impl / "launch.sh").write_text('#!/bin/sh\nvllm serve "$MODEL" --tensor-parallel 1\n')
         docs = run_dir / "documentation"
         docs.mkdir()
         (docs / "calibration.md").write_text("# Calibration\n\nNo calibration needed.\n")
@@ -423,7 +443,7 @@ class BundleFactory:
                     "n_samples": 320,
                     "duration_s": m["duration_s"],
                 },
-                "state": {k: "Plateau" for k in ("ttft_p50", "ttft_p90", "tpot_p50", "tpot_p90")},
+                "state": dict.fromkeys(("ttft_p50", "ttft_p90", "tpot_p50", "tpot_p90"), "Plateau"),
             },
             "seed_set": "A",
             "target_cohort": self.target_cohort,
@@ -484,8 +504,11 @@ class BundleFactory:
         s = self.system
 
         def watts(value: float) -> dict[str, Any]:
-            return {"value_w": value, "source_type": "vendor_spec",
-                    "source": "https://example.org/spec-sheet"}
+            return {
+                "value_w": value,
+                "source_type": "vendor_spec",
+                "source": "https://example.org/spec-sheet",
+            }
 
         return {
             "system_desc_id": s.shortened_name,
@@ -497,13 +520,21 @@ class BundleFactory:
                     "nodes_provisioned": s.nodes,
                     "power_method": "component_sum",
                     "components": {
-                        "cpu": {"model": "AMD EPYC 9654", "count_per_node": 2,
-                                "tdp_per_unit": watts(360)},
-                        "accelerator": {"model": s.accelerator,
-                                        "count_per_node": s.accelerators_per_node,
-                                        "tdp_per_unit": watts(s.accelerator_tdp_w)},
-                        "scale_up_network": {"method": "declared_tdp", "switch_count": 4,
-                                             "tdp_per_switch": watts(100)},
+                        "cpu": {
+                            "model": "AMD EPYC 9654",
+                            "count_per_node": 2,
+                            "tdp_per_unit": watts(360),
+                        },
+                        "accelerator": {
+                            "model": s.accelerator,
+                            "count_per_node": s.accelerators_per_node,
+                            "tdp_per_unit": watts(s.accelerator_tdp_w),
+                        },
+                        "scale_up_network": {
+                            "method": "declared_tdp",
+                            "switch_count": 4,
+                            "tdp_per_switch": watts(100),
+                        },
                     },
                 }
             ],

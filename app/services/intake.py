@@ -12,7 +12,13 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Job, Organization, StoredFile, Submission
 from app.domain.archive import ArchiveLimits, ArchiveRejected, extract_archive
-from app.domain.bundle import LayoutRejected, content_digest, declared_organisation, locate_submission, slugify
+from app.domain.bundle import (
+    LayoutRejected,
+    content_digest,
+    declared_organisation,
+    locate_submission,
+    slugify,
+)
 from app.domain.lifecycle import SubmissionState
 from app.settings import Settings
 
@@ -90,9 +96,15 @@ def accept_upload(
         layout = locate_submission(extracted.root)
     except ArchiveRejected as exc:
         received.path.unlink(missing_ok=True)
-        status = 415 if exc.code == "unsupported-format" else (
-            413 if exc.code in {"too-large", "member-too-large", "too-many-members",
-                                "compression-ratio"} else 422
+        status = (
+            415
+            if exc.code == "unsupported-format"
+            else (
+                413
+                if exc.code
+                in {"too-large", "member-too-large", "too-many-members", "compression-ratio"}
+                else 422
+            )
         )
         raise IntakeError(exc.code, exc.message, exc.member, status) from exc
     except LayoutRejected as exc:

@@ -53,8 +53,9 @@ def enqueue_after_commit(session: Session, queue: JobQueue, job: Job) -> None:
                 except Exception:
                     # The job row is committed and stays queued: the recovery sweep
                     # sends it again once the broker is back.
-                    log.warning("could not send job %s to the queue; it stays queued", j.id,
-                                exc_info=True)
+                    log.warning(
+                        "could not send job %s to the queue; it stays queued", j.id, exc_info=True
+                    )
 
         @event.listens_for(session, "after_rollback")
         def _drop(sess: Session) -> None:

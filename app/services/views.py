@@ -36,7 +36,9 @@ def get_submission(session: Session, public_id: str) -> Submission | None:
     )
 
 
-def list_submissions(session: Session, limit: int = 100, offset: int = 0) -> tuple[list[Submission], int]:
+def list_submissions(
+    session: Session, limit: int = 100, offset: int = 0
+) -> tuple[list[Submission], int]:
     total = session.scalar(select(func.count()).select_from(Submission)) or 0
     rows = session.scalars(
         select(Submission)
@@ -159,9 +161,7 @@ def curve_dict(curve: Curve) -> dict[str, Any]:
     """A curve with its points and the official step line (architecture §8)."""
     x_key = "e2e_avg_interactivity" if curve.is_agentic else "tps_per_user"
     plotted = [p for p in curve.points if p.offline_kind != "dedicated"]
-    xy = [
-        (getattr(p, x_key), p.system_tps) for p in plotted if getattr(p, x_key) is not None
-    ]
+    xy = [(getattr(p, x_key), p.system_tps) for p in plotted if getattr(p, x_key) is not None]
     steps = step_curve(xy)
     dedicated = next((p for p in curve.points if p.offline_kind == "dedicated"), None)
     elected = next((p for p in curve.points if p.offline_kind == "elected"), None)

@@ -32,7 +32,9 @@ class ParsedUpload:
     fields: dict[str, str] = field(default_factory=dict)
 
 
-async def receive_upload(request: Request, sink: UploadSink, file_field: str = "file") -> ParsedUpload:
+async def receive_upload(
+    request: Request, sink: UploadSink, file_field: str = "file"
+) -> ParsedUpload:
     """Parse the request body; the part named *file_field* is written to *sink*."""
     content_type, params = parse_options_header(request.headers.get("content-type", ""))
     if content_type != b"multipart/form-data" or b"boundary" not in params:
@@ -81,7 +83,9 @@ async def receive_upload(request: Request, sink: UploadSink, file_field: str = "
         buf: bytearray = state["buf"]  # type: ignore[assignment]
         buf.extend(chunk)
         if len(buf) > _MAX_FIELD_BYTES:
-            raise MultipartError("field-too-large", f"form field {state['name']!r} is too long", 413)
+            raise MultipartError(
+                "field-too-large", f"form field {state['name']!r} is too long", 413
+            )
 
     def on_part_end() -> None:
         name = state["name"]

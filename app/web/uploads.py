@@ -45,9 +45,14 @@ async def handle_upload(
 ) -> AcceptedUpload:
     """Stream, store and register one uploaded archive; commits on success."""
     declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > settings.max_upload_bytes + _FRAMING_ALLOWANCE:
+    if (
+        declared
+        and declared.isdigit()
+        and int(declared) > settings.max_upload_bytes + _FRAMING_ALLOWANCE
+    ):
         raise UploadProblem(
-            413, "upload-too-large",
+            413,
+            "upload-too-large",
             f"the upload is {declared} bytes; the limit is {settings.max_upload_bytes} bytes",
         )
     sink = UploadSink(settings.tmp_dir, settings.max_upload_bytes)

@@ -17,7 +17,10 @@ FINDING_KEYS = {"rule", "severity", "passed", "clause", "title", "message", "fix
 def _check(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "app.cli", "check", *args],
-        capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=PROJECT_ROOT,
+        timeout=120,
     )
 
 

@@ -49,7 +49,9 @@ def test_rejected_bundle_shows_its_failing_rules(portal: RunningPortal, bad_arch
     assert failing == {"metric-consistency-system-tps", "seed-runtime-match"}
 
 
-def test_same_content_repacked_is_rejected_as_duplicate(portal: RunningPortal, tmp_path: Path) -> None:
+def test_same_content_repacked_is_rejected_as_duplicate(
+    portal: RunningPortal, tmp_path: Path
+) -> None:
     factory = BundleFactory(submission_id="sub-dup")
     first = _upload(portal, factory.archive(tmp_path / "a.tar.gz"))
     second = _upload(portal, factory.archive(tmp_path / "b.zip", fmt="zip"))
@@ -66,8 +68,12 @@ def _spawn(*args: str, data: Path) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env["ENDPOINTS_PORTAL_DATA_DIR"] = str(data)
     return subprocess.Popen(
-        [sys.executable, "-m", "app.cli", *args], cwd=PROJECT_ROOT, env=env,
-        start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [sys.executable, "-m", "app.cli", *args],
+        cwd=PROJECT_ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
 
 
@@ -94,8 +100,11 @@ def test_work_queued_while_no_worker_runs_is_done_when_one_starts(
                     break
             except httpx.HTTPError:
                 time.sleep(0.2)
-        response = httpx.post(f"{url}/api/v1/submissions",
-                              files={"file": ("g.tar.gz", good_archive.read_bytes())}, timeout=30)
+        response = httpx.post(
+            f"{url}/api/v1/submissions",
+            files={"file": ("g.tar.gz", good_archive.read_bytes())},
+            timeout=30,
+        )
         assert response.status_code == 201
         public_id = response.json()["id"]
         time.sleep(2)

@@ -44,7 +44,9 @@ def run_compliance(
     )
     findings = official.findings + run_portal_rules(ctx)
     # Stable order: most severe first, then as the checker ran them.
-    ordered = sorted(enumerate(findings), key=lambda pair: (SEVERITY_ORDER[pair[1].severity], pair[0]))
+    ordered = sorted(
+        enumerate(findings), key=lambda pair: (SEVERITY_ORDER[pair[1].severity], pair[0])
+    )
     findings = [f for _, f in ordered]
     return ComplianceResult(
         verdict=verdict_of(findings),

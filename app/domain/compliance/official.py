@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from submission_checker.checker import SubmissionChecker
-from submission_checker.models import PointPower, Severity as OfficialSeverity
+from submission_checker.models import PointPower
+from submission_checker.models import Severity as OfficialSeverity
 from submission_checker.models.aggregate.context import ModelContext
 from submission_checker.models.file.point_config import OFFLINE_DEDICATED
 from submission_checker.models.regions import classify_concurrency
@@ -287,7 +288,7 @@ def _describe_system(system_dir: Path, power: Any) -> ParsedSystem:
         if data is None:
             continue
 
-        def text(key: str) -> str | None:
+        def text(key: str, data: dict[str, Any] = data) -> str | None:
             value = data.get(key)
             return value.strip() if isinstance(value, str) and value.strip() else None
 

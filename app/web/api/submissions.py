@@ -68,10 +68,15 @@ def _links(public_id: str) -> dict[str, str]:
                         "type": "object",
                         "required": ["file"],
                         "properties": {
-                            "file": {"type": "string", "format": "binary",
-                                     "description": ".tar.gz, .tgz or .zip bundle"},
-                            "not_for_review": {"type": "boolean",
-                                               "description": "an unverified result"},
+                            "file": {
+                                "type": "string",
+                                "format": "binary",
+                                "description": ".tar.gz, .tgz or .zip bundle",
+                            },
+                            "not_for_review": {
+                                "type": "boolean",
+                                "description": "an unverified result",
+                            },
                         },
                     }
                 }

@@ -68,7 +68,9 @@ def test_extracts_regular_files_and_directories(tmp_path: Path) -> None:
     dir_info.type = tarfile.DIRTYPE
     archive = _write(
         tmp_path,
-        tar_bytes([(dir_info, None), _file("org/sub/results/a.json", b"{}"), _file("./org/b.txt", b"hi")]),
+        tar_bytes(
+            [(dir_info, None), _file("org/sub/results/a.json", b"{}"), _file("./org/b.txt", b"hi")]
+        ),
     )
     result = extract_archive(archive, tmp_path / "out", LIMITS)
     assert result.format == "tar.gz"
@@ -119,21 +121,27 @@ def test_symlink_then_write_through_it_is_refused(tmp_path: Path) -> None:
     """The classic: a link to outside, then a file 'inside' the link."""
     archive = _write(
         tmp_path,
-        tar_bytes([_special("org/dir", tarfile.SYMTYPE, str(tmp_path)), _file("org/dir/pwned", b"!")]),
+        tar_bytes(
+            [_special("org/dir", tarfile.SYMTYPE, str(tmp_path)), _file("org/dir/pwned", b"!")]
+        ),
     )
     assert _rejected(tmp_path, archive).code == "symlink"
     assert not (tmp_path / "pwned").exists()
 
 
 def test_too_many_members(tmp_path: Path) -> None:
-    archive = _write(tmp_path, tar_bytes([_file(f"org/f{i}") for i in range(LIMITS.max_members + 1)]))
+    archive = _write(
+        tmp_path, tar_bytes([_file(f"org/f{i}") for i in range(LIMITS.max_members + 1)])
+    )
     error = _rejected(tmp_path, archive)
     assert error.code == "too-many-members"
     assert str(LIMITS.max_members) in error.message
 
 
 def test_member_over_the_per_file_limit(tmp_path: Path) -> None:
-    archive = _write(tmp_path, tar_bytes([_file("org/big.bin", b"a" * (LIMITS.max_member_bytes + 1))]))
+    archive = _write(
+        tmp_path, tar_bytes([_file("org/big.bin", b"a" * (LIMITS.max_member_bytes + 1))])
+    )
     assert _rejected(tmp_path, archive).code == "member-too-large"
 
 
@@ -147,8 +155,11 @@ def test_total_over_the_limit(tmp_path: Path) -> None:
 def test_gzip_bomb_is_stopped_by_the_ratio(tmp_path: Path) -> None:
     """A tar of zeros compresses ~1000:1; it is refused while streaming, not after."""
     limits = ArchiveLimits(
-        max_members=10, max_total_bytes=10**12, max_member_bytes=10**12,
-        max_compression_ratio=100, ratio_floor_bytes=1024 * 1024,
+        max_members=10,
+        max_total_bytes=10**12,
+        max_member_bytes=10**12,
+        max_compression_ratio=100,
+        ratio_floor_bytes=1024 * 1024,
     )
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
@@ -198,8 +209,11 @@ def test_zip_bomb_is_refused_from_its_declared_sizes(tmp_path: Path) -> None:
     archive_small = tmp_path / "bomb.zip"
     archive.rename(archive_small)
     limits = ArchiveLimits(
-        max_members=5, max_total_bytes=10**9, max_member_bytes=10**9,
-        max_compression_ratio=50, ratio_floor_bytes=512 * 1024,
+        max_members=5,
+        max_total_bytes=10**9,
+        max_member_bytes=10**9,
+        max_compression_ratio=50,
+        ratio_floor_bytes=512 * 1024,
     )
     with pytest.raises(ArchiveRejected) as error:
         extract_archive(archive_small, tmp_path / "out", limits)
@@ -210,7 +224,11 @@ def test_zip_bomb_is_refused_from_its_declared_sizes(tmp_path: Path) -> None:
 def test_zip_extracts_and_ignores_macos_metadata(tmp_path: Path) -> None:
     archive = _zip(
         tmp_path,
-        [("org/sub/results/x.json", b"{}"), ("__MACOSX/org/._x", b"junk"), ("org/.DS_Store", b"junk")],
+        [
+            ("org/sub/results/x.json", b"{}"),
+            ("__MACOSX/org/._x", b"junk"),
+            ("org/.DS_Store", b"junk"),
+        ],
     )
     result = extract_archive(archive, tmp_path / "out", LIMITS)
     assert result.format == "zip"

@@ -5,9 +5,11 @@ import pytest
 from app.domain.lifecycle import (
     IllegalTransition,
     ResultStatus,
-    SubmissionState as S,
     result_status,
     transition,
+)
+from app.domain.lifecycle import (
+    SubmissionState as S,
 )
 
 

@@ -31,12 +31,21 @@ def _receive(settings: Settings, archive: Path) -> ReceivedFile:
     return ReceivedFile(copy, hashlib.sha256(data).hexdigest(), len(data))
 
 
-def _accept(database: Database, settings: Settings, queue: RecordingQueue, archive: Path,
-            for_review: bool = True):  # type: ignore[no-untyped-def]
+def _accept(
+    database: Database,
+    settings: Settings,
+    queue: RecordingQueue,
+    archive: Path,
+    for_review: bool = True,
+):  # type: ignore[no-untyped-def]
     with database.session() as session:
         accepted = accept_upload(
-            session=session, settings=settings, queue=queue,
-            received=_receive(settings, archive), filename=archive.name, for_review=for_review,
+            session=session,
+            settings=settings,
+            queue=queue,
+            received=_receive(settings, archive),
+            filename=archive.name,
+            for_review=for_review,
         )
         session.commit()
         return accepted.submission.id, accepted.duplicate
@@ -52,8 +61,12 @@ def test_accepted_upload_is_stored_and_its_job_sent_after_commit(
 ) -> None:
     with database.session() as session:
         accepted = accept_upload(
-            session=session, settings=settings, queue=queue,
-            received=_receive(settings, good_archive), filename="good.tar.gz", for_review=True,
+            session=session,
+            settings=settings,
+            queue=queue,
+            received=_receive(settings, good_archive),
+            filename="good.tar.gz",
+            for_review=True,
         )
         assert queue.sent == []  # nothing is sent before the transaction commits
         session.commit()
@@ -72,8 +85,14 @@ def test_rollback_sends_nothing(
     database: Database, settings: Settings, queue: RecordingQueue, good_archive: Path
 ) -> None:
     with database.session() as session:
-        accept_upload(session=session, settings=settings, queue=queue,
-                      received=_receive(settings, good_archive), filename="g", for_review=True)
+        accept_upload(
+            session=session,
+            settings=settings,
+            queue=queue,
+            received=_receive(settings, good_archive),
+            filename="g",
+            for_review=True,
+        )
         session.rollback()
     assert queue.sent == []
     assert _count(database, Submission) == 0
@@ -133,7 +152,11 @@ def test_checks_pass_store_points_and_findings(
         run_checks(session=session, settings=settings, job_id=job_id, clock=lambda: IN_TIME)
     with database.session() as session:
         sub = session.scalars(select(Submission)).one()
-        assert (sub.state, sub.verdict, sub.checker_version) == ("passed_checks", "passed", "1.5.3.0")
+        assert (sub.state, sub.verdict, sub.checker_version) == (
+            "passed_checks",
+            "passed",
+            "1.5.3.0",
+        )
         assert (sub.target_cohort, sub.eligible_cohort) == ("2026-12-C0", "2026-12-C0")
         job = session.get(Job, job_id)
         assert (job.state, job.progress, job.attempts) == ("succeeded", 1.0, 1)
@@ -143,7 +166,11 @@ def test_checks_pass_store_points_and_findings(
         assert all(p.system_tps_per_kw and p.tps_per_user for p in points)
         run = session.scalars(select(CheckRun)).one()
         assert run.error_count == 0 and len(run.findings) > 250
-        assert {f.rule for f in run.findings} >= {"duplicate-upload", "target-cohort-cutoff", "point-count"}
+        assert {f.rule for f in run.findings} >= {
+            "duplicate-upload",
+            "target-cohort-cutoff",
+            "point-count",
+        }
 
 
 def test_rejected_bundle_and_not_for_review(
@@ -151,11 +178,15 @@ def test_rejected_bundle_and_not_for_review(
 ) -> None:
     _accept(database, settings, queue, bad_archive, for_review=False)
     with database.session() as session:
-        run_checks(session=session, settings=settings, job_id=queue.sent[0][0], clock=lambda: IN_TIME)
+        run_checks(
+            session=session, settings=settings, job_id=queue.sent[0][0], clock=lambda: IN_TIME
+        )
         sub = session.scalars(select(Submission)).one()
         assert (sub.state, sub.verdict, sub.for_review) == ("rejected", "rejected", False)
         assert sub.eligible_cohort is None
-        errors = session.scalars(select(FindingRow.rule).where(FindingRow.severity == "error")).all()
+        errors = session.scalars(
+            select(FindingRow.rule).where(FindingRow.severity == "error")
+        ).all()
         assert set(errors) == {"metric-consistency-system-tps", "seed-runtime-match"}
 
 
@@ -188,7 +219,9 @@ def test_missing_bundle_is_a_check_error_with_a_reason_and_can_be_retried(
     with database.session() as session:
         sub = session.get(Submission, sub_id)
         shutil.rmtree(settings.data_dir / sub.bundle_root)
-        run_checks(session=session, settings=settings, job_id=queue.sent[0][0], clock=lambda: IN_TIME)
+        run_checks(
+            session=session, settings=settings, job_id=queue.sent[0][0], clock=lambda: IN_TIME
+        )
         assert sub.state == "check_error" and "missing" in (sub.error_message or "")
         retry = retry_check(session=session, queue=queue, submission=sub)
         session.commit()
@@ -202,7 +235,9 @@ def test_lost_jobs_are_resent_then_given_up(
     job_id = queue.sent[0][0]
     later = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=settings.job_stale_after_s + 5)
     with database.session() as session:
-        assert recover_checks(session=session, settings=settings, queue=queue, clock=lambda: later) == [job_id]
+        assert recover_checks(
+            session=session, settings=settings, queue=queue, clock=lambda: later
+        ) == [job_id]
     assert queue.sent[-1] == (job_id, "check_submission")
     with database.session() as session:
         job = session.get(Job, job_id)
@@ -210,16 +245,26 @@ def test_lost_jobs_are_resent_then_given_up(
         job.submission.state = "checking"
         session.commit()
         much_later = later + dt.timedelta(seconds=settings.job_stale_after_s + 5)
-        assert recover_checks(session=session, settings=settings, queue=queue, clock=lambda: much_later) == []
+        assert (
+            recover_checks(
+                session=session, settings=settings, queue=queue, clock=lambda: much_later
+            )
+            == []
+        )
         job = session.get(Job, job_id)
         assert job.state == "failed" and "attempts" in (job.error or "")
         assert job.submission.state == "check_error"
 
 
-def test_fail_check_from_received(database: Database, settings: Settings, queue: RecordingQueue,
-                                  good_archive: Path) -> None:
+def test_fail_check_from_received(
+    database: Database, settings: Settings, queue: RecordingQueue, good_archive: Path
+) -> None:
     _accept(database, settings, queue, good_archive)
     with database.session() as session:
         job = session.get(Job, queue.sent[0][0])
         fail_check(session=session, job=job, reason="boom")
-        assert (job.state, job.submission.state, job.submission.error_message) == ("failed", "check_error", "boom")
+        assert (job.state, job.submission.state, job.submission.error_message) == (
+            "failed",
+            "check_error",
+            "boom",
+        )

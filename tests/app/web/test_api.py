@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,8 +42,12 @@ def test_upload_returns_201_with_links_and_queues_a_check(
     assert len(queue.sent) == 1
 
 
-@pytest.mark.parametrize(("fmt", "layout"), [("zip", "org"), ("tar.gz", "submission"), ("zip", "submission")])
-def test_zip_and_submission_root_layouts(client: TestClient, tmp_path: Path, fmt: str, layout: str) -> None:
+@pytest.mark.parametrize(
+    ("fmt", "layout"), [("zip", "org"), ("tar.gz", "submission"), ("zip", "submission")]
+)
+def test_zip_and_submission_root_layouts(
+    client: TestClient, tmp_path: Path, fmt: str, layout: str
+) -> None:
     archive = BundleFactory().archive(tmp_path / f"b.{fmt}", fmt=fmt, layout=layout)
     response = _upload(client, archive.read_bytes(), name=archive.name, not_for_review="on")
     assert response.status_code == 201, response.text
@@ -52,7 +55,9 @@ def test_zip_and_submission_root_layouts(client: TestClient, tmp_path: Path, fmt
     assert response.json()["organization"] == "Acme Corp"
 
 
-def _member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tuple[tarfile.TarInfo, bytes | None]:
+def _member(
+    name: str, kind: bytes = tarfile.REGTYPE, link: str = ""
+) -> tuple[tarfile.TarInfo, bytes | None]:
     info = tarfile.TarInfo(name)
     info.type = kind
     info.linkname = link
@@ -80,8 +85,9 @@ def test_hostile_archives_get_a_4xx_json_error_naming_the_problem(
     assert client.get("/api/v1/submissions").json()["count"] == 0
 
 
-def test_limits_and_malformed_requests(settings: Settings, database: Database, queue: RecordingQueue,
-                                       good_archive: Path) -> None:
+def test_limits_and_malformed_requests(
+    settings: Settings, database: Database, queue: RecordingQueue, good_archive: Path
+) -> None:
     small = settings.model_copy(update={"max_upload_bytes": 2048, "max_archive_members": 5})
     with TestClient(create_app(small, queue=queue)) as client:
         too_big = _upload(client, good_archive.read_bytes())
@@ -92,8 +98,9 @@ def test_limits_and_malformed_requests(settings: Settings, database: Database, q
         not_archive = _upload(client, b"hello, not an archive")
         assert not_archive.status_code == 415
         assert not_archive.json()["error"]["code"] == "unsupported-format"
-        no_file = client.post("/api/v1/submissions", data={"x": "1"},
-                              files={"other": ("a.txt", b"x")})
+        no_file = client.post(
+            "/api/v1/submissions", data={"x": "1"}, files={"other": ("a.txt", b"x")}
+        )
         assert no_file.status_code == 400 and no_file.json()["error"]["code"] == "no-file"
         json_body = client.post("/api/v1/submissions", json={"file": "x"})
         assert json_body.status_code == 415
@@ -101,7 +108,11 @@ def test_limits_and_malformed_requests(settings: Settings, database: Database, q
 
 
 def test_submission_findings_and_curve_after_checks(
-    client: TestClient, settings: Settings, database: Database, queue: RecordingQueue, bad_archive: Path
+    client: TestClient,
+    settings: Settings,
+    database: Database,
+    queue: RecordingQueue,
+    bad_archive: Path,
 ) -> None:
     body = _upload(client, bad_archive.read_bytes()).json()
     with database.session() as session:

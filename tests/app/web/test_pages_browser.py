@@ -24,16 +24,20 @@ def page(chromium_path: str) -> Iterator[object]:
     playwright_sync = pytest.importorskip("playwright.sync_api")
     with playwright_sync.sync_playwright() as p:
         try:
-            browser = p.chromium.launch(executable_path=chromium_path, headless=True, args=LAUNCH_ARGS)
+            browser = p.chromium.launch(
+                executable_path=chromium_path, headless=True, args=LAUNCH_ARGS
+            )
         except Exception as exc:  # noqa: BLE001 - report why the browser did not start
             require(False, f"a launchable Chromium ({exc})")
         context = browser.new_context(viewport={"width": 1280, "height": 1600})
         # Nothing leaves the machine: every request not to loopback is aborted.
         context.route(
             "**/*",
-            lambda route: route.continue_()
-            if route.request.url.startswith("http://127.0.0.1")
-            else route.abort(),
+            lambda route: (
+                route.continue_()
+                if route.request.url.startswith("http://127.0.0.1")
+                else route.abort()
+            ),
         )
         page = context.new_page()
         errors: list[str] = []

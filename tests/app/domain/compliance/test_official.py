@@ -55,7 +55,9 @@ def test_derived_values_are_the_checkers(tmp_path: Path) -> None:
     report = run_official_checks(root)
     assert len(report.points) == 16
     for point in report.points:
-        summary_path = root / "results" / point.system / point.model / point.dir_name / "result_summary.json"
+        summary_path = (
+            root / "results" / point.system / point.model / point.dir_name / "result_summary.json"
+        )
         summary, _ = load_result_summary(summary_path)
         assert summary is not None
         assert point.system_tps == summary.system_tps
@@ -80,7 +82,11 @@ def test_derived_values_are_the_checkers(tmp_path: Path) -> None:
 def test_stored_copies_that_disagree_are_reported_not_used(tmp_path: Path) -> None:
     root = BundleFactory().build(tmp_path, breaks=("inflated-system-tps",))
     report = run_official_checks(root)
-    bad = next(f for f in report.findings if f.rule == "metric-consistency-system-tps" and f.severity == "error")
+    bad = next(
+        f
+        for f in report.findings
+        if f.rule == "metric-consistency-system-tps" and f.severity == "error"
+    )
     point = next(p for p in report.points if p.label == bad.point)
     stored = json.loads((root / bad.path).read_text())["system_tps"]
     assert point.system_tps != pytest.approx(stored)  # the derived value, as the checker has it
@@ -90,8 +96,10 @@ def test_accuracy_results_are_attributed_to_their_point(tmp_path: Path) -> None:
     """The checker reports every accuracy-gate result at the first accuracy point's
     path (bundle-format digest §3.5); the portal names the point that failed."""
     root = BundleFactory().build(tmp_path)
-    points = sorted((p for p in root.glob("results/*/*/r*") if (p / "accuracy_results.json").exists()),
-                    key=lambda p: int(p.name[1:]))
+    points = sorted(
+        (p for p in root.glob("results/*/*/r*") if (p / "accuracy_results.json").exists()),
+        key=lambda p: int(p.name[1:]),
+    )
     target = points[2]  # not the first accuracy point
     path = target / "accuracy_results.json"
     data = json.loads(path.read_text())
@@ -102,7 +110,9 @@ def test_accuracy_results_are_attributed_to_their_point(tmp_path: Path) -> None:
     report = run_official_checks(root)
     failed = [f for f in report.findings if f.rule == "accuracy-gate" and f.severity == "error"]
     assert len(failed) == 1  # one aggregated rouge1 for the point
-    assert {f.point for f in failed} == {f"{target.parent.parent.name}/{target.parent.name}/{target.name}"}
+    assert {f.point for f in failed} == {
+        f"{target.parent.parent.name}/{target.parent.name}/{target.name}"
+    }
     assert all(f.path.endswith(f"{points[0].name}/results.json") for f in failed)  # as official
     by_dir = {p.dir_name: p.accuracy for p in report.points}
     assert by_dir[target.name] == "failed"
