@@ -58,6 +58,15 @@ def cmd_worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _die_with_parent() -> None:
+    """In the child: ask Linux to stop it if the serving process dies (even by SIGKILL)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
 class WorkerSupervisor:
     """Keeps one worker process running beside the web process; restarts it if it dies."""
 
@@ -68,8 +77,11 @@ class WorkerSupervisor:
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="worker-supervisor", daemon=True)
 
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(self.command, preexec_fn=_die_with_parent)
+
     def start(self) -> None:
-        self.process = subprocess.Popen(self.command)
+        self.process = self._spawn()
         self._thread.start()
 
     def _watch(self) -> None:
@@ -79,7 +91,7 @@ class WorkerSupervisor:
                 print(f"worker exited with {code}; restarting", file=sys.stderr)
                 if self._stopping.wait(self.restart_delay_s):
                     return
-                self.process = subprocess.Popen(self.command)
+                self.process = self._spawn()
 
     def stop(self) -> None:
         self._stopping.set()
