@@ -1,0 +1,197 @@
+"""``endpoints-harness``: run a point, recompute a run folder, serve the simulator."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+from .dataset import DatasetError, load_dataset
+from .loadgen import LOAD_PATTERNS, RunConfig, options_from_run_dir, run_point, write_summary
+from .sim import SimConfig, serve
+from .tokens import TokenizerNotFound, load_counter, load_registry
+
+
+def _counter(spec: str | None, chat_template: str | None, registry: str | None):  # type: ignore[no-untyped-def]
+    if not spec:
+        return None
+    entries = load_registry(Path(registry)) if registry else None
+    return load_counter(spec, entries, chat_template)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        samples = load_dataset(Path(args.dataset), args.prompt_column)
+        counter = _counter(args.tokenizer, args.chat_template, args.tokenizer_registry)
+    except (DatasetError, TokenizerNotFound) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    config = RunConfig(
+        endpoint=args.endpoint,
+        model=args.model,
+        load_pattern=args.load_pattern,
+        concurrency=args.concurrency,
+        target_qps=args.target_qps,
+        duration_s=args.duration,
+        n_samples=args.n_samples,
+        warmup_requests=args.warmup,
+        streaming=not args.no_streaming,
+        api=args.api,
+        max_tokens=args.max_tokens,
+        seed=args.seed,
+        drain_timeout_s=args.drain_timeout,
+        api_key=args.api_key,
+    )
+    try:
+        config.validate()
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.output)
+    result = run_point(config, samples, out, counter, progress=lambda m: print(m, file=sys.stderr))
+    # Remember how to recompute: the tokenizer is part of the run's definition.
+    config_path = out / "config.yaml"
+    data = yaml.safe_load(config_path.read_text())
+    data["model_params"]["tokenizer_name"] = args.tokenizer
+    data["model_params"]["chat_template"] = args.chat_template
+    config_path.write_text(yaml.safe_dump(data, sort_keys=False))
+    r = result.summary.result
+    print(
+        f"completed {r['n_samples_completed']}/{r['n_samples_issued']} "
+        f"(failed {r['n_samples_failed']}, dropped {r['n_samples_dropped']}); "
+        f"tps {r['tps'] if r['tps'] is None else round(r['tps'], 1)}; run folder {out}"
+    )
+    return 0
+
+
+def cmd_recompute(args: argparse.Namespace) -> int:
+    run_dir = Path(args.run_dir)
+    if not (run_dir / "events.jsonl").is_file():
+        print(f"error: {run_dir} has no events.jsonl", file=sys.stderr)
+        return 2
+    config = (
+        yaml.safe_load((run_dir / "config.yaml").read_text())
+        if (run_dir / "config.yaml").is_file()
+        else {}
+    )
+    params = (config or {}).get("model_params") or {}
+    try:
+        counter = _counter(
+            args.tokenizer or params.get("tokenizer_name"),
+            args.chat_template or params.get("chat_template"),
+            args.tokenizer_registry,
+        )
+    except TokenizerNotFound as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    options = options_from_run_dir(run_dir)
+    options.failures_as_completions = args.official_failures
+    if args.output:
+        target = Path(args.output)
+        target.mkdir(parents=True, exist_ok=True)
+        (target / "events.jsonl").write_bytes((run_dir / "events.jsonl").read_bytes())
+        run_dir = target
+    summary = write_summary(run_dir, counter, options)
+    for problem in summary.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    print(json.dumps({k: summary.result[k] for k in ("n_samples_completed", "duration_ns", "tps")}))
+    return 0
+
+
+def cmd_serve_sim(args: argparse.Namespace) -> int:
+    config = (
+        SimConfig.instant(args.chunks)
+        if args.instant
+        else SimConfig(
+            ttft_ms=args.ttft_ms,
+            tpot_ms=args.tpot_ms,
+            max_batch=args.max_batch,
+            batch_slowdown=args.batch_slowdown,
+            output_tokens=args.output_tokens,
+            error_rate=args.error_rate,
+            drop_rate=args.drop_rate,
+            whitespace_first_rate=args.whitespace_first_rate,
+            seed=args.seed,
+        )
+    )
+    try:
+        asyncio.run(serve(config, args.host, args.port))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="endpoints-harness",
+        description="Measure an OpenAI-compatible endpoint as the official client does",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="measure one point into a run folder")
+    run.add_argument("--endpoint", required=True, help="base URL, e.g. http://127.0.0.1:8001")
+    run.add_argument("--model", required=True)
+    run.add_argument("--dataset", required=True, help="JSONL, CSV or Parquet")
+    run.add_argument("--prompt-column", default=None)
+    run.add_argument("--tokenizer", default=None, help="registry model name, tokenizer dir or file")
+    run.add_argument(
+        "--chat-template", default=None, help="template file (overrides the tokenizer's)"
+    )
+    run.add_argument("--tokenizer-registry", default=None, help="JSON registry file")
+    run.add_argument("--load-pattern", choices=LOAD_PATTERNS, default="concurrency")
+    run.add_argument("--concurrency", type=int, default=1)
+    run.add_argument("--target-qps", type=float, default=None)
+    run.add_argument("--duration", type=float, default=None, help="seconds to issue for")
+    run.add_argument("--n-samples", type=int, default=None)
+    run.add_argument("--warmup", type=int, default=0, help="warmup requests before tracking")
+    run.add_argument("--no-streaming", action="store_true")
+    run.add_argument("--api", choices=("chat", "completions"), default="chat")
+    run.add_argument("--max-tokens", type=int, default=1024)
+    run.add_argument("--seed", type=int, default=42)
+    run.add_argument("--drain-timeout", type=float, default=240.0)
+    run.add_argument("--api-key", default=None)
+    run.add_argument("--output", required=True, help="run folder to write")
+    run.set_defaults(func=cmd_run)
+
+    recompute = sub.add_parser("recompute", help="rebuild a run's summary from events.jsonl")
+    recompute.add_argument("run_dir")
+    recompute.add_argument("--tokenizer", default=None)
+    recompute.add_argument("--chat-template", default=None)
+    recompute.add_argument("--tokenizer-registry", default=None)
+    recompute.add_argument(
+        "--official-failures",
+        action="store_true",
+        help="count failed requests as completions, as the official client does",
+    )
+    recompute.add_argument("--output", default=None, help="write into another folder")
+    recompute.set_defaults(func=cmd_recompute)
+
+    sim = sub.add_parser("serve-sim", help="a simulated OpenAI-compatible streaming endpoint")
+    sim.add_argument("--host", default="127.0.0.1")
+    sim.add_argument("--port", type=int, default=8001)
+    sim.add_argument("--instant", action="store_true", help="no delays (roofline)")
+    sim.add_argument("--chunks", type=int, default=100, help="chunks per response with --instant")
+    sim.add_argument("--ttft-ms", type=float, default=30.0)
+    sim.add_argument("--tpot-ms", type=float, default=5.0)
+    sim.add_argument("--max-batch", type=int, default=64)
+    sim.add_argument("--batch-slowdown", type=float, default=0.02)
+    sim.add_argument("--output-tokens", type=int, default=128)
+    sim.add_argument("--error-rate", type=float, default=0.0)
+    sim.add_argument("--drop-rate", type=float, default=0.0)
+    sim.add_argument("--whitespace-first-rate", type=float, default=0.0)
+    sim.add_argument("--seed", type=int, default=0)
+    sim.set_defaults(func=cmd_serve_sim)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

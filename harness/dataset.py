@@ -1,0 +1,82 @@
+"""Datasets: JSONL, CSV or Parquet, with a prompt column or chat ``messages``."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+PROMPT_COLUMNS = ("prompt", "text_input", "input", "question")
+
+
+class DatasetError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Sample:
+    index: int
+    prompt: str | None = None
+    messages: list[dict[str, Any]] | None = None
+    max_tokens: int | None = None
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise DatasetError(f"{path}: no such dataset file")
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".json"):
+        rows = []
+        with path.open(encoding="utf-8") as fh:
+            for number, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except ValueError as exc:
+                    raise DatasetError(f"{path}:{number}: not JSON ({exc})") from exc
+                if not isinstance(row, dict):
+                    raise DatasetError(f"{path}:{number}: each line must be a JSON object")
+                rows.append(row)
+        return rows
+    if suffix == ".csv":
+        with path.open(encoding="utf-8", newline="") as fh:
+            return list(csv.DictReader(fh))
+    if suffix == ".parquet":
+        try:
+            import pyarrow.parquet as pq
+        except ImportError as exc:
+            raise DatasetError("reading Parquet needs pyarrow (pip install pyarrow)") from exc
+        return pq.read_table(path).to_pylist()
+    raise DatasetError(f"{path}: unsupported dataset type {suffix!r} (jsonl, csv or parquet)")
+
+
+def load_dataset(path: Path, prompt_column: str | None = None) -> list[Sample]:
+    rows = _rows(path)
+    if not rows:
+        raise DatasetError(f"{path}: the dataset is empty")
+    first = rows[0]
+    column = prompt_column
+    if column is None and "messages" not in first:
+        column = next((c for c in PROMPT_COLUMNS if c in first), None)
+        if column is None:
+            raise DatasetError(
+                f"{path}: no prompt column; name one with --prompt-column "
+                f"(columns: {', '.join(sorted(first))})"
+            )
+    samples = []
+    for i, row in enumerate(rows):
+        max_tokens = row.get("max_tokens") or row.get("max_new_tokens")
+        max_tokens = int(max_tokens) if max_tokens not in (None, "") else None
+        if column is not None:
+            if column not in row:
+                raise DatasetError(f"{path}: row {i + 1} has no {column!r} column")
+            samples.append(Sample(i, prompt=str(row[column]), max_tokens=max_tokens))
+        else:
+            messages = row["messages"]
+            if isinstance(messages, str):
+                messages = json.loads(messages)
+            samples.append(Sample(i, messages=list(messages), max_tokens=max_tokens))
+    return samples

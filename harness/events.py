@@ -1,0 +1,173 @@
+"""``events.jsonl``: the official event schema (harness-metrics digest §6.3).
+
+One JSON object per line: ``event_type``, ``timestamp_ns`` (monotonic ns of the load
+generator), ``sample_uuid``, ``conversation_id``, ``turn``, ``data`` and, on completes,
+``finish_reason``. Payloads are positional lists, as the official client writes them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+try:  # orjson is much faster for the hot path; json is the fallback
+    import orjson
+
+    def _dumps(obj: Any) -> bytes:
+        return orjson.dumps(obj)
+
+    _loads = orjson.loads
+except ImportError:  # pragma: no cover
+
+    def _dumps(obj: Any) -> bytes:
+        return json.dumps(obj, separators=(",", ":")).encode()
+
+    _loads = json.loads
+
+SESSION_STARTED = "session.started"
+SESSION_ENDED = "session.ended"
+START_TRACKING = "session.start_performance_tracking"
+STOP_TRACKING = "session.stop_performance_tracking"
+ISSUED = "sample.issued"
+RECV_FIRST = "sample.recv_first"
+RECV_NON_FIRST = "sample.recv_non_first"
+COMPLETE = "sample.complete"
+ERROR = "error.generic"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    text: str | None = None
+    token_ids: list[int] | None = None
+    messages: list[dict[str, Any]] | None = None
+    tools: list[dict[str, Any]] | None = None
+
+    def to_data(self) -> list[Any]:
+        return [
+            "PromptData",
+            self.text,
+            self.token_ids,
+            self.messages,
+            self.tools,
+            None,
+            None,
+            None,
+        ]
+
+    @classmethod
+    def from_data(cls, data: Any) -> Prompt:
+        if not isinstance(data, list) or not data or data[0] != "PromptData":
+            return cls()
+        padded = list(data) + [None] * 8
+        return cls(text=padded[1], token_ids=padded[2], messages=padded[3], tools=padded[4])
+
+
+@dataclass(frozen=True)
+class Output:
+    """``TextModelOutput``: ``output`` is ``[first_chunk, rest]`` (or a string when there
+    is reasoning or no streaming); ``reasoning`` is ``[first_chunk, rest]`` or None."""
+
+    output: str | list[str] | None
+    reasoning: str | list[str] | None = None
+    tool_calls: list[dict[str, Any]] | None = None
+
+    def to_data(self) -> list[Any]:
+        return ["TextModelOutput", self.output, self.reasoning, self.tool_calls]
+
+    @classmethod
+    def from_data(cls, data: Any) -> Output | None:
+        if not isinstance(data, list) or not data or data[0] != "TextModelOutput":
+            return None
+        padded = list(data) + [None] * 4
+        return cls(output=padded[1], reasoning=padded[2], tool_calls=padded[3])
+
+    @staticmethod
+    def _join(value: str | list[str] | None) -> str:
+        if value is None:
+            return ""
+        return value if isinstance(value, str) else "".join(str(v) for v in value)
+
+    @property
+    def content(self) -> str:
+        return self._join(self.output)
+
+    @property
+    def reasoning_text(self) -> str:
+        return self._join(self.reasoning)
+
+    def after_first_chunk(self) -> tuple[str, str]:
+        """(content, reasoning) that arrived after the first chunk (digest §4, TPOT)."""
+        if self.reasoning:
+            rest = self.reasoning[1:] if isinstance(self.reasoning, list) else []
+            return self.content, "".join(str(r) for r in rest)
+        if isinstance(self.output, list):
+            return "".join(str(o) for o in self.output[1:]), ""
+        return "", ""  # a non-streamed answer has no "after the first chunk"
+
+
+class EventWriter:
+    """Appends events to a JSONL file; buffered, one line per event."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh: IO[bytes] = path.open("wb", buffering=1024 * 1024)
+
+    def write(
+        self,
+        event_type: str,
+        timestamp_ns: int,
+        sample_uuid: str = "",
+        data: Any = None,
+        *,
+        conversation_id: str = "",
+        turn: int | None = None,
+        finish_reason: str | None = None,
+    ) -> None:
+        record: dict[str, Any] = {
+            "event_type": event_type,
+            "timestamp_ns": timestamp_ns,
+            "sample_uuid": sample_uuid,
+            "conversation_id": conversation_id,
+            "turn": turn,
+            "data": data,
+        }
+        if finish_reason is not None:
+            record["finish_reason"] = finish_reason
+        self._fh.write(_dumps(record) + b"\n")
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+class MalformedEvent(Exception):
+    def __init__(self, line_number: int, reason: str) -> None:
+        super().__init__(f"events.jsonl line {line_number}: {reason}")
+        self.line_number = line_number
+        self.reason = reason
+
+
+def read_events(path: Path, *, strict: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, event)`` streaming the file; never loads it whole.
+
+    With ``strict=False`` a malformed line is yielded as ``(n, {"_error": reason})``.
+    """
+    with path.open("rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                event = _loads(line)
+                if not isinstance(event, dict) or "event_type" not in event:
+                    raise ValueError("not an event object")
+                if not isinstance(event.get("timestamp_ns"), int):
+                    raise ValueError("timestamp_ns is not an integer")
+            except ValueError as exc:
+                if strict:
+                    raise MalformedEvent(number, str(exc)) from exc
+                yield number, {"_error": str(exc)}
+                continue
+            yield number, event

@@ -1,0 +1,339 @@
+"""Run one point against an endpoint and write the run folder in the official layout.
+
+Load patterns: ``concurrency`` (closed loop: a slot is refilled when its response ends),
+``offline`` (the whole dataset at once), ``poisson`` (open loop at a target rate, with
+arrivals scheduled from the start so lateness does not drift). Issue order follows the
+official client: ``random.Random(seed)`` shuffles the dataset once per pass.
+
+At a duration cap no new request is issued; those in flight are drained (bounded by
+``drain_timeout_s``) and any still running then are cancelled, recorded as dropped, and
+excluded from every metric (the official client drops them silently).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from . import events as ev
+from .client import Response, send
+from .dataset import Sample
+from .events import EventWriter, Prompt
+from .summary import Summary, SummaryOptions, render_report, summarize
+from .tokens import TokenCounter
+
+LOAD_PATTERNS = ("concurrency", "offline", "poisson")
+
+
+@dataclass
+class RunConfig:
+    endpoint: str
+    model: str
+    load_pattern: str = "concurrency"
+    concurrency: int = 1
+    target_qps: float | None = None
+    duration_s: float | None = None
+    n_samples: int | None = None
+    warmup_requests: int = 0
+    streaming: bool = True
+    api: str = "chat"  # "chat" (/v1/chat/completions) or "completions"
+    max_tokens: int = 1024
+    seed: int = 42
+    drain_timeout_s: float = 240.0
+    request_timeout_s: float = 600.0
+    api_key: str | None = field(default=None, repr=False)
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+    def validate(self) -> None:
+        if self.load_pattern not in LOAD_PATTERNS:
+            raise ValueError(f"load pattern must be one of {', '.join(LOAD_PATTERNS)}")
+        if self.load_pattern == "concurrency" and self.concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if self.load_pattern == "poisson" and not (self.target_qps and self.target_qps > 0):
+            raise ValueError("a poisson run needs --target-qps > 0")
+        if self.duration_s is None and self.n_samples is None and self.load_pattern != "offline":
+            raise ValueError("give --duration or --n-samples")
+
+    def redacted(self) -> dict[str, Any]:
+        data = asdict(self)
+        if data.get("api_key"):
+            data["api_key"] = "<redacted>"
+        return data
+
+    @property
+    def url(self) -> str:
+        path = "/v1/chat/completions" if self.api == "chat" else "/v1/completions"
+        return self.endpoint.rstrip("/") + path
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    summary: Summary
+
+
+def sample_order(n: int, seed: int) -> Iterator[int]:
+    """Endless issue order: each pass is ``range(n)`` shuffled by one seeded RNG."""
+    rng = random.Random(seed)
+    while True:
+        order = list(range(n))
+        rng.shuffle(order)
+        yield from order
+
+
+class _Session:
+    def __init__(self, config: RunConfig, samples: list[Sample], writer: EventWriter) -> None:
+        self.config = config
+        self.samples = samples
+        self.writer = writer
+        self.index_map: dict[str, int] = {}
+        self.in_flight: set[asyncio.Task[None]] = set()
+        self.issued = 0
+        self.dropped = 0
+        headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
+        limit = max(config.concurrency, 1) if config.load_pattern == "concurrency" else 1024
+        self.client = httpx.AsyncClient(
+            headers=headers,
+            timeout=httpx.Timeout(config.request_timeout_s, connect=30.0),
+            limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit),
+        )
+
+    def body(self, sample: Sample) -> dict[str, Any]:
+        c = self.config
+        body: dict[str, Any] = {
+            "model": c.model,
+            "stream": c.streaming,
+            "max_tokens": sample.max_tokens or c.max_tokens,
+        }
+        if c.api == "chat":
+            body["messages"] = sample.messages or [{"role": "user", "content": sample.prompt or ""}]
+            body["max_completion_tokens"] = body["max_tokens"]
+        else:
+            body["prompt"] = sample.prompt or json.dumps(sample.messages)
+        body.update(c.extra_body)
+        return body
+
+    async def issue(self, index: int) -> None:
+        sample = self.samples[index]
+        sample_uuid = uuid.uuid4().hex
+        self.index_map[sample_uuid] = index
+        self.issued += 1
+        prompt = Prompt(text=sample.prompt, messages=sample.messages)
+        issued_at = time.monotonic_ns()
+        self.writer.write(ev.ISSUED, issued_at, sample_uuid, prompt.to_data())
+
+        def first(ns: int) -> None:
+            self.writer.write(ev.RECV_FIRST, ns, sample_uuid)
+
+        response: Response = await send(
+            self.client,
+            self.config.url,
+            self.body(sample),
+            streaming=self.config.streaming,
+            on_first=first,
+        )
+        done = response.complete_ns or time.monotonic_ns()
+        if response.error is not None:
+            self.writer.write(ev.ERROR, done, sample_uuid, ["ErrorData", *response.error])
+            self.writer.write(ev.COMPLETE, done, sample_uuid, None)
+            return
+        assert response.output is not None
+        self.writer.write(
+            ev.COMPLETE,
+            done,
+            sample_uuid,
+            response.output.to_data(),
+            finish_reason=response.finish_reason,
+        )
+
+    def spawn(self, index: int) -> asyncio.Task[None]:
+        task = asyncio.create_task(self.issue(index))
+        self.in_flight.add(task)
+        task.add_done_callback(self.in_flight.discard)
+        return task
+
+    async def drain(self) -> None:
+        if not self.in_flight:
+            return
+        _, pending = await asyncio.wait(set(self.in_flight), timeout=self.config.drain_timeout_s)
+        for task in pending:
+            task.cancel()
+        self.dropped += len(pending)
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    async def run_phase(
+        self, count: int | None, deadline: float | None, order: Iterator[int]
+    ) -> None:
+        c = self.config
+
+        def more(issued_here: int) -> bool:
+            if count is not None and issued_here >= count:
+                return False
+            return deadline is None or time.monotonic() < deadline
+
+        if c.load_pattern == "concurrency":
+            issued_here = 0
+            slots = asyncio.Semaphore(c.concurrency)
+            while more(issued_here):
+                try:
+                    # Waiting for a free slot must not outlast the duration cap.
+                    timeout = None if deadline is None else max(deadline - time.monotonic(), 0)
+                    await asyncio.wait_for(slots.acquire(), timeout)
+                except TimeoutError:
+                    break
+                if not more(issued_here):
+                    slots.release()
+                    break
+                task = self.spawn(next(order))
+                task.add_done_callback(lambda _t: slots.release())
+                issued_here += 1
+        elif c.load_pattern == "offline":
+            total = count if count is not None else len(self.samples)
+            for _ in range(total):
+                self.spawn(next(order))
+                await asyncio.sleep(0)  # let responses be read between issues
+        else:  # poisson
+            rng = random.Random(c.seed)
+            start = time.monotonic()
+            at = start
+            issued_here = 0
+            while more(issued_here):
+                at += rng.expovariate(c.target_qps or 1.0)
+                delay = at - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                if not more(issued_here):
+                    break
+                self.spawn(next(order))
+                issued_here += 1
+        await self.drain()
+
+
+async def _run(config: RunConfig, samples: list[Sample], writer: EventWriter) -> _Session:
+    session = _Session(config, samples, writer)
+    try:
+        writer.write(ev.SESSION_STARTED, time.monotonic_ns())
+        if config.warmup_requests:
+            await session.run_phase(
+                config.warmup_requests, None, sample_order(len(samples), config.seed + 1)
+            )
+        writer.write(ev.START_TRACKING, time.monotonic_ns())
+        deadline = time.monotonic() + config.duration_s if config.duration_s else None
+        await session.run_phase(config.n_samples, deadline, sample_order(len(samples), config.seed))
+        writer.write(ev.STOP_TRACKING, time.monotonic_ns())
+        writer.write(ev.SESSION_ENDED, time.monotonic_ns())
+    finally:
+        await session.client.aclose()
+    return session
+
+
+def run_point(
+    config: RunConfig,
+    samples: list[Sample],
+    run_dir: Path,
+    counter: TokenCounter | None,
+    *,
+    progress: Callable[[str], None] | None = None,
+) -> RunResult:
+    """Measure one point and write ``run_dir`` in the official layout."""
+    config.validate()
+    if not samples:
+        raise ValueError("the dataset has no samples")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    writer = EventWriter(run_dir / "events.jsonl")
+    try:
+        session = asyncio.run(_run(config, samples, writer))
+    finally:
+        writer.close()
+    if progress:
+        progress(f"issued {session.issued}, dropped {session.dropped}; computing metrics")
+    write_config(run_dir, config)
+    (run_dir / "sample_idx_map.json").write_text(json.dumps({"performance": session.index_map}))
+    summary = write_summary(run_dir, counter, summary_options(config))
+    return RunResult(run_dir, summary)
+
+
+def summary_options(config: RunConfig) -> SummaryOptions:
+    return SummaryOptions(
+        load_pattern=config.load_pattern,
+        run_config={
+            "load_pattern": {
+                "type": {"offline": "max_throughput"}.get(config.load_pattern, config.load_pattern),
+                "target_qps": config.target_qps,
+                "target_concurrency": config.concurrency,
+            },
+            "warmup": {"enabled": config.warmup_requests > 0, "n_requests": config.warmup_requests},
+            "scheduler_random_seed": config.seed,
+            "dataloader_random_seed": config.seed,
+        },
+    )
+
+
+def write_config(run_dir: Path, config: RunConfig) -> None:
+    data = {
+        "name": f"{config.model}-{config.load_pattern}",
+        "type": "offline" if config.load_pattern == "offline" else "online",
+        "model_params": {"name": config.model, "streaming": config.streaming},
+        "datasets": [{"name": "performance", "type": "performance"}],
+        "settings": {
+            "load_pattern": {
+                "type": {"offline": "max_throughput"}.get(config.load_pattern, config.load_pattern),
+                "target_concurrency": config.concurrency,
+                "target_qps": config.target_qps,
+            },
+            "runtime": {
+                "seed": config.seed,
+                "duration_s": config.duration_s,
+                "n_samples": config.n_samples,
+            },
+        },
+        "endpoint_config": {
+            "endpoints": [config.endpoint],
+            "api_key": "<redacted>" if config.api_key else None,
+            "api_type": config.api,
+        },
+        "harness": config.redacted(),
+    }
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def write_summary(run_dir: Path, counter: TokenCounter | None, options: SummaryOptions) -> Summary:
+    """Compute the summary from ``events.jsonl`` and write every derived file."""
+    summary = summarize(run_dir / "events.jsonl", counter, options)
+    (run_dir / "performance").mkdir(exist_ok=True)
+    (run_dir / "performance" / "result_summary.json").write_text(
+        json.dumps(summary.result, indent=2)
+    )
+    (run_dir / "metrics").mkdir(exist_ok=True)
+    (run_dir / "metrics" / "final_snapshot.json").write_text(json.dumps(summary.snapshot, indent=2))
+    (run_dir / "metrics" / ".ready").touch()
+    (run_dir / "report.txt").write_text(render_report(summary.result, summary.notes))
+    return summary
+
+
+def options_from_run_dir(run_dir: Path) -> SummaryOptions:
+    """Rebuild the summary options a run was made with, from its ``config.yaml``."""
+    config = yaml.safe_load((run_dir / "config.yaml").read_text())
+    harness = config.get("harness") or {}
+    return summary_options(
+        RunConfig(
+            endpoint=harness.get("endpoint", ""),
+            model=harness.get("model", ""),
+            load_pattern=harness.get("load_pattern", "concurrency"),
+            concurrency=int(harness.get("concurrency", 1)),
+            target_qps=harness.get("target_qps"),
+            warmup_requests=int(harness.get("warmup_requests", 0)),
+            seed=int(harness.get("seed", 42)),
+        )
+    )

@@ -1,0 +1,90 @@
+"""Metric definitions of the official client (harness-metrics digest §4), in one place.
+
+Percentiles use the ``lower`` method (``sorted[floor(p/100·(n−1))]``) with decimal-string
+keys; histograms have 30 log-spaced buckets spanning at least one decade; ``std_dev`` is
+the sample standard deviation. The portal's re-tokenization calls this same code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+PERCENTILES: tuple[float, ...] = (
+    99.9, 99.0, 97.0, 95.0, 90.0, 80.0, 75.0, 50.0, 25.0, 10.0, 5.0, 1.0,
+)  # fmt: skip
+HISTOGRAM_BUCKETS = 30
+
+
+def percentile_lower(sorted_values: Sequence[float], p: float) -> float:
+    """numpy's ``method="lower"``: the value at ``floor(p/100 · (n−1))``, no interpolation."""
+    if not sorted_values:
+        raise ValueError("percentile of an empty series")
+    index = math.floor(p / 100 * (len(sorted_values) - 1))
+    return sorted_values[index]
+
+
+def percentile_key(p: float) -> str:
+    """Keys as the official summary writes them: ``str(float)``, e.g. ``"90.0"``."""
+    return str(float(p))
+
+
+def log_histogram(
+    sorted_values: Sequence[float], buckets: int = HISTOGRAM_BUCKETS
+) -> dict[str, Any]:
+    """30 log-spaced buckets from ``max(min, 1)`` to ``max(max, 10·lo)``, values clipped in."""
+    lo = max(sorted_values[0], 1.0)
+    hi = max(sorted_values[-1], 10 * lo)
+    log_lo, log_hi = math.log(lo), math.log(hi)
+    edges = [math.exp(log_lo + i * (log_hi - log_lo) / buckets) for i in range(buckets + 1)]
+    counts = [0] * buckets
+    step = (log_hi - log_lo) / buckets
+    for value in sorted_values:
+        clipped = min(max(value, edges[0]), edges[-1])
+        index = int((math.log(clipped) - log_lo) / step) if step > 0 else 0
+        # The last bucket is closed; floating error must not push a value past it.
+        index = min(max(index, 0), buckets - 1)
+        if index + 1 < buckets and clipped >= edges[index + 1]:
+            index += 1
+        elif index > 0 and clipped < edges[index]:
+            index -= 1
+        counts[index] += 1
+    return {
+        "buckets": [[edges[i], edges[i + 1]] for i in range(buckets)],
+        "counts": counts,
+    }
+
+
+def stat_block(values: Sequence[float], integer: bool = False) -> dict[str, Any]:
+    """The official stat block: total, min, max, median, avg, std_dev, percentiles,
+    histogram. An empty series gives ``{}``."""
+    if not values:
+        return {}
+    ordered = sorted(values)
+    n = len(ordered)
+    total = sum(ordered)
+    if n > 1:
+        if integer:
+            sum_sq = sum(v * v for v in ordered)
+            std = math.sqrt(max(0, n * sum_sq - total * total)) / math.sqrt(n * (n - 1))
+        else:
+            mean = total / n
+            std = math.sqrt(max(0.0, sum((v - mean) ** 2 for v in ordered) / (n - 1)))
+    else:
+        std = 0.0
+    percentiles = {percentile_key(p): percentile_lower(ordered, p) for p in PERCENTILES}
+    return {
+        "total": total,
+        "min": ordered[0],
+        "max": ordered[-1],
+        "median": percentiles["50.0"],
+        "avg": total / n,
+        "std_dev": std,
+        "percentiles": percentiles,
+        "histogram": log_histogram(ordered),
+    }
+
+
+def rate(count: float, duration_ns: float) -> float | None:
+    return count / (duration_ns / 1e9) if duration_ns > 0 else None

@@ -1,0 +1,280 @@
+"""From ``events.jsonl`` to ``result_summary.json``: the one implementation of the metrics.
+
+A run writes its events and then calls :func:`summarize` on them, and ``recompute`` calls
+the same function later, so the two always agree. Recomputation streams the file and
+tokenizes each response as it goes: memory grows with the number of samples (one number
+per series per sample), never with the text.
+
+Where the official client is wrong, the default here is right and the report says so:
+failed requests are failures, not completions (``failures_as_completions=True`` gives the
+official arithmetic, for comparing with runs it produced).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import events as ev
+from .events import Output, Prompt, read_events
+from .metrics import rate, stat_block
+from .tokens import TokenCounter
+
+FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "function_call", "other")
+VERSION = "0.1.0"
+
+
+@dataclass
+class SummaryOptions:
+    load_pattern: str = "concurrency"
+    failures_as_completions: bool = False
+    use_legacy_window_for_poisson: bool = True
+    run_config: dict[str, Any] = field(default_factory=dict)
+    git_sha: str | None = None
+
+
+@dataclass
+class _Row:
+    issued_ns: int
+    recv_first_ns: int | None = None
+    failed: bool = False
+
+
+@dataclass
+class Summary:
+    result: dict[str, Any]
+    snapshot: dict[str, Any]
+    notes: list[str]
+    problems: list[str]  # malformed lines and other trouble found while reading
+
+
+def summarize(path: Path, counter: TokenCounter | None, options: SummaryOptions) -> Summary:
+    rows: dict[str, _Row] = {}
+    tracking = False
+    block_start = 0
+    block_last = 0
+    duration_ns = 0
+    issued = completed = failed = 0
+    ttft: list[int] = []
+    tpot: list[float] = []
+    latency: list[int] = []
+    isl: list[int] = []
+    osl: list[int] = []
+    finish = dict.fromkeys(FINISH_REASONS, 0)
+    first_issue_ns: int | None = None
+    latest_issue_completed: tuple[int, int] | None = None  # (issued_ns, complete_ns)
+    problems: list[str] = []
+    negative_tpot = 0
+
+    def close_block() -> None:
+        nonlocal duration_ns
+        if block_last > block_start:
+            duration_ns += block_last - block_start
+
+    for line, event in read_events(path, strict=False):
+        if "_error" in event:
+            problems.append(f"line {line}: {event['_error']}")
+            continue
+        kind = event["event_type"]
+        ts = event["timestamp_ns"]
+        uuid = event.get("sample_uuid") or ""
+        if kind == ev.START_TRACKING:
+            if tracking:
+                close_block()
+            tracking = True
+            block_start = block_last = ts
+        elif kind == ev.STOP_TRACKING:
+            tracking = False  # the window stays open until the last tracked completion
+        elif kind == ev.ISSUED:
+            if tracking:
+                rows[uuid] = _Row(issued_ns=ts)
+                issued += 1
+                first_issue_ns = ts if first_issue_ns is None else min(first_issue_ns, ts)
+                if counter is not None:
+                    count = counter.count_prompt(Prompt.from_data(event.get("data")))
+                    if count is not None:
+                        isl.append(count)
+        elif kind == ev.ERROR:
+            row = rows.get(uuid)
+            if row is not None and not row.failed:
+                row.failed = True
+                failed += 1
+        elif kind == ev.RECV_FIRST:
+            row = rows.get(uuid)
+            if row is not None and row.recv_first_ns is None:
+                row.recv_first_ns = ts
+                ttft.append(ts - row.issued_ns)
+        elif kind == ev.COMPLETE:
+            row = rows.pop(uuid, None)
+            if row is None:
+                continue
+            block_last = max(block_last, ts)
+            if row.failed and not options.failures_as_completions:
+                continue
+            completed += 1
+            latency.append(ts - row.issued_ns)
+            if latest_issue_completed is None or row.issued_ns > latest_issue_completed[0]:
+                latest_issue_completed = (row.issued_ns, ts)
+            reason = event.get("finish_reason")
+            if reason is not None:
+                finish[reason if reason in finish else "other"] += 1
+            output = Output.from_data(event.get("data"))
+            if output is None or counter is None:
+                continue
+            n_out = counter.count_output(output)
+            if output.content or output.reasoning_text or output.tool_calls:
+                osl.append(n_out)
+            if row.recv_first_ns is not None:
+                n_after = counter.count_after_first_chunk(output)
+                if n_after > 0:
+                    value = (ts - row.recv_first_ns) / n_after
+                    negative_tpot += value < 0
+                    tpot.append(value)
+    if tracking or block_last > block_start:
+        close_block()
+
+    dropped = len(rows)  # issued in the window, never completed nor failed
+    notes: list[str] = []
+    if not options.failures_as_completions:
+        notes.append(
+            "failed requests are counted as failures, not completions "
+            "(the official client counts them as completed)"
+        )
+    if dropped:
+        notes.append(f"{dropped} request(s) issued in the window never finished and are excluded")
+    if negative_tpot:
+        notes.append(f"{negative_tpot} negative TPOT value(s) kept, as the official client does")
+    if counter is None:
+        notes.append("no reference tokenizer: token counts, TPOT and TPS are empty")
+
+    legacy_ns = None
+    if latest_issue_completed is not None and first_issue_ns is not None:
+        legacy_ns = latest_issue_completed[1] - first_issue_ns
+    use_legacy = (
+        options.load_pattern == "poisson"
+        and options.use_legacy_window_for_poisson
+        and legacy_ns is not None
+        and legacy_ns > 0
+        and completed >= 2
+    )
+    osl_total = sum(osl) if osl else None
+    if use_legacy:
+        assert legacy_ns is not None
+        qps = rate(completed - 1, legacy_ns)
+        tps = rate(osl_total, legacy_ns) if osl_total is not None else None
+    else:
+        qps = rate(completed, duration_ns)
+        tps = rate(osl_total, duration_ns) if osl_total is not None else None
+
+    result: dict[str, Any] = {
+        "version": VERSION,
+        "git_sha": options.git_sha,
+        "test_started_at": 0,
+        "n_samples_issued": issued,
+        "n_samples_completed": completed,
+        "n_samples_failed": failed,
+        "n_samples_succeeded": completed
+        if options.failures_as_completions is False
+        else completed - failed,
+        "n_samples_dropped": dropped,
+        "duration_ns": duration_ns or None,
+        "state": "complete",
+        "complete": True,
+        "ttft": stat_block(ttft, integer=True),
+        "tpot": stat_block(tpot),
+        "latency": stat_block(latency, integer=True),
+        "output_sequence_lengths": stat_block(osl, integer=True),
+        "input_sequence_lengths": stat_block(isl, integer=True),
+        "legacy_loadgen_window_duration_ns": legacy_ns if use_legacy else None,
+        "qps": qps,
+        "tps": tps,
+        "finish_reason_counts": finish,
+        "run_config": options.run_config,
+        "harness": {"failures_as_completions": options.failures_as_completions, "notes": notes},
+    }
+    snapshot = {
+        "state": "complete",
+        "n_pending_tasks": 0,
+        "metrics": [
+            {"type": "counter", "name": "tracked_samples_issued", "value": issued},
+            {"type": "counter", "name": "tracked_samples_completed", "value": completed},
+            {"type": "counter", "name": "tracked_samples_failed", "value": failed},
+            {"type": "counter", "name": "tracked_duration_ns", "value": duration_ns},
+            {"type": "counter", "name": "legacy_loadgen_window_duration_ns", "value": legacy_ns},
+            *(
+                _series(name, values)
+                for name, values in (
+                    ("sample_latency_ns", latency),
+                    ("isl", isl),
+                    ("osl", osl),
+                    ("ttft_ns", ttft),
+                    ("tpot_ns", tpot),
+                )
+            ),
+        ],
+    }
+    return Summary(result=result, snapshot=snapshot, notes=notes, problems=problems)
+
+
+def _series(name: str, values: list[Any]) -> dict[str, Any]:
+    block = stat_block(values)
+    return {
+        "type": "series",
+        "name": name,
+        "count": len(values),
+        "total": block.get("total", 0),
+        "min": block.get("min"),
+        "max": block.get("max"),
+        "sum_sq": sum(v * v for v in values),
+        "percentiles": block.get("percentiles", {}),
+    }
+
+
+def render_report(result: dict[str, Any], notes: list[str]) -> str:
+    """``report.txt``: the summary for people."""
+    lines = ["MLPerf Endpoints run report (endpoints-harness)", ""]
+    for note in notes:
+        lines.append(f"NOTE: {note}")
+    if notes:
+        lines.append("")
+    duration = (result.get("duration_ns") or 0) / 1e9
+    lines += [
+        f"Samples issued:    {result['n_samples_issued']}",
+        f"Samples completed: {result['n_samples_completed']}",
+        f"Samples failed:    {result['n_samples_failed']}",
+        f"Samples dropped:   {result['n_samples_dropped']}",
+        f"Duration:          {duration:.3f} s",
+        f"QPS:               {_fmt(result.get('qps'))}",
+        f"TPS (output):      {_fmt(result.get('tps'))}",
+        "",
+    ]
+    for key, label, scale, unit in (
+        ("ttft", "TTFT", 1e6, "ms"),
+        ("tpot", "TPOT", 1e6, "ms"),
+        ("latency", "Latency", 1e6, "ms"),
+        ("input_sequence_lengths", "Input sequence length", 1, "tokens"),
+        ("output_sequence_lengths", "Output sequence length", 1, "tokens"),
+    ):
+        block = result.get(key) or {}
+        if not block:
+            lines.append(f"{label}: no data")
+            continue
+        lines.append(f"{label} ({unit}):")
+        lines.append(
+            f"  min {block['min'] / scale:.2f}  median {block['median'] / scale:.2f}  "
+            f"avg {block['avg'] / scale:.2f}  max {block['max'] / scale:.2f}"
+        )
+        pct = block["percentiles"]
+        lines.append(
+            "  "
+            + "  ".join(
+                f"p{k.removesuffix('.0')} {pct[k] / scale:.2f}"
+                for k in ("50.0", "90.0", "95.0", "99.0")
+            )
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"

