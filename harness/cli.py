@@ -102,6 +102,44 @@ def cmd_recompute(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep import SweepSpec, run_sweep
+
+    try:
+        samples = load_dataset(Path(args.dataset), args.prompt_column)
+        counter = _counter(args.tokenizer, args.chat_template, args.tokenizer_registry)
+        spec = SweepSpec.load(Path(args.submission), args.max_concurrency)
+    except (DatasetError, TokenizerNotFound, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    base = RunConfig(
+        endpoint=args.endpoint,
+        model=args.model,
+        api=args.api,
+        max_tokens=args.max_tokens,
+        warmup_requests=args.warmup,
+        api_key=args.api_key,
+        drain_timeout_s=args.drain_timeout,
+    )
+    seconds = args.duration_per_point
+    result = run_sweep(
+        base=base,
+        spec=spec,
+        samples=samples,
+        counter=counter,
+        c_max=args.max_concurrency,
+        output=Path(args.output),
+        offline=args.offline,
+        duration_s=(lambda _point: seconds) if seconds else None,
+    )
+    for line in result.errors:
+        print(f"ERROR   {line}")
+    for line in result.warnings:
+        print(f"WARNING {line}")
+    print(f"bundle: {result.archive}")
+    return 0 if not result.errors else 1
+
+
 def cmd_serve_sim(args: argparse.Namespace) -> int:
     config = (
         SimConfig.instant(args.chunks)
@@ -169,6 +207,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     recompute.add_argument("--output", default=None, help="write into another folder")
     recompute.set_defaults(func=cmd_recompute)
+
+    sweep = sub.add_parser("sweep", help="run a whole curve and assemble a checked bundle")
+    sweep.add_argument("--endpoint", required=True)
+    sweep.add_argument("--model", required=True, help="model name the endpoint serves")
+    sweep.add_argument("--max-concurrency", type=int, required=True, help="C_max (> 32)")
+    sweep.add_argument("--dataset", required=True)
+    sweep.add_argument("--prompt-column", default=None)
+    sweep.add_argument(
+        "--submission",
+        required=True,
+        help="YAML: disclosures, system_desc, system_power, accuracy_results",
+    )
+    sweep.add_argument("--tokenizer", default=None)
+    sweep.add_argument("--chat-template", default=None)
+    sweep.add_argument("--tokenizer-registry", default=None)
+    sweep.add_argument("--offline", choices=("dedicated", "elected"), default="dedicated")
+    sweep.add_argument(
+        "--duration-per-point",
+        type=float,
+        default=None,
+        help="seconds per point (default: the rules' 600 s / 1200 s)",
+    )
+    sweep.add_argument("--warmup", type=int, default=0)
+    sweep.add_argument("--api", choices=("chat", "completions"), default="chat")
+    sweep.add_argument("--max-tokens", type=int, default=1024)
+    sweep.add_argument("--drain-timeout", type=float, default=240.0)
+    sweep.add_argument("--api-key", default=None)
+    sweep.add_argument("--output", required=True)
+    sweep.set_defaults(func=cmd_sweep)
 
     sim = sub.add_parser("serve-sim", help="a simulated OpenAI-compatible streaming endpoint")
     sim.add_argument("--host", default="127.0.0.1")

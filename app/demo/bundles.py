@@ -19,7 +19,6 @@ import math
 import shutil
 import tarfile
 import tempfile
-import warnings
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -27,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from endpoints_submission_cli.submissions.builder import build_submission_folder
 from submission_checker.models.regions import compute_regions, covered_region
+
+from harness.bundle import assemble
 
 SEED_SET_A = {
     "scheduler_rng_seed": 10487924139932647040,
@@ -150,24 +150,18 @@ class BundleFactory:
         """Assemble the bundle under *dest*; returns the ``<submission_id>`` directory."""
         dest.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory() as tmp:
-            runs: list[tuple[str, Path]] = []
-            for curve in self.curves:
-                for run_id, run_dir in self._write_runs(Path(tmp), curve):
-                    archive = Path(tmp) / f"{run_id}.tar.gz"
-                    with tarfile.open(archive, "w:gz") as tar:
-                        tar.add(run_dir, arcname=run_id)
-                    runs.append((run_id, archive))
-            with warnings.catch_warnings():
-                # Per-point tps_utilization differs by design; the builder warns about it.
-                warnings.simplefilter("ignore", UserWarning)
-                org_dir = build_submission_folder(
-                    runs,
-                    division=self.system.division,
-                    availability=self.system.availability,
-                    work_dir=dest,
-                    submission_id=self.submission_id,
-                )
-        root = org_dir / self.submission_id
+            run_dirs = [
+                run_dir
+                for curve in self.curves
+                for _run_id, run_dir in self._write_runs(Path(tmp), curve)
+            ]
+            root = assemble(
+                run_dirs,
+                division=self.system.division,
+                availability=self.system.availability,
+                work_dir=dest,
+                submission_id=self.submission_id,
+            )
         (root / "cli_metadata.json").write_text(
             json.dumps(
                 {

@@ -1,0 +1,144 @@
+"""A sweep against the simulator yields a bundle the official checker passes and the
+portal shows as a curve."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from submission_checker.models.regions import compute_regions, covered_region
+
+from app.demo.bundles import SEED_SET_A, BundleFactory
+from app.services.checks import run_checks
+from app.services.intake import accept_upload
+from app.services.views import curve_dict, get_submission
+from harness.dataset import load_dataset
+from harness.loadgen import RunConfig
+from harness.sim import SimConfig
+from harness.sweep import SweepSpec, plan_points, run_sweep
+from harness.tokens import TokenCounter
+
+
+@pytest.mark.parametrize("c_max", [64, 100, 1024, 8192])
+def test_plan_covers_every_mandatory_band(c_max: int) -> None:
+    plan = plan_points(c_max, dataset_size=5000)
+    assert len(plan) == 8 and len({p.concurrency for p in plan}) == 8
+    regions = compute_regions(c_max, 1)
+    covered = {covered_region(p.concurrency, regions) for p in plan if p.offline == "none"}
+    assert {"low_latency", "low_concurrency", "med_concurrency", "high_concurrency"} <= covered
+    assert [p.concurrency for p in plan if p.offline == "dedicated"] == [5000]
+    elected = plan_points(c_max, offline="elected")
+    assert len(elected) == 7
+    assert [p.concurrency for p in elected if p.offline == "elected"] == [c_max]
+
+
+def _spec_file(tmp_path: Path) -> Path:
+    factory = BundleFactory()
+    accuracy = {
+        "accuracy_scores": [
+            {
+                "dataset_name": "cnn_dailymail",
+                "dataset_type": "accuracy",
+                "num_samples": 13368,
+                "score": {
+                    "rouge1": 38.9,
+                    "rouge2": 15.95,
+                    "rougeL": 24.55,
+                    "rougeLsum": 35.8,
+                    "gen_len": 8167644,
+                },
+            },
+        ]
+    }
+    (tmp_path / "system_desc.json").write_text(json.dumps(factory._system_desc()))
+    (tmp_path / "system_power.json").write_text(json.dumps(factory._system_power()))
+    (tmp_path / "accuracy_results.json").write_text(json.dumps(accuracy))
+    spec = {
+        "division": "Standardized",
+        "model_name": "llama3_1-8b",
+        "model_precision": "bf16",
+        "link_to_model": "https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct",
+        "dataset": "sim_prompts",  # not in the official minimum-count table
+        "dataset_name": "sim prompts",
+        "dataset_link": "https://example.org/sim",
+        "seed_set": "A",
+        "seeds": SEED_SET_A,
+        "target_cohort": "2026-12-C0",
+        "submission_id": "sweep-001",
+        "system_desc": "system_desc.json",
+        "system_power": "system_power.json",
+        "accuracy_results": "accuracy_results.json",
+    }
+    path = tmp_path / "submission.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def test_sweep_against_the_simulator_passes_the_official_checker(
+    sim,
+    local_tokenizer_dir: Path,
+    tmp_path: Path,
+    settings,
+    database,
+    queue,  # type: ignore[no-untyped-def]
+) -> None:
+    endpoint = sim(
+        SimConfig(ttft_ms=2, tpot_ms=0.3, output_tokens=12, max_batch=48, batch_slowdown=0.05)
+    )
+    dataset = tmp_path / "prompts.jsonl"
+    dataset.write_text(
+        "".join(json.dumps({"prompt": f"lorem ipsum {i}"}) + "\n" for i in range(70))
+    )
+    spec = SweepSpec.load(_spec_file(tmp_path), c_max=64)
+    result = run_sweep(
+        base=RunConfig(endpoint=endpoint.url, model="sim"),
+        spec=spec,
+        samples=load_dataset(dataset),
+        counter=TokenCounter.from_path(local_tokenizer_dir),
+        c_max=64,
+        output=tmp_path / "out",
+        duration_s=lambda _point: 0.4,
+        progress=lambda _m: None,
+    )
+    assert result.errors == []
+    assert result.archive.is_file()
+    assert len(result.runs) == 8
+    # System throughput grows with load on the simulator: a real curve.
+    tps = {p.concurrency: r.summary.result["tps"] for p, r in result.runs if p.offline == "none"}
+    assert tps[max(tps)] > 3 * tps[min(tps)]
+    # events.jsonl stays in the run folders, never in the bundle.
+    assert not list(result.submission_dir.rglob("events.jsonl"))
+    assert all((r.run_dir / "events.jsonl").is_file() for _, r in result.runs)
+
+    # The portal takes the bundle and shows it as a curve.
+    with database.session() as session:
+        accepted = accept_upload(
+            session=session,
+            settings=settings,
+            queue=queue,
+            received=_received(settings, result.archive),
+            filename=result.archive.name,
+            for_review=False,
+        )
+        session.commit()
+        run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
+        submission = get_submission(session, accepted.submission.public_id)
+        assert submission is not None and submission.state == "passed_checks"
+        curve = curve_dict(submission.curves[0])
+        assert len(curve["points"]) == 8 and curve["offline_ceiling"] is not None
+        assert len(curve["frontier"]) >= 3
+
+
+def _received(settings, archive: Path):  # type: ignore[no-untyped-def]
+    import hashlib
+    import shutil
+
+    from app.services.storage import ReceivedFile
+
+    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
+    copy = settings.tmp_dir / "upload.partial"
+    shutil.copyfile(archive, copy)
+    data = copy.read_bytes()
+    return ReceivedFile(copy, hashlib.sha256(data).hexdigest(), len(data))
