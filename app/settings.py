@@ -46,6 +46,15 @@ class Settings(BaseSettings):
     cohort_cutoff_business_days: int = 1
     holidays: list[dt.date] = Field(default_factory=list)
 
+    # Reproductions (rules §11.4): the margin, where benchmark datasets and reference
+    # tokenizers live, and how long one run may take.
+    reproduction_margin: float = 0.10
+    reproduction_max_time_cap_s: float = 3600.0
+    datasets_dir: Path | None = None  # default: <data_dir>/datasets, files <dataset>.jsonl
+    tokenizer_registry: Path | None = None  # JSON: {model: {location, chat_template}}
+    # Encrypts endpoint API keys at rest; default: a key file made in the data dir.
+    secret_key: str | None = None
+
     # Jobs: a running job whose heartbeat is older than this is taken as lost.
     job_stale_after_s: float = 300.0
     job_max_attempts: int = 3
@@ -82,6 +91,10 @@ class Settings(BaseSettings):
     @property
     def tmp_dir(self) -> Path:
         return self.data_dir / "tmp"
+
+    @property
+    def effective_datasets_dir(self) -> Path:
+        return self.datasets_dir or self.data_dir / "datasets"
 
 
 @lru_cache(maxsize=1)

@@ -60,6 +60,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     data["model_params"]["chat_template"] = args.chat_template
     config_path.write_text(yaml.safe_dump(data, sort_keys=False))
     r = result.summary.result
+    if result.aborted:
+        print(f"warning: {result.aborted}", file=sys.stderr)
     print(
         f"completed {r['n_samples_completed']}/{r['n_samples_issued']} "
         f"(failed {r['n_samples_failed']}, dropped {r['n_samples_dropped']}); "

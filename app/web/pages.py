@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from app.services.reproductions import ReproductionError, list_reproductions, request_reproduction
 from app.services.views import (
     curve_dict,
     get_submission,
     group_findings,
     latest_check_run,
     list_submissions,
+    reproduction_dict,
     submission_summary,
 )
 
@@ -63,15 +65,22 @@ async def upload_submit(
     return RedirectResponse(target, status_code=303)
 
 
-@router.get("/submissions/{public_id}", response_class=HTMLResponse)
-def submission_page(
-    request: Request, public_id: str, session: SessionDep, duplicate: int = 0
+def _render_submission(
+    request: Request,
+    session: SessionDep,
+    public_id: str,
+    *,
+    duplicate: bool = False,
+    reproduction_error: ReproductionError | None = None,
+    status_code: int = 200,
 ) -> Response:
     submission = get_submission(session, public_id)
     if submission is None:
         raise HTTPException(404, detail=f"no submission with id {public_id!r}")
     run = latest_check_run(session, submission)
     rows = list(run.findings) if run else []
+    reproductions = list_reproductions(session, submission)
+    curves = [curve_dict(c, reproductions) for c in submission.curves]
     return templates.TemplateResponse(
         request,
         "submission.html",
@@ -82,7 +91,60 @@ def submission_page(
             "passed_count": sum(1 for r in rows if r.severity == "info"),
             "passed_groups": group_findings([r for r in rows if r.severity == "info"], True),
             "severity_labels": SEVERITY_LABELS,
-            "curves": [curve_dict(c) for c in submission.curves],
-            "duplicate": bool(duplicate),
+            "curves": curves,
+            "duplicate": duplicate,
+            "reproductions": [reproduction_dict(r) for r in reproductions],
+            "reproducible_points": [
+                f"{c['system']}/{c['benchmark_model']}/{p['dir']}"
+                for c in curves
+                for p in c["points"]
+                if p["offline"] != "dedicated"
+            ],
+            "reproduction_error": reproduction_error,
         },
+        status_code=status_code,
     )
+
+
+@router.get("/submissions/{public_id}", response_class=HTMLResponse)
+def submission_page(
+    request: Request, public_id: str, session: SessionDep, duplicate: int = 0
+) -> Response:
+    return _render_submission(request, session, public_id, duplicate=bool(duplicate))
+
+
+@router.post("/submissions/{public_id}/reproductions")
+def reproduce_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    queue: QueueDep,
+    point: str = Form(...),
+    endpoint_url: str = Form(...),
+    model: str = Form(""),
+    api_key: str = Form(""),
+    time_cap_s: float = Form(300.0),
+) -> Response:
+    submission = get_submission(session, public_id)
+    if submission is None:
+        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    try:
+        request_reproduction(
+            session=session,
+            settings=settings,
+            queue=queue,
+            submission=submission,
+            point_label=point,
+            endpoint_url=endpoint_url,
+            model=model or None,
+            api_key=api_key or None,
+            time_cap_s=time_cap_s,
+        )
+    except ReproductionError as exc:
+        session.rollback()
+        return _render_submission(
+            request, session, public_id, reproduction_error=exc, status_code=exc.status
+        )
+    session.commit()
+    return RedirectResponse(f"/submissions/{public_id}#reproductions", status_code=303)

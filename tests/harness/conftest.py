@@ -62,12 +62,24 @@ def local_tokenizer_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 class RunningSim:
+    """The simulator on its own event loop in a thread (callers may run a loop of their own)."""
+
     def __init__(self, config: SimConfig) -> None:
         self.loop = asyncio.new_event_loop()
         self.server = SimServer(config)
-        self.port = self.loop.run_until_complete(self.server.start())
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.port = 0
+        ready = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(self.loop)
+            self.port = self.loop.run_until_complete(self.server.start())
+            ready.set()
+            self.loop.run_forever()
+
+        self.thread = threading.Thread(target=run, daemon=True)
         self.thread.start()
+        if not ready.wait(10):
+            raise RuntimeError("the simulator did not start")
 
     @property
     def url(self) -> str:

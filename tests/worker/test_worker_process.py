@@ -121,3 +121,42 @@ def test_work_queued_while_no_worker_runs_is_done_when_one_starts(
     finally:
         _stop(worker)
         _stop(web)
+
+
+def test_reproduction_runs_in_the_worker_against_the_simulator(
+    portal: RunningPortal, good_archive: Path
+) -> None:
+    from harness.sim import SimConfig
+    from tests.harness.conftest import RunningSim
+
+    body = _upload(portal, good_archive)
+    portal.wait_finished(str(body["id"]))
+    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=1, output_tokens=20, output_spread=0))
+    try:
+        with portal.client() as client:
+            started = client.post(
+                f"/api/v1/submissions/{body['id']}/reproductions",
+                json={
+                    "point": "Acme_H200_x8/llama3_1-8b/r16",
+                    "endpoint_url": sim.url,
+                    "time_cap_s": 2,
+                    "api_key": "sk-test",
+                },
+            )
+            assert started.status_code == 202, started.text
+            rid = started.json()["id"]
+            assert "sk-test" not in started.text
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                r = client.get(f"/api/v1/reproductions/{rid}").json()
+                if r["finished"]:
+                    break
+                time.sleep(0.3)
+    finally:
+        sim.stop()
+    assert r["job"]["state"] == "succeeded", r
+    assert r["reproduced"]["n_completed"] > 16 and r["verdict"] in ("info", "warning")
+    assert r["status"] == "unverified"
+    with portal.client() as client:
+        curve = client.get(f"/api/v1/submissions/{body['id']}").json()["curves"][0]
+    assert any(x["id"] == rid for x in curve["reproductions"])

@@ -129,6 +129,14 @@ RULES: dict[str, PortalRule] = {
             check=_check_duplicate,
         ),
         PortalRule(
+            id="reproduction-margin",
+            title="Reproduction within the margin",
+            clause="§11.4",
+            summary="A reproduction run of a point measures system tokens/s and tokens/s per "
+            "user no more than the reproducibility margin (10%) below the submitted values.",
+            check=lambda _ctx: [],  # judged when a reproduction finishes, not at intake
+        ),
+        PortalRule(
             id="target-cohort-cutoff",
             title="Target cohort cutoff",
             clause="§4.1",

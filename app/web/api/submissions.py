@@ -6,17 +6,20 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from app.domain.compliance import RULES
 from app.domain.lifecycle import FINISHED, SubmissionState
 from app.services.checks import retry_check
+from app.services.reproductions import ReproductionError, list_reproductions, request_reproduction
 from app.services.views import (
     curve_dict,
     finding_dict,
+    get_reproduction,
     get_submission,
     latest_check_run,
     list_submissions,
+    reproduction_dict,
     submission_summary,
 )
 
@@ -117,6 +120,7 @@ def _submission_or_404(session: SessionDep, public_id: str):  # type: ignore[no-
 def read_submission(public_id: str, session: SessionDep) -> dict[str, Any]:
     submission = _submission_or_404(session, public_id)
     run = latest_check_run(session, submission)
+    reproductions = list_reproductions(session, submission)
     return {
         **submission_summary(submission),
         "links": _links(public_id),
@@ -135,7 +139,7 @@ def read_submission(public_id: str, session: SessionDep) -> dict[str, Any]:
             }
             for s in submission.systems
         ],
-        "curves": [curve_dict(c) for c in submission.curves],
+        "curves": [curve_dict(c, reproductions) for c in submission.curves],
     }
 
 
@@ -174,3 +178,65 @@ def read_portal_rules() -> dict[str, Any]:
             for r in RULES.values()
         ]
     }
+
+
+class ReproductionRequest(BaseModel):
+    point: str = Field(
+        description="the point as <system>/<model>/r<N>", examples=["sys/llama3_1-8b/r64"]
+    )
+    endpoint_url: str = Field(description="base URL of the OpenAI-compatible endpoint")
+    model: str | None = Field(default=None, description="model name the endpoint serves")
+    api_key: str | None = Field(default=None, description="kept encrypted until the run ends")
+    time_cap_s: float = Field(default=300.0, gt=0)
+    requested_by: str | None = None
+
+
+@router.post(
+    "/submissions/{public_id}/reproductions",
+    status_code=202,
+    tags=["reproductions"],
+    responses={404: {"model": ErrorResponse}, 422: {"model": ErrorResponse}},
+)
+def create_reproduction(
+    public_id: str,
+    body: ReproductionRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    queue: QueueDep,
+) -> JSONResponse:
+    """Re-run one point against an endpoint with the embedded harness (an unverified result)."""
+    submission = _submission_or_404(session, public_id)
+    try:
+        reproduction = request_reproduction(
+            session=session,
+            settings=settings,
+            queue=queue,
+            submission=submission,
+            point_label=body.point,
+            endpoint_url=body.endpoint_url,
+            model=body.model,
+            api_key=body.api_key,
+            time_cap_s=body.time_cap_s,
+            requested_by=body.requested_by,
+        )
+    except ReproductionError as exc:
+        session.rollback()
+        return JSONResponse(
+            {"error": {"code": exc.code, "message": exc.message}}, status_code=exc.status
+        )
+    session.commit()
+    return JSONResponse(reproduction_dict(reproduction), status_code=202)
+
+
+@router.get("/submissions/{public_id}/reproductions", tags=["reproductions"])
+def read_reproductions(public_id: str, session: SessionDep) -> dict[str, Any]:
+    submission = _submission_or_404(session, public_id)
+    return {"data": [reproduction_dict(r) for r in list_reproductions(session, submission)]}
+
+
+@router.get("/reproductions/{reproduction_id}", tags=["reproductions"])
+def read_reproduction(reproduction_id: str, session: SessionDep) -> dict[str, Any]:
+    reproduction = get_reproduction(session, reproduction_id)
+    if reproduction is None:
+        raise HTTPException(404, detail=f"no reproduction with id {reproduction_id!r}")
+    return reproduction_dict(reproduction)

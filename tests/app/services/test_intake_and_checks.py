@@ -13,8 +13,9 @@ from sqlalchemy import func, select
 from app.db.models import CheckRun, FindingRow, Job, Point, StoredFile, Submission
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, tar_bytes
-from app.services.checks import fail_check, recover_checks, retry_check, run_checks
+from app.services.checks import fail_check, retry_check, run_checks
 from app.services.intake import IntakeError, accept_upload
+from app.services.recovery import recover_jobs
 from app.services.storage import ReceivedFile
 from app.settings import Settings
 from tests.conftest import RecordingQueue
@@ -235,7 +236,7 @@ def test_lost_jobs_are_resent_then_given_up(
     job_id = queue.sent[0][0]
     later = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=settings.job_stale_after_s + 5)
     with database.session() as session:
-        assert recover_checks(
+        assert recover_jobs(
             session=session, settings=settings, queue=queue, clock=lambda: later
         ) == [job_id]
     assert queue.sent[-1] == (job_id, "check_submission")
@@ -246,9 +247,7 @@ def test_lost_jobs_are_resent_then_given_up(
         session.commit()
         much_later = later + dt.timedelta(seconds=settings.job_stale_after_s + 5)
         assert (
-            recover_checks(
-                session=session, settings=settings, queue=queue, clock=lambda: much_later
-            )
+            recover_jobs(session=session, settings=settings, queue=queue, clock=lambda: much_later)
             == []
         )
         job = session.get(Job, job_id)

@@ -146,7 +146,11 @@ def test_openapi_documents_the_upload_and_the_rules(client: TestClient) -> None:
     assert "multipart/form-data" in upload["requestBody"]["content"]
     assert {"201", "413", "415", "422"} <= set(upload["responses"])
     rules = client.get("/api/v1/rules").json()["data"]
-    assert {r["id"] for r in rules} == {"duplicate-upload", "target-cohort-cutoff"}
+    assert {r["id"] for r in rules} == {
+        "duplicate-upload",
+        "reproduction-margin",
+        "target-cohort-cutoff",
+    }
 
 
 def test_upload_page_refusal_is_shown_in_the_form(client: TestClient) -> None:

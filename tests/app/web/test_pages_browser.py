@@ -123,3 +123,48 @@ def test_submitter_strings_are_shown_as_text_never_run(
     hover.get_by_text("Evil <img", exact=False).wait_for(timeout=5_000)  # shown as text
     assert page.evaluate("typeof window.pwned") == "undefined"
     assert page.locator("img[src=x]").count() == 0
+
+
+def test_reproduce_a_point_from_the_page_and_see_it_on_the_chart(
+    page, portal: RunningPortal, good_archive: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from harness.sim import SimConfig
+    from tests.harness.conftest import RunningSim
+
+    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=1, output_tokens=20, output_spread=0))
+    try:
+        page.goto(f"{portal.url}/upload")
+        page.set_input_files("input#file", str(good_archive))
+        page.click("button[type=submit]")
+        page.wait_for_selector(".chart[data-rendered=true]", timeout=30_000)
+        page.select_option("#repro-point", "Acme_H200_x8/llama3_1-8b/r64")
+        page.fill("#repro-endpoint", sim.url)
+        page.fill("#repro-cap", "2")
+        page.click("form.reproduce button[type=submit]")
+        # The page follows the run and reloads when it is done.
+        row = page.locator(
+            "#reproduction-table tr[data-verdict=info], "
+            "#reproduction-table tr[data-verdict=warning]"
+        ).first
+        row.wait_for(timeout=45_000)
+        assert "Acme_H200_x8/llama3_1-8b/r64" in row.inner_text()
+        assert "→" in row.inner_text()
+        page.wait_for_selector(".chart[data-rendered=true]")
+        assert page.locator("#curve-1 .chart .scatterlayer .trace").count() == 3
+    finally:
+        sim.stop()
+
+
+def test_reproduction_form_errors_are_shown(
+    page, portal: RunningPortal, good_archive: Path
+) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{portal.url}/upload")
+    page.set_input_files("input#file", str(good_archive))
+    page.click("button[type=submit]")
+    page.wait_for_selector("#reproductions")
+    page.fill("#repro-endpoint", "http://127.0.0.1:9")
+    page.fill("#repro-cap", "999999")
+    page.click("form.reproduce button[type=submit]")
+    alert = page.locator("#reproduction-error")
+    alert.wait_for()
+    assert "bad-time-cap" in alert.inner_text()
