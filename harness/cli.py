@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -12,7 +11,7 @@ import yaml
 
 from .dataset import DatasetError, load_dataset
 from .loadgen import LOAD_PATTERNS, RunConfig, options_from_run_dir, run_point, write_summary
-from .sim import SimConfig, serve
+from .sim import SimConfig, run_server
 from .tokens import TokenizerNotFound, load_counter, load_registry
 
 
@@ -45,6 +44,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         seed=args.seed,
         drain_timeout_s=args.drain_timeout,
         api_key=args.api_key,
+        client=args.client,
     )
     try:
         config.validate()
@@ -159,7 +159,7 @@ def cmd_serve_sim(args: argparse.Namespace) -> int:
         )
     )
     try:
-        asyncio.run(serve(config, args.host, args.port))
+        run_server(config, args.host, args.port)
     except KeyboardInterrupt:
         pass
     return 0
@@ -194,6 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=42)
     run.add_argument("--drain-timeout", type=float, default=240.0)
     run.add_argument("--api-key", default=None)
+    run.add_argument(
+        "--client",
+        choices=("auto", "fast", "httpx"),
+        default="auto",
+        help="auto: the lean client for http://, httpx for https://",
+    )
     run.add_argument("--output", required=True, help="run folder to write")
     run.set_defaults(func=cmd_run)
 

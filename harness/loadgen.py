@@ -29,6 +29,7 @@ from . import events as ev
 from .client import Response, send
 from .dataset import Sample
 from .events import EventWriter, Prompt
+from .fastclient import FastClient
 from .summary import Summary, SummaryOptions, render_report, summarize
 from .tokens import TokenCounter
 
@@ -54,6 +55,8 @@ class RunConfig:
     # Stop issuing once this many requests in a row have failed (an unreachable or broken
     # endpoint); None keeps going whatever happens.
     abort_after_failures: int | None = 50
+    # "fast": the lean asyncio client (plain http); "httpx": httpx (https too).
+    client: str = "auto"
     api_key: str | None = field(default=None, repr=False)
     extra_body: dict[str, Any] = field(default_factory=dict)
 
@@ -64,6 +67,10 @@ class RunConfig:
             raise ValueError("concurrency must be at least 1")
         if self.load_pattern == "poisson" and not (self.target_qps and self.target_qps > 0):
             raise ValueError("a poisson run needs --target-qps > 0")
+        if self.client not in ("auto", "fast", "httpx"):
+            raise ValueError("client must be auto, fast or httpx")
+        if self.client == "fast" and not self.endpoint.startswith("http://"):
+            raise ValueError("the fast client speaks plain http only; use the httpx client")
         if self.duration_s is None and self.n_samples is None and self.load_pattern != "offline":
             raise ValueError("give --duration or --n-samples")
 
@@ -74,9 +81,12 @@ class RunConfig:
         return data
 
     @property
+    def path(self) -> str:
+        return "/v1/chat/completions" if self.api == "chat" else "/v1/completions"
+
+    @property
     def url(self) -> str:
-        path = "/v1/chat/completions" if self.api == "chat" else "/v1/completions"
-        return self.endpoint.rstrip("/") + path
+        return self.endpoint.rstrip("/") + self.path
 
 
 @dataclass(frozen=True)
@@ -117,11 +127,21 @@ class _Session:
         self.aborted: str | None = None
         headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
         limit = max(config.concurrency, 1) if config.load_pattern == "concurrency" else 1024
-        self.client = httpx.AsyncClient(
-            headers=headers,
-            timeout=httpx.Timeout(config.request_timeout_s, connect=30.0),
-            limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit),
+        use_fast = config.client == "fast" or (
+            config.client == "auto" and config.endpoint.startswith("http://")
         )
+        self.fast: FastClient | None = None
+        self.client: httpx.AsyncClient | None = None
+        if use_fast:
+            self.fast = FastClient(
+                config.endpoint, headers=headers, timeout_s=config.request_timeout_s
+            )
+        else:
+            self.client = httpx.AsyncClient(
+                headers=headers,
+                timeout=httpx.Timeout(config.request_timeout_s, connect=30.0),
+                limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit),
+            )
 
     def body(self, sample: Sample) -> dict[str, Any]:
         c = self.config
@@ -150,13 +170,21 @@ class _Session:
         def first(ns: int) -> None:
             self.writer.write(ev.RECV_FIRST, ns, sample_uuid)
 
-        response: Response = await send(
-            self.client,
-            self.config.url,
-            self.body(sample),
-            streaming=self.config.streaming,
-            on_first=first,
-        )
+        response: Response
+        if self.fast is not None:
+            response = await self.fast.send(
+                self.config.path, self.body(sample), streaming=self.config.streaming, on_first=first
+            )
+        else:
+            assert self.client is not None
+            response = await send(
+                self.client,
+                self.config.url,
+                self.body(sample),
+                streaming=self.config.streaming,
+                on_first=first,
+            )
+        self.finished += 1
         done = response.complete_ns or time.monotonic_ns()
         if response.error is not None:
             self.failures_in_a_row += 1
@@ -279,8 +307,20 @@ async def _run(
     finally:
         if ticker is not None:
             ticker.cancel()
-        await session.client.aclose()
+        if session.client is not None:
+            await session.client.aclose()
+        if session.fast is not None:
+            await session.fast.aclose()
     return session
+
+
+def _event_loop_run(coroutine: Any) -> Any:
+    """uvloop when it is installed (faster sockets and callbacks), else asyncio's loop."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover
+        return asyncio.run(coroutine)
+    return uvloop.run(coroutine)
 
 
 def run_point(
@@ -299,7 +339,7 @@ def run_point(
     run_dir.mkdir(parents=True, exist_ok=True)
     writer = EventWriter(run_dir / "events.jsonl")
     try:
-        session = asyncio.run(_run(config, samples, writer, on_progress))
+        session = _event_loop_run(_run(config, samples, writer, on_progress))
     finally:
         writer.close()
     if progress:

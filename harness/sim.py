@@ -26,6 +26,19 @@ WORDS = (
 )  # fmt: skip
 
 
+def sim_token_counter() -> Any:
+    """A reference tokenizer for the simulator: one token per word it emits, so client-side
+    counts match the server's and timing can be compared token for token."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    from .tokens import TokenCounter
+
+    vocab = {word: i for i, word in enumerate(("[UNK]", *WORDS))}
+    tokenizer = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    return TokenCounter(tokenizer, None, name="serve-sim words")
+
+
 @dataclass
 class SimConfig:
     ttft_ms: float = 30.0
@@ -77,6 +90,8 @@ class SimServer:
         self._active = 0
         self._server: asyncio.AbstractServer | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        # Whole responses built once, when nothing about them varies (the roofline mode).
+        self._prebuilt: dict[tuple[bool, int], bytes] = {}
 
     # -- HTTP plumbing -----------------------------------------------------------------
 
@@ -208,6 +223,13 @@ class SimServer:
         whitespace_first = rng.random() < c.whitespace_first_rate
         slow_first = rng.random() < c.slow_first_rate
         stream = bool(request.get("stream", False))
+        if stream and self._is_static() and drop_after is None and not whitespace_first:
+            key = (chat, n_out)
+            if key not in self._prebuilt:
+                self._prebuilt[key] = self._build_stream(chat, n_out)
+            writer.write(self._prebuilt[key])
+            await writer.drain()
+            return True
         async with self._slots:
             self._active += 1
             try:
@@ -229,6 +251,48 @@ class SimServer:
                 )
             finally:
                 self._active -= 1
+
+    def _is_static(self) -> bool:
+        c = self.config
+        return (
+            c.ttft_ms == c.tpot_ms == c.prefill_ms_per_1k_tokens == 0
+            and c.reasoning_tokens == 0
+            and c.slow_first_rate == 0
+        )
+
+    def _build_stream(self, chat: bool, n_out: int) -> bytes:
+        """The bytes ``_stream`` would send with no delays, for reuse."""
+        parts = [
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+            b"Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n"
+        ]
+
+        def event(delta: dict[str, Any], finish: str | None = None) -> None:
+            choice: dict[str, Any] = {"index": 0, "finish_reason": finish}
+            if chat:
+                choice["delta"] = delta
+            else:
+                choice["text"] = delta.get("content", "")
+            payload = (
+                b"data: "
+                + json.dumps(
+                    {"id": "sim", "object": "chat.completion.chunk", "choices": [choice]}
+                ).encode()
+                + b"\n\n"
+            )
+            parts.append(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
+
+        if chat:
+            event({"role": "assistant", "content": ""})
+        step = max(self.config.tokens_per_chunk, 1)
+        for position in range(0, n_out, step):
+            count = min(step, n_out - position)
+            event(
+                {"content": "".join(" " + WORDS[(position + i) % len(WORDS)] for i in range(count))}
+            )
+        event({}, "stop")
+        parts.append(b"e\r\ndata: [DONE]\n\n\r\n0\r\n\r\n")
+        return b"".join(parts)
 
     async def _sleep_tokens(self, n: int) -> None:
         per = self._per_token_s()
@@ -331,6 +395,16 @@ class SimServer:
             if len(kinds) > 1:
                 self.stats.tpot_ns.append((done - first_ns) / (len(kinds) - 1))
         return True
+
+
+def run_server(config: SimConfig, host: str = "127.0.0.1", port: int = 8001) -> None:
+    """Serve until interrupted, on uvloop when it is installed."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover
+        asyncio.run(serve(config, host, port))
+        return
+    uvloop.run(serve(config, host, port))
 
 
 async def serve(config: SimConfig, host: str = "127.0.0.1", port: int = 8001) -> None:
