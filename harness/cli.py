@@ -6,9 +6,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import yaml
 
+from .agentic import load_agentic
 from .dataset import DatasetError, load_dataset
 from .loadgen import LOAD_PATTERNS, RunConfig, options_from_run_dir, run_point, write_summary
 from .sim import SimConfig, run_server
@@ -24,7 +26,11 @@ def _counter(spec: str | None, chat_template: str | None, registry: str | None):
 
 def cmd_run(args: argparse.Namespace) -> int:
     try:
-        samples = load_dataset(Path(args.dataset), args.prompt_column)
+        samples: list[Any] = (
+            load_agentic(Path(args.dataset))
+            if args.load_pattern == "agentic_inference"
+            else load_dataset(Path(args.dataset), args.prompt_column)
+        )
         counter = _counter(args.tokenizer, args.chat_template, args.tokenizer_registry)
     except (DatasetError, TokenizerNotFound) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -45,6 +51,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         drain_timeout_s=args.drain_timeout,
         api_key=args.api_key,
         client=args.client,
+        trajectories=args.trajectories,
+        enable_salt=not args.no_salt,
+        inject_tool_delay=not args.no_tool_delay,
     )
     try:
         config.validate()
@@ -194,6 +203,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=42)
     run.add_argument("--drain-timeout", type=float, default=240.0)
     run.add_argument("--api-key", default=None)
+    run.add_argument(
+        "--trajectories",
+        type=int,
+        default=None,
+        help="agentic: conversations to run (default: one pass)",
+    )
+    run.add_argument("--no-salt", action="store_true", help="agentic: no cache salt")
+    run.add_argument(
+        "--no-tool-delay",
+        action="store_true",
+        help="agentic: do not wait the recorded tool time between turns",
+    )
     run.add_argument(
         "--client",
         choices=("auto", "fast", "httpx"),

@@ -195,8 +195,10 @@ class FastClient:
         *,
         streaming: bool,
         on_first: Callable[[int], None] | None = None,
+        headers: dict[str, str] | None = None,
     ) -> Response:
         payload = _dumps(body)
+        extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items()).encode() if headers else b""
         ex = _Exchange(streaming, on_first)
         try:
             conn = await self._connection()
@@ -212,6 +214,7 @@ class FastClient:
             + (self.base_path + path).encode()
             + b" HTTP/1.1\r\n"
             + self._head
+            + extra
             + b"Content-Length: "
             + str(len(payload)).encode()
             + b"\r\n\r\n"

@@ -26,6 +26,7 @@ import httpx
 import yaml
 
 from . import events as ev
+from .agentic import Conversation, salted
 from .client import Response, send
 from .dataset import Sample
 from .events import EventWriter, Prompt
@@ -33,7 +34,8 @@ from .fastclient import FastClient
 from .summary import Summary, SummaryOptions, render_report, summarize
 from .tokens import TokenCounter
 
-LOAD_PATTERNS = ("concurrency", "offline", "poisson")
+LOAD_PATTERNS = ("concurrency", "offline", "poisson", "agentic_inference")
+AGENTIC = "agentic_inference"
 
 
 @dataclass
@@ -57,6 +59,13 @@ class RunConfig:
     abort_after_failures: int | None = 50
     # "fast": the lean asyncio client (plain http); "httpx": httpx (https too).
     client: str = "auto"
+    # Agentic replay (digest §2.4): trajectories to run (default one pass), the cache salt
+    # (mandatory for official runs), the recorded tool delays between turns, the header
+    # that routes a conversation to one session.
+    trajectories: int | None = None
+    enable_salt: bool = True
+    inject_tool_delay: bool = True
+    routing_header: str = "X-Session-ID"
     api_key: str | None = field(default=None, repr=False)
     extra_body: dict[str, Any] = field(default_factory=dict)
 
@@ -71,6 +80,8 @@ class RunConfig:
             raise ValueError("client must be auto, fast or httpx")
         if self.client == "fast" and not self.endpoint.startswith("http://"):
             raise ValueError("the fast client speaks plain http only; use the httpx client")
+        if self.load_pattern == AGENTIC:
+            return  # a run of trajectories: neither a duration nor a sample count
         if self.duration_s is None and self.n_samples is None and self.load_pattern != "offline":
             raise ValueError("give --duration or --n-samples")
 
@@ -160,29 +171,49 @@ class _Session:
 
     async def issue(self, index: int) -> None:
         sample = self.samples[index]
+        await self.request(
+            Prompt(text=sample.prompt, messages=sample.messages), self.body(sample), index=index
+        )
+
+    async def request(
+        self,
+        prompt: Prompt,
+        body: dict[str, Any],
+        *,
+        index: int | None = None,
+        conversation_id: str = "",
+        turn: int | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Response:
+        """Send one request, writing its events; returns the response."""
         sample_uuid = uuid.uuid4().hex
-        self.index_map[sample_uuid] = index
+        if index is not None:
+            self.index_map[sample_uuid] = index
         self.issued += 1
-        prompt = Prompt(text=sample.prompt, messages=sample.messages)
-        issued_at = time.monotonic_ns()
-        self.writer.write(ev.ISSUED, issued_at, sample_uuid, prompt.to_data())
+        where = {"conversation_id": conversation_id, "turn": turn}
+        self.writer.write(ev.ISSUED, time.monotonic_ns(), sample_uuid, prompt.to_data(), **where)
 
         def first(ns: int) -> None:
-            self.writer.write(ev.RECV_FIRST, ns, sample_uuid)
+            self.writer.write(ev.RECV_FIRST, ns, sample_uuid, **where)
 
         response: Response
         if self.fast is not None:
             response = await self.fast.send(
-                self.config.path, self.body(sample), streaming=self.config.streaming, on_first=first
+                self.config.path,
+                body,
+                streaming=self.config.streaming,
+                on_first=first,
+                headers=headers,
             )
         else:
             assert self.client is not None
             response = await send(
                 self.client,
                 self.config.url,
-                self.body(sample),
+                body,
                 streaming=self.config.streaming,
                 on_first=first,
+                headers=headers,
             )
         self.finished += 1
         done = response.complete_ns or time.monotonic_ns()
@@ -194,17 +225,32 @@ class _Session:
                     f"stopped issuing after {limit} failed requests in a row "
                     f"(last: {response.error[1][:200]})"
                 )
-            self.writer.write(ev.ERROR, done, sample_uuid, ["ErrorData", *response.error])
-            self.writer.write(ev.COMPLETE, done, sample_uuid, None)
-            return
+            self.writer.write(ev.ERROR, done, sample_uuid, ["ErrorData", *response.error], **where)
+            self.writer.write(ev.COMPLETE, done, sample_uuid, None, **where)
+            return response
         assert response.output is not None
+        self.failures_in_a_row = 0
         self.writer.write(
             ev.COMPLETE,
             done,
             sample_uuid,
             response.output.to_data(),
             finish_reason=response.finish_reason,
+            **where,
         )
+        return response
+
+    def record_skipped(self, conversation_id: str, turn: int, reason: str) -> None:
+        """A turn never sent because its conversation was aborted: a failure on record."""
+        sample_uuid = uuid.uuid4().hex
+        now = time.monotonic_ns()
+        where = {"conversation_id": conversation_id, "turn": turn}
+        self.issued += 1
+        self.writer.write(ev.ISSUED, now, sample_uuid, Prompt().to_data(), **where)
+        self.writer.write(
+            ev.ERROR, now, sample_uuid, ["ErrorData", "TurnAbortedByPriorFailure", reason], **where
+        )
+        self.writer.write(ev.COMPLETE, now, sample_uuid, None, **where)
 
     def spawn(self, index: int) -> asyncio.Task[None]:
         task = asyncio.create_task(self.issue(index))
@@ -314,6 +360,98 @@ async def _run(
     return session
 
 
+async def _run_agentic(
+    config: RunConfig,
+    conversations: list[Conversation],
+    writer: EventWriter,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> _Session:
+    """Closed loop over conversations: at most one turn in flight per conversation."""
+    session = _Session(config, [], writer)
+    ticker = (
+        asyncio.create_task(_tick(session, on_progress, 0.5)) if on_progress is not None else None
+    )
+    budget = config.trajectories or len(conversations)
+    slots = asyncio.Semaphore(max(config.concurrency, 1))
+    state = {"assigned_all": False, "stopped": False}
+    drivers: set[asyncio.Task[None]] = set()
+
+    async def drive(k: int) -> None:
+        conversation = conversations[k % len(conversations)]
+        repeat = k // len(conversations) + 1
+        logical = conversation.id if repeat == 1 else f"{conversation.id}__repeat_{repeat}"
+        try:
+            for i, turn in enumerate(conversation.turns):
+                if i > 0 and config.inject_tool_delay and turn.delay_s > 0:
+                    await asyncio.sleep(turn.delay_s)  # tool time: not serving time
+                messages = (
+                    salted(turn.messages, repeat, conversation.id)
+                    if config.enable_salt
+                    else turn.messages
+                )
+                body: dict[str, Any] = {
+                    "model": config.model,
+                    "messages": messages,
+                    "stream": config.streaming,
+                    "max_tokens": turn.max_tokens or config.max_tokens,
+                    "max_completion_tokens": turn.max_tokens or config.max_tokens,
+                    **config.extra_body,
+                }
+                if conversation.tools:
+                    body["tools"] = conversation.tools
+                response = await session.request(
+                    Prompt(messages=messages, tools=conversation.tools),
+                    body,
+                    conversation_id=logical,
+                    turn=turn.turn,
+                    headers={config.routing_header: logical},
+                )
+                if response.error is not None:
+                    reason = f"turn {turn.turn} failed: {response.error[1][:200]}"
+                    for rest in conversation.turns[i + 1 :]:
+                        session.record_skipped(logical, rest.turn, reason)
+                    break
+        finally:
+            slots.release()
+            # The window closes when a conversation ends and none is left to start.
+            if state["assigned_all"] and not state["stopped"]:
+                state["stopped"] = True
+                writer.write(ev.STOP_TRACKING, time.monotonic_ns())
+
+    try:
+        writer.write(ev.SESSION_STARTED, time.monotonic_ns())
+        writer.write(ev.START_TRACKING, time.monotonic_ns())
+        if config.enable_salt:
+            missing = [c.id for c in conversations if not c.has_system]
+            if missing:
+                raise ValueError(
+                    f"cache salting needs a system prompt; conversation(s) without one: "
+                    f"{', '.join(missing[:5])}"
+                )
+        for k in range(budget):
+            await slots.acquire()
+            if session.aborted is not None:
+                slots.release()
+                break
+            task = asyncio.create_task(drive(k))
+            drivers.add(task)
+            task.add_done_callback(drivers.discard)
+        state["assigned_all"] = True
+        if drivers:
+            await asyncio.gather(*drivers, return_exceptions=True)
+        if not state["stopped"]:
+            writer.write(ev.STOP_TRACKING, time.monotonic_ns())
+        writer.write(ev.SESSION_ENDED, time.monotonic_ns())
+    finally:
+        if ticker is not None:
+            ticker.cancel()
+        if session.client is not None:
+            await session.client.aclose()
+        if session.fast is not None:
+            await session.fast.aclose()
+    return session
+
+
 def _event_loop_run(coroutine: Any) -> Any:
     """uvloop when it is installed (faster sockets and callbacks), else asyncio's loop."""
     try:
@@ -325,7 +463,7 @@ def _event_loop_run(coroutine: Any) -> Any:
 
 def run_point(
     config: RunConfig,
-    samples: list[Sample],
+    samples: list[Sample] | list[Conversation],
     run_dir: Path,
     counter: TokenCounter | None,
     *,
@@ -339,7 +477,16 @@ def run_point(
     run_dir.mkdir(parents=True, exist_ok=True)
     writer = EventWriter(run_dir / "events.jsonl")
     try:
-        session = _event_loop_run(_run(config, samples, writer, on_progress))
+        if config.load_pattern == AGENTIC:
+            conversations = [c for c in samples if isinstance(c, Conversation)]
+            if len(conversations) != len(samples):
+                raise ValueError("an agentic run needs conversations (an agentic dataset)")
+            session = _event_loop_run(_run_agentic(config, conversations, writer, on_progress))
+        else:
+            plain = [s for s in samples if isinstance(s, Sample)]
+            if len(plain) != len(samples):
+                raise ValueError(f"a {config.load_pattern} run needs a prompt dataset")
+            session = _event_loop_run(_run(config, plain, writer, on_progress))
     finally:
         writer.close()
     if progress:

@@ -79,6 +79,8 @@ class SimStats:
     # Server-side timings per completed request, to measure a client's error against.
     ttft_ns: list[int] = field(default_factory=list)
     tpot_ns: list[float] = field(default_factory=list)
+    # Requests per X-Session-ID value: how a multi-turn client routed its conversations.
+    sessions: dict[str, int] = field(default_factory=dict)
 
 
 class SimServer:
@@ -129,6 +131,9 @@ class SimServer:
                 }
                 length = int(headers.get("content-length", "0") or 0)
                 body = await reader.readexactly(length) if length else b""
+                session = headers.get("x-session-id")
+                if session is not None:
+                    self.stats.sessions[session] = self.stats.sessions.get(session, 0) + 1
                 keep = await self._dispatch(method, path, body, writer)
                 if not keep or headers.get("connection", "").lower() == "close":
                     break
@@ -170,6 +175,7 @@ class SimServer:
                     "drops": s.drops,
                     "ttft_ns": s.ttft_ns,
                     "tpot_ns": s.tpot_ns,
+                    "sessions": s.sessions,
                 },
             )
             await writer.drain()

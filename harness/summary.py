@@ -66,6 +66,10 @@ def summarize(path: Path, counter: TokenCounter | None, options: SummaryOptions)
     latest_issue_completed: tuple[int, int] | None = None  # (issued_ns, complete_ns)
     problems: list[str] = []
     negative_tpot = 0
+    agentic = options.load_pattern == "agentic_inference"
+    turn_tokens = 0  # tracked, successful turns: Σ output tokens …
+    turn_time_ns = 0  # … and Σ serving time (tool delays between turns are not in it)
+    osl_full_run: list[int] = []  # every completed turn, inside the window or after it
 
     def close_block() -> None:
         nonlocal duration_ns
@@ -108,6 +112,10 @@ def summarize(path: Path, counter: TokenCounter | None, options: SummaryOptions)
         elif kind == ev.COMPLETE:
             row = rows.pop(uuid, None)
             if row is None:
+                if agentic and counter is not None:
+                    late = Output.from_data(event.get("data"))
+                    if late is not None:
+                        osl_full_run.append(counter.count_output(late))
                 continue
             block_last = max(block_last, ts)
             if row.failed and not options.failures_as_completions:
@@ -125,6 +133,10 @@ def summarize(path: Path, counter: TokenCounter | None, options: SummaryOptions)
             n_out = counter.count_output(output)
             if output.content or output.reasoning_text or output.tool_calls:
                 osl.append(n_out)
+                osl_full_run.append(n_out)
+            if agentic and not row.failed:
+                turn_tokens += n_out
+                turn_time_ns += ts - row.issued_ns
             if row.recv_first_ns is not None:
                 n_after = counter.count_after_first_chunk(output)
                 if n_after > 0:
@@ -191,6 +203,18 @@ def summarize(path: Path, counter: TokenCounter | None, options: SummaryOptions)
         "tps": tps,
         "finish_reason_counts": finish,
         "run_config": options.run_config,
+        **(
+            {
+                "output_tokens_per_turn_total": float(turn_tokens),
+                "e2e_turn_time_seconds_total": turn_time_ns / 1e9,
+                "e2e_avg_interactivity": rate(turn_tokens, turn_time_ns),
+                "output_sequence_lengths_full_run": {
+                    "output_sequence_lengths": stat_block(osl_full_run, integer=True)
+                },
+            }
+            if agentic and counter is not None
+            else {}
+        ),
         "harness": {"failures_as_completions": options.failures_as_completions, "notes": notes},
     }
     snapshot = {
