@@ -117,7 +117,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from .sweep import SweepSpec, run_sweep
 
     try:
-        samples = load_dataset(Path(args.dataset), args.prompt_column)
+        samples: list[Any] = (
+            load_agentic(Path(args.dataset))
+            if args.agentic
+            else load_dataset(Path(args.dataset), args.prompt_column)
+        )
         counter = _counter(args.tokenizer, args.chat_template, args.tokenizer_registry)
         spec = SweepSpec.load(Path(args.submission), args.max_concurrency)
     except (DatasetError, TokenizerNotFound, ValueError, OSError) as exc:
@@ -142,6 +146,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         output=Path(args.output),
         offline=args.offline,
         duration_s=(lambda _point: seconds) if seconds else None,
+        trajectories=args.trajectories,
     )
     for line in result.errors:
         print(f"ERROR   {line}")
@@ -252,6 +257,17 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--chat-template", default=None)
     sweep.add_argument("--tokenizer-registry", default=None)
     sweep.add_argument("--offline", choices=("dedicated", "elected"), default="dedicated")
+    sweep.add_argument(
+        "--agentic",
+        action="store_true",
+        help="the dataset is multi-turn; points replay conversations, no Offline",
+    )
+    sweep.add_argument(
+        "--trajectories",
+        type=int,
+        default=None,
+        help="agentic: conversations per point (default: one pass)",
+    )
     sweep.add_argument(
         "--duration-per-point",
         type=float,

@@ -22,9 +22,10 @@ import yaml
 from submission_checker.checker import SubmissionChecker
 from submission_checker.models.regions import compute_regions, covered_region
 
+from .agentic import Conversation
 from .bundle import Disclosure, add_submitter_files, assemble, pack, point_yaml
 from .dataset import Sample
-from .loadgen import RunConfig, RunResult, run_point
+from .loadgen import Progress, RunConfig, RunResult, run_point
 from .tokens import TokenCounter
 
 MANDATORY_BANDS = ("ultra_low", "low_concurrency", "med_concurrency", "high_concurrency")
@@ -92,6 +93,8 @@ class SweepSpec:
     availability: str
     submission_id: str
     accuracy_results: dict[str, Any] | None
+    # Agentic curves: the inline score every point must carry (merged into each file).
+    inline_accuracy: dict[str, Any] | None
     implementation: str
     readme: str
 
@@ -141,6 +144,7 @@ class SweepSpec:
             ),
             submission_id=str(data.get("submission_id", "pending-submission-id")),
             accuracy_results=document("accuracy_results"),
+            inline_accuracy=document("inline_accuracy"),
             implementation=str(data.get("implementation", "implementation")),
             readme=str(data.get("readme", "# Implementation\n\nHow the endpoint was served.\n")),
         )
@@ -159,27 +163,66 @@ def _seed(seeds: dict[str, int], key: str, default: int) -> int:
     return int(seeds.get(key, default))
 
 
+def _accuracy_for(spec: SweepSpec, point: PlannedPoint) -> dict[str, Any] | None:
+    entries: list[Any] = []
+    if spec.inline_accuracy:
+        entries += list(spec.inline_accuracy.get("accuracy_scores", []))
+    if point.carries_accuracy and spec.accuracy_results:
+        entries += list(spec.accuracy_results.get("accuracy_scores", []))
+    return {"accuracy_scores": entries} if entries else None
+
+
+def _bar(label: str, seconds: float | None) -> Callable[[Progress], None] | None:
+    """A one-line progress bar on a terminal; nothing when output is not a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(p: Progress) -> None:
+        fraction = min(p.elapsed_s / seconds, 1.0) if seconds else 0.0
+        filled = int(fraction * 30)
+        sys.stderr.write(
+            f"\r{label} [{'#' * filled}{'.' * (30 - filled)}] {fraction:4.0%} "
+            f"{p.finished} done, {p.in_flight} in flight "
+        )
+        sys.stderr.flush()
+
+    return show
+
+
 def run_sweep(
     *,
     base: RunConfig,
     spec: SweepSpec,
-    samples: list[Sample],
+    samples: list[Sample] | list[Conversation],
     counter: TokenCounter | None,
     c_max: int,
     output: Path,
     offline: str = "dedicated",
     duration_s: Callable[[PlannedPoint], float] | None = None,
+    trajectories: int | None = None,
     progress: Callable[[str], None] = lambda message: print(message, file=sys.stderr),
 ) -> SweepResult:
     """Run every planned point into ``output/runs`` and assemble ``output/bundle``."""
-    plan = plan_points(c_max, offline=offline, dataset_size=len(samples))
+    agentic = bool(samples) and isinstance(samples[0], Conversation)
+    plan = plan_points(c_max, offline="none" if agentic else offline, dataset_size=len(samples))
     runs_dir = output / "runs"
     runs: list[tuple[PlannedPoint, RunResult]] = []
     seed = _seed(spec.disclosure.seeds, "sample_index_rng_seed", base.seed)
     for number, point in enumerate(plan, start=1):
         label = f"[{number}/{len(plan)}] c={point.concurrency} ({point.role})"
         progress(f"{label} running…")
-        if point.offline == "dedicated":
+        seconds: float | None = None
+        if agentic:
+            config = replace(
+                base,
+                load_pattern="agentic_inference",
+                concurrency=point.concurrency,
+                trajectories=trajectories,
+                duration_s=None,
+                n_samples=None,
+                seed=seed,
+            )
+        elif point.offline == "dedicated":
             config = replace(
                 base,
                 load_pattern="offline",
@@ -200,7 +243,13 @@ def run_sweep(
                 n_samples=None,
                 seed=seed,
             )
-        result = run_point(config, samples, runs_dir / f"c{point.concurrency}", counter)
+        result = run_point(
+            config,
+            samples,
+            runs_dir / f"c{point.concurrency}",
+            counter,
+            on_progress=_bar(label, seconds),
+        )
         r = result.summary.result
         tps = r["tps"] or 0.0
         progress(f"{label} {r['n_samples_completed']} completed, {tps:.1f} tok/s")
@@ -226,14 +275,14 @@ def run_sweep(
                 concurrency=point.concurrency,
                 region=point.region,
                 offline=point.offline,
-                load_pattern="concurrency",
+                load_pattern="agentic_inference" if agentic else "concurrency",
                 warmup=warmup,
             ),
             system_desc=spec.system_desc,
             system_power=spec.system_power,
             implementation=spec.implementation,
             readme=spec.readme,
-            accuracy_results=spec.accuracy_results if point.carries_accuracy else None,
+            accuracy_results=_accuracy_for(spec, point),
         )
         runs.append((point, result))
     bundle_dir = output / "bundle"

@@ -142,3 +142,75 @@ def _received(settings, archive: Path):  # type: ignore[no-untyped-def]
     shutil.copyfile(archive, copy)
     data = copy.read_bytes()
     return ReceivedFile(copy, hashlib.sha256(data).hexdigest(), len(data))
+
+
+def test_agentic_sweep_passes_the_agentic_gates(sim, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from harness.agentic import load_agentic
+    from harness.sim import sim_token_counter
+    from tests.harness.test_agentic import _conversation
+
+    # Kimi K3's per-turn output must average 425-520 tokens; the simulator gives 472.
+    endpoint = sim(
+        SimConfig(
+            ttft_ms=0, tpot_ms=0, prefill_ms_per_1k_tokens=0, output_tokens=472, output_spread=0
+        )
+    )
+    rows = [dict(r) for cid in ("a", "b", "c", "d") for r in _conversation(cid)]
+    for row in rows:
+        row.pop("max_new_tokens", None)
+    dataset = tmp_path / "agentic.jsonl"
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    spec_path = _spec_file(tmp_path)
+    spec = yaml.safe_load(spec_path.read_text())
+    spec.update(model_name="kimi-k3", dataset="sim_agentic", dataset_name="sim agentic")
+    (tmp_path / "accuracy_results.json").write_text(
+        json.dumps(
+            {
+                "accuracy_scores": [
+                    {
+                        "dataset_name": "swe_bench",
+                        "dataset_type": "accuracy",
+                        "score": 0.95,
+                        "num_samples": 500,
+                    }
+                ]
+            }
+        )
+    )
+    (tmp_path / "inline.json").write_text(
+        json.dumps(
+            {
+                "accuracy_scores": [
+                    {
+                        "dataset_name": "performance",
+                        "dataset_type": "performance",
+                        "score": 0.59,
+                        "num_samples": 12,
+                    }
+                ]
+            }
+        )
+    )
+    spec["inline_accuracy"] = "inline.json"
+    spec_path.write_text(yaml.safe_dump(spec))
+    result = run_sweep(
+        base=RunConfig(endpoint=endpoint.url, model="sim"),
+        spec=SweepSpec.load(spec_path, c_max=64),
+        samples=load_agentic(dataset),
+        counter=sim_token_counter(),
+        c_max=64,
+        output=tmp_path / "out",
+        trajectories=4,
+        progress=lambda _m: None,
+    )
+    assert result.errors == []
+    assert len(result.runs) == 7 and all(p.offline == "none" for p, _ in result.runs)
+    summary = result.runs[0][1].summary.result
+    assert summary["e2e_avg_interactivity"] and summary["e2e_avg_interactivity"] > 0
+    from submission_checker.checker import SubmissionChecker
+
+    report = SubmissionChecker(result.submission_dir).run()
+    gates = {r.rule: r.severity.value for r in report.results if r.rule.startswith("agentic-")}
+    assert gates.get("agentic-osl-range") == "info"
+    assert gates.get("agentic-accuracy-swebench") == "info"
+    assert gates.get("agentic-accuracy-inline") == "info"
