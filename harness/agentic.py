@@ -11,12 +11,11 @@ the live model's replies), so every run sends the same prompts.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .dataset import DatasetError
+from .dataset import DatasetError, read_jsonl
 
 _NEXT_ROLES = {
     None: {"user"},
@@ -58,25 +57,14 @@ def _message(row: dict[str, Any]) -> list[dict[str, Any]]:
 
 def load_agentic(path: Path) -> list[Conversation]:
     """Read, validate and rebuild every conversation; errors name the line."""
-    if not path.is_file():
-        raise DatasetError(f"{path}: no such dataset file")
     rows: list[tuple[int, dict[str, Any]]] = []
-    with path.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise DatasetError(f"{path}:{number}: not JSON ({exc})") from exc
-            if not isinstance(row, dict):
-                raise DatasetError(f"{path}:{number}: each line must be a JSON object")
-            if row.get("_type") == "dataset_metadata":
-                continue
-            for key in ("conversation_id", "turn", "role"):
-                if key not in row:
-                    raise DatasetError(f"{path}:{number}: missing {key!r}")
-            rows.append((number, row))
+    for number, row in read_jsonl(path):
+        if row.get("_type") == "dataset_metadata":
+            continue
+        for key in ("conversation_id", "turn", "role"):
+            if key not in row:
+                raise DatasetError(f"{path}:{number}: missing {key!r}")
+        rows.append((number, row))
     if not rows:
         raise DatasetError(f"{path}: the dataset has no conversations")
 

@@ -74,6 +74,15 @@ class _Accumulator:
             self.first_seen = True
         return first
 
+    def take_message(self, message: dict[str, Any]) -> None:
+        """A whole non-streamed response (chat ``message`` or completions ``text``)."""
+        choice = (message.get("choices") or [{}])[0]
+        msg = choice.get("message") or {"content": choice.get("text", "")}
+        self.content.append(msg.get("content") or "")
+        if msg.get("reasoning_content") or msg.get("reasoning"):
+            self.reasoning.append(msg.get("reasoning_content") or msg.get("reasoning"))
+        self.finish_reason = choice.get("finish_reason")
+
     def output(self, streaming: bool) -> Output:
         calls = [self.tool_calls[i] for i in sorted(self.tool_calls)] or None
         if not streaming:
@@ -131,13 +140,7 @@ async def send(
                 response.complete_ns = time.monotonic_ns()
                 return response
             if not streaming:
-                message = _loads(await http.aread())
-                choice = (message.get("choices") or [{}])[0]
-                msg = choice.get("message") or {"content": choice.get("text", "")}
-                acc.content.append(msg.get("content") or "")
-                if msg.get("reasoning_content") or msg.get("reasoning"):
-                    acc.reasoning.append(msg.get("reasoning_content") or msg.get("reasoning"))
-                acc.finish_reason = choice.get("finish_reason")
+                acc.take_message(_loads(await http.aread()))
             else:
 
                 def handle(frame: bytes) -> None:

@@ -23,24 +23,31 @@ class Sample:
     max_tokens: int | None = None
 
 
+def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line; errors name the line."""
+    if not path.is_file():
+        raise DatasetError(f"{path}: no such dataset file")
+    rows: list[tuple[int, dict[str, Any]]] = []
+    with path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                raise DatasetError(f"{path}:{number}: not JSON ({exc})") from exc
+            if not isinstance(row, dict):
+                raise DatasetError(f"{path}:{number}: each line must be a JSON object")
+            rows.append((number, row))
+    return rows
+
+
 def _rows(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise DatasetError(f"{path}: no such dataset file")
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".json"):
-        rows = []
-        with path.open(encoding="utf-8") as fh:
-            for number, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except ValueError as exc:
-                    raise DatasetError(f"{path}:{number}: not JSON ({exc})") from exc
-                if not isinstance(row, dict):
-                    raise DatasetError(f"{path}:{number}: each line must be a JSON object")
-                rows.append(row)
-        return rows
+        return [row for _, row in read_jsonl(path)]
     if suffix == ".csv":
         with path.open(encoding="utf-8", newline="") as fh:
             return list(csv.DictReader(fh))

@@ -244,13 +244,7 @@ class FastClient:
             return
         acc = ex.acc
         if not ex.streaming:
-            message = _loads(bytes(ex.body))
-            choice = (message.get("choices") or [{}])[0]
-            msg = choice.get("message") or {"content": choice.get("text", "")}
-            acc.content.append(msg.get("content") or "")
-            if msg.get("reasoning_content") or msg.get("reasoning"):
-                acc.reasoning.append(msg.get("reasoning_content") or msg.get("reasoning"))
-            acc.finish_reason = choice.get("finish_reason")
+            acc.take_message(_loads(bytes(ex.body)))
         else:
             rest = bytes(ex.body[ex.scanned :])
             if not acc.first_seen or any(marker in rest for marker in _NEEDS_FULL_PARSE):

@@ -252,6 +252,14 @@ class _Session:
         )
         self.writer.write(ev.COMPLETE, now, sample_uuid, None, **where)
 
+    async def close(self, ticker: asyncio.Task[None] | None) -> None:
+        if ticker is not None:
+            ticker.cancel()
+        if self.client is not None:
+            await self.client.aclose()
+        if self.fast is not None:
+            await self.fast.aclose()
+
     def spawn(self, index: int) -> asyncio.Task[None]:
         task = asyncio.create_task(self.issue(index))
         self.in_flight.add(task)
@@ -351,12 +359,7 @@ async def _run(
         writer.write(ev.STOP_TRACKING, time.monotonic_ns())
         writer.write(ev.SESSION_ENDED, time.monotonic_ns())
     finally:
-        if ticker is not None:
-            ticker.cancel()
-        if session.client is not None:
-            await session.client.aclose()
-        if session.fast is not None:
-            await session.fast.aclose()
+        await session.close(ticker)
     return session
 
 
@@ -443,12 +446,7 @@ async def _run_agentic(
             writer.write(ev.STOP_TRACKING, time.monotonic_ns())
         writer.write(ev.SESSION_ENDED, time.monotonic_ns())
     finally:
-        if ticker is not None:
-            ticker.cancel()
-        if session.client is not None:
-            await session.client.aclose()
-        if session.fast is not None:
-            await session.fast.aclose()
+        await session.close(ticker)
     return session
 
 

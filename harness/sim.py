@@ -39,6 +39,28 @@ def sim_token_counter() -> Any:
     return TokenCounter(tokenizer, None, name="serve-sim words")
 
 
+STREAM_HEAD = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+    b"Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n"
+)
+STREAM_END = b"e\r\ndata: [DONE]\n\n\r\n0\r\n\r\n"
+
+
+def sse_chunk(chat: bool, delta: dict[str, Any], finish: str | None = None) -> bytes:
+    """One SSE event, framed as one HTTP chunk."""
+    choice: dict[str, Any] = {"index": 0, "finish_reason": finish}
+    if chat:
+        choice["delta"] = delta
+    else:
+        choice["text"] = delta.get("content", "")
+    payload = (
+        b"data: "
+        + json.dumps({"id": "sim", "object": "chat.completion.chunk", "choices": [choice]}).encode()
+        + b"\n\n"
+    )
+    return f"{len(payload):x}\r\n".encode() + payload + b"\r\n"
+
+
 @dataclass
 class SimConfig:
     ttft_ms: float = 30.0
@@ -268,25 +290,10 @@ class SimServer:
 
     def _build_stream(self, chat: bool, n_out: int) -> bytes:
         """The bytes ``_stream`` would send with no delays, for reuse."""
-        parts = [
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-            b"Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n"
-        ]
+        parts = [STREAM_HEAD]
 
         def event(delta: dict[str, Any], finish: str | None = None) -> None:
-            choice: dict[str, Any] = {"index": 0, "finish_reason": finish}
-            if chat:
-                choice["delta"] = delta
-            else:
-                choice["text"] = delta.get("content", "")
-            payload = (
-                b"data: "
-                + json.dumps(
-                    {"id": "sim", "object": "chat.completion.chunk", "choices": [choice]}
-                ).encode()
-                + b"\n\n"
-            )
-            parts.append(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
+            parts.append(sse_chunk(chat, delta, finish))
 
         if chat:
             event({"role": "assistant", "content": ""})
@@ -297,7 +304,7 @@ class SimServer:
                 {"content": "".join(" " + WORDS[(position + i) % len(WORDS)] for i in range(count))}
             )
         event({}, "stop")
-        parts.append(b"e\r\ndata: [DONE]\n\n\r\n0\r\n\r\n")
+        parts.append(STREAM_END)
         return b"".join(parts)
 
     async def _sleep_tokens(self, n: int) -> None:
@@ -344,25 +351,10 @@ class SimServer:
         whitespace_first: bool,
     ) -> bool:
         c = self.config
-        writer.write(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-            b"Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n"
-        )
+        writer.write(STREAM_HEAD)
 
         def event(delta: dict[str, Any], finish: str | None = None) -> None:
-            choice: dict[str, Any] = {"index": 0, "finish_reason": finish}
-            if chat:
-                choice["delta"] = delta
-            else:
-                choice["text"] = delta.get("content", "")
-            payload = (
-                b"data: "
-                + json.dumps(
-                    {"id": "sim", "object": "chat.completion.chunk", "choices": [choice]}
-                ).encode()
-                + b"\n\n"
-            )
-            writer.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
+            writer.write(sse_chunk(chat, delta, finish))
 
         if chat:
             event({"role": "assistant", "content": ""})  # role-only: never a first token
@@ -393,7 +385,7 @@ class SimServer:
                 if delay > 0:
                     await asyncio.sleep(delay)
         event({}, "stop")
-        writer.write(b"e\r\ndata: [DONE]\n\n\r\n0\r\n\r\n")
+        writer.write(STREAM_END)
         await writer.drain()
         done = time.monotonic_ns()
         if first_ns is not None:

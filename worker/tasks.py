@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
@@ -18,6 +20,8 @@ from app.settings import get_settings
 from .celery_app import CeleryJobQueue, celery_app
 
 log = logging.getLogger(__name__)
+RunService = Callable[..., Any]
+FailService = Callable[..., None]
 RECOVERY_INTERVAL_S = 30.0
 _stop = threading.Event()
 
@@ -27,40 +31,32 @@ def database() -> Database:
     return Database(get_settings().effective_database_url)
 
 
-@celery_app.task(name="portal.check_submission")
-def check_submission(job_id: int) -> None:
+def _run_job(job_id: int, run: RunService, fail: FailService, doing: str) -> None:
+    """Open a session, run one service; if it raises, the job row says why."""
     settings = get_settings()
     with database().session() as session:
         try:
-            run_checks(session=session, settings=settings, job_id=job_id)
-        except Exception as exc:  # the job row must say why, whatever went wrong
-            log.exception("check job %s failed", job_id)
+            run(session=session, settings=settings, job_id=job_id)
+        except Exception as exc:  # whatever went wrong, the job must not stay "running"
+            log.exception("job %s failed while %s", job_id, doing)
             session.rollback()
             job = session.get(Job, job_id)
             if job is not None:
-                fail_check(
+                fail(
                     session=session,
                     job=job,
-                    reason=f"internal error while checking: {type(exc).__name__}: {exc}",
+                    reason=f"internal error while {doing}: {type(exc).__name__}: {exc}",
                 )
+
+
+@celery_app.task(name="portal.check_submission")
+def check_submission(job_id: int) -> None:
+    _run_job(job_id, run_checks, fail_check, "checking")
 
 
 @celery_app.task(name="portal.reproduce_point")
 def reproduce_point(job_id: int) -> None:
-    settings = get_settings()
-    with database().session() as session:
-        try:
-            run_reproduction(session=session, settings=settings, job_id=job_id)
-        except Exception as exc:  # the job row must say why, whatever went wrong
-            log.exception("reproduction job %s failed", job_id)
-            session.rollback()
-            job = session.get(Job, job_id)
-            if job is not None:
-                fail_reproduction(
-                    session=session,
-                    job=job,
-                    reason=f"internal error while reproducing: {type(exc).__name__}: {exc}",
-                )
+    _run_job(job_id, run_reproduction, fail_reproduction, "reproducing")
 
 
 def recover_once() -> list[int]:

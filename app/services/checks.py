@@ -25,6 +25,7 @@ from .jobs import (
     JobQueue,
     JobState,
     enqueue_after_commit,
+    mark_succeeded,
     set_progress,
 )
 
@@ -193,11 +194,7 @@ def run_checks(
     )
     submission.checks_finished_at = finished
     submission.error_message = None
-    job.state = JobState.SUCCEEDED
-    job.stage = "done"
-    job.progress = 1.0
-    job.finished_at = finished
-    job.heartbeat_at = finished
+    mark_succeeded(job, finished)
     session.commit()
     return job
 

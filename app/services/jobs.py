@@ -72,6 +72,14 @@ def set_progress(session: Session, job: Job, stage: str, progress: float) -> Non
     session.commit()
 
 
+def mark_succeeded(job: Job, at: dt.datetime) -> None:
+    job.state = JobState.SUCCEEDED
+    job.stage = "done"
+    job.progress = 1.0
+    job.finished_at = at
+    job.heartbeat_at = at
+
+
 def recover_lost_jobs(
     session: Session, *, stale_after_s: float, max_attempts: int, now: dt.datetime | None = None
 ) -> tuple[list[Job], list[Job]]:

@@ -22,7 +22,7 @@ from harness.dataset import DatasetError, load_dataset
 from harness.loadgen import Progress, RunConfig, run_point
 from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
-from .jobs import JobQueue, JobState, enqueue_after_commit, set_progress
+from .jobs import JobQueue, JobState, enqueue_after_commit, mark_succeeded, set_progress
 from .secrets import decrypt, encrypt
 
 REPRODUCE_POINT = "reproduce_point"
@@ -226,10 +226,7 @@ def _measure(
     reproduction.message = message
     reproduction.finished_at = finished
     reproduction.api_key_encrypted = None  # not kept past the run
-    job.state = JobState.SUCCEEDED
-    job.stage = "done"
-    job.progress = 1.0
-    job.finished_at = finished
+    mark_succeeded(job, finished)
     session.commit()
 
 
