@@ -37,6 +37,55 @@ def cmd_migrate(_: argparse.Namespace) -> int:
     return 0
 
 
+def _load_demo_if_empty(settings: Settings) -> int:
+    from app.db.session import Database
+    from app.demo.load import is_empty, load_demo
+
+    database = Database(settings.effective_database_url)
+    try:
+        if not is_empty(database):
+            return 0
+        print("empty database: loading the demo results (ENDPOINTS_PORTAL_DEMO_DATA=0 skips it)")
+        return load_demo(database, settings)
+    finally:
+        database.dispose()
+
+
+def cmd_demo(_: argparse.Namespace) -> int:
+    settings = get_settings()
+    _migrate(settings)
+    loaded = _load_demo_if_empty(settings)
+    print(
+        f"{loaded} demo submission(s) loaded"
+        if loaded
+        else "the database is not empty; nothing loaded"
+    )
+    return 0
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    """Publish a cohort (an operator's command until the chair's API exists)."""
+    from app.db.session import Database
+    from app.services.publishing import PublishingError, publish_cohort
+
+    settings = get_settings()
+    database = Database(settings.effective_database_url)
+    try:
+        with database.session() as session:
+            try:
+                published = publish_cohort(session=session, cohort_id=args.cohort)
+            except PublishingError as exc:
+                print(f"error: {exc.message}", file=sys.stderr)
+                return EXIT_UNUSABLE
+            session.commit()
+            for p in published:
+                print(f"published {p.submission.public_id} as {p.status} in {p.cohort}")
+            print(f"{len(published)} publication(s) in {args.cohort}")
+    finally:
+        database.dispose()
+    return 0
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     import worker.tasks  # noqa: F401  (registers the tasks)
     from worker.celery_app import celery_app
@@ -110,6 +159,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     settings = get_settings()
     _migrate(settings)
+    if settings.demo_data:
+        _load_demo_if_empty(settings)
     supervisor = None if args.no_worker else WorkerSupervisor()
     if supervisor is not None:
         supervisor.start()
@@ -196,6 +247,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     migrate = sub.add_parser("migrate", help="apply database migrations")
     migrate.set_defaults(func=cmd_migrate)
+
+    demo = sub.add_parser("demo", help="load the demo results into an empty database")
+    demo.set_defaults(func=cmd_demo)
+
+    publish = sub.add_parser("publish", help="publish a cohort's due results")
+    publish.add_argument("cohort", help="cohort id, e.g. 2026-12-C0")
+    publish.set_defaults(func=cmd_publish)
 
     check = sub.add_parser(
         "check", help="check a bundle directory or archive locally (exit 1 when rejected)"

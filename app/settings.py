@@ -30,6 +30,8 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("ENDPOINTS_PORTAL_REDIS_URL", "REDIS_URL"),
     )
     worker_concurrency: int = 2
+    # Load the demo results into an empty database when the portal starts.
+    demo_data: bool = True
 
     # Intake limits (architecture §5: nothing in a bundle is trusted).
     max_upload_bytes: int = 512 * 1024 * 1024

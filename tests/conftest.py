@@ -12,7 +12,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,6 +89,27 @@ def database(settings: Settings) -> Iterator[Database]:
     db = Database(settings.effective_database_url)
     yield db
     db.dispose()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def demo_env(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Settings, Database]]:
+    """The demo results, loaded once per test module and backend, for read-only tests."""
+    from app.demo.load import load_demo
+
+    data_dir = tmp_path_factory.mktemp("demo") / "data"
+    with ExitStack() as stack:
+        url = None
+        if request.param == "postgresql":
+            url = stack.enter_context(fresh_postgres_database())
+        settings = Settings(data_dir=data_dir, database_url=url, redis_url=None)
+        data_dir.mkdir(parents=True)
+        upgrade(settings.effective_database_url)
+        database = Database(settings.effective_database_url)
+        stack.callback(database.dispose)
+        load_demo(database, settings)
+        yield settings, database
 
 
 @pytest.fixture

@@ -108,6 +108,11 @@ class Submission(Base):
     content_digest: Mapped[str] = mapped_column(String(64), index=True)
     state: Mapped[str] = mapped_column(String(32), default="received")
     for_review: Mapped[bool] = mapped_column(Boolean, default=True)
+    # Rules §11.2, chosen at upload and irrevocable: "confidential" or "provisional".
+    publication_mode: Mapped[str] = mapped_column(
+        String(16), default="confidential", server_default="confidential"
+    )
+    finalized_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
     verdict: Mapped[str | None] = mapped_column(String(16))
     checker_version: Mapped[str | None] = mapped_column(String(32))
     target_cohort: Mapped[str | None] = mapped_column(Text)
@@ -311,3 +316,51 @@ class Reproduction(Base):
 
     submission: Mapped[Submission] = relationship()
     job: Mapped[Job | None] = relationship()
+
+
+class Publication(Base):
+    """A submission's results as published in one cohort: an immutable snapshot.
+
+    A submission is published again when its status changes (provisional → verified); each
+    cohort's view shows the latest publication of each submission up to that cohort, so an
+    older cohort still shows what was public then.
+    """
+
+    __tablename__ = "publications"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
+    cohort: Mapped[str] = mapped_column(String(16), index=True)
+    status: Mapped[str] = mapped_column(String(16))  # verified | provisional | unverified
+    published_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    submission: Mapped[Submission] = relationship()
+    curves: Mapped[list[PublishedCurve]] = relationship(
+        back_populates="publication", cascade="all, delete-orphan", order_by="PublishedCurve.id"
+    )
+
+    __table_args__ = (UniqueConstraint("submission_id", "cohort", "status"),)
+
+
+class PublishedCurve(Base):
+    """One curve of a publication, with what buyers filter on kept in columns."""
+
+    __tablename__ = "published_curves"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    publication_id: Mapped[int] = mapped_column(
+        ForeignKey("publications.id", ondelete="CASCADE"), index=True
+    )
+    benchmark_model: Mapped[str] = mapped_column(Text, index=True)
+    dataset: Mapped[str | None] = mapped_column(Text)
+    is_agentic: Mapped[bool] = mapped_column(Boolean, default=False)
+    system_name: Mapped[str] = mapped_column(Text)
+    organization: Mapped[str] = mapped_column(Text)
+    division: Mapped[str | None] = mapped_column(Text)
+    availability: Mapped[str | None] = mapped_column(Text)
+    accelerator_model: Mapped[str | None] = mapped_column(Text)
+    accelerator_count: Mapped[int | None] = mapped_column(BigInteger)
+    provisioned_power_kw: Mapped[float | None] = mapped_column(Float)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)  # points, step line, regions
+
+    publication: Mapped[Publication] = relationship(back_populates="curves")

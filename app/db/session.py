@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import orjson
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 
+def _json_dumps(value: object) -> str:
+    return orjson.dumps(value).decode()
+
+
+# orjson reads and writes JSON columns several times faster than the standard library.
+_JSON = {"json_serializer": _json_dumps, "json_deserializer": orjson.loads}
+
+
 def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        engine = create_engine(
+            url, connect_args={"timeout": 30, "check_same_thread": False}, **_JSON
+        )
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_connection, _record):  # type: ignore[no-untyped-def]
@@ -21,7 +32,7 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, **_JSON)
 
 
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:

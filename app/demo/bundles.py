@@ -448,7 +448,9 @@ class BundleFactory:
 
     def _system_desc(self) -> dict[str, Any]:
         s = self.system
+        preview = {"target_availability_date": "2027-03-31"} if s.availability == "Preview" else {}
         return {
+            **preview,
             "submitter_org_names": s.org,
             "submitter_contact": "mlperf@example.org",
             "system_name": s.name,

@@ -17,6 +17,9 @@ class SubmissionState(enum.StrEnum):
     REJECTED = "rejected"
     PASSED_CHECKS = "passed_checks"
     CHECK_ERROR = "check_error"
+    # Peer review finished and the chair finalized the results (rules §11.1); the review
+    # states in between come with the review workflow.
+    FINALIZED = "finalized"
 
 
 class IllegalTransition(Exception):
@@ -39,11 +42,17 @@ _ALLOWED: dict[SubmissionState, frozenset[SubmissionState]] = {
     ),
     SubmissionState.CHECK_ERROR: frozenset({SubmissionState.CHECKING}),
     SubmissionState.REJECTED: frozenset({SubmissionState.CHECKING}),
-    SubmissionState.PASSED_CHECKS: frozenset({SubmissionState.CHECKING}),
+    SubmissionState.PASSED_CHECKS: frozenset({SubmissionState.CHECKING, SubmissionState.FINALIZED}),
+    SubmissionState.FINALIZED: frozenset(),
 }
 
 FINISHED = frozenset(
-    {SubmissionState.REJECTED, SubmissionState.PASSED_CHECKS, SubmissionState.CHECK_ERROR}
+    {
+        SubmissionState.REJECTED,
+        SubmissionState.PASSED_CHECKS,
+        SubmissionState.CHECK_ERROR,
+        SubmissionState.FINALIZED,
+    }
 )
 
 
@@ -62,11 +71,14 @@ class ResultStatus(enum.StrEnum):
 
 
 def result_status(state: SubmissionState, for_review: bool) -> ResultStatus | None:
-    """The chart status of a submission's results, or None while it has none.
+    """The status a submission's results carry (architecture, decision 7), or None.
 
-    Until peer review exists, a submission that passed its checks is provisional; one
-    uploaded as not for review is unverified. Rejected results are never charted.
+    Not for review: unverified. Finalized by peer review: verified. Passed the automated
+    checks and awaiting review: provisional ("peer review pending"). Rejected results are
+    never charted.
     """
-    if state != SubmissionState.PASSED_CHECKS:
+    if state not in (SubmissionState.PASSED_CHECKS, SubmissionState.FINALIZED):
         return None
-    return ResultStatus.PROVISIONAL if for_review else ResultStatus.UNVERIFIED
+    if not for_review:
+        return ResultStatus.UNVERIFIED
+    return ResultStatus.VERIFIED if state == SubmissionState.FINALIZED else ResultStatus.PROVISIONAL

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from app.services.reproductions import ReproductionError, list_reproductions, request_reproduction
+from app.services.results import STATUSES, list_cohorts, query_results
 from app.services.views import (
     curve_dict,
     get_submission,
@@ -19,6 +21,7 @@ from app.services.views import (
     submission_summary,
 )
 
+from .api.results import REGIONS, build_query
 from .deps import QueueDep, SessionDep, SettingsDep
 from .uploads import UploadProblem, handle_upload
 
@@ -36,6 +39,50 @@ def index(request: Request, session: SessionDep) -> Response:
         request,
         "index.html",
         {"submissions": [submission_summary(s) for s in rows], "total": total},
+    )
+
+
+@router.get("/results", response_class=HTMLResponse)
+def results_page(request: Request, session: SessionDep) -> Response:
+    params = request.query_params
+
+    def number(name: str, kind: type = float):  # type: ignore[no-untyped-def]
+        raw = params.get(name, "").strip()
+        if not raw:
+            return None
+        try:
+            return kind(raw)
+        except ValueError:
+            raise HTTPException(422, detail=f"{name} must be a number, not {raw!r}") from None
+
+    query = build_query(
+        params.get("benchmark"),
+        params.get("cohort"),
+        params.getlist("status") or None,
+        number("ttft_p90_max_ms"),
+        number("tps_per_user_min"),
+        number("concurrency_min", int),
+        params.get("region"),
+        params.get("division"),
+        params.get("availability"),
+        params.get("organization"),
+        params.get("accelerator"),
+        number("accelerator_count", int),
+        params.get("normalize") or "system",
+    )
+    result = query_results(session, query)
+    return templates.TemplateResponse(
+        request,
+        "results.html",
+        {
+            "r": result,
+            "cohorts": list_cohorts(session),
+            "statuses": STATUSES,
+            "regions": REGIONS,
+            "params": params,
+            # The API takes the same parameters; empty ones are left out.
+            "api_query": urlencode([(k, v) for k, v in params.multi_items() if v.strip()]),
+        },
     )
 
 

@@ -168,3 +168,47 @@ def test_reproduction_form_errors_are_shown(
     alert = page.locator("#reproduction-error")
     alert.wait_for()
     assert "bad-time-cap" in alert.inner_text()
+
+
+def test_results_explorer_answers_an_sla_question(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    """The demo set is loaded on an empty portal: a buyer filters by an SLA."""
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+    page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
+    before_rows = page.locator("#ranking tbody tr").count()
+    assert before_rows >= 4
+    traces = page.evaluate("document.getElementById('chart-pareto').data.length")
+    assert traces >= 2 * before_rows  # a step line and markers per curve
+    dashes = page.evaluate(
+        "document.getElementById('chart-pareto').data.filter(t => t.mode === 'lines')"
+        ".map(t => t.line.dash)"
+    )
+    assert "solid" in dashes and "dash" in dashes  # verified and provisional look different
+    assert "peer review pending" in page.locator("#ranking").inner_text()
+    assert page.locator("#footnote").is_visible()
+
+    page.fill("#f-ttft", "80")
+    page.fill("#f-tpu", "150")  # the page applies the filter by itself
+    page.wait_for_url("**tps_per_user_min=150**")
+    page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
+    assert "ttft_p90_max_ms=80" in page.url  # the whole view is in the URL
+    after_rows = (
+        page.locator("#ranking tbody tr").count() if page.locator("#ranking").count() else 0
+    )
+    assert after_rows < before_rows
+    sizes = page.evaluate(
+        "document.getElementById('chart-pareto').data.filter(t => t.mode === 'markers+text')"
+        ".flatMap(t => t.marker.size)"
+    )
+    assert 13 in sizes and 8 in sizes  # admissible points highlighted, the rest faded
+    assert page.locator("#no-admissible li").count() + after_rows == before_rows
+    href = page.locator("#export-ranking-csv").get_attribute("href")
+    assert "tps_per_user_min=150" in href and "format=csv" in href
+
+    # Unverified results are off by default and can be switched on.
+    page.goto(f"{portal.url}/results?benchmark=gpt-oss-120b")
+    page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
+    assert "Dune" not in page.locator("#chart-pareto").inner_text()
+    page.check("input[name=status][value=unverified]")
+    page.wait_for_url("**status=unverified**")
+    page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
+    assert "Dune Gaudi 3 x8" in page.locator("#chart-pareto").inner_text()

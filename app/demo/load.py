@@ -1,0 +1,224 @@
+"""Demo results for a new portal, loaded through the real pipeline.
+
+Bundles are built with the official builder, uploaded with ``accept_upload``, checked by
+``run_checks`` (the worker's own service, run here with a clock set before each cohort's
+cutoff), finalized where the story needs verified results, and published cohort by cohort.
+Nothing is inserted behind the pipeline's back. Six systems, two single-turn benchmarks
+and one agentic benchmark, three cohorts, all three statuses, one dedicated and one
+elected Offline result.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from app.db.models import Submission
+from app.db.session import Database
+from app.services.checks import run_checks
+from app.services.intake import accept_upload
+from app.services.jobs import CHECK_SUBMISSION
+from app.services.publishing import finalize_submission, publish_cohort
+from app.services.storage import ReceivedFile
+from app.settings import Settings
+
+from .bundles import BundleFactory, CurveSpec, SystemSpec
+
+log = logging.getLogger(__name__)
+
+COHORTS = ("2026-10-C1", "2026-11-C0", "2026-11-C1")
+# A moment comfortably before each cohort's cutoff (Pacific business days).
+CHECKED_AT = {
+    "2026-10-C1": dt.datetime(2026, 10, 14, 18, tzinfo=dt.UTC),
+    "2026-11-C0": dt.datetime(2026, 10, 28, 18, tzinfo=dt.UTC),
+    "2026-11-C1": dt.datetime(2026, 11, 11, 18, tzinfo=dt.UTC),
+}
+PUBLISHED_AT = {
+    "2026-10-C1": dt.datetime(2026, 10, 21, 15, tzinfo=dt.UTC),
+    "2026-11-C0": dt.datetime(2026, 11, 4, 16, tzinfo=dt.UTC),
+    "2026-11-C1": dt.datetime(2026, 11, 18, 16, tzinfo=dt.UTC),
+}
+
+SYSTEMS = {
+    "acme": SystemSpec(
+        name="Acme H200 x8",
+        shortened_name="Acme-H200x8",
+        org="Acme Corp",
+        accelerator="NVIDIA H200",
+        accelerator_tdp_w=700,
+        peak_tps_per_user=190,
+        saturation_tps=42_000,
+    ),
+    "borealis": SystemSpec(
+        name="Borealis MI355X x8",
+        shortened_name="Borealis-MI355X",
+        org="Borealis AI",
+        accelerator="AMD Instinct MI355X",
+        accelerator_tdp_w=1400,
+        peak_tps_per_user=170,
+        saturation_tps=61_000,
+    ),
+    "cumulus": SystemSpec(
+        name="Cumulus B200 x8",
+        shortened_name="Cumulus-B200x8",
+        org="Cumulus Cloud",
+        accelerator="NVIDIA B200",
+        accelerator_tdp_w=1000,
+        peak_tps_per_user=240,
+        saturation_tps=78_000,
+    ),
+    "dune": SystemSpec(
+        name="Dune Gaudi 3 x8",
+        shortened_name="Dune-Gaudi3",
+        org="Dune Systems",
+        accelerator="Intel Gaudi 3",
+        accelerator_tdp_w=900,
+        peak_tps_per_user=150,
+        saturation_tps=35_000,
+        availability="Preview",
+    ),
+    "ember": SystemSpec(
+        name="Ember GB200 x4",
+        shortened_name="Ember-GB200x4",
+        org="Ember Compute",
+        accelerator="NVIDIA GB200",
+        accelerator_tdp_w=1200,
+        accelerators_per_node=4,
+        peak_tps_per_user=260,
+        saturation_tps=52_000,
+    ),
+    "fjord": SystemSpec(
+        name="Fjord L40S x8",
+        shortened_name="Fjord-L40Sx8",
+        org="Fjord Labs",
+        accelerator="NVIDIA L40S",
+        accelerator_tdp_w=350,
+        peak_tps_per_user=120,
+        saturation_tps=14_000,
+        division="RDI",
+        availability="RDI",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class DemoSubmission:
+    system: str
+    curves: tuple[CurveSpec, ...]
+    cohort: str
+    status: str  # what it should end up as: verified, provisional or unverified
+    finalize_in: str | None = None  # cohort by which review finishes (verified from then on)
+    mode: str = "provisional"  # rules §11.2: shown as "peer review pending" until finalized
+
+
+DEMO: tuple[DemoSubmission, ...] = (
+    DemoSubmission(
+        "acme",
+        (CurveSpec(), CurveSpec(model="gpt-oss-120b", speed=0.35)),
+        "2026-10-C1",
+        "verified",
+        finalize_in="2026-11-C0",
+    ),
+    DemoSubmission(
+        "borealis",
+        (CurveSpec(offline="elected"),),
+        "2026-10-C1",
+        "verified",
+        finalize_in="2026-10-C1",
+        mode="confidential",
+    ),
+    DemoSubmission(
+        "cumulus",
+        (CurveSpec(), CurveSpec(model="kimi-k3", offline="none", speed=0.5)),
+        "2026-11-C0",
+        "provisional",
+    ),
+    DemoSubmission(
+        "dune", (CurveSpec(model="gpt-oss-120b", speed=0.3),), "2026-11-C0", "unverified"
+    ),
+    DemoSubmission(
+        "ember",
+        (CurveSpec(), CurveSpec(model="kimi-k3", offline="none", speed=0.6)),
+        "2026-11-C1",
+        "provisional",
+    ),
+    DemoSubmission(
+        "fjord", (CurveSpec(speed=0.8),), "2026-11-C1", "verified", finalize_in="2026-11-C1"
+    ),
+)
+
+
+class _NoQueue:
+    """The demo runs each check in-process, with its own clock; nothing is sent."""
+
+    def send(self, job_id: int, kind: str) -> None:
+        return None
+
+
+def is_empty(database: Database) -> bool:
+    with database.session() as session:
+        return not session.scalar(select(func.count()).select_from(Submission))
+
+
+def _received(settings: Settings, archive: Path) -> ReceivedFile:
+    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
+    data = archive.read_bytes()
+    target = settings.tmp_dir / f"demo-{archive.name}.partial"
+    target.write_bytes(data)
+    return ReceivedFile(target, hashlib.sha256(data).hexdigest(), len(data))
+
+
+def load_demo(database: Database, settings: Settings) -> int:
+    """Load the demo set; returns the number of submissions uploaded."""
+    queue = _NoQueue()
+    uploaded: list[tuple[DemoSubmission, int]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for number, item in enumerate(DEMO, start=1):
+            factory = BundleFactory(
+                system=SYSTEMS[item.system],
+                curves=item.curves,
+                submission_id=f"demo-{number:03d}",
+                target_cohort=item.cohort,
+            )
+            archive = factory.archive(Path(tmp) / f"{item.system}.tar.gz")
+            with database.session() as session:
+                accepted = accept_upload(
+                    session=session,
+                    settings=settings,
+                    queue=queue,
+                    received=_received(settings, archive),
+                    filename=archive.name,
+                    for_review=item.status != "unverified",
+                )
+                accepted.submission.publication_mode = item.mode
+                session.commit()
+                job = next(j for j in accepted.submission.jobs if j.kind == CHECK_SUBMISSION)
+                run_checks(
+                    session=session,
+                    settings=settings,
+                    job_id=job.id,
+                    clock=lambda at=CHECKED_AT[item.cohort]: at,
+                )
+                uploaded.append((item, accepted.submission.id))
+    with database.session() as session:
+        for cohort in COHORTS:
+            for item, submission_id in uploaded:
+                if item.finalize_in == cohort:
+                    submission = session.get(Submission, submission_id)
+                    assert submission is not None
+                    if submission.state == "passed_checks":
+                        finalize_submission(
+                            session=session,
+                            submission=submission,
+                            at=PUBLISHED_AT[cohort] - dt.timedelta(days=2),
+                        )
+            publish_cohort(session=session, cohort_id=cohort, at=PUBLISHED_AT[cohort])
+        session.commit()
+    log.info("loaded %d demo submissions", len(uploaded))
+    return len(uploaded)

@@ -1,0 +1,329 @@
+"""What buyers see: published curves per cohort, filtered by an SLA and ranked.
+
+Every page and API endpoint reads results through :func:`visible_curves`, the one place
+that decides what is public (architecture, decision 6): the latest publication of each
+submission up to the chosen cohort. Anonymous buyers see published results only; the
+review roles that see more arrive with accounts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, selectinload
+
+from app.db.models import Publication
+from app.domain.cohorts import Cohort
+from app.domain.pareto import step_curve
+from app.domain.sla import Sla, admissible, best_point, per_user, throughput
+
+STATUSES = ("verified", "provisional", "unverified")
+DEFAULT_STATUSES = ("verified", "provisional")  # unverified is off by default
+PRELIMINARY_FOOTNOTE = (
+    "Results tagged \u201cpeer review pending\u201d are preliminary and subject to change "
+    "until peer review completes."
+)
+
+
+# What charts, tables and exports use of a point; the rest stays in the snapshot.
+POINT_FIELDS = (
+    "dir", "concurrency", "region", "offline", "system_tps", "tps_per_user", "tpot_p90_ms",
+    "ttft_p90_ms", "e2e_avg_interactivity", "system_tps_per_kw", "accuracy",
+)  # fmt: skip
+ROUNDED = ("system_tps", "tps_per_user", "tpot_p90_ms", "ttft_p90_ms", "e2e_avg_interactivity",
+           "system_tps_per_kw")  # fmt: skip
+
+
+def compact_point(point: dict[str, Any]) -> dict[str, Any]:
+    """A point as published: the fields buyers use, rounded, without empty values."""
+    view = {k: point[k] for k in POINT_FIELDS if point.get(k) not in (None, "none")}
+    view["offline"] = point.get("offline") or "none"
+    for key in ROUNDED:
+        if key in view:
+            view[key] = round(view[key], 3)
+    return view
+
+
+@dataclass(frozen=True)
+class VisibleCurve:
+    """A published curve as buyers see it: plain data, safe to keep between requests."""
+
+    id: int
+    submission: str
+    status: str
+    published_in: str
+    benchmark_model: str
+    dataset: str | None
+    is_agentic: bool
+    system_name: str
+    organization: str
+    division: str | None
+    availability: str | None
+    accelerator_model: str | None
+    accelerator_count: int | None
+    provisioned_power_kw: float | None
+    data: dict[str, Any]
+
+
+# Publications never change once written, so what a cohort shows can be kept until a newer
+# publication appears; the key carries the newest publication id up to the cohort.
+_CACHE: dict[tuple[str, int, int], list[VisibleCurve]] = {}
+_CACHE_SIZE = 16
+
+
+@dataclass
+class ResultsQuery:
+    benchmark: str | None = None
+    cohort: str | None = None
+    statuses: tuple[str, ...] = DEFAULT_STATUSES
+    sla: Sla = field(default_factory=Sla)
+    division: str | None = None
+    availability: str | None = None
+    organization: str | None = None
+    accelerator: str | None = None
+    accelerator_count: int | None = None
+    normalize: str = "system"
+
+
+def list_cohorts(session: Session) -> list[dict[str, Any]]:
+    rows = session.execute(
+        select(Publication.cohort, func.count(Publication.id))
+        .group_by(Publication.cohort)
+        .order_by(Publication.cohort.desc())
+    ).all()
+    out = []
+    for cohort_id, count in rows:
+        cohort = Cohort.parse(cohort_id)
+        out.append(
+            {
+                "id": cohort_id,
+                "date": cohort.date.isoformat() if cohort else None,
+                "publications": count,
+            }
+        )
+    return out
+
+
+def latest_cohort(session: Session) -> str | None:
+    return session.scalar(select(func.max(Publication.cohort)))
+
+
+def visible_curves(session: Session, cohort: str) -> list[VisibleCurve]:
+    """The single visibility rule: each submission's latest publication up to *cohort*."""
+    newest, count = session.execute(
+        select(func.max(Publication.id), func.count(Publication.id)).where(
+            Publication.cohort <= cohort
+        )
+    ).one()
+    key = (cohort, newest or 0, count)
+    cached = _CACHE.get(key)
+    if cached is not None:
+        return cached
+    publications = session.scalars(
+        select(Publication)
+        .where(Publication.cohort <= cohort)
+        .options(selectinload(Publication.curves), selectinload(Publication.submission))
+        .order_by(Publication.submission_id, Publication.cohort.desc(), Publication.id.desc())
+    ).all()
+    latest: dict[int, Publication] = {}
+    for publication in publications:
+        latest.setdefault(publication.submission_id, publication)
+    visible = [
+        VisibleCurve(
+            id=c.id,
+            submission=p.submission.public_id,
+            status=p.status,
+            published_in=p.cohort,
+            benchmark_model=c.benchmark_model,
+            dataset=c.dataset,
+            is_agentic=c.is_agentic,
+            system_name=c.system_name,
+            organization=c.organization,
+            division=c.division,
+            availability=c.availability,
+            accelerator_model=c.accelerator_model,
+            accelerator_count=c.accelerator_count,
+            provisioned_power_kw=c.provisioned_power_kw,
+            data=c.data,
+        )
+        for p in latest.values()
+        for c in p.curves
+    ]
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[key] = visible
+    return visible
+
+
+def list_benchmarks(session: Session, cohort: str | None = None) -> list[dict[str, Any]]:
+    cohort = cohort or latest_cohort(session)
+    if cohort is None:
+        return []
+    return _benchmarks(visible_curves(session, cohort))
+
+
+def _benchmarks(visible: list[VisibleCurve]) -> list[dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+    for curve in visible:
+        entry = found.setdefault(
+            curve.benchmark_model,
+            {
+                "id": curve.benchmark_model,
+                "model": curve.benchmark_model,
+                "dataset": curve.dataset,
+                "agentic": curve.is_agentic,
+                "curves": 0,
+            },
+        )
+        entry["curves"] += 1
+    return sorted(found.values(), key=lambda b: (b["agentic"], b["id"]))
+
+
+def _matches(curve: VisibleCurve, q: ResultsQuery) -> bool:
+    def same(value: str | None, wanted: str | None) -> bool:
+        return wanted is None or (value or "").lower() == wanted.lower()
+
+    return (
+        same(curve.division, q.division)
+        and same(curve.availability, q.availability)
+        and same(curve.organization, q.organization)
+        and (
+            q.accelerator is None
+            or q.accelerator.lower() in (curve.accelerator_model or "").lower()
+        )
+        and (q.accelerator_count is None or curve.accelerator_count == q.accelerator_count)
+    )
+
+
+def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> dict[str, Any]:
+    data = curve.data
+    agentic = curve.is_agentic
+    points = []
+    derived = q.normalize != "system"
+    for point in data["points"]:
+        view = dict(point)
+        y = throughput(point, q.normalize, curve.accelerator_count)
+        if derived:  # otherwise the plotted y is system_tps itself
+            view["y"] = None if y is None else round(y, 3)
+        view["admissible"] = admissible(point, q.sla, agentic)
+        points.append((view, per_user(view, agentic), y))
+    plotted = [
+        (x, y)
+        for p, x, y in points
+        if p["offline"] != "dedicated" and x is not None and y is not None
+    ]
+    steps = step_curve(plotted)
+    ceiling = None
+    dedicated = next(((p, y) for p, _x, y in points if p["offline"] == "dedicated"), None)
+    if dedicated is not None and dedicated[1] is not None:
+        ceiling = {"y": round(dedicated[1], 3), "concurrency": dedicated[0]["concurrency"]}
+    best = best_point(
+        data["points"],
+        q.sla,
+        agentic=agentic,
+        normalize=q.normalize,
+        accelerators=curve.accelerator_count,
+    )
+    return {
+        "id": curve.id,
+        "submission": curve.submission,
+        "status": curve.status,
+        "published_in": curve.published_in,
+        "system": curve.system_name,
+        "organization": curve.organization,
+        "division": curve.division,
+        "availability": curve.availability,
+        "accelerator_model": curve.accelerator_model,
+        "accelerator_count": curve.accelerator_count,
+        "provisioned_power_kw": curve.provisioned_power_kw,
+        "benchmark": curve.benchmark_model,
+        "is_agentic": agentic,
+        "x_metric": "e2e_avg_interactivity" if agentic else "tps_per_user",
+        "regions": data.get("regions"),
+        "points": [p for p, _x, _y in points],
+        "step_line": [[round(x, 3), round(y, 3)] for x, y in steps.line],
+        "offline_ceiling": ceiling,
+        "elected_offline": data.get("elected_offline"),
+        "best": None if best is None else best["dir"],
+    }
+
+
+def query_results(session: Session, q: ResultsQuery) -> dict[str, Any]:
+    cohort = q.cohort or latest_cohort(session)
+    visible = visible_curves(session, cohort) if cohort else []
+    benchmarks = _benchmarks(visible)
+    # Default: the benchmark with the most curves, so a newcomer sees the fullest chart.
+    benchmark = q.benchmark or (
+        max(benchmarks, key=lambda b: (b["curves"], b["id"] == "llama3_1-8b"))["id"]
+        if benchmarks
+        else None
+    )
+    curves: list[dict[str, Any]] = []
+    if benchmark is not None:
+        for curve in visible:
+            if curve.benchmark_model != benchmark or curve.status not in q.statuses:
+                continue
+            if _matches(curve, q):
+                curves.append(_curve_view(curve, q))
+    curves.sort(key=lambda c: (c["organization"].lower(), c["system"].lower()))
+    ranking, without = [], []
+    for curve in curves:
+        best = next((p for p in curve["points"] if p["dir"] == curve["best"]), None)
+        if best is None:
+            without.append(
+                {
+                    "system": curve["system"],
+                    "organization": curve["organization"],
+                    "status": curve["status"],
+                    "curve": curve["id"],
+                }
+            )
+            continue
+        ranking.append(
+            {
+                "system": curve["system"],
+                "organization": curve["organization"],
+                "status": curve["status"],
+                "curve": curve["id"],
+                "submission": curve["submission"],
+                "accelerator_model": curve["accelerator_model"],
+                "accelerator_count": curve["accelerator_count"],
+                "division": curve["division"],
+                "availability": curve["availability"],
+                "point": best["dir"],
+                "concurrency": best["concurrency"],
+                "region": best.get("region"),
+                "throughput": throughput(best, q.normalize, curve["accelerator_count"]),
+                "system_tps": best["system_tps"],
+                "system_tps_per_kw": best.get("system_tps_per_kw"),
+                "tps_per_user": best.get("tps_per_user"),
+                "e2e_avg_interactivity": best.get("e2e_avg_interactivity"),
+                "ttft_p90_ms": best.get("ttft_p90_ms"),
+                "tpot_p90_ms": best.get("tpot_p90_ms"),
+            }
+        )
+    ranking.sort(key=lambda r: -(r["throughput"] or 0))
+    for rank, row in enumerate(ranking, start=1):
+        row["rank"] = rank
+    return {
+        "cohort": cohort,
+        "benchmark": benchmark,
+        "benchmarks": benchmarks,
+        "statuses": list(q.statuses),
+        "normalize": q.normalize,
+        "derived": q.normalize != "system",
+        "sla": {
+            "ttft_p90_max_ms": q.sla.ttft_p90_max_ms,
+            "tps_per_user_min": q.sla.tps_per_user_min,
+            "concurrency_min": q.sla.concurrency_min,
+            "region": q.sla.region,
+        },
+        "curves": curves,
+        "ranking": ranking,
+        "no_admissible_point": without,
+        "footnote": PRELIMINARY_FOOTNOTE
+        if any(c["status"] == "provisional" for c in curves)
+        else None,
+    }

@@ -1,0 +1,164 @@
+// Results explorer: the charts draw from the same JSON as GET /api/v1/results.
+(function () {
+  "use strict";
+  var root = document.getElementById("results");
+  var form = document.getElementById("explorer-form");
+  if (!root || !form || typeof Plotly === "undefined") { return; }
+
+  // The whole view lives in the URL: any change re-submits the form, without the empty
+  // fields, so the address stays short enough to share.
+  form.addEventListener("submit", function () {
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if ((el.tagName === "INPUT" || el.tagName === "SELECT") && el.type !== "checkbox" && !el.value) {
+        el.disabled = true;
+      }
+    });
+  });
+  // Debounced, so typing several limits in a row makes one request.
+  var pending = null;
+  function later() {
+    if (pending) { window.clearTimeout(pending); }
+    pending = window.setTimeout(function () { form.requestSubmit(); }, 700);
+  }
+  form.addEventListener("change", later);
+  form.addEventListener("input", function (event) {
+    if (event.target.type === "number" || event.target.type === "text") { later(); }
+  });
+
+  var PALETTE = ["#1f5fa8", "#c2410c", "#15803d", "#7c3aed", "#b91c1c", "#0e7490", "#a16207",
+                 "#be185d", "#4d7c0f", "#1e40af"];
+  var DASH = { verified: "solid", provisional: "dash", unverified: "dot" };
+  var OPACITY = { verified: 1, provisional: 0.95, unverified: 0.5 };
+
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+  function fmt(v, d) { return v === null || v === undefined ? "—" : Number(v).toFixed(d); }
+
+  function label(curve) {
+    var tag = curve.status === "provisional" ? " — peer review pending*" : "";
+    return esc(curve.system) + " (" + esc(curve.organization) + ", " + curve.status + tag + ")";
+  }
+
+  function hover(curve, p, r) {
+    return [
+      "<b>" + esc(curve.system) + "</b> · " + esc(curve.organization),
+      "status: " + curve.status + (curve.status === "provisional" ? " (peer review pending)" : ""),
+      "concurrency " + p.concurrency + (p.region ? " · " + esc(p.region.replace(/_/g, " ")) : "") +
+        (p.offline !== "none" ? " · Offline (" + p.offline + ")" : ""),
+      "system " + fmt(p.system_tps, 1) + " tok/s · per kW " + fmt(p.system_tps_per_kw, 1),
+      (curve.is_agentic ? "interactivity " + fmt(p.e2e_avg_interactivity, 2)
+                        : fmt(p.tps_per_user, 2) + " tok/s per user"),
+      "TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms · TPOT P90 " + fmt(p.tpot_p90_ms, 2) + " ms",
+      r.derived ? "y: " + fmt(xy(curve, p, r)[1], 2) + " (derived, normalised)" : ""
+    ].join("<br>");
+  }
+
+  // A point's coordinates: x by the curve's metric, y as normalised (or system_tps).
+  function xy(curve, p, r) {
+    return [p[curve.x_metric] === undefined ? null : p[curve.x_metric],
+            r.derived ? (p.y === undefined ? null : p.y) : p.system_tps];
+  }
+
+  function slaActive(r) {
+    var s = r.sla;
+    return s.ttft_p90_max_ms !== null || s.tps_per_user_min !== null ||
+           s.concurrency_min !== null || s.region !== null;
+  }
+
+  function pareto(r) {
+    var traces = [], shapes = [], annotations = [];
+    var filtering = slaActive(r);
+    r.curves.forEach(function (curve, i) {
+      var color = PALETTE[i % PALETTE.length];
+      var pts = curve.points.filter(function (p) {
+        var v = xy(curve, p, r);
+        return p.offline !== "dedicated" && v[0] !== null && v[1] !== null;
+      });
+      traces.push({
+        type: "scatter", mode: "lines", name: label(curve), legendgroup: "c" + curve.id,
+        x: curve.step_line.map(function (v) { return v[0]; }),
+        y: curve.step_line.map(function (v) { return v[1]; }),
+        line: { color: color, width: 2, dash: DASH[curve.status] },
+        opacity: OPACITY[curve.status], hoverinfo: "skip"
+      });
+      traces.push({
+        type: "scatter", mode: "markers+text", showlegend: false, legendgroup: "c" + curve.id,
+        x: pts.map(function (p) { return xy(curve, p, r)[0]; }), y: pts.map(function (p) { return xy(curve, p, r)[1]; }),
+        text: pts.map(function (p) { return p.offline === "elected" ? "Offline (elected)" : ""; }),
+        textposition: "top left",
+        hovertext: pts.map(function (p) { return hover(curve, p, r); }), hoverinfo: "text",
+        marker: {
+          color: color, symbol: pts.map(function (p) { return p.offline === "elected" ? "star" : "circle"; }),
+          size: pts.map(function (p) { return filtering && p.admissible ? 13 : 8; }),
+          opacity: pts.map(function (p) { return filtering && !p.admissible ? 0.2 : OPACITY[curve.status]; }),
+          line: { width: pts.map(function (p) { return p.dir === curve.best && filtering ? 2 : 0; }), color: "#111" }
+        }
+      });
+      if (curve.offline_ceiling) {
+        shapes.push({ type: "line", xref: "paper", x0: 0, x1: 1, y0: curve.offline_ceiling.y, y1: curve.offline_ceiling.y,
+                      line: { dash: "dot", color: color, width: 1.5 }, opacity: OPACITY[curve.status] });
+        annotations.push({ xref: "paper", x: 0.99, xanchor: "right", y: curve.offline_ceiling.y, yanchor: "bottom",
+                           showarrow: false, font: { size: 10, color: color },
+                           text: "Offline (dedicated) · " + esc(curve.system) });
+      }
+    });
+    if (r.sla.tps_per_user_min !== null) {
+      shapes.push({ type: "line", yref: "paper", y0: 0, y1: 1, x0: r.sla.tps_per_user_min, x1: r.sla.tps_per_user_min,
+                    line: { color: "#555", width: 1, dash: "dashdot" } });
+    }
+    var agentic = r.curves.length && r.curves[0].is_agentic;
+    var ylabel = r.normalize === "kw" ? "tokens/s per kW (derived)" :
+                 (r.normalize === "accelerator" ? "tokens/s per accelerator (derived)" : "system tokens/s");
+    return { traces: traces, layout: {
+      title: { text: "Pareto curves · " + esc(r.benchmark) + " · " + esc(r.cohort), font: { size: 15 } },
+      margin: { t: 40, r: 20, b: 50, l: 70 }, shapes: shapes, annotations: annotations,
+      legend: { orientation: "h", y: -0.2 }, hovermode: "closest",
+      xaxis: { title: { text: agentic ? "e2e avg interactivity (tok/s)" : "tokens/s per user (1000 / TPOT P90)" }, rangemode: "tozero" },
+      yaxis: { title: { text: ylabel }, rangemode: "tozero" }
+    } };
+  }
+
+  function byConcurrency(r, key, title, ytitle) {
+    var traces = r.curves.map(function (curve, i) {
+      var pts = curve.points.filter(function (p) { return p.offline !== "dedicated" && p[key] !== null; });
+      return {
+        type: "scatter", mode: "lines+markers", name: label(curve), showlegend: false,
+        x: pts.map(function (p) { return p.concurrency; }), y: pts.map(function (p) { return p[key]; }),
+        text: pts.map(function (p) { return p.region ? p.region.replace(/_concurrency/, "").replace(/_/g, " ") : ""; }),
+        hovertext: pts.map(function (p) { return hover(curve, p, r); }), hoverinfo: "text",
+        line: { color: PALETTE[i % PALETTE.length], dash: DASH[curve.status] }, opacity: OPACITY[curve.status]
+      };
+    });
+    return { traces: traces, layout: {
+      title: { text: title, font: { size: 13 } }, margin: { t: 36, r: 10, b: 45, l: 60 },
+      xaxis: { title: { text: "concurrency (users)" }, type: "log" }, yaxis: { title: { text: ytitle }, rangemode: "tozero" }
+    } };
+  }
+
+  var query = root.dataset.query;
+  fetch("/api/v1/results" + (query ? "?" + query : ""), { headers: { Accept: "application/json" } })
+    .then(function (res) { return res.json(); })
+    .then(function (r) {
+      var config = { displaylogo: false, responsive: true };
+      var main = pareto(r);
+      Plotly.newPlot("chart-pareto", main.traces, main.layout, config).then(function () {
+        document.getElementById("chart-pareto").dataset.rendered = "true";
+      });
+      var agentic = r.curves.length && r.curves[0].is_agentic;
+      var tps = byConcurrency(r, "system_tps", "System throughput vs concurrency (points labelled by region)", "system tokens/s");
+      tps.traces.forEach(function (t) { t.mode = "lines+markers+text"; t.textposition = "top center"; t.textfont = { size: 9 }; });
+      var small = { displaylogo: false, responsive: true, displayModeBar: false };
+      Plotly.newPlot("chart-tps-conc", tps.traces, tps.layout, small);
+      var ttft = byConcurrency(r, "ttft_p90_ms", "TTFT P90 vs concurrency", "TTFT P90 (ms)");
+      Plotly.newPlot("chart-ttft-conc", ttft.traces, ttft.layout, small);
+      var key = agentic ? "e2e_avg_interactivity" : "tps_per_user";
+      var inter = byConcurrency(r, key, "Interactivity vs concurrency", agentic ? "interactivity (tok/s)" : "tokens/s per user");
+      Plotly.newPlot("chart-inter-conc", inter.traces, inter.layout, small);
+      document.getElementById("export-png").addEventListener("click", function () {
+        Plotly.downloadImage("chart-pareto", { format: "png", filename: "pareto-" + r.benchmark + "-" + r.cohort, width: 1400, height: 800 });
+      });
+    });
+})();
