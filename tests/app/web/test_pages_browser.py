@@ -203,6 +203,9 @@ def test_results_explorer_answers_an_sla_question(page, portal: RunningPortal) -
     assert page.locator("#no-admissible li").count() + after_rows == before_rows
     href = page.locator("#export-ranking-csv").get_attribute("href")
     assert "tps_per_user_min=150" in href and "format=csv" in href
+    with page.expect_download() as download:
+        page.click("#export-png")
+    assert download.value.suggested_filename.endswith(".png")
 
     # Unverified results are off by default and can be switched on.
     page.goto(f"{portal.url}/results?benchmark=gpt-oss-120b")

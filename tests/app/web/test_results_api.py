@@ -106,11 +106,7 @@ def test_agentic_benchmarks_use_interactivity(client: TestClient) -> None:
     ).json()
     assert body["curves"] and all(c["x_metric"] == "e2e_avg_interactivity" for c in body["curves"])
     assert body["ranking"] and body["ranking"][0]["e2e_avg_interactivity"] >= 1
-    assert all(
-        p["e2e_avg_interactivity"] > 0
-        for c in body["curves"]
-        for p in c["points"]
-    )
+    assert all(p["e2e_avg_interactivity"] > 0 for c in body["curves"] for p in c["points"])
 
 
 def test_csv_exports_open_in_a_spreadsheet(client: TestClient) -> None:
@@ -171,3 +167,14 @@ def test_the_page_renders_the_same_ranking(client: TestClient) -> None:
         assert row["system"] in page.text
     assert "peer review pending" in page.text and "preliminary" in page.text
     assert client.get("/results", params={"tps_per_user_min": "fast"}).status_code == 422
+
+
+def test_csv_cells_cannot_become_spreadsheet_formulas() -> None:
+    from app.web.api.results import _csv
+
+    text = _csv(
+        [{"system": '=HYPERLINK("x")', "organization": "+1", "rank": 1}],
+        ("rank", "system", "organization"),
+    )
+    row = next(csv.DictReader(io.StringIO(text)))
+    assert row["system"].startswith("'=") and row["organization"] == "'+1" and row["rank"] == "1"
