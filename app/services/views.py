@@ -78,6 +78,7 @@ def submission_summary(submission: Submission) -> dict[str, Any]:
         "state_label": STATE_LABELS.get(submission.state, submission.state),
         "finished": SubmissionState(submission.state) in FINISHED,
         "for_review": submission.for_review,
+        "publication_mode": submission.publication_mode,
         "result_status": status.value if status else None,
         "verdict": submission.verdict,
         "checker_version": submission.checker_version,

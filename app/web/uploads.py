@@ -33,6 +33,21 @@ class UploadProblem(Exception):
         return {"error": error}
 
 
+PUBLICATION_MODES = ("confidential", "provisional")
+
+
+def _publication_mode(fields: dict[str, str]) -> str:
+    mode = (fields.get("publication_mode") or "confidential").strip().lower()
+    if mode not in PUBLICATION_MODES:
+        raise UploadProblem(
+            422,
+            "bad-publication-mode",
+            f"publication_mode must be one of {', '.join(PUBLICATION_MODES)} (rules §11.2), "
+            f"not {mode!r}",
+        )
+    return mode
+
+
 def _wants_review(fields: dict[str, str]) -> bool:
     if fields.get("not_for_review", "").strip().lower() in _TRUE:
         return False
@@ -68,6 +83,11 @@ async def handle_upload(
         sink.discard()  # a broken connection leaves no half-written file behind
         raise
     assert parsed.file is not None
+    try:
+        mode = _publication_mode(parsed.fields)
+    except UploadProblem:
+        sink.discard()
+        raise
     if parsed.file.size == 0:
         sink.discard()
         raise UploadProblem(400, "empty-upload", "the uploaded file is empty")
@@ -83,5 +103,7 @@ async def handle_upload(
     except IntakeError as exc:
         session.rollback()
         raise UploadProblem(exc.status, exc.code, exc.message, exc.member) from exc
+    if not accepted.duplicate:
+        accepted.submission.publication_mode = mode  # chosen once, at upload (§11.2)
     session.commit()
     return accepted

@@ -80,6 +80,11 @@ def _links(public_id: str) -> dict[str, str]:
                                 "type": "boolean",
                                 "description": "an unverified result",
                             },
+                            "publication_mode": {
+                                "type": "string",
+                                "enum": ["confidential", "provisional"],
+                                "description": "rules §11.2; confidential by default",
+                            },
                         },
                     }
                 }

@@ -159,3 +159,16 @@ def test_upload_page_refusal_is_shown_in_the_form(client: TestClient) -> None:
     assert "absolute-path" in response.text and "/etc/x" in response.text
     ok_page = client.get("/upload")
     assert ok_page.status_code == 200 and 'name="not_for_review"' in ok_page.text
+
+
+def test_publication_mode_is_chosen_at_upload(
+    client: TestClient, good_archive: Path, tmp_path: Path
+) -> None:
+    bad = _upload(client, good_archive.read_bytes(), publication_mode="public-now")
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "bad-publication-mode"
+    assert client.get("/api/v1/submissions").json()["count"] == 0  # nothing stored
+    ok = _upload(client, good_archive.read_bytes(), publication_mode="provisional")
+    assert ok.status_code == 201 and ok.json()["publication_mode"] == "provisional"
+    other = BundleFactory(submission_id="sub-x").archive(tmp_path / "other.tar.gz")
+    default = _upload(client, other.read_bytes())
+    assert default.json()["publication_mode"] == "confidential"
