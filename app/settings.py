@@ -42,6 +42,12 @@ class Settings(BaseSettings):
     # Ratios only mean something once an archive is large enough to matter.
     compression_ratio_floor_bytes: int = 64 * 1024 * 1024
 
+    # Run artifacts (events.jsonl) uploaded per point, and how far a re-count may differ
+    # from the reported values before it is a finding (rules §1.3, configurable).
+    max_events_bytes: int = 8 * 1024**3
+    retokenize_tolerance_tokens: float = 0.01
+    retokenize_tolerance_timing: float = 0.02
+
     # Cohort calendar (rules §4.1): 1st/3rd Wednesday 08:00 America/Los_Angeles, and the
     # checks must pass at least this many business days before the Wednesday.
     cohort_timezone: str = "America/Los_Angeles"

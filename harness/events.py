@@ -7,8 +7,9 @@ generator), ``sample_uuid``, ``conversation_id``, ``turn``, ``data`` and, on com
 
 from __future__ import annotations
 
+import gzip
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -149,13 +150,22 @@ class MalformedEvent(Exception):
         self.reason = reason
 
 
-def read_events(path: Path, *, strict: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_events(
+    path: Path, *, strict: bool = True, progress: Callable[[int, int], None] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, event)`` streaming the file; never loads it whole.
 
     With ``strict=False`` a malformed line is yielded as ``(n, {"_error": reason})``.
+    ``progress(lines, bytes)`` is called every 10,000 lines. A ``.gz`` file is read
+    decompressed.
     """
-    with path.open("rb") as fh:
+    opener = gzip.open if path.suffix == ".gz" else open
+    read = 0
+    with opener(path, "rb") as fh:
         for number, raw in enumerate(fh, start=1):
+            read += len(raw)
+            if progress is not None and number % 10_000 == 0:
+                progress(number, read)
             line = raw.strip()
             if not line:
                 continue

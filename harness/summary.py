@@ -12,6 +12,7 @@ official arithmetic, for comparing with runs it produced).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,19 @@ class SummaryOptions:
     git_sha: str | None = None
 
 
+@dataclass(frozen=True)
+class Completed:
+    """One tracked response as the summary saw it, for callers that inspect responses."""
+
+    sample_uuid: str
+    line: int
+    output: Output
+    finish_reason: str | None
+    output_tokens: int
+    tokens_after_first: int | None
+    failed: bool
+
+
 @dataclass
 class _Row:
     issued_ns: int
@@ -49,7 +63,16 @@ class Summary:
     problems: list[str]  # malformed lines and other trouble found while reading
 
 
-def summarize(path: Path, counter: TokenCounter | None, options: SummaryOptions) -> Summary:
+def summarize(
+    path: Path,
+    counter: TokenCounter | None,
+    options: SummaryOptions,
+    *,
+    observer: Callable[[Completed], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Summary:
+    """Compute the summary; ``observer`` sees each tracked response with its counts, and
+    ``progress(lines, bytes)`` is called as the file is read."""
     rows: dict[str, _Row] = {}
     tracking = False
     block_start = 0
@@ -76,7 +99,7 @@ def summarize(path: Path, counter: TokenCounter | None, options: SummaryOptions)
         if block_last > block_start:
             duration_ns += block_last - block_start
 
-    for line, event in read_events(path, strict=False):
+    for line, event in read_events(path, strict=False, progress=progress):
         if "_error" in event:
             problems.append(f"line {line}: {event['_error']}")
             continue
@@ -119,6 +142,8 @@ def summarize(path: Path, counter: TokenCounter | None, options: SummaryOptions)
                 continue
             block_last = max(block_last, ts)
             if row.failed and not options.failures_as_completions:
+                if observer is not None:
+                    observer(Completed(uuid, line, Output(None), None, 0, None, True))
                 continue
             completed += 1
             latency.append(ts - row.issued_ns)
@@ -129,6 +154,9 @@ def summarize(path: Path, counter: TokenCounter | None, options: SummaryOptions)
                 finish[reason if reason in finish else "other"] += 1
             output = Output.from_data(event.get("data"))
             if output is None or counter is None:
+                if observer is not None:
+                    observer(Completed(uuid, line, output or Output(None), reason, 0, None,
+                                       row.failed))
                 continue
             n_out = counter.count_output(output)
             if output.content or output.reasoning_text or output.tool_calls:
@@ -137,12 +165,15 @@ def summarize(path: Path, counter: TokenCounter | None, options: SummaryOptions)
             if agentic and not row.failed:
                 turn_tokens += n_out
                 turn_time_ns += ts - row.issued_ns
+            n_after = None
             if row.recv_first_ns is not None:
                 n_after = counter.count_after_first_chunk(output)
                 if n_after > 0:
                     value = (ts - row.recv_first_ns) / n_after
                     negative_tpot += value < 0
                     tpot.append(value)
+            if observer is not None:
+                observer(Completed(uuid, line, output, reason, n_out, n_after, row.failed))
     if tracking or block_last > block_start:
         close_block()
 

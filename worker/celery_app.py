@@ -14,6 +14,7 @@ from app.settings import Settings, get_settings
 TASK_FOR_KIND = {
     "check_submission": "portal.check_submission",
     "reproduce_point": "portal.reproduce_point",
+    "retokenize_point": "portal.retokenize_point",
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
@@ -15,6 +15,7 @@ from app.db.session import Database
 from app.services.checks import fail_check, run_checks
 from app.services.recovery import recover_jobs
 from app.services.reproductions import fail_reproduction, run_reproduction
+from app.services.retokenization import fail_retokenization, run_retokenization
 from app.settings import get_settings
 
 from .celery_app import CeleryJobQueue, celery_app
@@ -51,7 +52,13 @@ def _run_job(job_id: int, run: RunService, fail: FailService, doing: str) -> Non
 
 @celery_app.task(name="portal.check_submission")
 def check_submission(job_id: int) -> None:
-    _run_job(job_id, run_checks, fail_check, "checking")
+    # Passing submissions with run events get their re-counts queued next.
+    _run_job(job_id, partial(run_checks, queue=CeleryJobQueue()), fail_check, "checking")
+
+
+@celery_app.task(name="portal.retokenize_point")
+def retokenize_point(job_id: int) -> None:
+    _run_job(job_id, run_retokenization, fail_retokenization, "re-counting tokens")
 
 
 @celery_app.task(name="portal.reproduce_point")

@@ -364,3 +364,48 @@ class PublishedCurve(Base):
     data: Mapped[dict[str, Any]] = mapped_column(JSON)  # points, step line, regions
 
     publication: Mapped[Publication] = relationship(back_populates="curves")
+
+
+class RunArtifact(Base):
+    """A point's run artifact (``events.jsonl``), gzip-compressed in the blob store.
+
+    ``sha256`` is of the uncompressed content, so the same file uploaded again (or packed
+    in a bundle) is recognised whatever its compression.
+    """
+
+    __tablename__ = "run_artifacts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
+    point_label: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(String(32))  # "events"
+    sha256: Mapped[str] = mapped_column(String(64))
+    size: Mapped[int] = mapped_column(BigInteger)  # uncompressed bytes
+    stored_size: Mapped[int] = mapped_column(BigInteger)  # compressed bytes at rest
+    source: Mapped[str] = mapped_column(String(16))  # "bundle" or "upload"
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    __table_args__ = (UniqueConstraint("submission_id", "point_label", "kind", "sha256"),)
+
+
+class Retokenization(Base):
+    """One re-count of a point's events with the reference tokenizer."""
+
+    __tablename__ = "retokenizations"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(
+        String(32), unique=True, default=lambda: uuid.uuid4().hex
+    )
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
+    artifact_id: Mapped[int] = mapped_column(ForeignKey("run_artifacts.id"))
+    point_label: Mapped[str] = mapped_column(Text)
+    job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id"))
+    tokenizer: Mapped[str | None] = mapped_column(Text)
+    reported: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    recount: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+
+    artifact: Mapped[RunArtifact] = relationship()
+    job: Mapped[Job | None] = relationship()

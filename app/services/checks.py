@@ -28,6 +28,7 @@ from .jobs import (
     mark_succeeded,
     set_progress,
 )
+from .retokenization import request_retokenization
 
 Clock = Callable[[], dt.datetime]
 
@@ -116,8 +117,15 @@ def _store_results(session: Session, submission: Submission, result: ComplianceR
 
 
 def run_checks(
-    *, session: Session, settings: Settings, job_id: int, clock: Clock = utcnow
+    *,
+    session: Session,
+    settings: Settings,
+    job_id: int,
+    clock: Clock = utcnow,
+    queue: JobQueue | None = None,
 ) -> Job | None:
+    """Run the checks of a job's submission; with a *queue*, a submission whose points carry
+    run events has them re-counted next."""
     job = session.get(Job, job_id)
     if job is None or job.state in (JobState.SUCCEEDED, JobState.FAILED):
         return job
@@ -195,6 +203,8 @@ def run_checks(
     submission.checks_finished_at = finished
     submission.error_message = None
     mark_succeeded(job, finished)
+    if queue is not None and passed:
+        request_retokenization(session=session, queue=queue, submission=submission)
     session.commit()
     return job
 

@@ -22,6 +22,7 @@ from app.domain.bundle import (
 from app.domain.lifecycle import SubmissionState
 from app.settings import Settings
 
+from .artifacts import take_bundle_events
 from .jobs import CHECK_SUBMISSION, JobQueue, enqueue_after_commit
 from .storage import BlobStore, ReceivedFile
 
@@ -133,6 +134,7 @@ def accept_upload(
         )
         session.add(submission)
         session.flush()
+        take_bundle_events(session, settings, submission, layout.root)
         job = Job(kind=CHECK_SUBMISSION, submission=submission)
         session.add(job)
         session.flush()

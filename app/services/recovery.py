@@ -10,6 +10,7 @@ from app.settings import Settings
 from .checks import Clock, fail_check
 from .jobs import CHECK_SUBMISSION, JobQueue, enqueue_after_commit, recover_lost_jobs
 from .reproductions import REPRODUCE_POINT, fail_reproduction
+from .retokenization import RETOKENIZE_POINT, fail_retokenization
 
 
 def recover_jobs(
@@ -28,6 +29,8 @@ def recover_jobs(
             fail_check(session=session, job=job, reason=reason, clock=clock)
         elif job.kind == REPRODUCE_POINT:
             fail_reproduction(session=session, job=job, reason=reason)
+        elif job.kind == RETOKENIZE_POINT:
+            fail_retokenization(session=session, job=job, reason=reason)
     for job in resend:
         enqueue_after_commit(session, queue, job)
     session.commit()
