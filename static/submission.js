@@ -100,15 +100,16 @@
     window.setTimeout(poll, 500);
     return;
   }
-  if (root.dataset.reproducing === "true") {
-    // A reproduction is running: refresh until it is done.
+  // A reproduction or a re-count is running: refresh the page when it is done.
+  [["reproducing", "/reproductions"], ["recounting", "/retokenizations"]].forEach(function (pair) {
+    if (root.dataset[pair[0]] !== "true") { return; }
     window.setTimeout(function watch() {
-      fetch(api + "/reproductions").then(function (r) { return r.json(); }).then(function (body) {
+      fetch(api + pair[1]).then(function (r) { return r.json(); }).then(function (body) {
         var running = body.data.some(function (r) { return !r.finished; });
         if (running) { window.setTimeout(watch, 1000); } else { window.location.reload(); }
       });
     }, 1000);
-  }
+  });
   var charts = document.querySelectorAll(".chart[data-curve-index]");
   if (!charts.length || typeof Plotly === "undefined") { return; }
   fetch(api).then(function (r) { return r.json(); }).then(function (s) {

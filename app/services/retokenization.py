@@ -189,7 +189,7 @@ def run_retokenization(
         submission_id=submission.id,
         job_id=job.id,
         kind="retokenization",
-        checker_version=retok.tokenizer or "no tokenizer",
+        checker_version="re-tokenizer",  # the tokenizer used is on the re-tokenization row
         verdict="rejected" if any(f.severity == "error" for f in analysis.findings) else "passed",
         error_count=sum(f.severity == "error" for f in analysis.findings),
         warning_count=sum(f.severity == "warning" for f in analysis.findings),

@@ -228,3 +228,44 @@ def curve_dict(curve: Curve, reproductions: list[Reproduction] | None = None) ->
             if r.point_label.startswith(f"{system.dir_name}/{curve.benchmark_model}/")
         ],
     }
+
+
+COMPARED = (
+    ("total_output_tokens", "output tokens"),
+    ("system_tps", "system tokens/s"),
+    ("tpot_p90_ms", "TPOT P90 (ms)"),
+    ("tps_per_user", "tokens/s per user"),
+    ("ttft_p90_ms", "TTFT P90 (ms)"),
+    ("n_samples_completed", "completed samples"),
+)
+
+
+def retokenization_dict(r: Any, findings: list[FindingRow]) -> dict[str, Any]:
+    job = r.job
+    reported, recount = r.reported or {}, r.recount or {}
+    return {
+        "id": r.public_id,
+        "point": r.point_label,
+        "events": {
+            "sha256": r.artifact.sha256,
+            "size": r.artifact.size,
+            "stored_size": r.artifact.stored_size,
+            "source": r.artifact.source,
+        },
+        "tokenizer": r.tokenizer,
+        "finished": r.finished_at is not None,
+        "job": None
+        if job is None
+        else {"state": job.state, "stage": job.stage, "progress": job.progress, "error": job.error},
+        "compared": [
+            {
+                "metric": key,
+                "label": label,
+                "reported": reported.get(key),
+                "recounted": recount.get(key),
+            }
+            for key, label in COMPARED
+        ],
+        "recount": recount,
+        "findings": [finding_dict(f) for f in findings],
+    }

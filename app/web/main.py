@@ -15,6 +15,7 @@ from app.services.jobs import JobQueue
 from app.settings import Settings, get_settings
 
 from .api.results import router as results_api
+from .api.retokenization import router as retokenization_api
 from .api.submissions import router as submissions_api
 from .pages import router as pages_router
 
@@ -50,6 +51,7 @@ def create_app(settings: Settings | None = None, queue: JobQueue | None = None) 
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(submissions_api)
     app.include_router(results_api)
+    app.include_router(retokenization_api)
     app.include_router(pages_router)
 
     @app.get("/healthz", include_in_schema=False)

@@ -8,9 +8,19 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from sqlalchemy import select
 
+from app.db.models import Retokenization, Submission
+from app.services.artifacts import latest_events
 from app.services.reproductions import ReproductionError, list_reproductions, request_reproduction
 from app.services.results import STATUSES, list_cohorts, query_results
+from app.services.retokenization import (
+    RetokenizationError,
+    cancel_retokenization,
+    findings_of,
+    list_retokenizations,
+    request_retokenization,
+)
 from app.services.views import (
     curve_dict,
     get_submission,
@@ -18,6 +28,7 @@ from app.services.views import (
     latest_check_run,
     list_submissions,
     reproduction_dict,
+    retokenization_dict,
     submission_summary,
 )
 
@@ -128,6 +139,10 @@ def _render_submission(
     rows = list(run.findings) if run else []
     reproductions = list_reproductions(session, submission)
     curves = [curve_dict(c, reproductions) for c in submission.curves]
+    retokenizations = [
+        retokenization_dict(r, findings_of(session, r))
+        for r in list_retokenizations(session, submission)
+    ]
     return templates.TemplateResponse(
         request,
         "submission.html",
@@ -148,6 +163,8 @@ def _render_submission(
                 if p["offline"] != "dedicated"
             ],
             "reproduction_error": reproduction_error,
+            "retokenizations": retokenizations,
+            "has_events": bool(latest_events(session, submission)),
         },
         status_code=status_code,
     )
@@ -158,6 +175,37 @@ def submission_page(
     request: Request, public_id: str, session: SessionDep, duplicate: int = 0
 ) -> Response:
     return _render_submission(request, session, public_id, duplicate=bool(duplicate))
+
+
+@router.post("/submissions/{public_id}/retokenizations")
+def recount_from_page(
+    public_id: str, session: SessionDep, queue: QueueDep, point: str = Form("")
+) -> Response:
+    submission = get_submission(session, public_id)
+    if submission is None:
+        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    try:
+        request_retokenization(
+            session=session, queue=queue, submission=submission, point_label=point or None
+        )
+    except RetokenizationError as exc:
+        raise HTTPException(exc.status, detail=exc.message) from exc
+    session.commit()
+    return RedirectResponse(f"/submissions/{public_id}#retokenization", status_code=303)
+
+
+@router.post("/retokenizations/{rid}/cancel")
+def cancel_from_page(rid: str, session: SessionDep) -> Response:
+    retok = session.scalar(select(Retokenization).where(Retokenization.public_id == rid))
+    if retok is None:
+        raise HTTPException(404, detail=f"no re-tokenization with id {rid!r}")
+    try:
+        cancel_retokenization(session=session, retok=retok)
+    except RetokenizationError as exc:
+        raise HTTPException(exc.status, detail=exc.message) from exc
+    session.commit()
+    public_id = session.get(Submission, retok.submission_id).public_id  # type: ignore[union-attr]
+    return RedirectResponse(f"/submissions/{public_id}#retokenization", status_code=303)
 
 
 @router.post("/submissions/{public_id}/reproductions")

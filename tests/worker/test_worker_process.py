@@ -160,3 +160,40 @@ def test_reproduction_runs_in_the_worker_against_the_simulator(
     with portal.client() as client:
         curve = client.get(f"/api/v1/submissions/{body['id']}").json()["curves"][0]
     assert any(x["id"] == rid for x in curve["reproductions"])
+
+
+def test_bundle_events_are_recounted_by_the_worker_after_checks(
+    portal: RunningPortal, tmp_path: Path
+) -> None:
+    import shutil
+    import tarfile
+
+    from tests.app.web.test_retokenization_api import make_sweep
+
+    archive, events, _tokenizer = make_sweep(tmp_path / "sweep")
+    unpacked = tmp_path / "bundle"
+    with tarfile.open(archive) as tar:
+        tar.extractall(unpacked, filter="data")
+    [org] = list(unpacked.iterdir())
+    [submission] = list(org.iterdir())
+    for label, path in events[:3]:
+        shutil.copy(path, submission / "results" / label / "events.jsonl")
+    with_events = tmp_path / "with-events.tar.gz"
+    with tarfile.open(with_events, "w:gz") as tar:
+        tar.add(org, arcname=org.name)
+    body = _upload(portal, with_events)
+    assert portal.wait_finished(str(body["id"]))["state"] == "passed_checks"
+    deadline = time.monotonic() + 60
+    recounts: list[dict[str, object]] = []
+    with portal.client() as client:
+        while time.monotonic() < deadline:
+            recounts = client.get(f"/api/v1/submissions/{body['id']}/retokenizations").json()[
+                "data"
+            ]
+            if len(recounts) == 3 and all(r["finished"] for r in recounts):
+                break
+            time.sleep(0.3)
+    assert len(recounts) == 3, recounts
+    for recount in recounts:
+        assert recount["job"]["state"] == "succeeded" and recount["events"]["source"] == "bundle"
+        assert recount["findings"] and recount["tokenizer"]

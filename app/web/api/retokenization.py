@@ -1,0 +1,161 @@
+"""Per-point run artifacts and their re-counts with the reference tokenizer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from sqlalchemy import select
+
+from app.db.models import Retokenization
+from app.domain.lifecycle import SubmissionState
+from app.services.artifacts import EventsSink, register_events
+from app.services.retokenization import (
+    RetokenizationError,
+    cancel_retokenization,
+    findings_of,
+    list_retokenizations,
+    request_retokenization,
+)
+from app.services.storage import UploadTooLarge
+from app.services.views import get_submission, retokenization_dict
+
+from ..deps import QueueDep, SessionDep, SettingsDep
+
+router = APIRouter(prefix="/api/v1", tags=["re-tokenization"])
+
+
+def _error(code: str, message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+@router.put(
+    "/submissions/{public_id}/points/{system}/{model}/{point}/events",
+    status_code=201,
+    responses={200: {"description": "The same file was stored before"}},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/x-ndjson": {"schema": {"type": "string", "format": "binary"}}},
+        }
+    },
+)
+async def upload_events(
+    public_id: str,
+    system: str,
+    model: str,
+    point: str,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    queue: QueueDep,
+) -> JSONResponse:
+    """Stream a point's ``events.jsonl`` (the request body) to storage; it is hashed,
+    compressed at rest and re-counted. Uploading the same file again changes nothing."""
+    submission = get_submission(session, public_id)
+    if submission is None:
+        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    label = f"{system}/{model}/{point}"
+    known = {
+        f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}"
+        for c in submission.curves
+        for p in c.points
+    }
+    if label not in known:
+        return _error("no-such-point", f"the submission has no point {label!r}", 404)
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > settings.max_events_bytes:
+        return _error(
+            "too-large", f"the file is larger than {settings.max_events_bytes} bytes", 413
+        )
+    sink = EventsSink(settings)
+    try:
+        async for chunk in request.stream():
+            sink.write(chunk)
+    except UploadTooLarge as exc:
+        sink.discard()
+        return _error("too-large", str(exc), 413)
+    except BaseException:
+        sink.discard()  # a broken upload never reaches a content address
+        raise
+    if sink.size == 0:
+        sink.discard()
+        return _error("empty", "the events file is empty", 400)
+    stored = sink.finish()
+    artifact, created = register_events(session, submission, label, stored, "upload")
+    queued: list[Retokenization] = []
+    if created and submission.state in (SubmissionState.PASSED_CHECKS, SubmissionState.FINALIZED):
+        queued = request_retokenization(
+            session=session, queue=queue, submission=submission, point_label=label
+        )
+    session.commit()
+    body = {
+        "point": label,
+        "sha256": artifact.sha256,
+        "size": artifact.size,
+        "stored_size": artifact.stored_size,
+        "created": created,
+        "retokenizations": [r.public_id for r in queued],
+    }
+    return JSONResponse(body, status_code=201 if created else 200)
+
+
+class RecountRequest(BaseModel):
+    point: str | None = None  # <system>/<model>/r<N>; every point with events when absent
+
+
+@router.post("/submissions/{public_id}/retokenizations", status_code=202)
+def start_retokenization(
+    public_id: str, body: RecountRequest, session: SessionDep, queue: QueueDep
+) -> JSONResponse:
+    submission = get_submission(session, public_id)
+    if submission is None:
+        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    try:
+        created = request_retokenization(
+            session=session, queue=queue, submission=submission, point_label=body.point
+        )
+    except RetokenizationError as exc:
+        session.rollback()
+        return _error(exc.code, exc.message, exc.status)
+    session.commit()
+    return JSONResponse({"data": [r.public_id for r in created]}, status_code=202)
+
+
+@router.get("/submissions/{public_id}/retokenizations")
+def read_retokenizations(public_id: str, session: SessionDep) -> dict[str, Any]:
+    submission = get_submission(session, public_id)
+    if submission is None:
+        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    return {
+        "data": [
+            retokenization_dict(r, findings_of(session, r))
+            for r in list_retokenizations(session, submission)
+        ]
+    }
+
+
+def _retok_or_404(session: SessionDep, rid: str) -> Retokenization:
+    retok = session.scalar(select(Retokenization).where(Retokenization.public_id == rid))
+    if retok is None:
+        raise HTTPException(404, detail=f"no re-tokenization with id {rid!r}")
+    return retok
+
+
+@router.get("/retokenizations/{rid}")
+def read_retokenization(rid: str, session: SessionDep) -> dict[str, Any]:
+    retok = _retok_or_404(session, rid)
+    return retokenization_dict(retok, findings_of(session, retok))
+
+
+@router.post("/retokenizations/{rid}/cancel", status_code=202)
+def cancel(rid: str, session: SessionDep) -> JSONResponse:
+    retok = _retok_or_404(session, rid)
+    try:
+        cancel_retokenization(session=session, retok=retok)
+    except RetokenizationError as exc:
+        return _error(exc.code, exc.message, exc.status)
+    session.commit()
+    return JSONResponse(retokenization_dict(retok, []), status_code=202)

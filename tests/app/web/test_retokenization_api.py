@@ -1,0 +1,178 @@
+"""Run events in, re-counts out: a sweep's honest run re-counts to its own numbers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.db.session import Database
+from app.services.checks import run_checks
+from app.services.retokenization import run_retokenization
+from app.settings import Settings
+from app.web.main import create_app
+from harness.dataset import load_dataset
+from harness.loadgen import RunConfig
+from harness.sim import SimConfig, sim_token_counter
+from harness.sweep import SweepSpec, run_sweep
+from tests.conftest import RecordingQueue
+from tests.harness.conftest import RunningSim
+from tests.harness.test_sweep import _spec_file
+
+
+def make_sweep(base: Path) -> tuple[Path, list[tuple[str, Path]], Path]:
+    """A sweep against the simulator: the bundle, each point's events, the tokenizer."""
+    tokenizer_dir = base / "tokenizer"
+    tokenizer_dir.mkdir(parents=True)
+    sim_token_counter().tokenizer.save(str(tokenizer_dir / "tokenizer.json"))
+    dataset = base / "prompts.jsonl"
+    dataset.write_text(
+        "".join(json.dumps({"prompt": f"lorem ipsum {i}"}) + "\n" for i in range(70))
+    )
+    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=0.3, output_tokens=12, max_batch=48))
+    try:
+        result = run_sweep(
+            base=RunConfig(endpoint=sim.url, model="sim"),
+            spec=SweepSpec.load(_spec_file(base), c_max=64),
+            samples=load_dataset(dataset),
+            counter=sim_token_counter(),
+            c_max=64,
+            output=base / "out",
+            duration_s=lambda _p: 0.3,
+            progress=lambda _m: None,
+        )
+    finally:
+        sim.stop()
+    assert result.errors == []
+    system = result.submission_dir / "results"
+    [system_dir] = [d for d in system.iterdir() if d.is_dir()]
+    events = [
+        (f"{system_dir.name}/llama3_1-8b/r{p.concurrency}", r.run_dir / "events.jsonl")
+        for p, r in result.runs
+    ]
+    return result.archive, events, tokenizer_dir
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, Path]], Path]:
+    return make_sweep(tmp_path_factory.mktemp("sweep"))
+
+
+@pytest.fixture
+def setup(settings: Settings, database: Database, swept, tmp_path: Path) -> Iterator[tuple]:  # type: ignore[no-untyped-def,type-arg]
+    archive, events, tokenizer_dir = swept
+    registry = tmp_path / "tokenizers.json"
+    registry.write_text(json.dumps({"llama3_1-8b": {"location": str(tokenizer_dir)}}))
+    settings = settings.model_copy(update={"tokenizer_registry": registry})
+    queue = RecordingQueue()
+    with TestClient(create_app(settings, queue=queue)) as client:
+        upload = client.post(
+            "/api/v1/submissions", files={"file": ("b.tar.gz", archive.read_bytes())}
+        )
+        assert upload.status_code == 201
+        sid = upload.json()["id"]
+        with database.session() as session:
+            run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
+        yield client, settings, queue, sid, events
+
+
+def _run_all(database: Database, settings: Settings, queue: RecordingQueue) -> None:
+    with database.session() as session:
+        for job_id, kind in queue.sent:
+            if kind == "retokenize_point":
+                run_retokenization(session=session, settings=settings, job_id=job_id)
+
+
+def test_honest_events_recount_to_the_submitted_numbers(setup, database) -> None:  # type: ignore[no-untyped-def]
+    client, settings, queue, sid, events = setup
+    for label, path in events:
+        response = client.put(
+            f"/api/v1/submissions/{sid}/points/{label}/events", content=path.read_bytes()
+        )
+        assert response.status_code == 201, response.text
+        assert response.json()["created"] is True and response.json()["retokenizations"]
+        assert response.json()["stored_size"] < response.json()["size"]  # compressed at rest
+    again = client.put(
+        f"/api/v1/submissions/{sid}/points/{events[0][0]}/events", content=events[0][1].read_bytes()
+    )
+    assert again.status_code == 200 and again.json()["created"] is False
+    _run_all(database, settings, queue)
+    recounts = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
+    assert len(recounts) == len(events)
+    for recount in recounts:
+        assert recount["job"]["state"] == "succeeded", recount
+        problems = [f["message"] for f in recount["findings"] if f["severity"] != "info"]
+        assert problems == [], (recount["point"], problems)
+        for row in recount["compared"]:
+            if row["reported"] is not None and row["recounted"] is not None:
+                assert row["recounted"] == pytest.approx(row["reported"], rel=1e-6), row
+    page = client.get(f"/submissions/{sid}")
+    assert "Re-tokenization" in page.text and "re-counted" in page.text
+
+
+def test_inflated_tokens_in_events_are_caught(setup, database, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    client, settings, queue, sid, events = setup
+    label, path = events[2]
+    doctored = tmp_path / "events.jsonl"
+    lines = []
+    for line in path.read_text().splitlines():
+        event = json.loads(line)
+        if event["event_type"] == "sample.complete" and event["data"]:
+            event["data"][1][0] = " "  # a whitespace first chunk: a fake first token
+        lines.append(json.dumps(event))
+    doctored.write_text("\n".join(lines) + "\n")
+    assert (
+        client.put(
+            f"/api/v1/submissions/{sid}/points/{label}/events", content=doctored.read_bytes()
+        ).status_code
+        == 201
+    )
+    _run_all(database, settings, queue)
+    [recount] = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
+    rules = {f["rule"]: f for f in recount["findings"]}
+    assert rules["fake-first-token"]["severity"] == "error"
+
+
+def test_bad_uploads_are_refused_and_leave_nothing(setup, database) -> None:  # type: ignore[no-untyped-def]
+    client, settings, queue, sid, events = setup
+    assert (
+        client.put(f"/api/v1/submissions/{sid}/points/x/y/r1/events", content=b"{}").status_code
+        == 404
+    )
+    assert (
+        client.put(f"/api/v1/submissions/{sid}/points/{events[0][0]}/events", content=b"").json()[
+            "error"
+        ]["code"]
+        == "empty"
+    )
+    small = settings.model_copy(update={"max_events_bytes": 1000})
+    with TestClient(create_app(small, queue=queue)) as tight:
+        response = tight.put(
+            f"/api/v1/submissions/{sid}/points/{events[0][0]}/events",
+            content=events[0][1].read_bytes(),
+        )
+        assert response.status_code == 413
+    assert client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"] == []
+    assert list(settings.tmp_dir.glob("events-*")) == []
+
+
+def test_cancel_and_retry(setup, database) -> None:  # type: ignore[no-untyped-def]
+    client, settings, queue, sid, events = setup
+    label, path = events[1]
+    client.put(f"/api/v1/submissions/{sid}/points/{label}/events", content=path.read_bytes())
+    [queued] = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
+    assert client.post(f"/api/v1/retokenizations/{queued['id']}/cancel").status_code == 202
+    _run_all(database, settings, queue)  # the cancelled job does nothing
+    body = client.get(f"/api/v1/retokenizations/{queued['id']}").json()
+    assert body["job"]["state"] == "cancelled" and body["recount"] == {}
+    assert client.post(f"/api/v1/retokenizations/{queued['id']}/cancel").status_code == 409
+    retry = client.post(f"/api/v1/submissions/{sid}/retokenizations", json={"point": label})
+    assert retry.status_code == 202 and len(retry.json()["data"]) == 1
+    _run_all(database, settings, queue)
+    latest = client.get(f"/api/v1/retokenizations/{retry.json()['data'][0]}").json()
+    assert latest["job"]["state"] == "succeeded"
+    missing = client.post(f"/api/v1/submissions/{sid}/retokenizations", json={"point": "a/b/r9"})
+    assert missing.status_code == 404
