@@ -22,6 +22,7 @@ from .events import Output, Prompt, read_events
 from .metrics import rate, stat_block
 from .tokens import TokenCounter
 
+TOKENIZE_BATCH = 256
 FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "function_call", "other")
 VERSION = "0.1.0"
 
@@ -33,6 +34,7 @@ class SummaryOptions:
     use_legacy_window_for_poisson: bool = True
     run_config: dict[str, Any] = field(default_factory=dict)
     git_sha: str | None = None
+    count_input_tokens: bool = True
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,35 @@ def summarize(
     turn_time_ns = 0  # … and Σ serving time (tool delays between turns are not in it)
     osl_full_run: list[int] = []  # every completed turn, inside the window or after it
 
+    # Responses wait here to be tokenized together: encode_batch runs on all cores, and
+    # the wait is bounded, so memory stays flat however large the file is.
+    pending: list[tuple[str, int, Output, str | None, _Row, int]] = []
+
+    def flush() -> None:
+        nonlocal turn_tokens, turn_time_ns, negative_tpot
+        if not pending:
+            return
+        assert counter is not None
+        outputs = [item[2] for item in pending]
+        with_tail = [item[4].recv_first_ns is not None for item in pending]
+        counts = counter.count_outputs(outputs, with_tail)
+        for (uuid_, line_, output_, reason_, row_, ts_), (n_out, n_after) in zip(
+            pending, counts, strict=True
+        ):
+            if output_.content or output_.reasoning_text or output_.tool_calls:
+                osl.append(n_out)
+                osl_full_run.append(n_out)
+            if agentic and not row_.failed:
+                turn_tokens += n_out
+                turn_time_ns += ts_ - row_.issued_ns
+            if n_after is not None and n_after > 0 and row_.recv_first_ns is not None:
+                value = (ts_ - row_.recv_first_ns) / n_after
+                negative_tpot += value < 0
+                tpot.append(value)
+            if observer is not None:
+                observer(Completed(uuid_, line_, output_, reason_, n_out, n_after, row_.failed))
+        pending.clear()
+
     def close_block() -> None:
         nonlocal duration_ns
         if block_last > block_start:
@@ -118,7 +149,7 @@ def summarize(
                 rows[uuid] = _Row(issued_ns=ts)
                 issued += 1
                 first_issue_ns = ts if first_issue_ns is None else min(first_issue_ns, ts)
-                if counter is not None:
+                if counter is not None and options.count_input_tokens:
                     count = counter.count_prompt(Prompt.from_data(event.get("data")))
                     if count is not None:
                         isl.append(count)
@@ -155,25 +186,14 @@ def summarize(
             output = Output.from_data(event.get("data"))
             if output is None or counter is None:
                 if observer is not None:
-                    observer(Completed(uuid, line, output or Output(None), reason, 0, None,
-                                       row.failed))
+                    observer(
+                        Completed(uuid, line, output or Output(None), reason, 0, None, row.failed)
+                    )
                 continue
-            n_out = counter.count_output(output)
-            if output.content or output.reasoning_text or output.tool_calls:
-                osl.append(n_out)
-                osl_full_run.append(n_out)
-            if agentic and not row.failed:
-                turn_tokens += n_out
-                turn_time_ns += ts - row.issued_ns
-            n_after = None
-            if row.recv_first_ns is not None:
-                n_after = counter.count_after_first_chunk(output)
-                if n_after > 0:
-                    value = (ts - row.recv_first_ns) / n_after
-                    negative_tpot += value < 0
-                    tpot.append(value)
-            if observer is not None:
-                observer(Completed(uuid, line, output, reason, n_out, n_after, row.failed))
+            pending.append((uuid, line, output, reason, row, ts))
+            if len(pending) >= TOKENIZE_BATCH:
+                flush()
+    flush()
     if tracking or block_last > block_start:
         close_block()
 

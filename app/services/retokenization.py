@@ -144,23 +144,25 @@ def run_retokenization(
     submission = session.get(Submission, retok.submission_id)
     assert submission is not None
     reported, model, load_pattern = _reported(session, submission, retok.point_label)
+    problem = None
     try:
         counter = load_counter(model, load_registry(settings.tokenizer_registry))
         retok.tokenizer = counter.name
-    except TokenizerNotFound:
+    except TokenizerNotFound as exc:
         counter = None
+        problem = str(exc)
     path = events_path(settings, retok.artifact.sha256)
     total_bytes = max(retok.artifact.size, 1)
     started = time.monotonic()
 
-    def progress(lines: int, read: int) -> None:
+    def progress(lines: int, read: int, tokens: int) -> None:
         session.refresh(job, ["state"])
         if job.state == CANCELLING:
             raise Cancelled
         elapsed = max(time.monotonic() - started, 1e-6)
         rate = read / elapsed
         eta = (total_bytes - read) / rate if rate > 0 else None
-        stage = f"{lines:,} events read, {read / elapsed / 1e6:.1f} MB/s"
+        stage = f"{lines:,} events read, {tokens / elapsed:,.0f} tokens/s"
         if eta is not None:
             stage += f", about {eta:.0f} s left"
         set_progress(session, job, stage, min(read / total_bytes, 1.0) * 0.95)
@@ -174,6 +176,7 @@ def run_retokenization(
             tolerances=tolerances(settings),
             load_pattern=load_pattern,
             progress=progress,
+            tokenizer_problem=problem,
         )
     except Cancelled:
         _cancelled(session, job, retok, clock)

@@ -68,3 +68,49 @@ def test_registry_file_and_missing_tokenizers(local_tokenizer_dir: Path, tmp_pat
     assert load_counter("llama3_1-8b", registry).count_text("hello") == 1
     with pytest.raises(TokenizerNotFound, match="hub ids are not downloaded"):
         load_counter("meta-llama/Llama-3.1-8B-Instruct")
+
+
+def test_batched_counts_equal_one_by_one(local_tokenizer_dir: Path) -> None:
+    import random
+
+    counter = TokenCounter.from_path(local_tokenizer_dir)
+    rng = random.Random(3)
+    words = ["lorem", "ipsum", "dolor", "hello", "world"]
+    outputs = []
+    for i in range(200):
+        text = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 9))) for _ in range(2)]
+        if i % 7 == 0:
+            outputs.append(Output(text[0], [text[1], " sit amet"]))
+        elif i % 11 == 0:
+            outputs.append(Output(text[0]))  # not streamed: no "after the first chunk"
+        else:
+            outputs.append(Output([text[0], " " + text[1]]))
+    tails = [i % 5 != 0 for i in range(200)]
+    batched = counter.count_outputs(outputs, tails)
+    for output, tail, (n_out, n_after) in zip(outputs, tails, batched, strict=True):
+        assert n_out == counter.count_output(output)
+        assert n_after == (counter.count_after_first_chunk(output) if tail else None)
+
+
+def test_a_tokenizer_file_with_the_wrong_hash_is_refused(
+    local_tokenizer_dir: Path, tmp_path: Path
+) -> None:
+    import hashlib
+
+    good = hashlib.sha256((local_tokenizer_dir / "tokenizer.json").read_bytes()).hexdigest()
+    registry_file = tmp_path / "registry.json"
+    registry_file.write_text(
+        json.dumps(
+            {
+                "ok": {"location": str(local_tokenizer_dir), "sha256": good},
+                "bad": {"location": str(local_tokenizer_dir), "sha256": "0" * 64},
+            }
+        )
+    )
+    registry = load_registry(registry_file)
+    assert registry["ok"].load().count_text("hello") == 1
+    with pytest.raises(TokenizerNotFound, match="not the expected tokenizer"):
+        registry["bad"].load()
+    # The built-in official file is pinned too (shared/spec/tokenizers.md: 8f9f37ca…33cf).
+    assert BUILTIN_REGISTRY["deepseek-r1"].sha256.startswith("8f9f37ca")
+    assert BUILTIN_REGISTRY["deepseek-r1"].sha256.endswith("33cf")

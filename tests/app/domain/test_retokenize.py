@@ -186,3 +186,21 @@ def test_duplication_and_padding_shapes() -> None:
     assert is_duplicated(Output(text, None, call))
     assert is_duplicated(Output(["ok", " " + "na" * 200]))
     assert not is_duplicated(Output(["A genuine", " answer of ordinary length and shape."]))
+
+
+def test_progress_is_reported_and_can_cancel_midway(honest_run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from app.domain.retokenize import Cancelled
+
+    events, summary = honest_run
+    big = tmp_path / "big.jsonl"
+    body = events.read_text()
+    big.write_text(body * (20_000 // body.count("\n") + 1))  # > 20,000 lines
+    seen: list[tuple[int, int, int]] = []
+
+    def progress(lines: int, read: int, tokens: int) -> None:
+        seen.append((lines, read, tokens))
+        raise Cancelled
+
+    with pytest.raises(Cancelled):
+        analyse(big, sim_token_counter(), reported_from(summary), POINT, progress=progress)
+    assert seen and seen[0][0] == 10_000 and seen[0][1] > 0

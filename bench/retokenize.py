@@ -1,0 +1,194 @@
+"""Re-tokenization throughput and memory on a large events.jsonl.
+
+Generates an events file of realistic streamed responses (1 GB by default), then, each in
+its own process so peak RSS is its own:
+  1. raw: the same tokenizer encoding the same response texts in one process loop;
+  2. re-count: the portal's analysis (``app.domain.retokenize.analyse``: the harness
+     summary, batched tokenization, integrity scans) streaming the file.
+Prints tokens/s for both, their ratio and the re-count's peak RSS. Targets on 2 cores:
+ratio >= 0.8, peak RSS under 500 MB. The last line is `ratio=<x> peak_rss_mb=<y>`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+WORDS = (
+    "the model answers with a summary of the article about energy markets and the "
+    "policy response in several countries over the last decade including data"
+).split()
+
+
+def generate(path: Path, target_bytes: int, seed: int = 1) -> int:
+    """Write events for as many ~1,000-character responses as fit in *target_bytes*."""
+    rng = random.Random(seed)
+    ts = 1_000_000_000
+    written = responses = 0
+    with path.open("w") as fh:
+
+        def put(event: dict) -> None:  # type: ignore[type-arg]
+            nonlocal written
+            line = json.dumps(event, separators=(",", ":")) + "\n"
+            fh.write(line)
+            written += len(line)
+
+        put(
+            {
+                "event_type": "session.start_performance_tracking",
+                "timestamp_ns": ts,
+                "sample_uuid": "",
+                "conversation_id": "",
+                "turn": None,
+                "data": None,
+            }
+        )
+        while written < target_bytes:
+            sid = uuid.uuid4().hex
+            text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(120, 200)))
+            first, rest = text[:6], text[6:]
+            put(
+                {
+                    "event_type": "sample.issued",
+                    "timestamp_ns": ts,
+                    "sample_uuid": sid,
+                    "conversation_id": "",
+                    "turn": None,
+                    "data": [
+                        "PromptData",
+                        "summarise: " + text[:200],
+                        None,
+                        None,
+                        None,
+                        None,
+                        None,
+                        None,
+                    ],
+                }
+            )
+            put(
+                {
+                    "event_type": "sample.recv_first",
+                    "timestamp_ns": ts + 40_000_000,
+                    "sample_uuid": sid,
+                    "conversation_id": "",
+                    "turn": None,
+                    "data": None,
+                }
+            )
+            put(
+                {
+                    "event_type": "sample.complete",
+                    "timestamp_ns": ts + 900_000_000,
+                    "sample_uuid": sid,
+                    "conversation_id": "",
+                    "turn": None,
+                    "finish_reason": "stop",
+                    "data": ["TextModelOutput", [first, rest], None, None],
+                }
+            )
+            ts += 5_000_000
+            responses += 1
+    return responses
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def child_raw(events: Path) -> dict[str, float]:
+    from harness.events import Output, read_events
+    from harness.tokens import BUILTIN_REGISTRY
+
+    counter = BUILTIN_REGISTRY["deepseek-r1"].load()
+    texts_seen = tokens = 0
+    start = time.perf_counter()
+    for _, event in read_events(events):
+        if event["event_type"] == "sample.complete":
+            output = Output.from_data(event["data"])
+            tokens += counter.count_text(output.content)
+            tokens += counter.count_text(output.after_first_chunk()[0])  # as the re-count does
+            texts_seen += 1
+    elapsed = time.perf_counter() - start
+    return {
+        "tokens_per_s": tokens / elapsed,
+        "seconds": elapsed,
+        "rss": peak_rss_mb(),
+        "responses": texts_seen,
+    }
+
+
+def child_recount(events: Path) -> dict[str, float]:
+    from app.domain.retokenize import Reported, analyse
+    from harness.tokens import BUILTIN_REGISTRY
+
+    counter = BUILTIN_REGISTRY["deepseek-r1"].load()
+    reported = Reported(None, None, None, None, None, None, None, None)
+    start = time.perf_counter()
+    analysis = analyse(events, counter, reported, "bench/llama3_1-8b/r16")
+    elapsed = time.perf_counter() - start
+    tokens = analysis.recount.total_output_tokens or 0
+    # The re-count encodes each response twice (whole, and after its first chunk).
+    return {
+        "tokens_per_s": 2 * tokens / elapsed,
+        "seconds": elapsed,
+        "rss": peak_rss_mb(),
+        "responses": analysis.recount.n_samples_completed,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=int, default=1024, help="size of the generated file")
+    parser.add_argument("--child", choices=("raw", "recount"))
+    parser.add_argument("--events")
+    args = parser.parse_args()
+    if args.child:
+        fn = child_raw if args.child == "raw" else child_recount
+        print(json.dumps(fn(Path(args.events))))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        events = Path(tmp) / "events.jsonl"
+        start = time.perf_counter()
+        responses = generate(events, args.mb * 1024 * 1024)
+        print(
+            f"generated {events.stat().st_size / 1e6:.0f} MB, {responses:,} responses "
+            f"in {time.perf_counter() - start:.0f} s"
+        )
+        results = {}
+        for child in ("raw", "recount"):
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", child, "--events", str(events)],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            )
+            results[child] = json.loads(out.stdout.strip().splitlines()[-1])
+    raw, recount = results["raw"], results["recount"]
+    print(f"{'':<10} {'tokens/s':>12} {'seconds':>9} {'peak RSS MB':>12}")
+    for name, r in results.items():
+        print(f"{name:<10} {r['tokens_per_s']:>12,.0f} {r['seconds']:>9.1f} {r['rss']:>12.0f}")
+    ratio = recount["tokens_per_s"] / raw["tokens_per_s"]
+    print(
+        f"re-count vs raw tokenizer loop: {ratio:.2f}x (target >= 0.8); "
+        f"peak RSS {recount['rss']:.0f} MB (target < 500 MB)"
+    )
+    print(f"ratio={ratio:.2f} peak_rss_mb={recount['rss']:.0f}")
+
+
+if __name__ == "__main__":
+    main()
