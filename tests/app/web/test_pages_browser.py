@@ -215,3 +215,39 @@ def test_results_explorer_answers_an_sla_question(page, portal: RunningPortal) -
     page.wait_for_url("**status=unverified**")
     page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
     assert "Dune Gaudi 3 x8" in page.locator("#chart-pareto").inner_text()
+
+
+def test_recount_section_follows_the_job_and_compares_values(
+    page, portal: RunningPortal, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+    import tarfile
+
+    from tests.app.web.test_retokenization_api import make_sweep
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    # The harness runs its own event loop: not in this thread, where Playwright's runs.
+    with ThreadPoolExecutor(1) as pool:
+        archive, events, _ = pool.submit(make_sweep, tmp_path / "sweep").result()
+    unpacked = tmp_path / "bundle"
+    with tarfile.open(archive) as tar:
+        tar.extractall(unpacked, filter="data")
+    [org] = list(unpacked.iterdir())
+    [submission] = list(org.iterdir())
+    label, path = events[1]
+    shutil.copy(path, submission / "results" / label / "events.jsonl")
+    with_events = tmp_path / "recount.tar.gz"
+    with tarfile.open(with_events, "w:gz") as tar:
+        tar.add(org, arcname=org.name)
+    page.goto(f"{portal.url}/upload")
+    page.set_input_files("input#file", str(with_events))
+    page.click("button[type=submit]")
+    # The page reloads itself when the checks end, then while the re-count runs.
+    table = page.locator(f"article.recount[data-point='{label}'] table.compare")
+    table.wait_for(timeout=60_000)
+    text = table.inner_text()
+    assert "reported" in text and "re-counted" in text and "output tokens" in text
+    page.click(f"article.recount[data-point='{label}'] button.retry")
+    page.locator(f"article.recount[data-point='{label}']").first.wait_for()
+    assert page.locator("article.recount").count() >= 2  # the new re-count is listed
