@@ -222,10 +222,9 @@ def test_recount_section_follows_the_job_and_compares_values(
 ) -> None:  # type: ignore[no-untyped-def]
     import shutil
     import tarfile
+    from concurrent.futures import ThreadPoolExecutor
 
     from tests.app.web.test_retokenization_api import make_sweep
-
-    from concurrent.futures import ThreadPoolExecutor
 
     # The harness runs its own event loop: not in this thread, where Playwright's runs.
     with ThreadPoolExecutor(1) as pool:
