@@ -13,13 +13,14 @@ from collections.abc import Callable
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from app.db.models import CheckRun, Curve, FindingRow, Job, Point, Submission, System, utcnow
+from app.db.models import Curve, Job, Point, Submission, System, utcnow
 from app.domain.cohorts import BusinessCalendar
 from app.domain.compliance import ComplianceResult, EarlierUpload, run_compliance
-from app.domain.findings import Severity, Verdict
+from app.domain.findings import Verdict
 from app.domain.lifecycle import SubmissionState, transition
 from app.settings import Settings
 
+from .findings import record_findings
 from .jobs import (
     CHECK_SUBMISSION,
     JobQueue,
@@ -160,32 +161,15 @@ def run_checks(
     set_progress(session, job, "storing findings and results", 0.8)
 
     finished = clock()
-    run = CheckRun(
-        submission=submission,
+    record_findings(
+        session,
+        submission_id=submission.id,
         job_id=job.id,
-        checker_version=result.checker_version,
-        verdict=result.verdict.value,
-        error_count=sum(f.severity == Severity.ERROR for f in result.findings),
-        warning_count=sum(f.severity == Severity.WARNING for f in result.findings),
-        evaluated_at=finished,
+        kind="compliance",
+        version=result.checker_version,
+        findings=result.findings,
+        at=finished,
     )
-    session.add(run)
-    for position, finding in enumerate(result.findings):
-        run.findings.append(
-            FindingRow(
-                position=position,
-                source=finding.source.value,
-                rule=finding.rule,
-                key=finding.key,
-                severity=finding.severity.value,
-                clause=finding.clause,
-                title=finding.title,
-                message=finding.message,
-                fix=finding.fix,
-                path=finding.path,
-                point=finding.point,
-            )
-        )
     _store_results(session, submission, result)
 
     passed = result.verdict == Verdict.PASSED

@@ -9,19 +9,21 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlparse
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.db.models import CheckRun, Curve, FindingRow, Job, Point, Reproduction, Submission, utcnow
+from app.db.models import Curve, Job, Point, Reproduction, Submission, utcnow
 from app.domain.reproduction import Measured, judge_reproduction
 from app.settings import Settings
 from harness.dataset import DatasetError, load_dataset
 from harness.loadgen import Progress, RunConfig, run_point
 from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
+from .findings import record_findings
 from .jobs import JobQueue, JobState, enqueue_after_commit, mark_succeeded, set_progress
 from .secrets import decrypt, encrypt
 
@@ -196,32 +198,16 @@ def _measure(
         notes.append(result.aborted)
     message = finding.message + ("" if not notes else " — " + "; ".join(notes))
     finished = clock()
-    run = CheckRun(
+    record_findings(
+        session,
         submission_id=reproduction.submission_id,
         job_id=job.id,
         kind="reproduction",
-        checker_version="endpoints-harness",
-        verdict=finding.severity.value,
-        error_count=0,
-        warning_count=int(finding.severity == "warning"),
-        evaluated_at=finished,
+        version="endpoints-harness",
+        findings=[replace(finding, message=message)],
+        at=finished,
+        path=reproduction.run_dir,
     )
-    run.findings.append(
-        FindingRow(
-            position=0,
-            source=finding.source.value,
-            rule=finding.rule,
-            key=finding.key,
-            severity=finding.severity.value,
-            clause=finding.clause,
-            title=finding.title,
-            message=message,
-            fix=finding.fix,
-            path=reproduction.run_dir,
-            point=finding.point,
-        )
-    )
-    session.add(run)
     reproduction.verdict = finding.severity.value
     reproduction.message = message
     reproduction.finished_at = finished

@@ -21,6 +21,7 @@ from app.settings import Settings
 from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
 from .artifacts import events_path, latest_events
+from .findings import record_findings
 from .jobs import JobQueue, JobState, enqueue_after_commit, mark_succeeded, set_progress
 
 RETOKENIZE_POINT = "retokenize_point"
@@ -188,33 +189,15 @@ def run_retokenization(
     retok.reported = reported.__dict__
     retok.recount = recount
     retok.finished_at = finished
-    run = CheckRun(
+    record_findings(
+        session,
         submission_id=submission.id,
         job_id=job.id,
         kind="retokenization",
-        checker_version="re-tokenizer",  # the tokenizer used is on the re-tokenization row
-        verdict="rejected" if any(f.severity == "error" for f in analysis.findings) else "passed",
-        error_count=sum(f.severity == "error" for f in analysis.findings),
-        warning_count=sum(f.severity == "warning" for f in analysis.findings),
-        evaluated_at=finished,
+        version="re-tokenizer",  # the tokenizer used is on the re-tokenization row
+        findings=analysis.findings,
+        at=finished,
     )
-    for position, f in enumerate(analysis.findings):
-        run.findings.append(
-            FindingRow(
-                position=position,
-                source=f.source.value,
-                rule=f.rule,
-                key=f.key,
-                severity=f.severity.value,
-                clause=f.clause,
-                title=f.title,
-                message=f.message,
-                fix=f.fix,
-                path=None,
-                point=f.point,
-            )
-        )
-    session.add(run)
     mark_succeeded(job, finished)
     job.stage = f"done: {recount['tokens_per_s']:,.0f} tokens/s"
     session.commit()
