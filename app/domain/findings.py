@@ -56,6 +56,30 @@ class Finding:
         return data
 
 
+def portal_finding(
+    rule: str,
+    title: str,
+    clause: str,
+    severity: Severity,
+    message: str,
+    *,
+    point: str | None = None,
+    fix: str | None = None,
+) -> Finding:
+    """A finding of one of the portal's own rules (its key is its severity)."""
+    return Finding(
+        rule=rule,
+        severity=severity,
+        title=title,
+        message=message,
+        fix=fix,
+        clause=clause,
+        source=Source.PORTAL,
+        key=severity.value,
+        point=point,
+    )
+
+
 def verdict_of(findings: list[Finding]) -> Verdict:
     """ERROR rejects; warnings and info pass, as the official checker decides."""
     if any(f.severity == Severity.ERROR for f in findings):

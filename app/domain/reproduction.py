@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .findings import Finding, Severity, Source
+from .findings import Finding, Severity, portal_finding
 
 RULE_ID = "reproduction-margin"
 TITLE = "Reproduction within the margin"
@@ -41,17 +41,7 @@ def judge_reproduction(
             shortfalls.append(label)
 
     def finding(severity: Severity, message: str, fix: str | None = None) -> Finding:
-        return Finding(
-            rule=RULE_ID,
-            severity=severity,
-            title=TITLE,
-            message=message,
-            fix=fix,
-            clause=CLAUSE,
-            source=Source.PORTAL,
-            key=severity.value,
-            point=point,
-        )
+        return portal_finding(RULE_ID, TITLE, CLAUSE, severity, message, point=point, fix=fix)
 
     detail = "; ".join(compared)
     if not compared:

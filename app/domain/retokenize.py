@@ -22,7 +22,7 @@ from harness.events import Output
 from harness.summary import Completed, SummaryOptions, summarize
 from harness.tokens import TokenCounter
 
-from .findings import Finding, Severity, Source
+from .findings import Finding, Severity, portal_finding
 
 EVIDENCE_SAMPLES = 10
 # A long response whose whitespace makes up more than this share is padded, and one that
@@ -105,17 +105,7 @@ def _finding(
     rule: str, severity: Severity, message: str, point: str, fix: str | None = None
 ) -> Finding:
     title, clause = RULES[rule]
-    return Finding(
-        rule=rule,
-        severity=severity,
-        title=title,
-        message=message,
-        fix=fix,
-        clause=clause,
-        source=Source.PORTAL,
-        key=severity.value,
-        point=point,
-    )
+    return portal_finding(rule, title, clause, severity, message, point=point, fix=fix)
 
 
 def is_fake_first_chunk(text: str) -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..cohorts import BusinessCalendar, Cohort
-from ..findings import Finding, Severity, Source
+from ..findings import Finding, Severity, portal_finding
 from .official import OfficialReport
 
 
@@ -44,16 +44,7 @@ class PortalRule:
     check: Callable[[PortalContext], list[Finding]]
 
     def finding(self, severity: Severity, message: str, fix: str | None = None) -> Finding:
-        return Finding(
-            rule=self.id,
-            severity=severity,
-            title=self.title,
-            message=message,
-            fix=fix,
-            clause=self.clause,
-            source=Source.PORTAL,
-            key=severity.value,
-        )
+        return portal_finding(self.id, self.title, self.clause, severity, message, fix=fix)
 
 
 def _check_duplicate(ctx: PortalContext) -> list[Finding]:
