@@ -12,6 +12,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from app.domain.accounts import Role, Scope
 from app.domain.archive import ArchiveRejected, extract_archive
 from app.domain.bundle import LayoutRejected, locate_submission
 from app.domain.compliance import ComplianceResult, run_compliance
@@ -81,6 +82,79 @@ def cmd_publish(args: argparse.Namespace) -> int:
             for p in published:
                 print(f"published {p.submission.public_id} as {p.status} in {p.cohort}")
             print(f"{len(published)} publication(s) in {args.cohort}")
+    finally:
+        database.dispose()
+    return 0
+
+
+def _password(args: argparse.Namespace) -> str:
+    """From standard input (--password-stdin), the environment, or a prompt."""
+    import getpass
+
+    if args.password_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    if os.environ.get("ENDPOINTS_PORTAL_NEW_PASSWORD"):
+        return os.environ["ENDPOINTS_PORTAL_NEW_PASSWORD"]
+    return getpass.getpass("password: ")
+
+
+def cmd_users(args: argparse.Namespace) -> int:
+    """Accounts and API tokens (the first admin comes from here)."""
+    from sqlalchemy import select
+
+    from app.db.models import ApiToken, User
+    from app.db.session import Database
+    from app.domain.accounts import Role
+    from app.services.accounts import AccountError, create_user, issue_token, revoke_token
+
+    settings = get_settings()
+    _migrate(settings)
+    database = Database(settings.effective_database_url)
+    try:
+        with database.session() as session:
+            try:
+                if args.users_command == "create":
+                    user = create_user(
+                        session=session,
+                        email=args.email,
+                        password=_password(args),
+                        role=Role(args.role),
+                        display_name=args.name,
+                        organization=args.org,
+                    )
+                    session.commit()
+                    print(f"created {user.email} ({user.role})")
+                elif args.users_command == "token":
+                    user = session.scalar(select(User).where(User.email == args.email.lower()))
+                    if user is None:
+                        raise AccountError("no-user", f"no user {args.email}", 404)
+                    token, plaintext = issue_token(
+                        session=session, user=user, name=args.name, scopes=args.scope or None
+                    )
+                    session.commit()
+                    print(
+                        f"token {token.prefix}… with scopes {', '.join(token.scopes)}; "
+                        "it is shown only now:",
+                        file=sys.stderr,
+                    )
+                    print(plaintext)
+                elif args.users_command == "revoke-token":
+                    rows = session.scalars(
+                        select(ApiToken).where(ApiToken.prefix == args.prefix)
+                    ).all()
+                    if not rows:
+                        raise AccountError("no-token", f"no token starts {args.prefix}", 404)
+                    for row in rows:
+                        revoke_token(session=session, token=row)
+                    session.commit()
+                    print(f"revoked {len(rows)} token(s)")
+                else:
+                    for user in session.scalars(select(User).order_by(User.email)):
+                        state = "" if user.is_active else " (inactive)"
+                        print(f"{user.email}\t{user.role}{state}")
+            except AccountError as exc:
+                print(f"error: {exc.message}", file=sys.stderr)
+                return EXIT_UNUSABLE
     finally:
         database.dispose()
     return 0
@@ -250,6 +324,28 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="load the demo results into an empty database")
     demo.set_defaults(func=cmd_demo)
+
+    users = sub.add_parser("users", help="accounts and API tokens")
+    users_sub = users.add_subparsers(dest="users_command", required=True)
+    create = users_sub.add_parser("create", help="create a user")
+    create.add_argument("email")
+    create.add_argument("--role", choices=[r.value for r in Role], required=True)
+    create.add_argument("--name", default=None)
+    create.add_argument("--org", default=None, help="the user's organisation")
+    create.add_argument("--password-stdin", action="store_true")
+    token = users_sub.add_parser("token", help="issue an API token (shown once)")
+    token.add_argument("email")
+    token.add_argument("--name", required=True, help="what the token is for")
+    token.add_argument(
+        "--scope",
+        action="append",
+        choices=[s.value for s in Scope],
+        help="repeatable; default: every scope of the user's role",
+    )
+    revoke = users_sub.add_parser("revoke-token", help="revoke a token by its prefix")
+    revoke.add_argument("prefix")
+    users_sub.add_parser("list", help="list the users")
+    users.set_defaults(func=cmd_users)
 
     publish = sub.add_parser("publish", help="publish a cohort's due results")
     publish.add_argument("cohort", help="cohort id, e.g. 2026-12-C0")

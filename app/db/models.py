@@ -77,7 +77,11 @@ class User(Base):
     email: Mapped[str] = mapped_column(String(320), unique=True)
     display_name: Mapped[str] = mapped_column(String(200))
     role: Mapped[str] = mapped_column(String(32), default="submitter")
+    password_hash: Mapped[str | None] = mapped_column(Text)
+    is_active: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    organization: Mapped[Organization | None] = relationship()
 
 
 class StoredFile(Base):
@@ -409,3 +413,35 @@ class Retokenization(Base):
 
     artifact: Mapped[RunArtifact] = relationship()
     job: Mapped[Job | None] = relationship()
+
+
+class ApiToken(Base):
+    """A scoped API token: shown once, stored as a hash, revocable."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    name: Mapped[str] = mapped_column(Text)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(16))  # to recognise a token in lists
+    scopes: Mapped[list[str]] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    last_used_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+
+    user: Mapped[User] = relationship()
+
+
+class WebSession(Base):
+    """A browser login; the cookie holds a secret whose hash is stored here."""
+
+    __tablename__ = "web_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+
+    user: Mapped[User] = relationship()

@@ -14,10 +14,12 @@ from app.db.session import Database
 from app.services.jobs import JobQueue
 from app.settings import Settings, get_settings
 
+from .api.cohorts import router as cohorts_api
 from .api.results import router as results_api
 from .api.retokenization import router as retokenization_api
 from .api.submissions import router as submissions_api
 from .pages import router as pages_router
+from .security import csrf_and_headers
 
 STATIC_DIR = Path(__file__).resolve().parents[2] / "static"
 
@@ -49,7 +51,9 @@ def create_app(settings: Settings | None = None, queue: JobQueue | None = None) 
         queue = CeleryJobQueue(make_celery(settings))
     app.state.queue = queue
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
+    app.middleware("http")(csrf_and_headers)
     app.include_router(submissions_api)
+    app.include_router(cohorts_api)
     app.include_router(results_api)
     app.include_router(retokenization_api)
     app.include_router(pages_router)

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from sqlalchemy import select
 
 from app.db.models import Retokenization, Submission
+from app.services.accounts import authenticate, end_session, start_session
 from app.services.artifacts import latest_events
 from app.services.reproductions import ReproductionError, list_reproductions, request_reproduction
 from app.services.results import STATUSES, list_cohorts, query_results
@@ -34,11 +35,14 @@ from app.services.views import (
 
 from .api.results import REGIONS, build_query
 from .deps import QueueDep, SessionDep, SettingsDep
+from .security import SESSION_COOKIE, csrf_input, principal, verify_csrf
 from .uploads import UploadProblem, handle_upload
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
-router = APIRouter(include_in_schema=False)
+templates.env.globals["csrf_input"] = csrf_input
+# Every page knows who is signed in (for the header), from a session cookie.
+router = APIRouter(include_in_schema=False, dependencies=[Depends(principal)])
 
 SEVERITY_LABELS = {"error": "Errors", "warning": "Warnings", "info": "Passed checks"}
 
@@ -109,7 +113,9 @@ async def upload_submit(
     request: Request, session: SessionDep, settings: SettingsDep, queue: QueueDep
 ) -> Response:
     try:
-        accepted = await handle_upload(request, session=session, settings=settings, queue=queue)
+        accepted = await handle_upload(
+            request, session=session, settings=settings, queue=queue, check_csrf=True
+        )
     except UploadProblem as problem:
         return templates.TemplateResponse(
             request,
@@ -179,8 +185,14 @@ def submission_page(
 
 @router.post("/submissions/{public_id}/retokenizations")
 def recount_from_page(
-    public_id: str, session: SessionDep, queue: QueueDep, point: str = Form("")
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    queue: QueueDep,
+    point: str = Form(""),
+    csrf_token: str = Form(""),
 ) -> Response:
+    verify_csrf(request, csrf_token)
     submission = get_submission(session, public_id)
     if submission is None:
         raise HTTPException(404, detail=f"no submission with id {public_id!r}")
@@ -195,7 +207,10 @@ def recount_from_page(
 
 
 @router.post("/retokenizations/{rid}/cancel")
-def cancel_from_page(rid: str, session: SessionDep) -> Response:
+def cancel_from_page(
+    request: Request, rid: str, session: SessionDep, csrf_token: str = Form("")
+) -> Response:
+    verify_csrf(request, csrf_token)
     retok = session.scalar(select(Retokenization).where(Retokenization.public_id == rid))
     if retok is None:
         raise HTTPException(404, detail=f"no re-tokenization with id {rid!r}")
@@ -220,7 +235,9 @@ def reproduce_from_page(
     model: str = Form(""),
     api_key: str = Form(""),
     time_cap_s: float = Form(300.0),
+    csrf_token: str = Form(""),
 ) -> Response:
+    verify_csrf(request, csrf_token)
     submission = get_submission(session, public_id)
     if submission is None:
         raise HTTPException(404, detail=f"no submission with id {public_id!r}")
@@ -243,3 +260,47 @@ def reproduce_from_page(
         )
     session.commit()
     return RedirectResponse(f"/submissions/{public_id}#reproductions", status_code=303)
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_form(request: Request) -> Response:
+    return templates.TemplateResponse(request, "login.html", {"error": None})
+
+
+@router.post("/login")
+def login(
+    request: Request,
+    session: SessionDep,
+    email: str = Form(""),
+    password: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    verify_csrf(request, csrf_token)
+    user = authenticate(session=session, email=email, password=password)
+    if user is None:
+        return templates.TemplateResponse(
+            request, "login.html", {"error": "Wrong e-mail or password."}, status_code=401
+        )
+    secret = start_session(session=session, user=user)
+    session.commit()
+    response = RedirectResponse("/", status_code=303)
+    response.set_cookie(
+        SESSION_COOKIE,
+        secret,
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+        max_age=12 * 3600,
+    )
+    return response
+
+
+@router.post("/logout")
+def logout(request: Request, session: SessionDep, csrf_token: str = Form("")) -> Response:
+    verify_csrf(request, csrf_token)
+    if cookie := request.cookies.get(SESSION_COOKIE):
+        end_session(session=session, cookie=cookie)
+        session.commit()
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(SESSION_COOKIE)
+    return response

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 from dataclasses import dataclass
 
 from fastapi import Request
@@ -13,6 +14,7 @@ from app.services.storage import UploadSink, UploadTooLarge
 from app.settings import Settings
 
 from .multipart import MultipartError, receive_upload
+from .security import CSRF_COOKIE, CSRF_FIELD
 
 # Multipart framing around the file part; generous, only used for an early refusal.
 _FRAMING_ALLOWANCE = 64 * 1024
@@ -56,9 +58,17 @@ def _wants_review(fields: dict[str, str]) -> bool:
 
 
 async def handle_upload(
-    request: Request, *, session: Session, settings: Settings, queue: JobQueue
+    request: Request,
+    *,
+    session: Session,
+    settings: Settings,
+    queue: JobQueue,
+    check_csrf: bool = False,
 ) -> AcceptedUpload:
-    """Stream, store and register one uploaded archive; commits on success."""
+    """Stream, store and register one uploaded archive; commits on success.
+
+    The upload page's form carries a CSRF token (``check_csrf``); API clients do not.
+    """
     declared = request.headers.get("content-length")
     if (
         declared
@@ -84,6 +94,15 @@ async def handle_upload(
         raise
     assert parsed.file is not None
     try:
+        if check_csrf:
+            expected = request.cookies.get(CSRF_COOKIE, "")
+            submitted = parsed.fields.get(CSRF_FIELD, "")
+            if not expected or not hmac.compare_digest(expected, submitted):
+                raise UploadProblem(
+                    403,
+                    "csrf",
+                    "the form's security token is missing or stale; reload the page and try again",
+                )
         mode = _publication_mode(parsed.fields)
     except UploadProblem:
         sink.discard()

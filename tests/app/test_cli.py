@@ -54,3 +54,47 @@ def test_hostile_archive_and_missing_path_exit_two(tmp_path: Path) -> None:
     result = _check(str(evil))
     assert result.returncode == 2 and "symbolic link" in result.stderr
     assert _check(str(tmp_path / "nothing-here")).returncode == 2
+
+
+def test_users_create_and_token(tmp_path: Path) -> None:
+    import os
+
+    env = {
+        **os.environ,
+        "ENDPOINTS_PORTAL_DATA_DIR": str(tmp_path),
+        "ENDPOINTS_PORTAL_DEMO_DATA": "0",
+    }
+    env.pop("DATABASE_URL", None)
+
+    def users(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "app.cli", "users", *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            cwd=PROJECT_ROOT,
+            env=env,
+            timeout=120,
+        )
+
+    created = users(
+        "create",
+        "admin@mlc.org",
+        "--role",
+        "admin",
+        "--password-stdin",
+        stdin="a long enough password\n",
+    )
+    assert created.returncode == 0, created.stderr
+    token = users("token", "admin@mlc.org", "--name", "ops")
+    assert token.returncode == 0 and token.stdout.strip().startswith("epp_")
+    assert "shown only now" in token.stderr
+    assert (
+        users(
+            "create", "x@mlc.org", "--role", "admin", "--password-stdin", stdin="short\n"
+        ).returncode
+        == 2
+    )
+    assert "admin@mlc.org\tadmin" in users("list").stdout
+    revoked = users("revoke-token", token.stdout.strip()[:10])
+    assert revoked.returncode == 0 and "revoked 1" in revoked.stdout

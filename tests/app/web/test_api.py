@@ -154,11 +154,32 @@ def test_openapi_documents_the_upload_and_the_rules(client: TestClient) -> None:
 
 
 def test_upload_page_refusal_is_shown_in_the_form(client: TestClient) -> None:
-    response = client.post("/upload", files={"file": ("x.tar.gz", tar_bytes([_member("/etc/x")]))})
+    form = client.get("/upload")
+    assert form.status_code == 200 and 'name="not_for_review"' in form.text
+    token = client.cookies.get("epp_csrf")
+    assert token and f'value="{token}"' in form.text  # the form carries the cookie's token
+    evil = {"file": ("x.tar.gz", tar_bytes([_member("/etc/x")]))}
+    response = client.post("/upload", files=evil, data={"csrf_token": token})
     assert response.status_code == 422
     assert "absolute-path" in response.text and "/etc/x" in response.text
-    ok_page = client.get("/upload")
-    assert ok_page.status_code == 200 and 'name="not_for_review"' in ok_page.text
+
+
+def test_page_forms_refuse_a_missing_or_wrong_csrf_token(
+    client: TestClient, good_archive: Path
+) -> None:
+    client.get("/upload")
+    upload = {"file": ("g.tar.gz", good_archive.read_bytes())}
+    assert client.post("/upload", files=upload).status_code == 403
+    assert client.post("/upload", files=upload, data={"csrf_token": "guess"}).status_code == 403
+    assert client.get("/api/v1/submissions").json()["count"] == 0
+    assert client.post("/login", data={"email": "a@b.c", "password": "x"}).status_code == 403
+
+
+def test_security_headers(client: TestClient) -> None:
+    headers = client.get("/").headers
+    assert headers["x-content-type-options"] == "nosniff"
+    csp = headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp and "http" not in csp
 
 
 def test_publication_mode_is_chosen_at_upload(

@@ -1,0 +1,104 @@
+"""Who is asking (Bearer token or session cookie), scope checks, CSRF and headers."""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request, Response
+from markupsafe import Markup
+
+from app.domain.accounts import Scope
+from app.services.accounts import Principal, principal_for_session, principal_for_token
+
+from .deps import SessionDep
+
+SESSION_COOKIE = "epp_session"
+CSRF_COOKIE = "epp_csrf"
+CSRF_FIELD = "csrf_token"
+
+
+def principal(request: Request, session: SessionDep) -> Principal | None:
+    cached = getattr(request.state, "principal", False)
+    if cached is not False:
+        return cached  # type: ignore[no-any-return]
+    found: Principal | None = None
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        found = principal_for_token(session, auth[7:].strip())
+        session.commit()  # keeps the token's last use
+        if found is None:
+            raise HTTPException(
+                401,
+                detail="the API token is unknown or revoked",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+    elif cookie := request.cookies.get(SESSION_COOKIE):
+        found = principal_for_session(session, cookie)
+    request.state.principal = found
+    return found
+
+
+PrincipalDep = Annotated[Principal | None, Depends(principal)]
+
+
+def require(scope: Scope) -> Callable[..., Principal]:
+    def check(who: PrincipalDep) -> Principal:
+        if who is None:
+            raise HTTPException(
+                401, detail="sign in or send an API token", headers={"WWW-Authenticate": "Bearer"}
+            )
+        if not who.has(scope):
+            raise HTTPException(403, detail=f"this needs the {scope.value!r} scope")
+        return who
+
+    return check
+
+
+def csrf_token(request: Request) -> str:
+    return str(getattr(request.state, "csrf", ""))
+
+
+def csrf_input(request: Request) -> Markup:
+    return Markup('<input type="hidden" name="{}" value="{}">').format(
+        CSRF_FIELD, csrf_token(request)
+    )
+
+
+def verify_csrf(request: Request, submitted: str | None) -> None:
+    """Forms carry the token from their page; a cross-site post cannot know it."""
+    expected = request.cookies.get(CSRF_COOKIE, "")
+    if not expected or not submitted or not hmac.compare_digest(expected, submitted):
+        raise HTTPException(
+            403,
+            detail="the form's security token is missing or stale; reload the page and try again",
+        )
+
+
+async def csrf_and_headers(
+    request: Request, call_next: Callable[[Request], Awaitable[Response]]
+) -> Response:
+    """Give every browser a CSRF cookie, and every response the security headers."""
+    token = request.cookies.get(CSRF_COOKIE)
+    fresh = token is None
+    request.state.csrf = token or secrets.token_urlsafe(24)
+    response = await call_next(request)
+    if fresh:
+        response.set_cookie(
+            CSRF_COOKIE,
+            request.state.csrf,
+            httponly=True,
+            samesite="lax",
+            secure=request.url.scheme == "https",
+        )
+    headers = response.headers
+    headers.setdefault("X-Content-Type-Options", "nosniff")
+    headers.setdefault("Referrer-Policy", "same-origin")
+    headers.setdefault(
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
+        "script-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
+    )
+    return response
