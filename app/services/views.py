@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from app.db.models import CheckRun, Curve, FindingRow, Reproduction, Submission
+from app.db.models import CheckRun, Curve, FindingRow, Publication, Reproduction, Submission
 from app.domain.lifecycle import FINISHED, SubmissionState, result_status
 from app.domain.pareto import step_curve
 
@@ -37,12 +37,17 @@ def get_submission(session: Session, public_id: str) -> Submission | None:
 
 
 def list_submissions(
-    session: Session, limit: int = 100, offset: int = 0
+    session: Session, limit: int = 100, offset: int = 0, *, everything: bool = False
 ) -> tuple[list[Submission], int]:
-    total = session.scalar(select(func.count()).select_from(Submission)) or 0
+    """Submissions, newest first. Only published ones unless *everything* (rules §11.9:
+    during review, results are for the committee and the submitters; the public sees what
+    was published). An uploader follows its own submission by its unguessable id."""
+    query = select(Submission)
+    if not everything:
+        query = query.where(Submission.id.in_(select(Publication.submission_id).distinct()))
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
     rows = session.scalars(
-        select(Submission)
-        .options(selectinload(Submission.organization))
+        query.options(selectinload(Submission.organization))
         .order_by(Submission.id.desc())
         .limit(limit)
         .offset(offset)

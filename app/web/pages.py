@@ -11,6 +11,7 @@ from fastapi.templating import Jinja2Templates
 from sqlalchemy import select
 
 from app.db.models import Retokenization, Submission
+from app.domain.accounts import Scope
 from app.services.accounts import authenticate, end_session, start_session
 from app.services.artifacts import latest_events
 from app.services.reproductions import ReproductionError, list_reproductions, request_reproduction
@@ -35,7 +36,7 @@ from app.services.views import (
 
 from .api.results import REGIONS, build_query
 from .deps import QueueDep, SessionDep, SettingsDep
-from .security import SESSION_COOKIE, csrf_input, principal, verify_csrf
+from .security import SESSION_COOKIE, PrincipalDep, csrf_input, principal, verify_csrf
 from .uploads import UploadProblem, handle_upload
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
@@ -48,8 +49,9 @@ SEVERITY_LABELS = {"error": "Errors", "warning": "Warnings", "info": "Passed che
 
 
 @router.get("/", response_class=HTMLResponse)
-def index(request: Request, session: SessionDep) -> Response:
-    rows, total = list_submissions(session, limit=100)
+def index(request: Request, session: SessionDep, who: PrincipalDep) -> Response:
+    everything = who is not None and (who.has(Scope.SUBMIT) or who.has(Scope.REVIEW))
+    rows, total = list_submissions(session, limit=100, everything=everything)
     return templates.TemplateResponse(
         request,
         "index.html",

@@ -8,6 +8,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
+from app.domain.accounts import Scope
 from app.domain.compliance import RULES
 from app.domain.lifecycle import FINISHED, SubmissionState
 from app.services.checks import retry_check
@@ -24,6 +25,7 @@ from app.services.views import (
 )
 
 from ..deps import QueueDep, SessionDep, SettingsDep
+from ..security import PrincipalDep
 from ..uploads import UploadProblem, handle_upload
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
@@ -109,8 +111,14 @@ async def create_submission(
 
 
 @router.get("/submissions")
-def read_submissions(session: SessionDep, limit: int = 50, offset: int = 0) -> dict[str, Any]:
-    rows, total = list_submissions(session, limit=min(max(limit, 1), 200), offset=max(offset, 0))
+def read_submissions(
+    session: SessionDep, who: PrincipalDep, limit: int = 50, offset: int = 0
+) -> dict[str, Any]:
+    """Published submissions; signed-in submitters and the committee see every one."""
+    everything = who is not None and (who.has(Scope.SUBMIT) or who.has(Scope.REVIEW))
+    rows, total = list_submissions(
+        session, limit=min(max(limit, 1), 200), offset=max(offset, 0), everything=everything
+    )
     return {"data": [submission_summary(s) for s in rows], "count": total}
 
 

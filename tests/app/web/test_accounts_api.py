@@ -76,3 +76,17 @@ def test_sign_in_and_out_in_the_browser_flow(env) -> None:  # type: ignore[no-un
     assert "chair@mlc.org" in home.text and "Sign out" in home.text
     client.post("/logout", data={"csrf_token": token})
     assert "Sign in" in client.get("/").text and page.status_code == 200
+
+
+def test_anonymous_listings_show_only_published_submissions(env, good_archive) -> None:  # type: ignore[no-untyped-def]
+    client, tokens = env
+    body = client.post(
+        "/api/v1/submissions", files={"file": ("g.tar.gz", good_archive.read_bytes())}
+    ).json()
+    assert client.get("/api/v1/submissions").json()["count"] == 0  # under review: not public
+    assert body["organization"] not in client.get("/").text
+    signed_in = {"Authorization": f"Bearer {tokens['submitter']}"}
+    listed = client.get("/api/v1/submissions", headers=signed_in).json()
+    assert [s["id"] for s in listed["data"]] == [body["id"]]
+    # The uploader follows its submission by its unguessable id.
+    assert client.get(f"/api/v1/submissions/{body['id']}").status_code == 200
