@@ -445,3 +445,18 @@ class WebSession(Base):
     expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
 
     user: Mapped[User] = relationship()
+
+
+class AuditEvent(Base):
+    """Append-only: every change of a submission's state, who made it, when and why."""
+
+    __tablename__ = "audit_events"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), index=True)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    actor: Mapped[str] = mapped_column(Text)  # an e-mail, or "system"
+    action: Mapped[str] = mapped_column(String(32))
+    from_state: Mapped[str | None] = mapped_column(String(32))
+    to_state: Mapped[str | None] = mapped_column(String(32))
+    reason: Mapped[str | None] = mapped_column(Text)

@@ -20,6 +20,10 @@ class SubmissionState(enum.StrEnum):
     # Peer review finished and the chair finalized the results (rules §11.1); the review
     # states in between come with the review workflow.
     FINALIZED = "finalized"
+    # Chair decisions (rules §11.7, §11.8): withdrawn before or after finalization, or
+    # invalidated after publication; published results keep an archive entry with the tag.
+    WITHDRAWN = "withdrawn"
+    INVALIDATED = "invalidated"
 
 
 class IllegalTransition(Exception):
@@ -42,8 +46,25 @@ _ALLOWED: dict[SubmissionState, frozenset[SubmissionState]] = {
     ),
     SubmissionState.CHECK_ERROR: frozenset({SubmissionState.CHECKING}),
     SubmissionState.REJECTED: frozenset({SubmissionState.CHECKING}),
-    SubmissionState.PASSED_CHECKS: frozenset({SubmissionState.CHECKING, SubmissionState.FINALIZED}),
-    SubmissionState.FINALIZED: frozenset(),
+    SubmissionState.PASSED_CHECKS: frozenset(
+        {
+            SubmissionState.CHECKING,
+            SubmissionState.FINALIZED,
+            SubmissionState.REJECTED,  # the chair rejects it in review
+            SubmissionState.WITHDRAWN,
+        }
+    ),
+    SubmissionState.FINALIZED: frozenset({SubmissionState.WITHDRAWN, SubmissionState.INVALIDATED}),
+    SubmissionState.WITHDRAWN: frozenset(),
+    SubmissionState.INVALIDATED: frozenset(),
+}
+
+#: The chair's decisions and the state each one leads to.
+DECISIONS: dict[str, SubmissionState] = {
+    "finalize": SubmissionState.FINALIZED,
+    "reject": SubmissionState.REJECTED,
+    "withdraw": SubmissionState.WITHDRAWN,
+    "invalidate": SubmissionState.INVALIDATED,
 }
 
 FINISHED = frozenset(
@@ -52,6 +73,8 @@ FINISHED = frozenset(
         SubmissionState.PASSED_CHECKS,
         SubmissionState.CHECK_ERROR,
         SubmissionState.FINALIZED,
+        SubmissionState.WITHDRAWN,
+        SubmissionState.INVALIDATED,
     }
 )
 

@@ -16,10 +16,11 @@ from sqlalchemy.orm import Session
 from app.db.models import Curve, Job, Point, Submission, System, utcnow
 from app.domain.cohorts import BusinessCalendar
 from app.domain.compliance import ComplianceResult, EarlierUpload, run_compliance
-from app.domain.findings import Verdict
-from app.domain.lifecycle import SubmissionState, transition
+from app.domain.findings import Severity, Verdict
+from app.domain.lifecycle import SubmissionState
 from app.settings import Settings
 
+from .audit import change_state
 from .findings import record_findings
 from .jobs import (
     CHECK_SUBMISSION,
@@ -135,7 +136,7 @@ def run_checks(
         raise ValueError(f"check job {job_id} has no submission")
 
     # Starting (or restarting after a lost worker) is committed at once: the page shows it.
-    submission.state = transition(SubmissionState(submission.state), SubmissionState.CHECKING)
+    change_state(session, submission, SubmissionState.CHECKING, action="checks started", at=clock())
     job.state = JobState.RUNNING
     job.attempts += 1
     job.started_at = job.started_at or clock()
@@ -173,9 +174,14 @@ def run_checks(
     _store_results(session, submission, result)
 
     passed = result.verdict == Verdict.PASSED
-    submission.state = transition(
-        SubmissionState.CHECKING,
+    change_state(
+        session,
+        submission,
         SubmissionState.PASSED_CHECKS if passed else SubmissionState.REJECTED,
+        action="automated checks",
+        reason=f"{sum(f.severity == Severity.ERROR for f in result.findings)} error(s) "
+        f"(endpoints-submission-cli {result.checker_version})",
+        at=finished,
     )
     submission.verdict = result.verdict.value
     submission.checker_version = result.checker_version
@@ -200,11 +206,16 @@ def fail_check(*, session: Session, job: Job, reason: str, clock: Clock = utcnow
     job.finished_at = clock()
     submission = job.submission
     if submission is not None:
-        current = SubmissionState(submission.state)
-        if current == SubmissionState.RECEIVED:
-            current = transition(current, SubmissionState.CHECKING)
-        if current == SubmissionState.CHECKING:
-            submission.state = transition(current, SubmissionState.CHECK_ERROR)
+        if submission.state == SubmissionState.RECEIVED:
+            change_state(session, submission, SubmissionState.CHECKING, action="checks started")
+        if submission.state == SubmissionState.CHECKING:
+            change_state(
+                session,
+                submission,
+                SubmissionState.CHECK_ERROR,
+                action="checks could not run",
+                reason=reason,
+            )
             submission.error_message = reason
     session.commit()
 

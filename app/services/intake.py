@@ -23,6 +23,7 @@ from app.domain.lifecycle import SubmissionState
 from app.settings import Settings
 
 from .artifacts import take_bundle_events
+from .audit import record
 from .jobs import CHECK_SUBMISSION, JobQueue, enqueue_after_commit
 from .storage import BlobStore, ReceivedFile
 
@@ -135,6 +136,13 @@ def accept_upload(
         session.add(submission)
         session.flush()
         take_bundle_events(session, settings, submission, layout.root)
+        record(
+            session,
+            submission,
+            action="uploaded",
+            to_state=submission.state,
+            reason=f"{submission.original_filename}, sha256 {received.sha256[:16]}…",
+        )
         job = Job(kind=CHECK_SUBMISSION, submission=submission)
         session.add(job)
         session.flush()

@@ -17,8 +17,9 @@ from sqlalchemy.orm import Session, selectinload
 
 from app.db.models import Curve, Publication, PublishedCurve, Submission, utcnow
 from app.domain.cohorts import Cohort
-from app.domain.lifecycle import ResultStatus, SubmissionState, result_status, transition
+from app.domain.lifecycle import ResultStatus, SubmissionState, result_status
 
+from .audit import change_state, record
 from .results import compact_point
 from .views import curve_dict
 
@@ -41,13 +42,27 @@ def publication_status(submission: Submission) -> ResultStatus | None:
     return status
 
 
-def finalize_submission(*, session: Session, submission: Submission, at: dt.datetime) -> None:
+def finalize_submission(
+    *,
+    session: Session,
+    submission: Submission,
+    at: dt.datetime,
+    actor: str = "system",
+    reason: str | None = None,
+) -> None:
     """Peer review is over (the chair's decision): the results become verified."""
     if not submission.for_review:
         raise PublishingError("not-for-review", "an unverified upload is never reviewed")
-    submission.state = transition(SubmissionState(submission.state), SubmissionState.FINALIZED)
+    change_state(
+        session,
+        submission,
+        SubmissionState.FINALIZED,
+        actor=actor,
+        action="finalize",
+        reason=reason,
+        at=at,
+    )
     submission.finalized_at = at
-    # The cohort after finalization is the first one the verified result can join.
     session.flush()
 
 
@@ -119,6 +134,7 @@ def publish_cohort(
         )
         publication.curves = _snapshot(submission, status)
         session.add(publication)
+        record(session, submission, action="published", reason=f"{status.value} in {cohort}", at=at)
         created.append(publication)
     session.flush()
     return created

@@ -69,7 +69,7 @@ class VisibleCurve:
 
 # Publications never change once written, so what a cohort shows can be kept until a newer
 # publication appears; the key carries the newest publication id up to the cohort.
-_CACHE: dict[tuple[str, int, int], list[VisibleCurve]] = {}
+_CACHE: dict[tuple[str, str, int, int], list[VisibleCurve]] = {}
 _CACHE_SIZE = 16
 
 
@@ -117,7 +117,8 @@ def visible_curves(session: Session, cohort: str) -> list[VisibleCurve]:
             Publication.cohort <= cohort
         )
     ).one()
-    key = (cohort, newest or 0, count)
+    # The database is part of the key: one process may serve more than one.
+    key = (str(session.get_bind().url), cohort, newest or 0, count)
     cached = _CACHE.get(key)
     if cached is not None:
         return cached

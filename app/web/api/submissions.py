@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from app.domain.accounts import Scope
 from app.domain.compliance import RULES
 from app.domain.lifecycle import FINISHED, SubmissionState
+from app.services.accounts import Principal
+from app.services.audit import timeline
 from app.services.checks import retry_check
+from app.services.decisions import decide, in_review
+from app.services.publishing import PublishingError
 from app.services.reproductions import ReproductionError, list_reproductions, request_reproduction
 from app.services.views import (
     curve_dict,
@@ -25,7 +29,7 @@ from app.services.views import (
 )
 
 from ..deps import QueueDep, SessionDep, SettingsDep
-from ..security import PrincipalDep
+from ..security import PrincipalDep, require
 from ..uploads import UploadProblem, handle_upload
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
@@ -253,3 +257,62 @@ def read_reproduction(reproduction_id: str, session: SessionDep) -> dict[str, An
     if reproduction is None:
         raise HTTPException(404, detail=f"no reproduction with id {reproduction_id!r}")
     return reproduction_dict(reproduction)
+
+
+class DecisionRequest(BaseModel):
+    action: str = Field(description="finalize, reject, withdraw or invalidate")
+    reason: str | None = Field(default=None, description="required except to finalize")
+
+
+@router.post("/submissions/{public_id}/decisions", tags=["review"])
+def decide_submission(
+    public_id: str,
+    body: DecisionRequest,
+    session: SessionDep,
+    chair: Annotated[Principal, Depends(require(Scope.PUBLISH))],
+) -> JSONResponse:
+    """The chair's decision (a token with the ``publish`` scope); recorded in the timeline."""
+    submission = _submission_or_404(session, public_id)
+    try:
+        decide(
+            session=session,
+            submission=submission,
+            action=body.action,
+            actor=chair.email,
+            reason=body.reason,
+        )
+    except PublishingError as exc:
+        session.rollback()
+        return JSONResponse(
+            {"error": {"code": exc.code, "message": exc.message}}, status_code=exc.status
+        )
+    session.commit()
+    return JSONResponse(submission_summary(submission))
+
+
+@router.get("/submissions/{public_id}/timeline", tags=["review"])
+def read_timeline(public_id: str, session: SessionDep) -> dict[str, Any]:
+    """Every state change of the submission: who, when, why (append-only)."""
+    submission = _submission_or_404(session, public_id)
+    return {
+        "data": [
+            {
+                "at": e.at.isoformat(),
+                "actor": e.actor,
+                "action": e.action,
+                "from": e.from_state,
+                "to": e.to_state,
+                "reason": e.reason,
+            }
+            for e in timeline(session, submission)
+        ]
+    }
+
+
+@router.get("/review/queue", tags=["review"])
+def review_queue(
+    session: SessionDep,
+    _reviewer: Annotated[Principal, Depends(require(Scope.REVIEW))],
+) -> dict[str, Any]:
+    """Submissions awaiting review (the committee's token)."""
+    return {"data": [submission_summary(s) for s in in_review(session)]}

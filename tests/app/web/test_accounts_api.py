@@ -90,3 +90,69 @@ def test_anonymous_listings_show_only_published_submissions(env, good_archive) -
     assert [s["id"] for s in listed["data"]] == [body["id"]]
     # The uploader follows its submission by its unguessable id.
     assert client.get(f"/api/v1/submissions/{body['id']}").status_code == 200
+
+
+def _checked(client, database, settings, archive, mode="provisional"):  # type: ignore[no-untyped-def]
+    queue = client.app.state.queue
+    body = client.post(
+        "/api/v1/submissions",
+        files={"file": ("g.tar.gz", archive.read_bytes())},
+        data={"publication_mode": mode},
+    ).json()
+    with database.session() as session:
+        run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
+    return body["id"]
+
+
+def test_chair_decisions_the_queue_and_the_timeline(env, database, settings, good_archive) -> None:  # type: ignore[no-untyped-def]
+    client, tokens = env
+    sid = _checked(client, database, settings, good_archive)
+    chair = {"Authorization": f"Bearer {tokens['chair']}"}
+    submitter = {"Authorization": f"Bearer {tokens['submitter']}"}
+    assert client.get("/api/v1/review/queue", headers=submitter).status_code == 403
+    queue = client.get("/api/v1/review/queue", headers=chair).json()["data"]
+    assert [s["id"] for s in queue] == [sid]
+    url = f"/api/v1/submissions/{sid}/decisions"
+    assert client.post(url, json={"action": "finalize"}, headers=submitter).status_code == 403
+    no_reason = client.post(url, json={"action": "reject"}, headers=chair)
+    assert no_reason.status_code == 422 and no_reason.json()["error"]["code"] == "reason-required"
+    assert client.post(url, json={"action": "ascend"}, headers=chair).status_code == 422
+    done = client.post(url, json={"action": "finalize", "reason": "no objections"}, headers=chair)
+    assert done.status_code == 200 and done.json()["state"] == "finalized"
+    assert done.json()["result_status"] == "verified"
+    again = client.post(url, json={"action": "finalize"}, headers=chair)
+    assert again.status_code == 409 and again.json()["error"]["code"] == "not-allowed"
+    assert client.get("/api/v1/review/queue", headers=chair).json()["data"] == []
+    events = client.get(f"/api/v1/submissions/{sid}/timeline").json()["data"]
+    assert [e["action"] for e in events] == [
+        "uploaded",
+        "checks started",
+        "automated checks",
+        "finalize",
+    ]
+    assert events[-1]["actor"] == "chair@mlc.org" and events[-1]["reason"] == "no objections"
+    assert (events[2]["from"], events[2]["to"]) == ("checking", "passed_checks")
+
+
+def test_withdrawn_results_leave_the_curves_and_keep_their_archive_entry(
+    env,
+    database,
+    settings,
+    good_archive,  # type: ignore[no-untyped-def]
+) -> None:
+    client, tokens = env
+    chair = {"Authorization": f"Bearer {tokens['chair']}"}
+    sid = _checked(client, database, settings, good_archive)
+    cohort = client.get(f"/api/v1/submissions/{sid}").json()["eligible_cohort"]
+    client.post(f"/api/v1/cohorts/{cohort}/publish", headers=chair)
+    curves = client.get("/api/v1/results", params={"cohort": cohort}).json()["curves"]
+    assert [c["submission"] for c in curves] == [sid]
+    withdrawn = client.post(
+        f"/api/v1/submissions/{sid}/decisions",
+        headers=chair,
+        json={"action": "withdraw", "reason": "submitter request"},
+    )
+    assert withdrawn.status_code == 200 and withdrawn.json()["state"] == "withdrawn"
+    assert client.get("/api/v1/results", params={"cohort": cohort}).json()["curves"] == []
+    archive = client.get(f"/api/v1/cohorts/{cohort}").json()["data"]
+    assert [p["status"] for p in archive] == ["provisional", "withdrawn"]
