@@ -14,18 +14,15 @@ from app.db.models import ApiToken, Organization, User, WebSession, utcnow
 from app.domain.accounts import PermissionDenied, Role, Scope, scopes_for
 from app.domain.bundle import slugify
 
+from .errors import ServiceError
 from .security import hash_password, new_token, token_hash, verify_password
 
 SESSION_LIFETIME = dt.timedelta(hours=12)
 MIN_PASSWORD_LENGTH = 12
 
 
-class AccountError(Exception):
-    def __init__(self, code: str, message: str, status: int = 422) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
+class AccountError(ServiceError):
+    pass
 
 
 @dataclass(frozen=True)

@@ -24,19 +24,17 @@ from app.settings import Settings
 
 from .artifacts import take_bundle_events
 from .audit import record
+from .errors import ServiceError
 from .jobs import CHECK_SUBMISSION, JobQueue, enqueue_after_commit
 from .storage import BlobStore, ReceivedFile
 
 
-class IntakeError(Exception):
-    """An upload refused with a client error: ``code`` is stable, ``message`` explains."""
+class IntakeError(ServiceError):
+    """An upload refused with a client error; ``member`` names the archive member."""
 
     def __init__(self, code: str, message: str, member: str | None = None, status: int = 422):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(code, message, status)
         self.member = member
-        self.status = status
 
 
 @dataclass(frozen=True)

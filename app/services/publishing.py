@@ -20,18 +20,15 @@ from app.domain.cohorts import Cohort
 from app.domain.lifecycle import ResultStatus, SubmissionState, result_status
 
 from .audit import change_state, record
+from .errors import ServiceError
 from .results import compact_point
 from .views import curve_dict
 
 PUBLICATION_MODES = ("confidential", "provisional")
 
 
-class PublishingError(Exception):
-    def __init__(self, code: str, message: str, status: int = 422) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
+class PublishingError(ServiceError):
+    pass
 
 
 def publication_status(submission: Submission) -> ResultStatus | None:

@@ -23,6 +23,7 @@ from harness.dataset import DatasetError, load_dataset
 from harness.loadgen import Progress, RunConfig, run_point
 from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
+from .errors import ServiceError
 from .findings import record_findings
 from .jobs import JobQueue, JobState, enqueue_after_commit, mark_succeeded, set_progress
 from .secrets import decrypt, encrypt
@@ -32,12 +33,8 @@ DATASET_SUFFIXES = (".jsonl", ".csv", ".parquet")
 Clock = Callable[[], dt.datetime]
 
 
-class ReproductionError(Exception):
-    def __init__(self, code: str, message: str, status: int = 422) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
+class ReproductionError(ServiceError):
+    pass
 
 
 def dataset_file(settings: Settings, dataset: str | None) -> Path | None:

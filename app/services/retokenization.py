@@ -21,6 +21,7 @@ from app.settings import Settings
 from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
 from .artifacts import events_path, latest_events
+from .errors import ServiceError
 from .findings import record_findings
 from .jobs import JobQueue, JobState, enqueue_after_commit, mark_succeeded, set_progress
 
@@ -30,12 +31,8 @@ CANCELLED = "cancelled"
 Clock = Callable[[], dt.datetime]
 
 
-class RetokenizationError(Exception):
-    def __init__(self, code: str, message: str, status: int = 422) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
+class RetokenizationError(ServiceError):
+    pass
 
 
 def request_retokenization(
