@@ -24,6 +24,11 @@ from app.domain.lifecycle import (
         (S.CHECK_ERROR, S.CHECKING),
         (S.REJECTED, S.CHECKING),
         (S.PASSED_CHECKS, S.CHECKING),
+        (S.PASSED_CHECKS, S.FINALIZED),  # the chair's decisions in review
+        (S.PASSED_CHECKS, S.REJECTED),
+        (S.PASSED_CHECKS, S.WITHDRAWN),
+        (S.FINALIZED, S.WITHDRAWN),
+        (S.FINALIZED, S.INVALIDATED),
     ],
 )
 def test_allowed_transitions(current: S, target: S) -> None:
@@ -36,9 +41,13 @@ def test_allowed_transitions(current: S, target: S) -> None:
         (S.RECEIVED, S.PASSED_CHECKS),
         (S.RECEIVED, S.REJECTED),
         (S.REJECTED, S.PASSED_CHECKS),
-        (S.PASSED_CHECKS, S.REJECTED),
+        (S.REJECTED, S.FINALIZED),
         (S.CHECK_ERROR, S.PASSED_CHECKS),
         (S.PASSED_CHECKS, S.RECEIVED),
+        (S.PASSED_CHECKS, S.INVALIDATED),  # only a published, finalized result is invalidated
+        (S.FINALIZED, S.CHECKING),
+        (S.WITHDRAWN, S.CHECKING),
+        (S.INVALIDATED, S.FINALIZED),
     ],
 )
 def test_illegal_transitions_say_what_was_tried(current: S, target: S) -> None:
@@ -50,5 +59,6 @@ def test_illegal_transitions_say_what_was_tried(current: S, target: S) -> None:
 def test_statuses() -> None:
     assert result_status(S.PASSED_CHECKS, for_review=True) == ResultStatus.PROVISIONAL
     assert result_status(S.PASSED_CHECKS, for_review=False) == ResultStatus.UNVERIFIED
-    for state in (S.RECEIVED, S.CHECKING, S.REJECTED, S.CHECK_ERROR):
+    assert result_status(S.FINALIZED, for_review=True) == ResultStatus.VERIFIED
+    for state in (S.RECEIVED, S.CHECKING, S.REJECTED, S.CHECK_ERROR, S.WITHDRAWN, S.INVALIDATED):
         assert result_status(state, for_review=True) is None
