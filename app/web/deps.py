@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, HTTPException, Request
 from sqlalchemy.orm import Session
 
+from app.db.models import Submission
 from app.services.jobs import JobQueue
+from app.services.views import get_submission
 from app.settings import Settings
 
 
@@ -28,3 +30,10 @@ def get_queue(request: Request) -> JobQueue:
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
 SessionDep = Annotated[Session, Depends(get_session)]
 QueueDep = Annotated[JobQueue, Depends(get_queue)]
+
+
+def submission_or_404(session: Session, public_id: str) -> Submission:
+    submission = get_submission(session, public_id)
+    if submission is None:
+        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    return submission

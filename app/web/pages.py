@@ -25,7 +25,6 @@ from app.services.retokenization import (
 )
 from app.services.views import (
     curve_dict,
-    get_submission,
     group_findings,
     latest_check_run,
     list_submissions,
@@ -35,7 +34,7 @@ from app.services.views import (
 )
 
 from .api.results import REGIONS, build_query
-from .deps import QueueDep, SessionDep, SettingsDep
+from .deps import QueueDep, SessionDep, SettingsDep, submission_or_404
 from .security import SESSION_COOKIE, PrincipalDep, csrf_input, principal, verify_csrf
 from .uploads import UploadProblem, handle_upload
 
@@ -140,9 +139,7 @@ def _render_submission(
     reproduction_error: ReproductionError | None = None,
     status_code: int = 200,
 ) -> Response:
-    submission = get_submission(session, public_id)
-    if submission is None:
-        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    submission = submission_or_404(session, public_id)
     run = latest_check_run(session, submission)
     rows = list(run.findings) if run else []
     reproductions = list_reproductions(session, submission)
@@ -195,9 +192,7 @@ def recount_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)
-    submission = get_submission(session, public_id)
-    if submission is None:
-        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    submission = submission_or_404(session, public_id)
     try:
         request_retokenization(
             session=session, queue=queue, submission=submission, point_label=point or None
@@ -240,9 +235,7 @@ def reproduce_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)
-    submission = get_submission(session, public_id)
-    if submission is None:
-        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    submission = submission_or_404(session, public_id)
     try:
         request_reproduction(
             session=session,

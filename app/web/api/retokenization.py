@@ -20,9 +20,9 @@ from app.services.retokenization import (
     request_retokenization,
 )
 from app.services.storage import UploadTooLarge
-from app.services.views import get_submission, retokenization_dict
+from app.services.views import retokenization_dict
 
-from ..deps import QueueDep, SessionDep, SettingsDep
+from ..deps import QueueDep, SessionDep, SettingsDep, submission_or_404
 
 router = APIRouter(prefix="/api/v1", tags=["re-tokenization"])
 
@@ -54,9 +54,7 @@ async def upload_events(
 ) -> JSONResponse:
     """Stream a point's ``events.jsonl`` (the request body) to storage; it is hashed,
     compressed at rest and re-counted. Uploading the same file again changes nothing."""
-    submission = get_submission(session, public_id)
-    if submission is None:
-        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    submission = submission_or_404(session, public_id)
     label = f"{system}/{model}/{point}"
     known = {
         f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}"
@@ -110,9 +108,7 @@ class RecountRequest(BaseModel):
 def start_retokenization(
     public_id: str, body: RecountRequest, session: SessionDep, queue: QueueDep
 ) -> JSONResponse:
-    submission = get_submission(session, public_id)
-    if submission is None:
-        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    submission = submission_or_404(session, public_id)
     try:
         created = request_retokenization(
             session=session, queue=queue, submission=submission, point_label=body.point
@@ -126,9 +122,7 @@ def start_retokenization(
 
 @router.get("/submissions/{public_id}/retokenizations")
 def read_retokenizations(public_id: str, session: SessionDep) -> dict[str, Any]:
-    submission = get_submission(session, public_id)
-    if submission is None:
-        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    submission = submission_or_404(session, public_id)
     return {
         "data": [
             retokenization_dict(r, findings_of(session, r))

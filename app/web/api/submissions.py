@@ -21,14 +21,13 @@ from app.services.views import (
     curve_dict,
     finding_dict,
     get_reproduction,
-    get_submission,
     latest_check_run,
     list_submissions,
     reproduction_dict,
     submission_summary,
 )
 
-from ..deps import QueueDep, SessionDep, SettingsDep
+from ..deps import QueueDep, SessionDep, SettingsDep, submission_or_404
 from ..security import PrincipalDep, require
 from ..uploads import UploadProblem, handle_upload
 
@@ -126,16 +125,9 @@ def read_submissions(
     return {"data": [submission_summary(s) for s in rows], "count": total}
 
 
-def _submission_or_404(session: SessionDep, public_id: str):  # type: ignore[no-untyped-def]
-    submission = get_submission(session, public_id)
-    if submission is None:
-        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
-    return submission
-
-
 @router.get("/submissions/{public_id}")
 def read_submission(public_id: str, session: SessionDep) -> dict[str, Any]:
-    submission = _submission_or_404(session, public_id)
+    submission = submission_or_404(session, public_id)
     run = latest_check_run(session, submission)
     reproductions = list_reproductions(session, submission)
     return {
@@ -163,7 +155,7 @@ def read_submission(public_id: str, session: SessionDep) -> dict[str, Any]:
 @router.get("/submissions/{public_id}/findings")
 def read_findings(public_id: str, session: SessionDep) -> dict[str, Any]:
     """The latest check run, in the same shape as ``endpoints-portal check --json``."""
-    submission = _submission_or_404(session, public_id)
+    submission = submission_or_404(session, public_id)
     run = latest_check_run(session, submission)
     if run is None:
         return {"verdict": None, "checker_version": None, "findings": [], "state": submission.state}
@@ -178,7 +170,7 @@ def read_findings(public_id: str, session: SessionDep) -> dict[str, Any]:
 @router.post("/submissions/{public_id}/checks", status_code=202)
 def recheck_submission(public_id: str, session: SessionDep, queue: QueueDep) -> dict[str, Any]:
     """Run the checks again (after a check error, or after a checker upgrade)."""
-    submission = _submission_or_404(session, public_id)
+    submission = submission_or_404(session, public_id)
     if SubmissionState(submission.state) not in FINISHED:
         raise HTTPException(409, detail="the checks of this submission are still running")
     retry_check(session=session, queue=queue, submission=submission)
@@ -222,7 +214,7 @@ def create_reproduction(
     queue: QueueDep,
 ) -> JSONResponse:
     """Re-run one point against an endpoint with the embedded harness (an unverified result)."""
-    submission = _submission_or_404(session, public_id)
+    submission = submission_or_404(session, public_id)
     try:
         reproduction = request_reproduction(
             session=session,
@@ -247,7 +239,7 @@ def create_reproduction(
 
 @router.get("/submissions/{public_id}/reproductions", tags=["reproductions"])
 def read_reproductions(public_id: str, session: SessionDep) -> dict[str, Any]:
-    submission = _submission_or_404(session, public_id)
+    submission = submission_or_404(session, public_id)
     return {"data": [reproduction_dict(r) for r in list_reproductions(session, submission)]}
 
 
@@ -272,7 +264,7 @@ def decide_submission(
     chair: Annotated[Principal, Depends(require(Scope.PUBLISH))],
 ) -> JSONResponse:
     """The chair's decision (a token with the ``publish`` scope); recorded in the timeline."""
-    submission = _submission_or_404(session, public_id)
+    submission = submission_or_404(session, public_id)
     try:
         decide(
             session=session,
@@ -293,7 +285,7 @@ def decide_submission(
 @router.get("/submissions/{public_id}/timeline", tags=["review"])
 def read_timeline(public_id: str, session: SessionDep) -> dict[str, Any]:
     """Every state change of the submission: who, when, why (append-only)."""
-    submission = _submission_or_404(session, public_id)
+    submission = submission_or_404(session, public_id)
     return {
         "data": [
             {
