@@ -67,14 +67,17 @@ def cmd_demo(_: argparse.Namespace) -> int:
 def cmd_publish(args: argparse.Namespace) -> int:
     """Publish a cohort (an operator's command until the chair's API exists)."""
     from app.db.session import Database
-    from app.services.publishing import PublishingError, publish_cohort
+    from app.services.publishing import PublishingError
+    from app.services.review import publish_cohort
 
     settings = get_settings()
     database = Database(settings.effective_database_url)
     try:
         with database.session() as session:
             try:
-                published = publish_cohort(session=session, cohort_id=args.cohort)
+                published = publish_cohort(
+                    session=session, settings=settings, cohort_id=args.cohort
+                )
             except PublishingError as exc:
                 print(f"error: {exc.message}", file=sys.stderr)
                 return EXIT_UNUSABLE
@@ -177,7 +180,50 @@ def cmd_worker(args: argparse.Namespace) -> int:
         "--hostname",
         f"portal-worker-{os.getpid()}@%h",
     ]
+    if args.beat:
+        # One process also runs the scheduler (the embedded set-up); deployments run
+        # `endpoints-portal scheduler` once instead.
+        argv.append("--beat")
     celery_app.worker_main(argv)
+    return 0
+
+
+def cmd_scheduler(args: argparse.Namespace) -> int:
+    import worker.tasks  # noqa: F401  (registers the tasks)
+    from worker.celery_app import celery_app
+
+    celery_app.start(["beat", "--loglevel", args.loglevel])
+    return 0
+
+
+def cmd_clock(args: argparse.Namespace) -> int:
+    """The review clocks once, at --now (an operator's or a test's controllable clock)."""
+    import datetime as dt
+
+    from app.db.session import Database
+    from app.services.review import advance_clocks
+
+    now = None
+    if args.now:
+        try:
+            now = dt.datetime.fromisoformat(args.now)
+        except ValueError:
+            print(f"error: --now {args.now!r} is not an ISO 8601 time", file=sys.stderr)
+            return EXIT_UNUSABLE
+        if now.tzinfo is None:
+            print("error: --now needs a time zone, e.g. 2026-12-01T09:00:00+00:00", file=sys.stderr)
+            return EXIT_UNUSABLE
+    settings = get_settings()
+    database = Database(settings.effective_database_url)
+    try:
+        with database.session() as session:
+            report = advance_clocks(session, settings, now)
+            session.commit()
+    finally:
+        database.dispose()
+    for action in report.actions:
+        print(action)
+    print(f"{len(report.actions)} action(s) at {report.now.isoformat()}")
     return 0
 
 
@@ -194,7 +240,9 @@ class WorkerSupervisor:
     """Keeps one worker process running beside the web process; restarts it if it dies."""
 
     def __init__(self, restart_delay_s: float = 2.0) -> None:
-        self.command = [sys.executable, "-m", "app.cli", "worker", "--loglevel", "INFO"]
+        self.command = [
+            sys.executable, "-m", "app.cli", "worker", "--loglevel", "INFO", "--beat"
+        ]  # fmt: skip
         self.restart_delay_s = restart_delay_s
         self.process: subprocess.Popen[bytes] | None = None
         self._stopping = threading.Event()
@@ -274,7 +322,7 @@ def _print_text(result: ComplianceResult, out: object = sys.stdout) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the worker's checks locally, with no database and no server."""
     from app.db.models import utcnow
-    from app.services.checks import business_calendar
+    from app.services.clocks import business_calendar
 
     settings = get_settings()
     path = Path(args.path)
@@ -317,7 +365,22 @@ def build_parser() -> argparse.ArgumentParser:
     worker = sub.add_parser("worker", help="run a Celery worker process")
     worker.add_argument("--concurrency", type=int, default=None)
     worker.add_argument("--loglevel", default="INFO")
+    worker.add_argument(
+        "--beat", action="store_true", help="also run the scheduler of the review clocks"
+    )
     worker.set_defaults(func=cmd_worker)
+
+    scheduler = sub.add_parser(
+        "scheduler", help="run the scheduler of the review clocks (one per deployment)"
+    )
+    scheduler.add_argument("--loglevel", default="INFO")
+    scheduler.set_defaults(func=cmd_scheduler)
+
+    clock = sub.add_parser(
+        "clock", help="run the review clocks once: penalties, phases, embargo releases"
+    )
+    clock.add_argument("--now", default=None, help="ISO 8601 time to run them at (default: now)")
+    clock.set_defaults(func=cmd_clock)
 
     migrate = sub.add_parser("migrate", help="apply database migrations")
     migrate.set_defaults(func=cmd_migrate)

@@ -63,6 +63,24 @@ class Settings(BaseSettings):
     # Encrypts endpoint API keys at rest; default: a key file made in the data dir.
     secret_key: str | None = None
 
+    # Review (rules §11.3, §4.2): windows in days, response clocks in business days, the
+    # rules version and first cohort that result ids count from (rules §9.7).
+    peer_review_days: int = 21
+    resolution_days: int = 42
+    submitter_response_business_days: int = 3
+    objector_response_business_days: int = 2
+    embargo_max_days: int = 60
+    rules_version: str = "1.0"
+    first_cohort: str = "2026-10-C1"
+    # How often the worker's scheduler runs the review clocks.
+    clock_interval_s: float = 60.0
+
+    # E-mail for notifications; without a host they stay in the in-app inbox only.
+    smtp_host: str | None = None
+    smtp_port: int = 25
+    smtp_sender: str = "endpoints-portal@localhost"
+    public_url: str = "http://127.0.0.1:8000"
+
     # Jobs: a running job whose heartbeat is older than this is taken as lost.
     job_stale_after_s: float = 300.0
     job_max_attempts: int = 3

@@ -141,19 +141,66 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+PASSWORD = "correct horse battery"
+# Two submitting organisations, a committee from two others, and the chair (rules §4.4).
+ACCOUNTS: dict[str, tuple[str, str, str | None]] = {
+    "submitter": ("sub@acme.example", "submitter", "Acme Corp"),
+    "rival": ("sub@borealis.example", "submitter", "Borealis AI"),
+    "reviewer": ("rev@cumulus.example", "reviewer", "Cumulus Cloud"),
+    "reviewer2": ("rev@dune.example", "reviewer", "Dune Systems"),
+    "chair": ("chair@mlcommons.example", "chair", None),
+}
+
+
+def create_accounts(database: Database) -> dict[str, str]:
+    """The ACCOUNTS users, each with a full-scope API token; returns the tokens by key."""
+    from app.domain.accounts import Role
+    from app.services.accounts import create_user, issue_token
+
+    tokens = {}
+    with database.session() as session:
+        for key, (email, role, org) in ACCOUNTS.items():
+            user = create_user(
+                session=session, email=email, password=PASSWORD, role=Role(role), organization=org
+            )
+            tokens[key] = issue_token(session=session, user=user, name="tests")[1]
+        session.commit()
+    return tokens
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
 @dataclass
 class RunningPortal:
     url: str
     data_dir: Path
     process: subprocess.Popen[bytes]
     log: Path
+    env: dict[str, str] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)
 
-    def client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=30)
+    def client(self, as_: str | None = None) -> httpx.Client:
+        headers = bearer(self.tokens[as_]) if as_ else None
+        return httpx.Client(base_url=self.url, timeout=30, headers=headers)
+
+    def cli(self, *args: str) -> str:
+        """Run ``endpoints-portal ARGS`` against this portal's database and data."""
+        done = subprocess.run(
+            [sys.executable, "-m", "app.cli", *args],
+            cwd=PROJECT_ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
 
     def wait_finished(self, public_id: str, timeout: float = 60) -> dict[str, object]:
         deadline = time.monotonic() + timeout
-        with self.client() as client:
+        with self.client("chair") as client:
             while time.monotonic() < deadline:
                 body = client.get(f"/api/v1/submissions/{public_id}").json()
                 if body["finished"]:
@@ -203,13 +250,23 @@ def start_portal(
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    portal = RunningPortal(f"http://127.0.0.1:{port}", data_dir, process, log)
+    portal = RunningPortal(f"http://127.0.0.1:{port}", data_dir, process, log, env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise AssertionError(f"portal exited early:\n{log.read_text()[-4000:]}")
         try:
             if httpx.get(f"{portal.url}/healthz", timeout=1).status_code == 200:
+                settings = Settings(
+                    data_dir=data_dir,
+                    database_url=env.get("DATABASE_URL"),
+                    redis_url=None,
+                )
+                database = Database(settings.effective_database_url)
+                try:
+                    portal.tokens = create_accounts(database)
+                finally:
+                    database.dispose()
                 return portal
         except httpx.HTTPError:
             pass

@@ -17,6 +17,8 @@ TASK_FOR_KIND = {
     "retokenize_point": "portal.retokenize_point",
 }
 
+CLOCK_TASK = "portal.advance_clocks"
+
 
 def make_celery(settings: Settings) -> Celery:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -30,6 +32,11 @@ def make_celery(settings: Settings) -> Celery:
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
         worker_concurrency=settings.worker_concurrency,
+        # The review clocks (rules §11.3): penalties, phases, embargo releases, e-mail.
+        beat_schedule={
+            "review-clocks": {"task": CLOCK_TASK, "schedule": settings.clock_interval_s}
+        },
+        beat_schedule_filename=str(settings.data_dir / "celerybeat-schedule"),
     )
     return app
 

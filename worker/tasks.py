@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import threading
 from collections.abc import Callable
@@ -16,9 +17,10 @@ from app.services.checks import fail_check, run_checks
 from app.services.recovery import recover_jobs
 from app.services.reproductions import fail_reproduction, run_reproduction
 from app.services.retokenization import fail_retokenization, run_retokenization
+from app.services.review import advance_clocks
 from app.settings import get_settings
 
-from .celery_app import CeleryJobQueue, celery_app
+from .celery_app import CLOCK_TASK, CeleryJobQueue, celery_app
 
 log = logging.getLogger(__name__)
 RunService = Callable[..., Any]
@@ -64,6 +66,18 @@ def retokenize_point(job_id: int) -> None:
 @celery_app.task(name="portal.reproduce_point")
 def reproduce_point(job_id: int) -> None:
     _run_job(job_id, run_reproduction, fail_reproduction, "reproducing")
+
+
+@celery_app.task(name=CLOCK_TASK, ignore_result=True)
+def run_clocks(now: str | None = None) -> list[str]:
+    """What the review clocks do by *now* (ISO 8601; the real time when absent)."""
+    at = dt.datetime.fromisoformat(now) if now else None
+    with database().session() as session:
+        report = advance_clocks(session, get_settings(), at)
+        session.commit()
+    for action in report.actions:
+        log.info("clock: %s", action)
+    return report.actions
 
 
 def recover_once() -> list[int]:

@@ -10,6 +10,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -117,6 +118,17 @@ class Submission(Base):
         String(16), default="confidential", server_default="confidential"
     )
     finalized_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    # Who uploaded it (None for the demo and for uploads from before accounts).
+    submitted_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    # Rules §4.2: declared at upload, may be changed later (the committee is told).
+    embargo_date: Mapped[dt.date | None] = mapped_column(Date)
+    # Review (rules §11.3): when the clocks started, the phase they are in, the assigned
+    # reviewer, the cohorts of delay the penalties added, and the cohort it is due in.
+    review_eligible_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    review_phase: Mapped[str | None] = mapped_column(String(32))
+    reviewer_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    penalty_cohorts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    due_cohort: Mapped[str | None] = mapped_column(String(16))
     verdict: Mapped[str | None] = mapped_column(String(16))
     checker_version: Mapped[str | None] = mapped_column(String(32))
     target_cohort: Mapped[str | None] = mapped_column(Text)
@@ -127,6 +139,8 @@ class Submission(Base):
 
     organization: Mapped[Organization] = relationship()
     archive: Mapped[StoredFile] = relationship()
+    submitted_by: Mapped[User | None] = relationship(foreign_keys=[submitted_by_id])
+    reviewer: Mapped[User | None] = relationship(foreign_keys=[reviewer_id])
     systems: Mapped[list[System]] = relationship(
         back_populates="submission", cascade="all, delete-orphan", order_by="System.dir_name"
     )
@@ -213,6 +227,9 @@ class Point(Base):
     accuracy_status: Mapped[str] = mapped_column(String(16), default="none")
     target_cohort: Mapped[str | None] = mapped_column(Text)
     seed_set: Mapped[str | None] = mapped_column(Text)
+    # Rules §11.1: active, or withdrawn in review / disputed / invalidated after finalization.
+    state: Mapped[str] = mapped_column(String(16), default="active", server_default="active")
+    state_reason: Mapped[str | None] = mapped_column(Text)
 
     curve: Mapped[Curve] = relationship(back_populates="points")
 
@@ -366,6 +383,8 @@ class PublishedCurve(Base):
     accelerator_count: Mapped[int | None] = mapped_column(BigInteger)
     provisioned_power_kw: Mapped[float | None] = mapped_column(Float)
     data: Mapped[dict[str, Any]] = mapped_column(JSON)  # points, step line, regions
+    # Rules §9.7: <major>.<minor>.<cohort-number>.<model_id>.<dataset_id>.<entry>.
+    result_id: Mapped[str | None] = mapped_column(String(200), index=True)
 
     publication: Mapped[Publication] = relationship(back_populates="curves")
 
@@ -460,3 +479,95 @@ class AuditEvent(Base):
     from_state: Mapped[str | None] = mapped_column(String(32))
     to_state: Mapped[str | None] = mapped_column(String(32))
     reason: Mapped[str | None] = mapped_column(Text)
+
+
+class ResultEntry(Base):
+    """A result id handed out once and never reused (rules §9.7): one curve of a submission."""
+
+    __tablename__ = "result_entries"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    prefix: Mapped[str] = mapped_column(String(180))  # major.minor.cohort.model.dataset
+    entry: Mapped[int] = mapped_column(Integer)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
+    system_dir: Mapped[str] = mapped_column(Text)
+    benchmark_model: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    @property
+    def result_id(self) -> str:
+        return f"{self.prefix}.{self.entry}"
+
+    __table_args__ = (
+        UniqueConstraint("prefix", "entry"),
+        UniqueConstraint("submission_id", "system_dir", "benchmark_model"),
+    )
+
+
+class Objection(Base):
+    """An objection against a submission or one of its points (rules §11.4)."""
+
+    __tablename__ = "objections"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(
+        String(32), unique=True, default=lambda: uuid.uuid4().hex
+    )
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), index=True)
+    point_label: Mapped[str | None] = mapped_column(Text)
+    type: Mapped[str] = mapped_column(String(32))
+    severity: Mapped[str] = mapped_column(String(16))
+    rule_cited: Mapped[str] = mapped_column(Text)
+    title: Mapped[str] = mapped_column(Text)
+    evidence: Mapped[str] = mapped_column(Text)
+    filed_by_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    by_organizations: Mapped[list[int]] = mapped_column(JSON)  # the "by <org>" tags
+    state: Mapped[str] = mapped_column(String(16), default="open")
+    filed_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    # The submitter's first answer stops the penalty clock (rules §11.3).
+    submitter_answered_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    # Set when the submitter answers; the objector's silence past it retracts (§11.3).
+    objector_due_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    penalty_level: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    closed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+
+    submission: Mapped[Submission] = relationship()
+    filed_by: Mapped[User] = relationship()
+    messages: Mapped[list[ObjectionMessage]] = relationship(
+        back_populates="objection", cascade="all, delete-orphan", order_by="ObjectionMessage.id"
+    )
+
+
+class ObjectionMessage(Base):
+    """One entry of an objection's thread: the filing, answers, comments, decisions."""
+
+    __tablename__ = "objection_messages"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    objection_id: Mapped[int] = mapped_column(
+        ForeignKey("objections.id", ondelete="CASCADE"), index=True
+    )
+    author: Mapped[str] = mapped_column(Text)  # an e-mail, or "system"
+    organization: Mapped[str | None] = mapped_column(Text)
+    action: Mapped[str] = mapped_column(String(32))
+    body: Mapped[str] = mapped_column(Text)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+
+    objection: Mapped[Objection] = relationship(back_populates="messages")
+
+
+class Notification(Base):
+    """An entry in a user's in-app inbox; e-mailed too when SMTP is configured."""
+
+    __tablename__ = "notifications"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    subject: Mapped[str] = mapped_column(Text)
+    body: Mapped[str] = mapped_column(Text)
+    link: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    read_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    emailed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+
+    user: Mapped[User] = relationship()

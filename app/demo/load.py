@@ -24,7 +24,7 @@ from app.db.session import Database
 from app.services.checks import run_checks
 from app.services.intake import accept_upload
 from app.services.jobs import CHECK_SUBMISSION
-from app.services.publishing import finalize_submission, publish_cohort
+from app.services.review import finalize, publish_cohort
 from app.services.storage import ReceivedFile
 from app.settings import Settings
 
@@ -149,7 +149,12 @@ DEMO: tuple[DemoSubmission, ...] = (
         "provisional",
     ),
     DemoSubmission(
-        "fjord", (CurveSpec(speed=0.8),), "2026-11-C1", "verified", finalize_in="2026-11-C1"
+        "fjord",
+        (CurveSpec(speed=0.8),),
+        "2026-11-C1",
+        "verified",
+        finalize_in="2026-11-C1",
+        mode="confidential",
     ),
 )
 
@@ -213,12 +218,15 @@ def load_demo(database: Database, settings: Settings) -> int:
                     submission = session.get(Submission, submission_id)
                     assert submission is not None
                     if submission.state == "passed_checks":
-                        finalize_submission(
+                        finalize(
                             session=session,
+                            settings=settings,
                             submission=submission,
                             at=PUBLISHED_AT[cohort] - dt.timedelta(days=2),
                         )
-            publish_cohort(session=session, cohort_id=cohort, at=PUBLISHED_AT[cohort])
+            publish_cohort(
+                session=session, settings=settings, cohort_id=cohort, at=PUBLISHED_AT[cohort]
+            )
         session.commit()
     log.info("loaded %d demo submissions", len(uploaded))
     return len(uploaded)

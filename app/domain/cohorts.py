@@ -35,6 +35,21 @@ class Cohort:
     def __str__(self) -> str:
         return f"{self.year:04d}-{self.month:02d}-C{self.index}"
 
+    @classmethod
+    def on_or_before(cls, day: dt.date) -> Cohort:
+        """The latest cohort whose date is *day* or earlier."""
+        cohort = cls(day.year, day.month, 1)
+        while cohort.date > day:
+            cohort = cohort.previous()
+        return cohort
+
+    def previous(self) -> Cohort:
+        if self.index == 1:
+            return Cohort(self.year, self.month, 0)
+        if self.month == 1:
+            return Cohort(self.year - 1, 12, 1)
+        return Cohort(self.year, self.month - 1, 1)
+
     def next(self) -> Cohort:
         if self.index == 0:
             return Cohort(self.year, self.month, 1)

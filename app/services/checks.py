@@ -14,13 +14,13 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from app.db.models import Curve, Job, Point, Submission, System, utcnow
-from app.domain.cohorts import BusinessCalendar
 from app.domain.compliance import ComplianceResult, EarlierUpload, run_compliance
 from app.domain.findings import Severity, Verdict
 from app.domain.lifecycle import SubmissionState
 from app.settings import Settings
 
 from .audit import change_state
+from .clocks import business_calendar
 from .findings import record_findings
 from .jobs import (
     CHECK_SUBMISSION,
@@ -31,14 +31,9 @@ from .jobs import (
     set_progress,
 )
 from .retokenization import request_retokenization
+from .review import on_checks_passed
 
 Clock = Callable[[], dt.datetime]
-
-
-def business_calendar(settings: Settings) -> BusinessCalendar:
-    return BusinessCalendar.of(
-        settings.cohort_timezone, settings.holidays, settings.cohort_cutoff_business_days
-    )
 
 
 def _earlier_uploads(session: Session, submission: Submission) -> list[EarlierUpload]:
@@ -192,6 +187,8 @@ def run_checks(
     )
     submission.checks_finished_at = finished
     submission.error_message = None
+    if passed:
+        on_checks_passed(session, settings, submission, finished)
     mark_succeeded(job, finished)
     if queue is not None and passed:
         request_retokenization(session=session, queue=queue, submission=submission)

@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.db.models import Job, Organization, StoredFile, Submission
+from app.db.models import Job, Organization, StoredFile, Submission, User
 from app.domain.archive import ArchiveLimits, ArchiveRejected, extract_archive
 from app.domain.bundle import (
     LayoutRejected,
@@ -63,6 +63,17 @@ def _organisation(session: Session, name: str) -> Organization:
     return org
 
 
+def _same_organisation(organisation: Organization, declared: str) -> None:
+    names = {slugify(n) for n in declared.split(",") if n.strip()}
+    if organisation.slug not in names:
+        raise IntakeError(
+            "organisation-mismatch",
+            f"the bundle's system_desc.json names the submitter {declared!r}, but you submit "
+            f"for {organisation.name!r}",
+            "submitter_org_names",
+        )
+
+
 def accept_upload(
     *,
     session: Session,
@@ -71,11 +82,13 @@ def accept_upload(
     received: ReceivedFile,
     filename: str,
     for_review: bool,
+    uploader: User | None = None,
 ) -> AcceptedUpload:
     """Store *received* (already hashed, in the data dir's tmp) as a new submission.
 
     The same archive bytes uploaded again return the existing submission. Anything that
-    is refused leaves nothing behind: no blob, no extracted files, no rows.
+    is refused leaves nothing behind: no blob, no extracted files, no rows. An uploader
+    with an organisation submits for it, and the bundle must say the same.
     """
     existing = session.scalar(
         select(Submission)
@@ -114,7 +127,11 @@ def accept_upload(
 
     try:
         org_name = declared_organisation(layout.root) or layout.organisation or "unknown"
-        organisation = _organisation(session, org_name)
+        if uploader is not None and uploader.organization is not None:
+            _same_organisation(uploader.organization, org_name)
+            organisation = uploader.organization
+        else:
+            organisation = _organisation(session, org_name)
         stored = session.scalar(select(StoredFile).where(StoredFile.sha256 == received.sha256))
         if stored is None:
             stored = StoredFile(sha256=received.sha256, size=received.size, kind="archive")
@@ -130,6 +147,7 @@ def accept_upload(
             content_digest=content_digest(layout.root),
             state=SubmissionState.RECEIVED.value,
             for_review=for_review,
+            submitted_by=uploader,
         )
         session.add(submission)
         session.flush()

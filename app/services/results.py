@@ -54,6 +54,7 @@ class VisibleCurve:
     submission: str
     status: str
     published_in: str
+    result_id: str | None
     benchmark_model: str
     dataset: str | None
     is_agentic: bool
@@ -137,6 +138,7 @@ def visible_curves(session: Session, cohort: str) -> list[VisibleCurve]:
             submission=p.submission.public_id,
             status=p.status,
             published_in=p.cohort,
+            result_id=c.result_id,
             benchmark_model=c.benchmark_model,
             dataset=c.dataset,
             is_agentic=c.is_agentic,
@@ -168,6 +170,8 @@ def list_benchmarks(session: Session, cohort: str | None = None) -> list[dict[st
 def _benchmarks(visible: list[VisibleCurve]) -> list[dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for curve in visible:
+        if curve.status not in STATUSES:
+            continue  # withdrawn/invalidated: an archive entry, not a curve
         entry = found.setdefault(
             curve.benchmark_model,
             {
@@ -232,6 +236,7 @@ def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> dict[str, Any]:
         "submission": curve.submission,
         "status": curve.status,
         "published_in": curve.published_in,
+        "result_id": curve.result_id,
         "system": curve.system_name,
         "organization": curve.organization,
         "division": curve.division,

@@ -164,6 +164,8 @@ def point_dict(point: Any) -> dict[str, Any]:
         "duration_ms": point.duration_ms,
         "accuracy": point.accuracy_status,
         "target_cohort": point.target_cohort,
+        "state": getattr(point, "state", "active"),
+        "state_reason": getattr(point, "state_reason", None),
     }
 
 
@@ -200,15 +202,21 @@ def reproduction_dict(r: Reproduction) -> dict[str, Any]:
     }
 
 
-def curve_dict(curve: Curve, reproductions: list[Reproduction] | None = None) -> dict[str, Any]:
+def curve_dict(
+    curve: Curve, reproductions: list[Reproduction] | None = None, active_only: bool = False
+) -> dict[str, Any]:
     """A curve with its points, the official step line (architecture §8) and any
-    reproduction runs of its points, drawn as unverified results beside them."""
+    reproduction runs of its points, drawn as unverified results beside them.
+
+    Withdrawn, disputed and invalidated points (rules §11.1) never shape the step line;
+    *active_only* leaves them out altogether, as publications do."""
     x_key = "e2e_avg_interactivity" if curve.is_agentic else "tps_per_user"
-    plotted = [p for p in curve.points if p.offline_kind != "dedicated"]
+    active = [p for p in curve.points if p.state == "active"]
+    plotted = [p for p in active if p.offline_kind != "dedicated"]
     xy = [(getattr(p, x_key), p.system_tps) for p in plotted if getattr(p, x_key) is not None]
     steps = step_curve(xy)
-    dedicated = next((p for p in curve.points if p.offline_kind == "dedicated"), None)
-    elected = next((p for p in curve.points if p.offline_kind == "elected"), None)
+    dedicated = next((p for p in active if p.offline_kind == "dedicated"), None)
+    elected = next((p for p in active if p.offline_kind == "elected"), None)
     system = curve.system
     return {
         "system": system.dir_name,
@@ -220,7 +228,7 @@ def curve_dict(curve: Curve, reproductions: list[Reproduction] | None = None) ->
         "c_max": curve.c_max,
         "c_min": curve.c_min,
         "regions": curve.regions,
-        "points": [point_dict(p) for p in curve.points],
+        "points": [point_dict(p) for p in (active if active_only else curve.points)],
         "step_line": [list(v) for v in steps.line],
         "frontier": [list(v) for v in steps.frontier],
         "offline_ceiling": None

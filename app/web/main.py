@@ -17,8 +17,11 @@ from app.settings import Settings, get_settings
 from .api.cohorts import router as cohorts_api
 from .api.results import router as results_api
 from .api.retokenization import router as retokenization_api
+from .api.review import router as review_api
 from .api.submissions import router as submissions_api
+from .pages import review_form_refused
 from .pages import router as pages_router
+from .review_pages import ReviewFormError
 from .security import csrf_and_headers
 
 STATIC_DIR = Path(__file__).resolve().parents[2] / "static"
@@ -56,7 +59,9 @@ def create_app(settings: Settings | None = None, queue: JobQueue | None = None) 
     app.include_router(cohorts_api)
     app.include_router(results_api)
     app.include_router(retokenization_api)
+    app.include_router(review_api)
     app.include_router(pages_router)
+    app.add_exception_handler(ReviewFormError, review_form_refused)
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, str]:

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from fastapi.templating import Jinja2Templates
 from sqlalchemy import select
 
-from app.db.models import Retokenization, Submission
+from app.db.models import Retokenization, Submission, User
 from app.domain.accounts import Scope
+from app.domain.visibility import Access
 from app.services.accounts import authenticate, end_session, start_session
 from app.services.artifacts import latest_events
 from app.services.reproductions import ReproductionError, list_reproductions, request_reproduction
-from app.services.results import STATUSES, list_cohorts, query_results
+from app.services.results import PRELIMINARY_FOOTNOTE, STATUSES, list_cohorts, query_results
 from app.services.retokenization import (
     RetokenizationError,
     cancel_retokenization,
@@ -32,17 +31,26 @@ from app.services.views import (
     retokenization_dict,
     submission_summary,
 )
+from app.services.visibility import access_to
+from app.settings import Settings
 
 from .api.results import REGIONS, build_query
-from .deps import QueueDep, SessionDep, SettingsDep, submission_or_404
-from .security import SESSION_COOKIE, PrincipalDep, csrf_input, principal, verify_csrf
+from .deps import QueueDep, SessionDep, SettingsDep
+from .review_pages import ReviewFormError, member_submission, principal_of, review_context
+from .review_pages import router as review_router
+from .security import (
+    SESSION_COOKIE,
+    PrincipalDep,
+    principal,
+    verify_csrf,
+    visible_submission,
+)
+from .templating import templates
 from .uploads import UploadProblem, handle_upload
 
-TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
-templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
-templates.env.globals["csrf_input"] = csrf_input
 # Every page knows who is signed in (for the header), from a session cookie.
 router = APIRouter(include_in_schema=False, dependencies=[Depends(principal)])
+router.include_router(review_router)
 
 SEVERITY_LABELS = {"error": "Errors", "warning": "Warnings", "info": "Passed checks"}
 
@@ -102,8 +110,14 @@ def results_page(request: Request, session: SessionDep) -> Response:
     )
 
 
+def sign_in_first(request: Request) -> RedirectResponse:
+    return RedirectResponse(f"/login?{urlencode({'next': request.url.path})}", status_code=303)
+
+
 @router.get("/upload", response_class=HTMLResponse)
-def upload_form(request: Request, settings: SettingsDep) -> Response:
+def upload_form(request: Request, settings: SettingsDep, who: PrincipalDep) -> Response:
+    if who is None:
+        return sign_in_first(request)
     return templates.TemplateResponse(
         request, "upload.html", {"error": None, "limit": settings.max_upload_bytes}
     )
@@ -111,11 +125,24 @@ def upload_form(request: Request, settings: SettingsDep) -> Response:
 
 @router.post("/upload")
 async def upload_submit(
-    request: Request, session: SessionDep, settings: SettingsDep, queue: QueueDep
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    queue: QueueDep,
+    who: PrincipalDep,
 ) -> Response:
+    if who is None:
+        return sign_in_first(request)
+    if not who.has(Scope.SUBMIT):
+        raise HTTPException(403, detail="uploading needs the 'submit' scope")
     try:
         accepted = await handle_upload(
-            request, session=session, settings=settings, queue=queue, check_csrf=True
+            request,
+            session=session,
+            settings=settings,
+            queue=queue,
+            uploader=session.get(User, who.user_id),
+            check_csrf=True,
         )
     except UploadProblem as problem:
         return templates.TemplateResponse(
@@ -133,13 +160,27 @@ async def upload_submit(
 def _render_submission(
     request: Request,
     session: SessionDep,
+    settings: Settings,
     public_id: str,
     *,
     duplicate: bool = False,
     reproduction_error: ReproductionError | None = None,
+    review_error: str | None = None,
     status_code: int = 200,
 ) -> Response:
-    submission = submission_or_404(session, public_id)
+    who = principal_of(request)
+    submission = visible_submission(session, who, public_id)
+    if access_to(session, who, submission) < Access.FULL:
+        # The public sees a provisional result's curves, nothing of its review (§11.9).
+        return templates.TemplateResponse(
+            request,
+            "submission_public.html",
+            {
+                "s": submission_summary(submission),
+                "curves": [curve_dict(c, active_only=True) for c in submission.curves],
+                "footnote": PRELIMINARY_FOOTNOTE,
+            },
+        )
     run = latest_check_run(session, submission)
     rows = list(run.findings) if run else []
     reproductions = list_reproductions(session, submission)
@@ -170,6 +211,8 @@ def _render_submission(
             "reproduction_error": reproduction_error,
             "retokenizations": retokenizations,
             "has_events": bool(latest_events(session, submission)),
+            "review": review_context(session, settings, submission, who),
+            "review_error": review_error,
         },
         status_code=status_code,
     )
@@ -177,9 +220,9 @@ def _render_submission(
 
 @router.get("/submissions/{public_id}", response_class=HTMLResponse)
 def submission_page(
-    request: Request, public_id: str, session: SessionDep, duplicate: int = 0
+    request: Request, public_id: str, session: SessionDep, settings: SettingsDep, duplicate: int = 0
 ) -> Response:
-    return _render_submission(request, session, public_id, duplicate=bool(duplicate))
+    return _render_submission(request, session, settings, public_id, duplicate=bool(duplicate))
 
 
 @router.post("/submissions/{public_id}/retokenizations")
@@ -192,7 +235,7 @@ def recount_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)
-    submission = submission_or_404(session, public_id)
+    submission = member_submission(request, session, public_id)
     try:
         request_retokenization(
             session=session, queue=queue, submission=submission, point_label=point or None
@@ -211,6 +254,9 @@ def cancel_from_page(
     retok = session.scalar(select(Retokenization).where(Retokenization.public_id == rid))
     if retok is None:
         raise HTTPException(404, detail=f"no re-tokenization with id {rid!r}")
+    owner = session.get(Submission, retok.submission_id)
+    assert owner is not None
+    member_submission(request, session, owner.public_id)
     try:
         cancel_retokenization(session=session, retok=retok)
     except RetokenizationError as exc:
@@ -235,7 +281,7 @@ def reproduce_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)
-    submission = submission_or_404(session, public_id)
+    submission = member_submission(request, session, public_id)
     try:
         request_reproduction(
             session=session,
@@ -247,19 +293,27 @@ def reproduce_from_page(
             model=model or None,
             api_key=api_key or None,
             time_cap_s=time_cap_s,
+            requested_by=principal_of(request).email,  # type: ignore[union-attr]
         )
     except ReproductionError as exc:
         session.rollback()
         return _render_submission(
-            request, session, public_id, reproduction_error=exc, status_code=exc.status
+            request, session, settings, public_id, reproduction_error=exc, status_code=exc.status
         )
     session.commit()
     return RedirectResponse(f"/submissions/{public_id}#reproductions", status_code=303)
 
 
+def _local_path(target: str) -> str:
+    """Only a path on this site (no scheme, no host): an open redirect otherwise."""
+    return target if target.startswith("/") and not target.startswith("//") else "/"
+
+
 @router.get("/login", response_class=HTMLResponse)
-def login_form(request: Request) -> Response:
-    return templates.TemplateResponse(request, "login.html", {"error": None})
+def login_form(request: Request, next: str = "/") -> Response:
+    return templates.TemplateResponse(
+        request, "login.html", {"error": None, "next": _local_path(next)}
+    )
 
 
 @router.post("/login")
@@ -268,17 +322,21 @@ def login(
     session: SessionDep,
     email: str = Form(""),
     password: str = Form(""),
+    next: str = Form("/"),
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)
     user = authenticate(session=session, email=email, password=password)
     if user is None:
         return templates.TemplateResponse(
-            request, "login.html", {"error": "Wrong e-mail or password."}, status_code=401
+            request,
+            "login.html",
+            {"error": "Wrong e-mail or password.", "next": _local_path(next)},
+            status_code=401,
         )
     secret = start_session(session=session, user=user)
     session.commit()
-    response = RedirectResponse("/", status_code=303)
+    response = RedirectResponse(_local_path(next), status_code=303)
     response.set_cookie(
         SESSION_COOKIE,
         secret,
@@ -299,3 +357,17 @@ def logout(request: Request, session: SessionDep, csrf_token: str = Form("")) ->
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(SESSION_COOKIE)
     return response
+
+
+def review_form_refused(request: Request, exc: Exception) -> Response:
+    """A refused review form: the submission page again, saying why (main.py wires it)."""
+    assert isinstance(exc, ReviewFormError)
+    with request.app.state.db.session() as session:
+        return _render_submission(
+            request,
+            session,
+            request.app.state.settings,
+            exc.public_id,
+            review_error=exc.message,
+            status_code=exc.status,
+        )

@@ -9,11 +9,15 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request, Response
 from markupsafe import Markup
+from sqlalchemy.orm import Session
 
+from app.db.models import Submission
 from app.domain.accounts import Scope
+from app.domain.visibility import Access
 from app.services.accounts import Principal, principal_for_session, principal_for_token
+from app.services.visibility import access_to
 
-from .deps import SessionDep
+from .deps import SessionDep, submission_or_404
 
 SESSION_COOKIE = "epp_session"
 CSRF_COOKIE = "epp_csrf"
@@ -55,6 +59,39 @@ def require(scope: Scope) -> Callable[..., Principal]:
         return who
 
     return check
+
+
+MemberDep = Annotated[Principal, Depends(require(Scope.SUBMIT))]
+ReviewerDep = Annotated[Principal, Depends(require(Scope.REVIEW))]
+ChairDep = Annotated[Principal, Depends(require(Scope.PUBLISH))]
+
+
+def submitter_or_chair(session: Session, who: Principal, public_id: str) -> Submission:
+    """The submission, if *who* belongs to its organisation or holds the chair's scope."""
+    submission = visible_submission(session, who, public_id, Access.FULL)
+    if who.organization_id != submission.organization_id and not who.has(Scope.PUBLISH):
+        raise HTTPException(
+            403, detail="only the submitting organisation (or the chair) may do this"
+        )
+    return submission
+
+
+def visible_submission(
+    session: Session, who: Principal | None, public_id: str, need: Access = Access.RESULTS
+) -> Submission:
+    """The submission if *who* may see it to the *need* level (rules §11.9): 404 when it
+    is not public at all, 403 when only its results are."""
+    submission = submission_or_404(session, public_id)
+    level = access_to(session, who, submission)
+    if level == Access.NONE:
+        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    if level < need:
+        raise HTTPException(
+            403,
+            detail="findings, code and artifacts of a result in peer review are seen by the "
+            "committee and the submitting organisations only (rules §11.9); sign in",
+        )
+    return submission
 
 
 def csrf_token(request: Request) -> str:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hmac
 from dataclasses import dataclass
 
 from fastapi import Request
 from sqlalchemy.orm import Session
 
+from app.db.models import User
 from app.services.intake import AcceptedUpload, IntakeError, accept_upload
 from app.services.jobs import JobQueue
 from app.services.storage import UploadSink, UploadTooLarge
@@ -50,6 +52,21 @@ def _publication_mode(fields: dict[str, str]) -> str:
     return mode
 
 
+def _embargo(fields: dict[str, str], today: dt.date) -> dt.date | None:
+    text = (fields.get("embargo_date") or "").strip()
+    if not text:
+        return None
+    try:
+        day = dt.date.fromisoformat(text)
+    except ValueError:
+        raise UploadProblem(
+            422, "bad-embargo", f"embargo_date must be a date like 2027-01-20, not {text!r}"
+        ) from None
+    if day <= today:
+        raise UploadProblem(422, "bad-embargo", f"the embargo date {day} is not in the future")
+    return day
+
+
 def _wants_review(fields: dict[str, str]) -> bool:
     if fields.get("not_for_review", "").strip().lower() in _TRUE:
         return False
@@ -63,11 +80,13 @@ async def handle_upload(
     session: Session,
     settings: Settings,
     queue: JobQueue,
+    uploader: User | None,
     check_csrf: bool = False,
 ) -> AcceptedUpload:
     """Stream, store and register one uploaded archive; commits on success.
 
-    The upload page's form carries a CSRF token (``check_csrf``); API clients do not.
+    The upload page's form carries a CSRF token (``check_csrf``); API clients do not. The
+    publication mode and the embargo date are chosen here (rules §11.2, §4.2).
     """
     declared = request.headers.get("content-length")
     if (
@@ -104,6 +123,7 @@ async def handle_upload(
                     "the form's security token is missing or stale; reload the page and try again",
                 )
         mode = _publication_mode(parsed.fields)
+        embargo = _embargo(parsed.fields, dt.datetime.now(dt.UTC).date())
     except UploadProblem:
         sink.discard()
         raise
@@ -118,11 +138,13 @@ async def handle_upload(
             received=parsed.file,
             filename=parsed.filename or "upload",
             for_review=_wants_review(parsed.fields),
+            uploader=uploader,
         )
     except IntakeError as exc:
         session.rollback()
         raise UploadProblem(exc.status, exc.code, exc.message, exc.member) from exc
     if not accepted.duplicate:
         accepted.submission.publication_mode = mode  # chosen once, at upload (§11.2)
+        accepted.submission.embargo_date = embargo
     session.commit()
     return accepted

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 
 def _upload(portal: RunningPortal, archive: Path, **fields: str) -> dict[str, object]:
-    with portal.client() as client:
+    with portal.client("submitter") as client:
         response = client.post(
             "/api/v1/submissions", files={"file": (archive.name, archive.read_bytes())}, data=fields
         )
@@ -43,7 +43,7 @@ def test_rejected_bundle_shows_its_failing_rules(portal: RunningPortal, bad_arch
     body = _upload(portal, bad_archive, not_for_review="1")
     done = portal.wait_finished(str(body["id"]))
     assert done["state"] == "rejected" and done["for_review"] is False
-    with portal.client() as client:
+    with portal.client("chair") as client:
         findings = client.get(f"/api/v1/submissions/{body['id']}/findings").json()["findings"]
     failing = {f["rule"] for f in findings if not f["passed"]}
     assert failing == {"metric-consistency-system-tps", "seed-runtime-match"}
@@ -58,7 +58,7 @@ def test_same_content_repacked_is_rejected_as_duplicate(
     assert second["id"] != first["id"]
     done = portal.wait_finished(str(second["id"]))
     assert done["state"] == "rejected"
-    with portal.client() as client:
+    with portal.client("chair") as client:
         findings = client.get(f"/api/v1/submissions/{second['id']}/findings").json()["findings"]
     dup = next(f for f in findings if f["rule"] == "duplicate-upload")
     assert dup["severity"] == "error" and str(first["id"]) in dup["message"]
@@ -133,7 +133,7 @@ def test_reproduction_runs_in_the_worker_against_the_simulator(
     portal.wait_finished(str(body["id"]))
     sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=1, output_tokens=20, output_spread=0))
     try:
-        with portal.client() as client:
+        with portal.client("chair") as client:
             started = client.post(
                 f"/api/v1/submissions/{body['id']}/reproductions",
                 json={
@@ -157,7 +157,7 @@ def test_reproduction_runs_in_the_worker_against_the_simulator(
     assert r["job"]["state"] == "succeeded", r
     assert r["reproduced"]["n_completed"] > 16 and r["verdict"] in ("info", "warning")
     assert r["status"] == "unverified"
-    with portal.client() as client:
+    with portal.client("chair") as client:
         curve = client.get(f"/api/v1/submissions/{body['id']}").json()["curves"][0]
     assert any(x["id"] == rid for x in curve["reproductions"])
 
@@ -185,7 +185,7 @@ def test_bundle_events_are_recounted_by_the_worker_after_checks(
     assert portal.wait_finished(str(body["id"]))["state"] == "passed_checks"
     deadline = time.monotonic() + 60
     recounts: list[dict[str, object]] = []
-    with portal.client() as client:
+    with portal.client("chair") as client:
         while time.monotonic() < deadline:
             recounts = client.get(f"/api/v1/submissions/{body['id']}/retokenizations").json()[
                 "data"

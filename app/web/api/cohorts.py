@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException
-from fastapi.responses import JSONResponse
+from fastapi.responses import FileResponse, JSONResponse
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
+from starlette.background import BackgroundTask
 
 from app.db.models import Publication
 from app.domain.accounts import Scope
+from app.domain.cohorts import Cohort
 from app.services.accounts import Principal
-from app.services.publishing import PublishingError, publish_cohort
+from app.services.export import cohort_exists, write_cohort_export
+from app.services.publishing import PublishingError
+from app.services.review import publish_cohort
 
-from ..deps import SessionDep
+from ..deps import SessionDep, SettingsDep
 from ..security import require
 
 router = APIRouter(prefix="/api/v1", tags=["cohorts"])
@@ -29,7 +35,9 @@ def _publication(p: Publication) -> dict[str, Any]:
         "published_at": p.published_at.isoformat(),
         "curves": [
             {
+                "result_id": c.result_id,
                 "benchmark": c.benchmark_model,
+                "dataset": c.dataset,
                 "system": c.system_name,
                 "points": len(c.data.get("points", [])),
             }
@@ -38,15 +46,24 @@ def _publication(p: Publication) -> dict[str, Any]:
     }
 
 
+def _cohort_or_422(cohort_id: str) -> Cohort:
+    cohort = Cohort.parse(cohort_id)
+    if cohort is None:
+        raise HTTPException(422, detail=f"{cohort_id!r} is not a cohort id (YYYY-MM-C0/C1)")
+    return cohort
+
+
 @router.post("/cohorts/{cohort_id}/publish")
 def publish(
     cohort_id: str,
     session: SessionDep,
+    settings: SettingsDep,
     chair: Annotated[Principal, Depends(require(Scope.PUBLISH))],
 ) -> JSONResponse:
-    """Publish every result due in the cohort (the chair's token). Idempotent."""
+    """Publish every result due in the cohort (the chair's token): finalized results due
+    in it, provisional ones, with their result ids and an immutable snapshot. Idempotent."""
     try:
-        created = publish_cohort(session=session, cohort_id=cohort_id)
+        created = publish_cohort(session=session, settings=settings, cohort_id=cohort_id)
     except PublishingError as exc:
         return JSONResponse(
             {"error": {"code": exc.code, "message": exc.message}}, status_code=exc.status
@@ -63,7 +80,8 @@ def publish(
 
 @router.get("/cohorts/{cohort_id}")
 def read_cohort(cohort_id: str, session: SessionDep) -> dict[str, Any]:
-    """What was published in a cohort (public)."""
+    """What was published in a cohort (public), with tags of withdrawn/invalidated results."""
+    _cohort_or_422(cohort_id)
     rows = session.scalars(
         select(Publication)
         .where(Publication.cohort == cohort_id)
@@ -72,4 +90,36 @@ def read_cohort(cohort_id: str, session: SessionDep) -> dict[str, Any]:
     ).all()
     if not rows:
         raise HTTPException(404, detail=f"nothing was published in {cohort_id!r}")
-    return {"cohort": cohort_id, "data": [_publication(p) for p in rows]}
+    return {
+        "cohort": cohort_id,
+        "links": {"export": f"/api/v1/cohorts/{cohort_id}/export"},
+        "data": [_publication(p) for p in rows],
+    }
+
+
+@router.get(
+    "/cohorts/{cohort_id}/export",
+    response_class=FileResponse,
+    responses={200: {"content": {"application/gzip": {}}}, 404: {"description": "Nothing public"}},
+)
+def export_cohort(cohort_id: str, session: SessionDep, settings: SettingsDep) -> FileResponse:
+    """The cohort's public results (``cohort.json``) and the bundles of its finalized
+    results, as one .tar.gz."""
+    _cohort_or_422(cohort_id)
+    if not cohort_exists(session, cohort_id):
+        raise HTTPException(404, detail=f"nothing was published up to {cohort_id!r}")
+    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile(dir=settings.tmp_dir, suffix=".tar.gz", delete=False)
+    handle.close()
+    target = Path(handle.name)
+    try:
+        write_cohort_export(session, settings, cohort_id, target)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+    return FileResponse(
+        target,
+        media_type="application/gzip",
+        filename=f"endpoints-{cohort_id}.tar.gz",
+        background=BackgroundTask(target.unlink, missing_ok=True),
+    )

@@ -9,8 +9,10 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlalchemy import select
 
-from app.db.models import Retokenization
+from app.db.models import Retokenization, Submission
 from app.domain.lifecycle import SubmissionState
+from app.domain.visibility import Access
+from app.services.accounts import Principal
 from app.services.artifacts import EventsSink, register_events
 from app.services.retokenization import (
     RetokenizationError,
@@ -22,7 +24,8 @@ from app.services.retokenization import (
 from app.services.storage import UploadTooLarge
 from app.services.views import retokenization_dict
 
-from ..deps import QueueDep, SessionDep, SettingsDep, submission_or_404
+from ..deps import QueueDep, SessionDep, SettingsDep
+from ..security import MemberDep, PrincipalDep, submitter_or_chair, visible_submission
 
 router = APIRouter(prefix="/api/v1", tags=["re-tokenization"])
 
@@ -51,10 +54,12 @@ async def upload_events(
     session: SessionDep,
     settings: SettingsDep,
     queue: QueueDep,
+    who: MemberDep,
 ) -> JSONResponse:
     """Stream a point's ``events.jsonl`` (the request body) to storage; it is hashed,
-    compressed at rest and re-counted. Uploading the same file again changes nothing."""
-    submission = submission_or_404(session, public_id)
+    compressed at rest and re-counted. Uploading the same file again changes nothing.
+    The submitting organisation (or the chair) uploads."""
+    submission = submitter_or_chair(session, who, public_id)
     label = f"{system}/{model}/{point}"
     known = {
         f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}"
@@ -106,9 +111,9 @@ class RecountRequest(BaseModel):
 
 @router.post("/submissions/{public_id}/retokenizations", status_code=202)
 def start_retokenization(
-    public_id: str, body: RecountRequest, session: SessionDep, queue: QueueDep
+    public_id: str, body: RecountRequest, session: SessionDep, queue: QueueDep, who: MemberDep
 ) -> JSONResponse:
-    submission = submission_or_404(session, public_id)
+    submission = visible_submission(session, who, public_id, Access.FULL)
     try:
         created = request_retokenization(
             session=session, queue=queue, submission=submission, point_label=body.point
@@ -121,8 +126,8 @@ def start_retokenization(
 
 
 @router.get("/submissions/{public_id}/retokenizations")
-def read_retokenizations(public_id: str, session: SessionDep) -> dict[str, Any]:
-    submission = submission_or_404(session, public_id)
+def read_retokenizations(public_id: str, session: SessionDep, who: PrincipalDep) -> dict[str, Any]:
+    submission = visible_submission(session, who, public_id, Access.FULL)
     return {
         "data": [
             retokenization_dict(r, findings_of(session, r))
@@ -131,22 +136,25 @@ def read_retokenizations(public_id: str, session: SessionDep) -> dict[str, Any]:
     }
 
 
-def _retok_or_404(session: SessionDep, rid: str) -> Retokenization:
+def _retok_or_404(session: SessionDep, who: Principal | None, rid: str) -> Retokenization:
     retok = session.scalar(select(Retokenization).where(Retokenization.public_id == rid))
     if retok is None:
         raise HTTPException(404, detail=f"no re-tokenization with id {rid!r}")
+    submission = session.get(Submission, retok.submission_id)
+    assert submission is not None
+    visible_submission(session, who, submission.public_id, Access.FULL)
     return retok
 
 
 @router.get("/retokenizations/{rid}")
-def read_retokenization(rid: str, session: SessionDep) -> dict[str, Any]:
-    retok = _retok_or_404(session, rid)
+def read_retokenization(rid: str, session: SessionDep, who: PrincipalDep) -> dict[str, Any]:
+    retok = _retok_or_404(session, who, rid)
     return retokenization_dict(retok, findings_of(session, retok))
 
 
 @router.post("/retokenizations/{rid}/cancel", status_code=202)
-def cancel(rid: str, session: SessionDep) -> JSONResponse:
-    retok = _retok_or_404(session, rid)
+def cancel(rid: str, session: SessionDep, who: MemberDep) -> JSONResponse:
+    retok = _retok_or_404(session, who, rid)
     try:
         cancel_retokenization(session=session, retok=retok)
     except RetokenizationError as exc:

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from app.domain.accounts import Scope
+from app.db.models import User
 from app.domain.compliance import RULES
 from app.domain.lifecycle import FINISHED, SubmissionState
-from app.services.accounts import Principal
+from app.domain.visibility import Access, Viewer
 from app.services.audit import timeline
 from app.services.checks import retry_check
 from app.services.decisions import decide, in_review
 from app.services.publishing import PublishingError
 from app.services.reproductions import ReproductionError, list_reproductions, request_reproduction
+from app.services.review import review_summary
 from app.services.views import (
     curve_dict,
     finding_dict,
@@ -26,9 +27,17 @@ from app.services.views import (
     reproduction_dict,
     submission_summary,
 )
+from app.services.visibility import access_to, viewer_of
 
 from ..deps import QueueDep, SessionDep, SettingsDep, submission_or_404
-from ..security import PrincipalDep, require
+from ..security import (
+    ChairDep,
+    MemberDep,
+    PrincipalDep,
+    ReviewerDep,
+    submitter_or_chair,
+    visible_submission,
+)
 from ..uploads import UploadProblem, handle_upload
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
@@ -90,6 +99,11 @@ def _links(public_id: str) -> dict[str, str]:
                                 "enum": ["confidential", "provisional"],
                                 "description": "rules §11.2; confidential by default",
                             },
+                            "embargo_date": {
+                                "type": "string",
+                                "format": "date",
+                                "description": "rules §4.2: hold the publication until then",
+                            },
                         },
                     }
                 }
@@ -98,11 +112,18 @@ def _links(public_id: str) -> dict[str, str]:
     },
 )
 async def create_submission(
-    request: Request, session: SessionDep, settings: SettingsDep, queue: QueueDep
+    request: Request, session: SessionDep, settings: SettingsDep, queue: QueueDep, who: MemberDep
 ) -> JSONResponse:
-    """Upload a submission bundle (multipart part ``file``) and queue its checks."""
+    """Upload a submission bundle (multipart part ``file``) and queue its checks; a token
+    with the ``submit`` scope, for the token holder's organisation."""
     try:
-        accepted = await handle_upload(request, session=session, settings=settings, queue=queue)
+        accepted = await handle_upload(
+            request,
+            session=session,
+            settings=settings,
+            queue=queue,
+            uploader=session.get(User, who.user_id),
+        )
     except UploadProblem as problem:
         return JSONResponse(problem.to_json(), status_code=problem.status)
     body = {
@@ -118,7 +139,7 @@ def read_submissions(
     session: SessionDep, who: PrincipalDep, limit: int = 50, offset: int = 0
 ) -> dict[str, Any]:
     """Published submissions; signed-in submitters and the committee see every one."""
-    everything = who is not None and (who.has(Scope.SUBMIT) or who.has(Scope.REVIEW))
+    everything = viewer_of(who) == Viewer.MEMBER
     rows, total = list_submissions(
         session, limit=min(max(limit, 1), 200), offset=max(offset, 0), everything=everything
     )
@@ -126,12 +147,23 @@ def read_submissions(
 
 
 @router.get("/submissions/{public_id}")
-def read_submission(public_id: str, session: SessionDep) -> dict[str, Any]:
-    submission = submission_or_404(session, public_id)
+def read_submission(
+    public_id: str, session: SessionDep, settings: SettingsDep, who: PrincipalDep
+) -> dict[str, Any]:
+    """A submission: its results for anyone who may see them (rules §11.9); its review
+    (counts, reproductions, reviewer, clocks) for the committee and submitters."""
+    submission = visible_submission(session, who, public_id)
+    if access_to(session, who, submission) < Access.FULL:
+        return {
+            **submission_summary(submission),
+            "links": _links(public_id),
+            "curves": [curve_dict(c, active_only=True) for c in submission.curves],
+        }
     run = latest_check_run(session, submission)
     reproductions = list_reproductions(session, submission)
     return {
         **submission_summary(submission),
+        "review": review_summary(session, settings, submission),
         "links": _links(public_id),
         "counts": None
         if run is None
@@ -153,9 +185,9 @@ def read_submission(public_id: str, session: SessionDep) -> dict[str, Any]:
 
 
 @router.get("/submissions/{public_id}/findings")
-def read_findings(public_id: str, session: SessionDep) -> dict[str, Any]:
+def read_findings(public_id: str, session: SessionDep, who: PrincipalDep) -> dict[str, Any]:
     """The latest check run, in the same shape as ``endpoints-portal check --json``."""
-    submission = submission_or_404(session, public_id)
+    submission = visible_submission(session, who, public_id, Access.FULL)
     run = latest_check_run(session, submission)
     if run is None:
         return {"verdict": None, "checker_version": None, "findings": [], "state": submission.state}
@@ -168,9 +200,11 @@ def read_findings(public_id: str, session: SessionDep) -> dict[str, Any]:
 
 
 @router.post("/submissions/{public_id}/checks", status_code=202)
-def recheck_submission(public_id: str, session: SessionDep, queue: QueueDep) -> dict[str, Any]:
+def recheck_submission(
+    public_id: str, session: SessionDep, queue: QueueDep, who: MemberDep
+) -> dict[str, Any]:
     """Run the checks again (after a check error, or after a checker upgrade)."""
-    submission = submission_or_404(session, public_id)
+    submission = submitter_or_chair(session, who, public_id)
     if SubmissionState(submission.state) not in FINISHED:
         raise HTTPException(409, detail="the checks of this submission are still running")
     retry_check(session=session, queue=queue, submission=submission)
@@ -212,9 +246,10 @@ def create_reproduction(
     session: SessionDep,
     settings: SettingsDep,
     queue: QueueDep,
+    who: MemberDep,
 ) -> JSONResponse:
     """Re-run one point against an endpoint with the embedded harness (an unverified result)."""
-    submission = submission_or_404(session, public_id)
+    submission = visible_submission(session, who, public_id, Access.FULL)
     try:
         reproduction = request_reproduction(
             session=session,
@@ -226,7 +261,7 @@ def create_reproduction(
             model=body.model,
             api_key=body.api_key,
             time_cap_s=body.time_cap_s,
-            requested_by=body.requested_by,
+            requested_by=body.requested_by or who.email,
         )
     except ReproductionError as exc:
         session.rollback()
@@ -238,16 +273,19 @@ def create_reproduction(
 
 
 @router.get("/submissions/{public_id}/reproductions", tags=["reproductions"])
-def read_reproductions(public_id: str, session: SessionDep) -> dict[str, Any]:
-    submission = submission_or_404(session, public_id)
+def read_reproductions(public_id: str, session: SessionDep, who: PrincipalDep) -> dict[str, Any]:
+    submission = visible_submission(session, who, public_id, Access.FULL)
     return {"data": [reproduction_dict(r) for r in list_reproductions(session, submission)]}
 
 
 @router.get("/reproductions/{reproduction_id}", tags=["reproductions"])
-def read_reproduction(reproduction_id: str, session: SessionDep) -> dict[str, Any]:
+def read_reproduction(
+    reproduction_id: str, session: SessionDep, who: PrincipalDep
+) -> dict[str, Any]:
     reproduction = get_reproduction(session, reproduction_id)
     if reproduction is None:
         raise HTTPException(404, detail=f"no reproduction with id {reproduction_id!r}")
+    visible_submission(session, who, reproduction.submission.public_id, Access.FULL)
     return reproduction_dict(reproduction)
 
 
@@ -261,13 +299,15 @@ def decide_submission(
     public_id: str,
     body: DecisionRequest,
     session: SessionDep,
-    chair: Annotated[Principal, Depends(require(Scope.PUBLISH))],
+    settings: SettingsDep,
+    chair: ChairDep,
 ) -> JSONResponse:
     """The chair's decision (a token with the ``publish`` scope); recorded in the timeline."""
     submission = submission_or_404(session, public_id)
     try:
         decide(
             session=session,
+            settings=settings,
             submission=submission,
             action=body.action,
             actor=chair.email,
@@ -283,9 +323,9 @@ def decide_submission(
 
 
 @router.get("/submissions/{public_id}/timeline", tags=["review"])
-def read_timeline(public_id: str, session: SessionDep) -> dict[str, Any]:
+def read_timeline(public_id: str, session: SessionDep, who: PrincipalDep) -> dict[str, Any]:
     """Every state change of the submission: who, when, why (append-only)."""
-    submission = submission_or_404(session, public_id)
+    submission = visible_submission(session, who, public_id, Access.FULL)
     return {
         "data": [
             {
@@ -302,9 +342,16 @@ def read_timeline(public_id: str, session: SessionDep) -> dict[str, Any]:
 
 
 @router.get("/review/queue", tags=["review"])
-def review_queue(
-    session: SessionDep,
-    _reviewer: Annotated[Principal, Depends(require(Scope.REVIEW))],
-) -> dict[str, Any]:
-    """Submissions awaiting review (the committee's token)."""
-    return {"data": [submission_summary(s) for s in in_review(session)]}
+def review_queue(session: SessionDep, settings: SettingsDep, who: ReviewerDep) -> dict[str, Any]:
+    """Submissions in review (the committee's token), with their phase, reviewer and
+    clocks; ``assigned_to_me`` marks the ones the caller reviews."""
+    return {
+        "data": [
+            {
+                **submission_summary(s),
+                "review": review_summary(session, settings, s),
+                "assigned_to_me": s.reviewer_id == who.user_id,
+            }
+            for s in in_review(session)
+        ]
+    }

@@ -10,7 +10,8 @@ from sqlalchemy import select
 from app.db.models import Point, Publication
 from app.db.session import Database
 from app.demo.load import load_demo
-from app.services.publishing import PublishingError, publish_cohort
+from app.services.publishing import PublishingError
+from app.services.review import publish_cohort
 from app.services.results import ResultsQuery, list_benchmarks, list_cohorts, query_results
 from app.settings import Settings
 
@@ -49,13 +50,15 @@ def test_each_cohort_shows_what_was_public_then(demo: Database) -> None:
         assert benchmarks["kimi-k3"]["agentic"] is True
 
 
-def test_publishing_again_changes_nothing_and_bad_ids_are_refused(demo: Database) -> None:
+def test_publishing_again_changes_nothing_and_bad_ids_are_refused(
+    demo: Database, settings: Settings
+) -> None:
     with demo.session() as session:
         before = session.scalars(select(Publication.id)).all()
-        assert publish_cohort(session=session, cohort_id="2026-11-C1") == []
+        assert publish_cohort(session=session, settings=settings, cohort_id="2026-11-C1") == []
         assert session.scalars(select(Publication.id)).all() == before
         with pytest.raises(PublishingError, match="cohort id"):
-            publish_cohort(session=session, cohort_id="2026-13-C0")
+            publish_cohort(session=session, settings=settings, cohort_id="2026-13-C0")
 
 
 def test_a_publication_is_a_snapshot(demo: Database) -> None:

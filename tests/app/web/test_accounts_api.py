@@ -1,4 +1,4 @@
-"""Signing in, tokens on the API, and the chair's publishing endpoint."""
+"""Signing in, tokens on the API, the chair's publishing endpoint and decisions."""
 
 from __future__ import annotations
 
@@ -8,110 +8,130 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.db.session import Database
-from app.domain.accounts import Role
-from app.services.accounts import create_user, issue_token
 from app.services.checks import run_checks
 from app.settings import Settings
 from app.web.main import create_app
-from tests.conftest import RecordingQueue
+from tests.conftest import ACCOUNTS, PASSWORD, RecordingQueue, bearer, create_accounts
 
-PASSWORD = "correct horse battery"
+CHAIR_EMAIL = ACCOUNTS["chair"][0]
 
 
 @pytest.fixture
 def env(settings: Settings, database: Database) -> Iterator[tuple[TestClient, dict[str, str]]]:
-    with database.session() as session:
-        tokens = {}
-        for email, role in (("sub@acme.org", Role.SUBMITTER), ("chair@mlc.org", Role.CHAIR)):
-            user = create_user(session=session, email=email, password=PASSWORD, role=role)
-            tokens[role.value] = issue_token(session=session, user=user, name="t")[1]
-        session.commit()
+    tokens = create_accounts(database)
     with TestClient(create_app(settings, queue=RecordingQueue())) as client:
         yield client, tokens
 
 
-def test_publishing_needs_the_chairs_token(env, database, settings, good_archive) -> None:  # type: ignore[no-untyped-def]
-    client, tokens = env
+def _checked(client, database, settings, archive, tokens, mode="provisional"):  # type: ignore[no-untyped-def]
     queue = client.app.state.queue
-    body = client.post(
+    response = client.post(
         "/api/v1/submissions",
-        files={"file": ("g.tar.gz", good_archive.read_bytes())},
-        data={"publication_mode": "provisional"},
-    ).json()
+        files={"file": ("g.tar.gz", archive.read_bytes())},
+        data={"publication_mode": mode},
+        headers=bearer(tokens["submitter"]),
+    )
+    assert response.status_code == 201, response.text
     with database.session() as session:
         run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
-    cohort = client.get(f"/api/v1/submissions/{body['id']}").json()["eligible_cohort"]
+    return response.json()["id"]
+
+
+def test_uploads_need_a_submit_token_for_the_bundles_organisation(env, good_archive) -> None:  # type: ignore[no-untyped-def]
+    client, tokens = env
+    files = {"file": ("g.tar.gz", good_archive.read_bytes())}
+    assert client.post("/api/v1/submissions", files=files).status_code == 401
+    # The bundle names Acme Corp; a Borealis submitter cannot submit it.
+    rival = client.post("/api/v1/submissions", files=files, headers=bearer(tokens["rival"]))
+    assert rival.status_code == 422 and rival.json()["error"]["code"] == "organisation-mismatch"
+    mine = client.post("/api/v1/submissions", files=files, headers=bearer(tokens["submitter"]))
+    assert mine.status_code == 201 and mine.json()["organization"] == "Acme Corp"
+
+
+def test_publishing_needs_the_chairs_token(env, database, settings, good_archive) -> None:  # type: ignore[no-untyped-def]
+    client, tokens = env
+    sid = _checked(client, database, settings, good_archive, tokens)
+    cohort = client.get(f"/api/v1/submissions/{sid}", headers=bearer(tokens["chair"])).json()[
+        "eligible_cohort"
+    ]
     url = f"/api/v1/cohorts/{cohort}/publish"
     assert client.post(url).status_code == 401
-    assert client.post(url, headers={"Authorization": "Bearer epp_nonsense"}).status_code == 401
-    denied = client.post(url, headers={"Authorization": f"Bearer {tokens['submitter']}"})
+    assert client.post(url, headers=bearer("epp_nonsense")).status_code == 401
+    denied = client.post(url, headers=bearer(tokens["submitter"]))
     assert denied.status_code == 403 and "publish" in denied.text
     assert client.get(f"/api/v1/cohorts/{cohort}").status_code == 404  # nothing public yet
-    chair = {"Authorization": f"Bearer {tokens['chair']}"}
+    chair = bearer(tokens["chair"])
     published = client.post(url, headers=chair)
     assert published.status_code == 200, published.text
     assert [p["status"] for p in published.json()["data"]] == ["provisional"]
     assert client.post(url, headers=chair).json()["data"] == []  # idempotent
     public = client.get(f"/api/v1/cohorts/{cohort}").json()["data"]
-    assert public[0]["submission"] == body["id"] and public[0]["curves"][0]["points"] == 8
+    assert public[0]["submission"] == sid and public[0]["curves"][0]["points"] == 8
+    assert public[0]["curves"][0]["result_id"].startswith("1.0.")
     assert client.post("/api/v1/cohorts/2026-13-C0/publish", headers=chair).status_code == 422
 
 
 def test_sign_in_and_out_in_the_browser_flow(env) -> None:  # type: ignore[no-untyped-def]
     client, _tokens = env
-    page = client.get("/login")
+    page = client.get("/login?next=//evil.example/")
+    assert 'value="/"' in page.text  # never a redirect off the site
     token = client.cookies.get("epp_csrf")
     wrong = client.post(
-        "/login", data={"email": "chair@mlc.org", "password": "nope", "csrf_token": token}
+        "/login", data={"email": CHAIR_EMAIL, "password": "nope", "csrf_token": token}
     )
     assert wrong.status_code == 401 and "Wrong e-mail or password" in wrong.text
     ok = client.post(
         "/login",
-        data={"email": "chair@mlc.org", "password": PASSWORD, "csrf_token": token},
+        data={"email": CHAIR_EMAIL, "password": PASSWORD, "csrf_token": token, "next": "/review"},
         follow_redirects=False,
     )
     assert ok.status_code == 303 and "epp_session" in ok.headers["set-cookie"]
+    assert ok.headers["location"] == "/review"
     assert "httponly" in ok.headers["set-cookie"].lower()
     home = client.get("/")
-    assert "chair@mlc.org" in home.text and "Sign out" in home.text
+    assert CHAIR_EMAIL in home.text and "Sign out" in home.text
     client.post("/logout", data={"csrf_token": token})
     assert "Sign in" in client.get("/").text and page.status_code == 200
+    assert client.get("/upload", follow_redirects=False).headers["location"].startswith("/login")
 
 
-def test_anonymous_listings_show_only_published_submissions(env, good_archive) -> None:  # type: ignore[no-untyped-def]
+def test_anonymous_visitors_see_nothing_under_confidential_review(
+    env, database, settings, good_archive
+) -> None:  # type: ignore[no-untyped-def]
     client, tokens = env
-    body = client.post(
-        "/api/v1/submissions", files={"file": ("g.tar.gz", good_archive.read_bytes())}
-    ).json()
-    assert client.get("/api/v1/submissions").json()["count"] == 0  # under review: not public
-    assert body["organization"] not in client.get("/").text
-    signed_in = {"Authorization": f"Bearer {tokens['submitter']}"}
-    listed = client.get("/api/v1/submissions", headers=signed_in).json()
-    assert [s["id"] for s in listed["data"]] == [body["id"]]
-    # The uploader follows its submission by its unguessable id.
-    assert client.get(f"/api/v1/submissions/{body['id']}").status_code == 200
-
-
-def _checked(client, database, settings, archive, mode="provisional"):  # type: ignore[no-untyped-def]
-    queue = client.app.state.queue
-    body = client.post(
-        "/api/v1/submissions",
-        files={"file": ("g.tar.gz", archive.read_bytes())},
-        data={"publication_mode": mode},
-    ).json()
+    sid = _checked(client, database, settings, good_archive, tokens, mode="confidential")
+    assert client.get("/api/v1/submissions").json()["count"] == 0
+    assert "Acme Corp" not in client.get("/").text
+    for path in ("", "/findings", "/timeline", "/objections", "/reproductions"):
+        assert client.get(f"/api/v1/submissions/{sid}{path}").status_code == 404, path
+    assert client.get(f"/submissions/{sid}").status_code == 404
+    # A chair token limited to publishing is not a member: it sees what the public sees.
     with database.session() as session:
-        run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
-    return body["id"]
+        from sqlalchemy import select
+
+        from app.db.models import User
+        from app.services.accounts import issue_token
+
+        chair = session.scalar(select(User).where(User.email == CHAIR_EMAIL))
+        narrow = issue_token(session=session, user=chair, name="ci", scopes=["publish"])[1]
+        session.commit()
+    assert client.get(f"/api/v1/submissions/{sid}", headers=bearer(narrow)).status_code == 404
+    member = bearer(tokens["rival"])  # submitters of every organisation see review material
+    assert client.get(f"/api/v1/submissions/{sid}/findings", headers=member).status_code == 200
+    listed = client.get("/api/v1/submissions", headers=member).json()
+    assert [s["id"] for s in listed["data"]] == [sid]
 
 
 def test_chair_decisions_the_queue_and_the_timeline(env, database, settings, good_archive) -> None:  # type: ignore[no-untyped-def]
     client, tokens = env
-    sid = _checked(client, database, settings, good_archive)
-    chair = {"Authorization": f"Bearer {tokens['chair']}"}
-    submitter = {"Authorization": f"Bearer {tokens['submitter']}"}
+    sid = _checked(client, database, settings, good_archive, tokens, mode="confidential")
+    chair = bearer(tokens["chair"])
+    submitter = bearer(tokens["submitter"])
     assert client.get("/api/v1/review/queue", headers=submitter).status_code == 403
     queue = client.get("/api/v1/review/queue", headers=chair).json()["data"]
     assert [s["id"] for s in queue] == [sid]
+    assert queue[0]["review"]["phase"] == "peer_review"
+    assert queue[0]["review"]["reviewer"] in (ACCOUNTS["reviewer"][0], ACCOUNTS["reviewer2"][0])
     url = f"/api/v1/submissions/{sid}/decisions"
     assert client.post(url, json={"action": "finalize"}, headers=submitter).status_code == 403
     no_reason = client.post(url, json={"action": "reject"}, headers=chair)
@@ -123,36 +143,58 @@ def test_chair_decisions_the_queue_and_the_timeline(env, database, settings, goo
     again = client.post(url, json={"action": "finalize"}, headers=chair)
     assert again.status_code == 409 and again.json()["error"]["code"] == "not-allowed"
     assert client.get("/api/v1/review/queue", headers=chair).json()["data"] == []
-    events = client.get(f"/api/v1/submissions/{sid}/timeline").json()["data"]
+    events = client.get(f"/api/v1/submissions/{sid}/timeline", headers=chair).json()["data"]
     assert [e["action"] for e in events] == [
         "uploaded",
         "checks started",
         "automated checks",
+        "review started",
+        "reviewer assigned",
         "finalize",
+        "publication scheduled",
     ]
-    assert events[-1]["actor"] == "chair@mlc.org" and events[-1]["reason"] == "no objections"
+    assert events[5]["actor"] == CHAIR_EMAIL and events[5]["reason"] == "no objections"
     assert (events[2]["from"], events[2]["to"]) == ("checking", "passed_checks")
 
 
-def test_withdrawn_results_leave_the_curves_and_keep_their_archive_entry(
-    env,
-    database,
-    settings,
-    good_archive,  # type: ignore[no-untyped-def]
-) -> None:
+def test_withdrawal_after_finalization_keeps_the_archive_entry_before_it_leaves_none(
+    env, database, settings, good_archive, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    from app.demo.bundles import BundleFactory, SystemSpec
+
     client, tokens = env
-    chair = {"Authorization": f"Bearer {tokens['chair']}"}
-    sid = _checked(client, database, settings, good_archive)
-    cohort = client.get(f"/api/v1/submissions/{sid}").json()["eligible_cohort"]
+    chair = bearer(tokens["chair"])
+    early = _checked(client, database, settings, good_archive, tokens)  # provisional
+    cohort = client.get(f"/api/v1/submissions/{early}", headers=chair).json()["eligible_cohort"]
     client.post(f"/api/v1/cohorts/{cohort}/publish", headers=chair)
-    curves = client.get("/api/v1/results", params={"cohort": cohort}).json()["curves"]
-    assert [c["submission"] for c in curves] == [sid]
+    assert [
+        c["submission"]
+        for c in client.get("/api/v1/results", params={"cohort": cohort}).json()["curves"]
+    ] == [early]
     withdrawn = client.post(
-        f"/api/v1/submissions/{sid}/decisions",
+        f"/api/v1/submissions/{early}/decisions",
         headers=chair,
         json={"action": "withdraw", "reason": "submitter request"},
     )
     assert withdrawn.status_code == 200 and withdrawn.json()["state"] == "withdrawn"
+    # Withdrawn before finalization: no public record at all (rules §11.7).
     assert client.get("/api/v1/results", params={"cohort": cohort}).json()["curves"] == []
-    archive = client.get(f"/api/v1/cohorts/{cohort}").json()["data"]
-    assert [p["status"] for p in archive] == ["provisional", "withdrawn"]
+    assert client.get(f"/api/v1/cohorts/{cohort}").status_code == 404
+    assert client.get(f"/api/v1/submissions/{early}").status_code == 404
+
+    faster = SystemSpec(name="Acme H200 x16", saturation_tps=80_000)  # not a duplicate
+    other = BundleFactory(system=faster, submission_id="sub-late").archive(tmp_path / "l.tar.gz")
+    late = _checked(client, database, settings, other, tokens, mode="confidential")
+    decisions = f"/api/v1/submissions/{late}/decisions"
+    finalized = client.post(decisions, headers=chair, json={"action": "finalize"})
+    assert finalized.status_code == 200, finalized.text
+    due = client.get(f"/api/v1/submissions/{late}", headers=chair).json()["review"]["due_cohort"]
+    out = client.post(f"/api/v1/cohorts/{due}/publish", headers=chair)
+    assert out.status_code == 200 and out.json()["data"], (due, out.text)
+    published = client.get(f"/api/v1/cohorts/{due}").json()["data"]
+    result_id = published[0]["curves"][0]["result_id"]
+    client.post(decisions, headers=chair, json={"action": "invalidate", "reason": "wrong power"})
+    assert client.get("/api/v1/results", params={"cohort": due}).json()["curves"] == []
+    archive = client.get(f"/api/v1/cohorts/{due}").json()["data"]
+    assert [p["status"] for p in archive] == ["verified", "invalidated"]
+    assert archive[1]["curves"][0]["result_id"] == result_id  # the id stays with its tag

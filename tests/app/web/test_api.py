@@ -14,12 +14,14 @@ from app.demo.bundles import BundleFactory, tar_bytes
 from app.services.checks import run_checks
 from app.settings import Settings
 from app.web.main import create_app
-from tests.conftest import RecordingQueue
+from tests.conftest import RecordingQueue, bearer, create_accounts
 
 
 @pytest.fixture
 def client(settings: Settings, database: Database, queue: RecordingQueue) -> Iterator[TestClient]:
-    with TestClient(create_app(settings, queue=queue)) as c:
+    """Signed in as a submitter of Acme Corp, the organisation the test bundles name."""
+    token = create_accounts(database)["submitter"]
+    with TestClient(create_app(settings, queue=queue), headers=bearer(token)) as c:
         yield c
 
 
@@ -89,7 +91,8 @@ def test_limits_and_malformed_requests(
     settings: Settings, database: Database, queue: RecordingQueue, good_archive: Path
 ) -> None:
     small = settings.model_copy(update={"max_upload_bytes": 2048, "max_archive_members": 5})
-    with TestClient(create_app(small, queue=queue)) as client:
+    token = create_accounts(database)["submitter"]
+    with TestClient(create_app(small, queue=queue), headers=bearer(token)) as client:
         too_big = _upload(client, good_archive.read_bytes())
         assert too_big.status_code == 413 and too_big.json()["error"]["code"] == "upload-too-large"
         many = _upload(client, tar_bytes([_member(f"org/{i}") for i in range(6)]))

@@ -18,7 +18,7 @@ from harness.dataset import load_dataset
 from harness.loadgen import RunConfig
 from harness.sim import SimConfig, sim_token_counter
 from harness.sweep import SweepSpec, run_sweep
-from tests.conftest import RecordingQueue
+from tests.conftest import bearer, create_accounts, RecordingQueue
 from tests.harness.conftest import RunningSim
 from tests.harness.test_sweep import _spec_file
 
@@ -68,7 +68,8 @@ def setup(settings: Settings, database: Database, swept, tmp_path: Path) -> Iter
     registry.write_text(json.dumps({"llama3_1-8b": {"location": str(tokenizer_dir)}}))
     settings = settings.model_copy(update={"tokenizer_registry": registry})
     queue = RecordingQueue()
-    with TestClient(create_app(settings, queue=queue)) as client:
+    token = create_accounts(database)["chair"]
+    with TestClient(create_app(settings, queue=queue), headers=bearer(token)) as client:
         upload = client.post(
             "/api/v1/submissions", files={"file": ("b.tar.gz", archive.read_bytes())}
         )
@@ -149,7 +150,7 @@ def test_bad_uploads_are_refused_and_leave_nothing(setup, database) -> None:  # 
         == "empty"
     )
     small = settings.model_copy(update={"max_events_bytes": 1000})
-    with TestClient(create_app(small, queue=queue)) as tight:
+    with TestClient(create_app(small, queue=queue), headers=client.headers) as tight:
         response = tight.put(
             f"/api/v1/submissions/{sid}/points/{events[0][0]}/events",
             content=events[0][1].read_bytes(),

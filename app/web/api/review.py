@@ -1,0 +1,285 @@
+"""/api/v1 for peer review: objections and their threads, reviewer assignment, embargo
+changes, per-point states and the inbox (rules §4.2, §4.4, §11.1, §11.4)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from app.db.models import User
+from app.domain.objections import ACTIONS, TYPES, ObjectionRefused
+from app.domain.visibility import Access
+from app.services.accounts import Principal
+from app.services.decisions import set_point_state
+from app.services.errors import ServiceError
+from app.services.notifications import inbox, mark_read, unread_count
+from app.services.objections import (
+    act,
+    file_objection,
+    get_objection,
+    objection_dict,
+    objections_of,
+)
+from app.services.review import assign_reviewer, change_embargo, review_summary
+from app.services.views import submission_summary
+
+from ..deps import SessionDep, SettingsDep, submission_or_404
+from ..security import (
+    ChairDep,
+    MemberDep,
+    PrincipalDep,
+    ReviewerDep,
+    submitter_or_chair,
+    visible_submission,
+)
+
+router = APIRouter(prefix="/api/v1", tags=["review"])
+
+
+def _refused(exc: ServiceError | ObjectionRefused) -> JSONResponse:
+    return JSONResponse(
+        {"error": {"code": exc.code, "message": exc.message}}, status_code=exc.status
+    )
+
+
+def _user(session: SessionDep, who: Principal) -> User:
+    user = session.get(User, who.user_id)
+    assert user is not None
+    return user
+
+
+@router.get("/objection-types")
+def read_objection_types() -> dict[str, Any]:
+    """The types of objection, their severity, and the actions on them (rules §11.4)."""
+    return {
+        "types": [
+            {
+                "id": t.id,
+                "title": t.title,
+                "severity": t.severity,
+                "blocks_finalization": t.blocks_finalization,
+                "late_ground": t.late_ground,
+            }
+            for t in TYPES.values()
+        ],
+        "actions": [
+            {"id": a.id, "by": sorted(p.value for p in a.parties), "needs_body": a.needs_body}
+            for a in ACTIONS.values()
+        ],
+    }
+
+
+class ObjectionRequest(BaseModel):
+    type: str = Field(description="one of /api/v1/objection-types")
+    title: str = Field(max_length=300)
+    rule_cited: str = Field(description="the rule section, e.g. 'R §6.2'", max_length=300)
+    evidence: str = Field(
+        description="logs, config values, reproduction attempts", max_length=50_000
+    )
+    point: str | None = Field(default=None, description="<system>/<model>/r<N>, if about one point")
+
+
+@router.get("/submissions/{public_id}/objections")
+def read_objections(
+    public_id: str, session: SessionDep, settings: SettingsDep, who: PrincipalDep
+) -> dict[str, Any]:
+    submission = visible_submission(session, who, public_id, Access.FULL)
+    return {
+        "data": [objection_dict(session, settings, o) for o in objections_of(session, submission)]
+    }
+
+
+@router.post("/submissions/{public_id}/objections", status_code=201)
+def create_objection(
+    public_id: str,
+    body: ObjectionRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    who: ReviewerDep,
+) -> JSONResponse:
+    """File an objection (a committee member's token, from another organisation)."""
+    submission = visible_submission(session, who, public_id, Access.FULL)
+    try:
+        objection = file_objection(
+            session=session,
+            settings=settings,
+            submission=submission,
+            filer=_user(session, who),
+            type_id=body.type,
+            title=body.title,
+            rule_cited=body.rule_cited,
+            evidence=body.evidence,
+            point_label=body.point,
+        )
+    except ObjectionRefused as exc:
+        session.rollback()
+        return _refused(exc)
+    session.commit()
+    return JSONResponse(objection_dict(session, settings, objection), status_code=201)
+
+
+@router.get("/objections/{objection_id}")
+def read_objection(
+    objection_id: str, session: SessionDep, settings: SettingsDep, who: PrincipalDep
+) -> dict[str, Any]:
+    objection = get_objection(session, objection_id)
+    if objection is None:
+        raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
+    visible_submission(session, who, objection.submission.public_id, Access.FULL)
+    return objection_dict(session, settings, objection)
+
+
+class ObjectionAction(BaseModel):
+    action: str = Field(
+        description="acknowledge, contest, accept, retract, mark_unresolved, resolve, "
+        "comment or join"
+    )
+    body: str = Field(default="", max_length=50_000)
+
+
+@router.post("/objections/{objection_id}/actions")
+def act_on_objection(
+    objection_id: str,
+    body: ObjectionAction,
+    session: SessionDep,
+    settings: SettingsDep,
+    who: MemberDep,
+) -> JSONResponse:
+    """Answer, accept, retract, mark unresolved, resolve (chair), comment or join."""
+    objection = get_objection(session, objection_id)
+    if objection is None:
+        raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
+    visible_submission(session, who, objection.submission.public_id, Access.FULL)
+    try:
+        act(
+            session=session,
+            settings=settings,
+            objection=objection,
+            user=_user(session, who),
+            action=body.action,
+            body=body.body,
+        )
+    except ObjectionRefused as exc:
+        session.rollback()
+        return _refused(exc)
+    session.commit()
+    return JSONResponse(objection_dict(session, settings, objection))
+
+
+class ReviewerRequest(BaseModel):
+    email: str | None = Field(default=None, description="a committee member; at random if absent")
+
+
+@router.post("/submissions/{public_id}/reviewer")
+def reassign_reviewer(
+    public_id: str,
+    body: ReviewerRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    chair: ChairDep,
+) -> JSONResponse:
+    """The chair assigns (or re-draws) the submission's reviewer."""
+    submission = submission_or_404(session, public_id)
+    chosen = None
+    if body.email:
+        chosen = session.scalar(select(User).where(User.email == body.email.strip().lower()))
+        if chosen is None:
+            raise HTTPException(404, detail=f"no user {body.email!r}")
+    try:
+        assign_reviewer(session, submission, reviewer=chosen, actor=chair.email)
+    except ServiceError as exc:
+        session.rollback()
+        return _refused(exc)
+    session.commit()
+    return JSONResponse(review_summary(session, settings, submission))
+
+
+class EmbargoRequest(BaseModel):
+    embargo_date: dt.date | None = Field(description="a future date, or null to lift it")
+
+
+@router.put("/submissions/{public_id}/embargo")
+def put_embargo(
+    public_id: str,
+    body: EmbargoRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    who: MemberDep,
+) -> JSONResponse:
+    """Change the embargo date (the submitting organisation); the committee is told."""
+    submission = submitter_or_chair(session, who, public_id)
+    try:
+        change_embargo(
+            session=session,
+            settings=settings,
+            submission=submission,
+            embargo=body.embargo_date,
+            actor=who.email,
+        )
+    except ServiceError as exc:
+        session.rollback()
+        return _refused(exc)
+    session.commit()
+    return JSONResponse(review_summary(session, settings, submission))
+
+
+class PointStateRequest(BaseModel):
+    state: str = Field(description="active, withdrawn, disputed or invalidated")
+    reason: str = Field(max_length=5000)
+
+
+@router.post("/submissions/{public_id}/points/{system}/{model}/{point}/state")
+def put_point_state(
+    public_id: str,
+    system: str,
+    model: str,
+    point: str,
+    body: PointStateRequest,
+    session: SessionDep,
+    chair: ChairDep,
+) -> JSONResponse:
+    """Withdraw a point in review, hold it in dispute, or invalidate it (the chair)."""
+    submission = submission_or_404(session, public_id)
+    try:
+        set_point_state(
+            session=session,
+            submission=submission,
+            point_label=f"{system}/{model}/{point}",
+            state=body.state,
+            actor=chair.email,
+            reason=body.reason,
+        )
+    except ServiceError as exc:
+        session.rollback()
+        return _refused(exc)
+    session.commit()
+    return JSONResponse(submission_summary(submission))
+
+
+@router.get("/inbox")
+def read_inbox(session: SessionDep, who: MemberDep) -> dict[str, Any]:
+    """The caller's notifications, newest first."""
+    return {
+        "unread": unread_count(session, who.user_id),
+        "data": [
+            {
+                "subject": n.subject,
+                "body": n.body,
+                "link": n.link,
+                "at": n.created_at.isoformat(),
+                "read": n.read_at is not None,
+            }
+            for n in inbox(session, who.user_id)
+        ],
+    }
+
+
+@router.post("/inbox/read", status_code=204)
+def read_all(session: SessionDep, who: MemberDep) -> None:
+    mark_read(session, who.user_id)
+    session.commit()

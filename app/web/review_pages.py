@@ -1,0 +1,377 @@
+"""The review in the browser: the committee's queue, the inbox, and the forms of the
+submission page (objections and their threads, the chair's decisions, the embargo, the
+reviewer, point states) and its bundle viewer. Each form goes through the same services
+as the API; a refusal is shown on the submission page (see ``ReviewFormError``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.db.models import Submission, User
+from app.domain.accounts import Role, Scope
+from app.domain.objections import ACTIONS, TYPES, ObjectionRefused
+from app.domain.review import ReviewPhase
+from app.domain.visibility import Access
+from app.services.accounts import Principal
+from app.services.audit import timeline
+from app.services.decisions import POINT_STATES, decide, in_review, set_point_state
+from app.services.disclosures import (
+    DisclosureError,
+    bundle_files,
+    compare_system_descriptions,
+    read_bundle_file,
+)
+from app.services.errors import ServiceError
+from app.services.notifications import inbox, mark_read
+from app.services.objections import (
+    act,
+    file_objection,
+    get_objection,
+    objection_dict,
+    objections_of,
+    parties_of,
+)
+from app.services.review import (
+    assign_reviewer,
+    change_embargo,
+    review_summary,
+    reviewer_pool,
+)
+from app.services.views import submission_summary
+from app.settings import Settings
+
+from .deps import SessionDep, SettingsDep
+from .security import verify_csrf, visible_submission
+from .templating import templates
+
+router = APIRouter(include_in_schema=False)
+
+
+@dataclass
+class ReviewFormError(Exception):
+    """A review form was refused: the submission page shows why (see main.py)."""
+
+    public_id: str
+    message: str
+    status: int
+
+
+def principal_of(request: Request) -> Principal | None:
+    return getattr(request.state, "principal", None)
+
+
+def _signed_in(request: Request, scope: Scope = Scope.SUBMIT) -> Principal:
+    who = principal_of(request)
+    if who is None:
+        raise HTTPException(401, detail="sign in first")
+    if not who.has(scope):
+        raise HTTPException(403, detail=f"this needs the {scope.value!r} scope")
+    return who
+
+
+def member_submission(request: Request, session: Session, public_id: str) -> Submission:
+    """For the page's forms: a signed-in member who may see the whole submission."""
+    who = _signed_in(request)
+    return visible_submission(session, who, public_id, Access.FULL)
+
+
+def _user(session: Session, who: Principal) -> User:
+    user = session.get(User, who.user_id)
+    assert user is not None
+    return user
+
+
+def review_context(
+    session: Session, settings: Settings, submission: Submission, who: Principal | None
+) -> dict[str, Any]:
+    """What the review section of the submission page shows and offers to *who*."""
+    user = _user(session, who) if who is not None else None
+    objections = objections_of(session, submission)
+    is_chair = who is not None and who.has(Scope.PUBLISH)
+    own_org = user is not None and user.organization_id == submission.organization_id
+    return {
+        "summary": review_summary(session, settings, submission),
+        "objections": [
+            {
+                **objection_dict(session, settings, o),
+                "my_actions": sorted(
+                    a.id
+                    for a in ACTIONS.values()
+                    if user is not None
+                    and a.parties & parties_of(user, o)
+                    and o.state in a.from_states
+                ),
+            }
+            for o in objections
+        ],
+        "types": list(TYPES.values()),
+        "can_object": user is not None
+        and user.role in (Role.REVIEWER.value, Role.CHAIR.value)
+        and user.organization_id is not None
+        and not own_org
+        and submission.review_phase
+        in (ReviewPhase.PEER_REVIEW, ReviewPhase.OBJECTION_RESOLUTION, ReviewPhase.DISPUTE),
+        "is_chair": is_chair,
+        "can_change_embargo": (own_org or is_chair)
+        and submission.state in ("received", "checking", "passed_checks", "finalized"),
+        "pool": [u.email for u in reviewer_pool(session, submission)] if is_chair else [],
+        "point_states": POINT_STATES,
+        "timeline": timeline(session, submission),
+        "system_desc": compare_system_descriptions(settings, submission),
+    }
+
+
+def _back(public_id: str, anchor: str = "review") -> RedirectResponse:
+    return RedirectResponse(f"/submissions/{public_id}#{anchor}", status_code=303)
+
+
+def _refused(public_id: str, exc: ServiceError | ObjectionRefused) -> ReviewFormError:
+    return ReviewFormError(public_id, f"{exc.message} ({exc.code})", exc.status)
+
+
+@router.post("/submissions/{public_id}/objections")
+def file_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    type: str = Form(""),
+    title: str = Form(""),
+    rule_cited: str = Form(""),
+    evidence: str = Form(""),
+    point: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    verify_csrf(request, csrf_token)
+    who = _signed_in(request, Scope.REVIEW)
+    submission = visible_submission(session, who, public_id, Access.FULL)
+    try:
+        objection = file_objection(
+            session=session,
+            settings=settings,
+            submission=submission,
+            filer=_user(session, who),
+            type_id=type,
+            title=title,
+            rule_cited=rule_cited,
+            evidence=evidence,
+            point_label=point or None,
+        )
+    except ObjectionRefused as exc:
+        session.rollback()
+        raise _refused(public_id, exc) from exc
+    session.commit()
+    return _back(public_id, f"objection-{objection.public_id}")
+
+
+@router.post("/objections/{objection_id}/actions")
+def act_from_page(
+    request: Request,
+    objection_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    action: str = Form(""),
+    body: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    verify_csrf(request, csrf_token)
+    objection = get_objection(session, objection_id)
+    if objection is None:
+        raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
+    public_id = objection.submission.public_id
+    who = _signed_in(request)
+    visible_submission(session, who, public_id, Access.FULL)
+    try:
+        act(
+            session=session,
+            settings=settings,
+            objection=objection,
+            user=_user(session, who),
+            action=action,
+            body=body,
+        )
+    except ObjectionRefused as exc:
+        session.rollback()
+        raise _refused(public_id, exc) from exc
+    session.commit()
+    return _back(public_id, f"objection-{objection_id}")
+
+
+@router.post("/submissions/{public_id}/decisions")
+def decide_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    action: str = Form(""),
+    reason: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    verify_csrf(request, csrf_token)
+    who = _signed_in(request, Scope.PUBLISH)
+    submission = visible_submission(session, who, public_id, Access.FULL)
+    try:
+        decide(
+            session=session,
+            settings=settings,
+            submission=submission,
+            action=action,
+            actor=who.email,
+            reason=reason or None,
+        )
+    except ServiceError as exc:
+        session.rollback()
+        raise _refused(public_id, exc) from exc
+    session.commit()
+    return _back(public_id)
+
+
+@router.post("/submissions/{public_id}/embargo")
+def embargo_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    embargo_date: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    verify_csrf(request, csrf_token)
+    who = _signed_in(request)
+    submission = visible_submission(session, who, public_id, Access.FULL)
+    if who.organization_id != submission.organization_id and not who.has(Scope.PUBLISH):
+        raise HTTPException(403, detail="only the submitting organisation (or the chair)")
+    try:
+        day = dt.date.fromisoformat(embargo_date) if embargo_date.strip() else None
+    except ValueError:
+        raise ReviewFormError(public_id, f"{embargo_date!r} is not a date", 422) from None
+    try:
+        change_embargo(
+            session=session, settings=settings, submission=submission, embargo=day, actor=who.email
+        )
+    except ServiceError as exc:
+        session.rollback()
+        raise _refused(public_id, exc) from exc
+    session.commit()
+    return _back(public_id)
+
+
+@router.post("/submissions/{public_id}/reviewer")
+def reviewer_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    email: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    verify_csrf(request, csrf_token)
+    who = _signed_in(request, Scope.PUBLISH)
+    submission = visible_submission(session, who, public_id, Access.FULL)
+    chosen = None
+    if email.strip():
+        chosen = session.scalar(select(User).where(User.email == email.strip().lower()))
+        if chosen is None:
+            raise ReviewFormError(public_id, f"no user {email!r}", 404)
+    try:
+        assign_reviewer(session, submission, reviewer=chosen, actor=who.email)
+    except ServiceError as exc:
+        session.rollback()
+        raise _refused(public_id, exc) from exc
+    session.commit()
+    return _back(public_id)
+
+
+@router.post("/submissions/{public_id}/points/state")
+def point_state_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    point: str = Form(""),
+    state: str = Form(""),
+    reason: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    verify_csrf(request, csrf_token)
+    who = _signed_in(request, Scope.PUBLISH)
+    submission = visible_submission(session, who, public_id, Access.FULL)
+    try:
+        set_point_state(
+            session=session,
+            submission=submission,
+            point_label=point,
+            state=state,
+            actor=who.email,
+            reason=reason,
+        )
+    except ServiceError as exc:
+        session.rollback()
+        raise _refused(public_id, exc) from exc
+    session.commit()
+    return _back(public_id)
+
+
+@router.get("/submissions/{public_id}/files", response_class=HTMLResponse)
+def files_page(
+    request: Request, public_id: str, session: SessionDep, settings: SettingsDep, path: str = ""
+) -> Response:
+    """The bundle's files, and one text file (configs, disclosures, logs) shown as text."""
+    submission = visible_submission(session, principal_of(request), public_id, Access.FULL)
+    content = None
+    if path:
+        try:
+            content = read_bundle_file(settings, submission, path)
+        except DisclosureError as exc:
+            raise HTTPException(exc.status, detail=exc.message) from exc
+    return templates.TemplateResponse(
+        request,
+        "files.html",
+        {
+            "s": submission_summary(submission),
+            "files": bundle_files(settings, submission),
+            "path": path,
+            "content": content,
+        },
+    )
+
+
+@router.get("/review", response_class=HTMLResponse)
+def review_queue_page(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    who = principal_of(request)
+    if who is None:
+        return RedirectResponse("/login?next=/review", status_code=303)
+    if not who.has(Scope.REVIEW):
+        raise HTTPException(403, detail="the review queue is the committee's")
+    rows = [
+        {
+            **submission_summary(s),
+            "review": review_summary(session, settings, s),
+            "mine": s.reviewer_id == who.user_id,
+        }
+        for s in in_review(session)
+    ]
+    return templates.TemplateResponse(request, "review.html", {"rows": rows})
+
+
+@router.get("/inbox", response_class=HTMLResponse)
+def inbox_page(request: Request, session: SessionDep) -> Response:
+    who = principal_of(request)
+    if who is None:
+        return RedirectResponse("/login?next=/inbox", status_code=303)
+    return templates.TemplateResponse(
+        request, "inbox.html", {"notifications": inbox(session, who.user_id)}
+    )
+
+
+@router.post("/inbox/read")
+def inbox_read(request: Request, session: SessionDep, csrf_token: str = Form("")) -> Response:
+    verify_csrf(request, csrf_token)
+    who = _signed_in(request)
+    mark_read(session, who.user_id)
+    session.commit()
+    return RedirectResponse("/inbox", status_code=303)
