@@ -237,6 +237,8 @@ def start_portal(
         {
             "ENDPOINTS_PORTAL_DATA_DIR": str(data_dir),
             "PYTHONUNBUFFERED": "1",
+            # The review clocks run every 2 s, so tests see the scheduler at work.
+            "ENDPOINTS_PORTAL_CLOCK_INTERVAL_S": "2",
             **portal_assets(data_dir.parent),
             **(extra_env or {}),
         }

@@ -222,6 +222,8 @@ def publish_cohort(
     """Publish every submission due in *cohort_id* (idempotent). A provisional
     publication is its review eligibility date (rules §4.1, §11.2 C): its review starts."""
     at = at or utcnow()
+    # Embargoes whose date has come are released first, should the clocks be behind.
+    _release_embargoes(session, settings, at, ClockReport(at))
     created = publish_due(session=session, settings=settings, cohort_id=cohort_id, at=at)
     for publication in created:
         if publication.status == "provisional":
@@ -327,19 +329,26 @@ def _release_provisional(
         release = eligible.date
     if clock.local_date(now) < release:
         return False
+    if not _publish_released(session, settings, submission, release, now, "embargo lifted"):
+        return False
+    start_review(session, settings, submission, now)
+    return True
+
+
+def _publish_released(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    release: dt.date,
+    now: dt.datetime,
+    why: str,
+) -> bool:
+    """Publish on the embargo date, listed in the latest cohort by that date (§4.2)."""
     status = publication_status(submission)
     if status is None:
         return False
-    publish_submission(
-        session,
-        settings,
-        submission,
-        str(Cohort.on_or_before(release)),
-        status,
-        now,
-        "embargo lifted",
-    )
-    start_review(session, settings, submission, now)
+    cohort = str(Cohort.on_or_before(release))
+    publish_submission(session, settings, submission, cohort, status, now, why)
     return True
 
 
@@ -462,6 +471,28 @@ def advance_clocks(
     """Everything due by *now*; safe to run any number of times (each step is once)."""
     now = now or utcnow()
     report = ClockReport(now)
+    _release_embargoes(session, settings, now, report)
+    reviewing = session.scalars(
+        select(Submission)
+        .where(
+            Submission.state == SubmissionState.PASSED_CHECKS.value,
+            Submission.for_review.is_(True),
+            Submission.review_eligible_at.is_not(None),
+        )
+        .order_by(Submission.id)
+    ).all()
+    for submission in reviewing:
+        _tick_submission(session, settings, submission, now, report)
+    _release_finalized(session, settings, now, report)  # finalized by the ticks above
+    session.flush()
+    report.actions.extend(f"e-mailed {n}" for n in [send_pending_email(session, settings)] if n)
+    return report
+
+
+def _release_embargoes(
+    session: Session, settings: Settings, now: dt.datetime, report: ClockReport
+) -> None:
+    """Provisional results whose embargo date has come, and finalized ones held for it."""
     waiting = session.scalars(
         select(Submission)
         .where(
@@ -476,21 +507,7 @@ def advance_clocks(
     for submission in waiting:
         if _release_provisional(session, settings, submission, now):
             report.add(submission, "embargo lifted: provisional publication, review started")
-    reviewing = session.scalars(
-        select(Submission)
-        .where(
-            Submission.state == SubmissionState.PASSED_CHECKS.value,
-            Submission.for_review.is_(True),
-            Submission.review_eligible_at.is_not(None),
-        )
-        .order_by(Submission.id)
-    ).all()
-    for submission in reviewing:
-        _tick_submission(session, settings, submission, now, report)
     _release_finalized(session, settings, now, report)
-    session.flush()
-    report.actions.extend(f"e-mailed {n}" for n in [send_pending_email(session, settings)] if n)
-    return report
 
 
 def _release_finalized(
@@ -515,21 +532,10 @@ def _release_finalized(
                 Publication.submission_id == submission.id, Publication.status == "verified"
             )
         )
-        if published is not None:
-            continue
-        status = publication_status(submission)
-        if status is None:
-            continue
-        publish_submission(
-            session,
-            settings,
-            submission,
-            str(Cohort.on_or_before(release)),
-            status,
-            now,
-            "embargo date",
-        )
-        report.add(submission, "embargo date: published")
+        if published is None and _publish_released(
+            session, settings, submission, release, now, "embargo date"
+        ):
+            report.add(submission, "embargo date: published")
 
 
 # --- embargo changes ------------------------------------------------------------------

@@ -19,6 +19,9 @@ STATE_LABELS = {
     "rejected": "Rejected by the automated checks",
     "passed_checks": "Passed the automated checks",
     "check_error": "The checks could not run",
+    "finalized": "Finalized by peer review",
+    "withdrawn": "Withdrawn",
+    "invalidated": "Invalidated",
 }
 
 

@@ -6,6 +6,7 @@ as the API; a refusal is shown on the submission page (see ``ReviewFormError``).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,7 @@ from app.services.objections import (
 from app.services.review import (
     assign_reviewer,
     change_embargo,
+    publish_cohort,
     review_summary,
     reviewer_pool,
 )
@@ -136,6 +138,28 @@ def _refused(public_id: str, exc: ServiceError | ObjectionRefused) -> ReviewForm
     return ReviewFormError(public_id, f"{exc.message} ({exc.code})", exc.status)
 
 
+def _form(
+    request: Request, session: Session, public_id: str, csrf: str, scope: Scope = Scope.SUBMIT
+) -> tuple[Principal, Submission]:
+    """A review form's checks: its CSRF token, who signed in, and that they see it all."""
+    verify_csrf(request, csrf)
+    who = _signed_in(request, scope)
+    return who, visible_submission(session, who, public_id, Access.FULL)
+
+
+def _carry_out(
+    session: Session, public_id: str, work: Callable[[], object], anchor: str = "review"
+) -> RedirectResponse:
+    """Run a form's service call: commit and back to the page, or show why it was refused."""
+    try:
+        work()
+    except (ServiceError, ObjectionRefused) as exc:
+        session.rollback()
+        raise _refused(public_id, exc) from exc
+    session.commit()
+    return _back(public_id, anchor)
+
+
 @router.post("/submissions/{public_id}/objections")
 def file_from_page(
     request: Request,
@@ -149,11 +173,11 @@ def file_from_page(
     point: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    verify_csrf(request, csrf_token)
-    who = _signed_in(request, Scope.REVIEW)
-    submission = visible_submission(session, who, public_id, Access.FULL)
-    try:
-        objection = file_objection(
+    who, submission = _form(request, session, public_id, csrf_token, Scope.REVIEW)
+    return _carry_out(
+        session,
+        public_id,
+        lambda: file_objection(
             session=session,
             settings=settings,
             submission=submission,
@@ -163,12 +187,8 @@ def file_from_page(
             rule_cited=rule_cited,
             evidence=evidence,
             point_label=point or None,
-        )
-    except ObjectionRefused as exc:
-        session.rollback()
-        raise _refused(public_id, exc) from exc
-    session.commit()
-    return _back(public_id, f"objection-{objection.public_id}")
+        ),
+    )
 
 
 @router.post("/objections/{objection_id}/actions")
@@ -181,27 +201,24 @@ def act_from_page(
     body: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    verify_csrf(request, csrf_token)
     objection = get_objection(session, objection_id)
     if objection is None:
         raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
     public_id = objection.submission.public_id
-    who = _signed_in(request)
-    visible_submission(session, who, public_id, Access.FULL)
-    try:
-        act(
+    who, _ = _form(request, session, public_id, csrf_token)
+    return _carry_out(
+        session,
+        public_id,
+        lambda: act(
             session=session,
             settings=settings,
             objection=objection,
             user=_user(session, who),
             action=action,
             body=body,
-        )
-    except ObjectionRefused as exc:
-        session.rollback()
-        raise _refused(public_id, exc) from exc
-    session.commit()
-    return _back(public_id, f"objection-{objection_id}")
+        ),
+        f"objection-{objection_id}",
+    )
 
 
 @router.post("/submissions/{public_id}/decisions")
@@ -214,23 +231,19 @@ def decide_from_page(
     reason: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    verify_csrf(request, csrf_token)
-    who = _signed_in(request, Scope.PUBLISH)
-    submission = visible_submission(session, who, public_id, Access.FULL)
-    try:
-        decide(
+    who, submission = _form(request, session, public_id, csrf_token, Scope.PUBLISH)
+    return _carry_out(
+        session,
+        public_id,
+        lambda: decide(
             session=session,
             settings=settings,
             submission=submission,
             action=action,
             actor=who.email,
             reason=reason or None,
-        )
-    except ServiceError as exc:
-        session.rollback()
-        raise _refused(public_id, exc) from exc
-    session.commit()
-    return _back(public_id)
+        ),
+    )
 
 
 @router.post("/submissions/{public_id}/embargo")
@@ -242,24 +255,20 @@ def embargo_from_page(
     embargo_date: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    verify_csrf(request, csrf_token)
-    who = _signed_in(request)
-    submission = visible_submission(session, who, public_id, Access.FULL)
+    who, submission = _form(request, session, public_id, csrf_token)
     if who.organization_id != submission.organization_id and not who.has(Scope.PUBLISH):
         raise HTTPException(403, detail="only the submitting organisation (or the chair)")
     try:
         day = dt.date.fromisoformat(embargo_date) if embargo_date.strip() else None
     except ValueError:
         raise ReviewFormError(public_id, f"{embargo_date!r} is not a date", 422) from None
-    try:
-        change_embargo(
+    return _carry_out(
+        session,
+        public_id,
+        lambda: change_embargo(
             session=session, settings=settings, submission=submission, embargo=day, actor=who.email
-        )
-    except ServiceError as exc:
-        session.rollback()
-        raise _refused(public_id, exc) from exc
-    session.commit()
-    return _back(public_id)
+        ),
+    )
 
 
 @router.post("/submissions/{public_id}/reviewer")
@@ -270,21 +279,17 @@ def reviewer_from_page(
     email: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    verify_csrf(request, csrf_token)
-    who = _signed_in(request, Scope.PUBLISH)
-    submission = visible_submission(session, who, public_id, Access.FULL)
+    who, submission = _form(request, session, public_id, csrf_token, Scope.PUBLISH)
     chosen = None
     if email.strip():
         chosen = session.scalar(select(User).where(User.email == email.strip().lower()))
         if chosen is None:
             raise ReviewFormError(public_id, f"no user {email!r}", 404)
-    try:
-        assign_reviewer(session, submission, reviewer=chosen, actor=who.email)
-    except ServiceError as exc:
-        session.rollback()
-        raise _refused(public_id, exc) from exc
-    session.commit()
-    return _back(public_id)
+    return _carry_out(
+        session,
+        public_id,
+        lambda: assign_reviewer(session, submission, reviewer=chosen, actor=who.email),
+    )
 
 
 @router.post("/submissions/{public_id}/points/state")
@@ -297,23 +302,19 @@ def point_state_from_page(
     reason: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    verify_csrf(request, csrf_token)
-    who = _signed_in(request, Scope.PUBLISH)
-    submission = visible_submission(session, who, public_id, Access.FULL)
-    try:
-        set_point_state(
+    who, submission = _form(request, session, public_id, csrf_token, Scope.PUBLISH)
+    return _carry_out(
+        session,
+        public_id,
+        lambda: set_point_state(
             session=session,
             submission=submission,
             point_label=point,
             state=state,
             actor=who.email,
             reason=reason,
-        )
-    except ServiceError as exc:
-        session.rollback()
-        raise _refused(public_id, exc) from exc
-    session.commit()
-    return _back(public_id)
+        ),
+    )
 
 
 @router.get("/submissions/{public_id}/files", response_class=HTMLResponse)
@@ -340,13 +341,15 @@ def files_page(
     )
 
 
-@router.get("/review", response_class=HTMLResponse)
-def review_queue_page(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
-    who = principal_of(request)
-    if who is None:
-        return RedirectResponse("/login?next=/review", status_code=303)
-    if not who.has(Scope.REVIEW):
-        raise HTTPException(403, detail="the review queue is the committee's")
+def _queue_page(
+    request: Request,
+    session: Session,
+    settings: Settings,
+    who: Principal,
+    published: list[str] | None = None,
+    error: str | None = None,
+    status_code: int = 200,
+) -> Response:
     rows = [
         {
             **submission_summary(s),
@@ -355,7 +358,51 @@ def review_queue_page(request: Request, session: SessionDep, settings: SettingsD
         }
         for s in in_review(session)
     ]
-    return templates.TemplateResponse(request, "review.html", {"rows": rows})
+    return templates.TemplateResponse(
+        request,
+        "review.html",
+        {
+            "rows": rows,
+            "can_publish": who.has(Scope.PUBLISH),
+            "published": published,
+            "publish_error": error,
+        },
+        status_code=status_code,
+    )
+
+
+@router.get("/review", response_class=HTMLResponse)
+def review_queue_page(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    who = principal_of(request)
+    if who is None:
+        return RedirectResponse("/login?next=/review", status_code=303)
+    if not who.has(Scope.REVIEW):
+        raise HTTPException(403, detail="the review queue is the committee's")
+    return _queue_page(request, session, settings, who)
+
+
+@router.post("/review/publish", response_class=HTMLResponse)
+def publish_from_page(
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    cohort: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    """The chair publishes a cohort from the browser, as the API does."""
+    verify_csrf(request, csrf_token)
+    who = _signed_in(request, Scope.PUBLISH)
+    try:
+        created = publish_cohort(session=session, settings=settings, cohort_id=cohort.strip())
+    except ServiceError as exc:
+        session.rollback()
+        return _queue_page(request, session, settings, who, error=exc.message, status_code=422)
+    session.commit()
+    lines = [
+        f"{p.submission.organization.name} {p.submission.public_id[:8]}: {p.status} in {p.cohort}"
+        for p in created
+    ]
+    return _queue_page(request, session, settings, who, published=lines)
 
 
 @router.get("/inbox", response_class=HTMLResponse)

@@ -13,8 +13,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app.db.session import Database
 from app.demo.bundles import BundleFactory
-from tests.conftest import PROJECT_ROOT, RunningPortal, free_port
+from app.settings import Settings
+from tests.conftest import PROJECT_ROOT, RunningPortal, bearer, create_accounts, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -100,20 +102,28 @@ def test_work_queued_while_no_worker_runs_is_done_when_one_starts(
                     break
             except httpx.HTTPError:
                 time.sleep(0.2)
+        database = Database(Settings(data_dir=data).effective_database_url)
+        tokens = create_accounts(database)
+        database.dispose()
         response = httpx.post(
             f"{url}/api/v1/submissions",
             files={"file": ("g.tar.gz", good_archive.read_bytes())},
+            headers=bearer(tokens["submitter"]),
             timeout=30,
         )
         assert response.status_code == 201
         public_id = response.json()["id"]
         time.sleep(2)
-        assert httpx.get(f"{url}/api/v1/submissions/{public_id}").json()["state"] == "received"
+        chair = bearer(tokens["chair"])
+        body = httpx.get(f"{url}/api/v1/submissions/{public_id}", headers=chair).json()
+        assert body["state"] == "received"
         worker = _spawn("worker", "--concurrency", "1", data=data)
         deadline = time.monotonic() + 60
         state = None
         while time.monotonic() < deadline:
-            state = httpx.get(f"{url}/api/v1/submissions/{public_id}").json()["state"]
+            state = httpx.get(f"{url}/api/v1/submissions/{public_id}", headers=chair).json()[
+                "state"
+            ]
             if state == "passed_checks":
                 break
             time.sleep(0.3)

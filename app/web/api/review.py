@@ -4,12 +4,14 @@ changes, per-point states and the inbox (rules §4.2, §4.4, §11.1, §11.4)."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from app.db.models import User
 from app.domain.objections import ACTIONS, TYPES, ObjectionRefused
@@ -45,6 +47,17 @@ def _refused(exc: ServiceError | ObjectionRefused) -> JSONResponse:
     return JSONResponse(
         {"error": {"code": exc.code, "message": exc.message}}, status_code=exc.status
     )
+
+
+def _attempt(session: Session, work: Callable[[], object]) -> JSONResponse | None:
+    """Run a service call and commit; a refusal rolls back and becomes the error body."""
+    try:
+        work()
+    except (ServiceError, ObjectionRefused) as exc:
+        session.rollback()
+        return _refused(exc)
+    session.commit()
+    return None
 
 
 def _user(session: SessionDep, who: Principal) -> User:
@@ -155,20 +168,18 @@ def act_on_objection(
     if objection is None:
         raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
     visible_submission(session, who, objection.submission.public_id, Access.FULL)
-    try:
-        act(
+    refused = _attempt(
+        session,
+        lambda: act(
             session=session,
             settings=settings,
             objection=objection,
             user=_user(session, who),
             action=body.action,
             body=body.body,
-        )
-    except ObjectionRefused as exc:
-        session.rollback()
-        return _refused(exc)
-    session.commit()
-    return JSONResponse(objection_dict(session, settings, objection))
+        ),
+    )
+    return refused or JSONResponse(objection_dict(session, settings, objection))
 
 
 class ReviewerRequest(BaseModel):
@@ -190,13 +201,10 @@ def reassign_reviewer(
         chosen = session.scalar(select(User).where(User.email == body.email.strip().lower()))
         if chosen is None:
             raise HTTPException(404, detail=f"no user {body.email!r}")
-    try:
-        assign_reviewer(session, submission, reviewer=chosen, actor=chair.email)
-    except ServiceError as exc:
-        session.rollback()
-        return _refused(exc)
-    session.commit()
-    return JSONResponse(review_summary(session, settings, submission))
+    refused = _attempt(
+        session, lambda: assign_reviewer(session, submission, reviewer=chosen, actor=chair.email)
+    )
+    return refused or JSONResponse(review_summary(session, settings, submission))
 
 
 class EmbargoRequest(BaseModel):
@@ -213,19 +221,17 @@ def put_embargo(
 ) -> JSONResponse:
     """Change the embargo date (the submitting organisation); the committee is told."""
     submission = submitter_or_chair(session, who, public_id)
-    try:
-        change_embargo(
+    refused = _attempt(
+        session,
+        lambda: change_embargo(
             session=session,
             settings=settings,
             submission=submission,
             embargo=body.embargo_date,
             actor=who.email,
-        )
-    except ServiceError as exc:
-        session.rollback()
-        return _refused(exc)
-    session.commit()
-    return JSONResponse(review_summary(session, settings, submission))
+        ),
+    )
+    return refused or JSONResponse(review_summary(session, settings, submission))
 
 
 class PointStateRequest(BaseModel):
@@ -245,20 +251,18 @@ def put_point_state(
 ) -> JSONResponse:
     """Withdraw a point in review, hold it in dispute, or invalidate it (the chair)."""
     submission = submission_or_404(session, public_id)
-    try:
-        set_point_state(
+    refused = _attempt(
+        session,
+        lambda: set_point_state(
             session=session,
             submission=submission,
             point_label=f"{system}/{model}/{point}",
             state=body.state,
             actor=chair.email,
             reason=body.reason,
-        )
-    except ServiceError as exc:
-        session.rollback()
-        return _refused(exc)
-    session.commit()
-    return JSONResponse(submission_summary(submission))
+        ),
+    )
+    return refused or JSONResponse(submission_summary(submission))
 
 
 @router.get("/inbox")

@@ -11,8 +11,8 @@ from app.db.models import Point, Publication
 from app.db.session import Database
 from app.demo.load import load_demo
 from app.services.publishing import PublishingError
-from app.services.review import publish_cohort
 from app.services.results import ResultsQuery, list_benchmarks, list_cohorts, query_results
+from app.services.review import publish_cohort
 from app.settings import Settings
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RunningPortal, require
+from tests.conftest import ACCOUNTS, PASSWORD, RunningPortal, require
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -47,12 +47,23 @@ def page(chromium_path: str) -> Iterator[object]:
         assert errors == [], f"JavaScript errors: {errors}"
 
 
+def sign_in(page, portal: RunningPortal, key: str = "submitter") -> None:  # type: ignore[no-untyped-def]
+    """Sign in through the form; a fresh browser context per test starts signed out."""
+    page.context.clear_cookies()
+    page.goto(f"{portal.url}/login")
+    page.fill("#email", ACCOUNTS[key][0])
+    page.fill("#password", PASSWORD)
+    page.click("form.upload button[type=submit]")
+    page.wait_for_selector("#who")
+
+
 def test_upload_follow_checks_and_see_the_curve(
     page, portal: RunningPortal, good_archive: Path, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
+    sign_in(page, portal)
     page.goto(f"{portal.url}/upload")
     page.set_input_files("input#file", str(good_archive))
-    page.click("button[type=submit]")
+    page.click("form.upload button[type=submit]")
     page.wait_for_url(f"{portal.url}/submissions/*")
     # The page follows the job and reloads itself when the verdict is in.
     page.wait_for_selector("text=Passed the automated checks", timeout=30_000)
@@ -72,17 +83,18 @@ def test_upload_follow_checks_and_see_the_curve(
 def test_rejected_submission_lists_errors_with_fix_and_point(
     page, portal: RunningPortal, bad_archive: Path
 ) -> None:  # type: ignore[no-untyped-def]
+    sign_in(page, portal)
     page.goto(f"{portal.url}/upload")
     page.set_input_files("input#file", str(bad_archive))
     page.check("input[name=not_for_review]")
-    page.click("button[type=submit]")
+    page.click("form.upload button[type=submit]")
     page.wait_for_selector("text=Rejected by the automated checks", timeout=30_000)
     errors = page.locator(".severity-error .finding")
     assert errors.count() == 2
     text = page.locator("#findings").inner_text()
     assert "metric-consistency-system-tps" in text and "seed-runtime-match" in text
     assert "Acme_H200_x8/llama3_1-8b/r16" in text  # the point the error is about
-    assert "Not for review" in page.locator(".facts").inner_text()
+    assert "Not for review" in page.locator(".facts").first.inner_text()
 
 
 def test_hostile_upload_is_refused_in_the_form(page, portal: RunningPortal, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -93,9 +105,10 @@ def test_hostile_upload_is_refused_in_the_form(page, portal: RunningPortal, tmp_
     info = tarfile.TarInfo("../../escape.txt")
     evil = tmp_path / "evil.tar.gz"
     evil.write_bytes(tar_bytes([(info, b"boom")]))
+    sign_in(page, portal)
     page.goto(f"{portal.url}/upload")
     page.set_input_files("input#file", str(evil))
-    page.click("button[type=submit]")
+    page.click("form.upload button[type=submit]")
     alert = page.locator("#upload-error")
     alert.wait_for()
     assert "path-traversal" in alert.inner_text()
@@ -112,9 +125,10 @@ def test_submitter_strings_are_shown_as_text_never_run(
         system=SystemSpec(name=hostile, org="Org <script>window.pwned=2</script>"),
         submission_id="sub-xss",
     ).archive(tmp_path / "xss.tar.gz")
+    sign_in(page, portal, "chair")  # no organisation: the bundle's own is taken
     page.goto(f"{portal.url}/upload")
     page.set_input_files("input#file", str(archive))
-    page.click("button[type=submit]")
+    page.click("form.upload button[type=submit]")
     page.wait_for_selector(".chart[data-rendered=true]", timeout=30_000)
     assert hostile in page.locator(".curve h2").first.inner_text()
     assert "<script>" in page.locator("h1 .org").inner_text()
@@ -133,9 +147,10 @@ def test_reproduce_a_point_from_the_page_and_see_it_on_the_chart(
 
     sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=1, output_tokens=20, output_spread=0))
     try:
+        sign_in(page, portal)
         page.goto(f"{portal.url}/upload")
         page.set_input_files("input#file", str(good_archive))
-        page.click("button[type=submit]")
+        page.click("form.upload button[type=submit]")
         page.wait_for_selector(".chart[data-rendered=true]", timeout=30_000)
         page.select_option("#repro-point", "Acme_H200_x8/llama3_1-8b/r64")
         page.fill("#repro-endpoint", sim.url)
@@ -158,9 +173,10 @@ def test_reproduce_a_point_from_the_page_and_see_it_on_the_chart(
 def test_reproduction_form_errors_are_shown(
     page, portal: RunningPortal, good_archive: Path
 ) -> None:  # type: ignore[no-untyped-def]
+    sign_in(page, portal)
     page.goto(f"{portal.url}/upload")
     page.set_input_files("input#file", str(good_archive))
-    page.click("button[type=submit]")
+    page.click("form.upload button[type=submit]")
     page.wait_for_selector("#reproductions")
     page.fill("#repro-endpoint", "http://127.0.0.1:9")
     page.fill("#repro-cap", "999999")
@@ -239,9 +255,10 @@ def test_recount_section_follows_the_job_and_compares_values(
     with_events = tmp_path / "recount.tar.gz"
     with tarfile.open(with_events, "w:gz") as tar:
         tar.add(org, arcname=org.name)
+    sign_in(page, portal, "chair")  # the sweep's bundle names its own organisation
     page.goto(f"{portal.url}/upload")
     page.set_input_files("input#file", str(with_events))
-    page.click("button[type=submit]")
+    page.click("form.upload button[type=submit]")
     # The page reloads itself when the checks end, then while the re-count runs.
     table = page.locator(f"article.recount[data-point='{label}'] table.compare")
     table.wait_for(timeout=60_000)
@@ -250,3 +267,85 @@ def test_recount_section_follows_the_job_and_compares_values(
     page.click(f"article.recount[data-point='{label}'] button.retry")
     page.locator(f"article.recount[data-point='{label}']").first.wait_for()
     assert page.locator("article.recount").count() >= 2  # the new re-count is listed
+
+
+def test_the_review_in_the_browser_objection_answer_decision(
+    page, portal: RunningPortal, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """A reviewer files an objection, the submitter answers, the reviewer accepts and the
+    chair finalizes, each in the browser; the inbox and the queue follow."""
+    from app.demo.bundles import BundleFactory, SystemSpec
+
+    archive = BundleFactory(
+        system=SystemSpec(name="Acme browser review", saturation_tps=47_000),
+        submission_id="sub-browser-review",
+    ).archive(tmp_path / "r.tar.gz")
+    sign_in(page, portal)
+    page.goto(f"{portal.url}/upload")
+    page.set_input_files("input#file", str(archive))
+    page.click("form.upload button[type=submit]")
+    page.wait_for_selector("text=Passed the automated checks", timeout=30_000)
+    url = page.url.split("?")[0]
+    assert "peer review" in page.locator("#review-phase").inner_text()
+    assert page.locator("#file-objection").count() == 0  # not for the submitter
+
+    sign_in(page, portal, "reviewer")
+    page.goto(f"{portal.url}/review")
+    assert "Acme Corp" in page.locator("#review-queue").inner_text()
+    page.goto(url)
+    page.click("#file-objection summary")
+    page.select_option("#objection-type", "suspect")
+    page.fill("#objection-title", "TTFT <b>too</b> low at r8")
+    page.fill("#objection-rule", "R §4.1")
+    page.fill("#objection-evidence", "r8 TTFT P90 is 3 ms on a 70B model")
+    page.click("#file-objection button[type=submit]")
+    article = page.locator("article.objection").first
+    article.wait_for()
+    assert article.get_attribute("data-state") == "open"
+    assert "TTFT <b>too</b> low at r8" in article.inner_text()  # text, never markup
+
+    sign_in(page, portal)
+    page.goto(f"{portal.url}/inbox")
+    assert "Objection filed" in page.locator("#inbox").inner_text()
+    page.goto(url)
+    form = page.locator("form.objection-action").first
+    form.locator("select[name=action]").select_option("contest")
+    form.locator("textarea[name=body]").fill("Prefix caching is disabled; see config.yaml.")
+    form.locator("button[type=submit]").click()
+    page.wait_for_selector("article.objection[data-state=answered]")
+
+    sign_in(page, portal, "chair")
+    page.goto(url)
+    page.select_option("#decision", "finalize")
+    page.click("#decision-form button[type=submit]")
+    error = page.locator("#review-error")
+    error.wait_for()
+    assert "objections-open" in error.inner_text()  # refused while the objection is open
+
+    sign_in(page, portal, "reviewer")
+    page.goto(url)
+    form = page.locator("form.objection-action").first
+    form.locator("select[name=action]").select_option("accept")
+    form.locator("button[type=submit]").click()
+    page.wait_for_selector("article.objection[data-state=resolved]")
+
+    sign_in(page, portal, "chair")
+    page.goto(url)
+    page.select_option("#decision", "finalize")
+    page.click("#decision-form button[type=submit]")
+    page.wait_for_selector("#due-cohort")
+    assert "Finalized" in page.locator("#state-label").inner_text()
+    assert "finalize" in page.locator("#timeline").inner_text()
+    due = page.locator("#due-cohort").inner_text().strip()
+    page.click("#bundle-files")
+    page.locator("#file-list a", has_text="system_desc.json").first.click()
+    assert '"submitter_org_names"' in page.locator("#file-content").inner_text()
+
+    page.goto(f"{portal.url}/review")
+    page.fill("#publish-cohort", due)
+    page.click("#publish-form button[type=submit]")
+    assert "verified in " + due in page.locator("#published").inner_text()
+    page.context.clear_cookies()  # the public now sees it on the curves
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&cohort={due}")
+    page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
+    assert "Acme browser review" in page.locator("#chart-pareto").inner_text()

@@ -18,7 +18,7 @@ from harness.dataset import load_dataset
 from harness.loadgen import RunConfig
 from harness.sim import SimConfig, sim_token_counter
 from harness.sweep import SweepSpec, run_sweep
-from tests.conftest import bearer, create_accounts, RecordingQueue
+from tests.conftest import RecordingQueue, bearer, create_accounts
 from tests.harness.conftest import RunningSim
 from tests.harness.test_sweep import _spec_file
 

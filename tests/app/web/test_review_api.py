@@ -1,0 +1,119 @@
+"""The review API over ASGI: embargo changes, reviewer assignment, point states, the
+bundle viewer's bounds, and the objection endpoints' refusals."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.db.session import Database
+from app.services.checks import run_checks
+from app.settings import Settings
+from app.web.main import create_app
+from tests.conftest import ACCOUNTS, RecordingQueue, bearer, create_accounts
+
+
+@pytest.fixture
+def env(
+    settings: Settings, database: Database, good_archive: Path
+) -> Iterator[tuple[TestClient, dict[str, dict[str, str]], str]]:
+    tokens = create_accounts(database)
+    queue = RecordingQueue()
+    with TestClient(create_app(settings, queue=queue)) as client:
+        response = client.post(
+            "/api/v1/submissions",
+            files={"file": ("g.tar.gz", good_archive.read_bytes())},
+            headers=bearer(tokens["submitter"]),
+        )
+        assert response.status_code == 201, response.text
+        with database.session() as session:
+            run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
+        yield client, {k: bearer(v) for k, v in tokens.items()}, response.json()["id"]
+
+
+def test_embargo_is_the_submitters_to_change_and_the_committee_hears_of_it(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    url = f"/api/v1/submissions/{sid}/embargo"
+    later = (dt.date.today() + dt.timedelta(days=30)).isoformat()
+    assert client.put(url, json={"embargo_date": later}, headers=who["rival"]).status_code == 403
+    past = client.put(url, json={"embargo_date": "2020-01-01"}, headers=who["submitter"])
+    assert past.status_code == 422 and past.json()["error"]["code"] == "bad-embargo"
+    ok = client.put(url, json={"embargo_date": later}, headers=who["submitter"])
+    assert ok.status_code == 200 and ok.json()["embargo_date"] == later
+    inbox = client.get("/api/v1/inbox", headers=who["reviewer"]).json()
+    assert any(n["subject"].startswith("Embargo changed") for n in inbox["data"])
+    assert inbox["unread"] >= 1
+    assert client.post("/api/v1/inbox/read", headers=who["reviewer"]).status_code == 204
+    assert client.get("/api/v1/inbox", headers=who["reviewer"]).json()["unread"] == 0
+
+
+def test_the_chair_assigns_reviewers_but_never_from_the_submitters_organisation(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    url = f"/api/v1/submissions/{sid}/reviewer"
+    assert client.post(url, json={}, headers=who["reviewer"]).status_code == 403
+    chosen = client.post(url, json={"email": ACCOUNTS["reviewer2"][0]}, headers=who["chair"])
+    assert chosen.status_code == 200 and chosen.json()["reviewer"] == ACCOUNTS["reviewer2"][0]
+    own = client.post(url, json={"email": ACCOUNTS["submitter"][0]}, headers=who["chair"])
+    assert own.status_code == 422 and own.json()["error"]["code"] == "not-eligible"
+
+
+def test_a_withdrawn_point_leaves_the_published_curve(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    detail = client.get(f"/api/v1/submissions/{sid}", headers=who["chair"]).json()
+    curve = detail["curves"][0]
+    label = f"{curve['system']}/{curve['benchmark_model']}/r64"
+    url = f"/api/v1/submissions/{sid}/points/{label}/state"
+    bad = client.post(url, json={"state": "invalidated", "reason": "x"}, headers=who["chair"])
+    assert bad.status_code == 409  # invalidation is for finalized results
+    assert client.post(url, json={"state": "withdrawn", "reason": "faulty run"},
+                       headers=who["submitter"]).status_code == 403  # fmt: skip
+    done = client.post(
+        url, json={"state": "withdrawn", "reason": "faulty run"}, headers=who["chair"]
+    )
+    assert done.status_code == 200
+    client.post(
+        f"/api/v1/submissions/{sid}/decisions", json={"action": "finalize"}, headers=who["chair"]
+    )
+    due = client.get(f"/api/v1/submissions/{sid}", headers=who["chair"]).json()["review"][
+        "due_cohort"
+    ]
+    client.post(f"/api/v1/cohorts/{due}/publish", headers=who["chair"])
+    published = client.get("/api/v1/results", params={"cohort": due}).json()["curves"][0]
+    assert 64 not in [p["concurrency"] for p in published["points"]]
+    timeline = client.get(f"/api/v1/submissions/{sid}/timeline").json()["data"]
+    assert any(e["action"] == "point state" and "faulty run" in e["reason"] for e in timeline)
+
+
+def test_objection_endpoints_refuse_with_reasons(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    url = f"/api/v1/submissions/{sid}/objections"
+    body = {"type": "compliance", "title": "t", "rule_cited": "R §6", "evidence": "log"}
+    assert client.post(url, json=body, headers=who["submitter"]).status_code == 403
+    bad_type = client.post(url, json={**body, "type": "vibes"}, headers=who["reviewer"])
+    assert bad_type.status_code == 422 and bad_type.json()["error"]["code"] == "bad-type"
+    no_point = client.post(url, json={**body, "point": "nope/x/r1"}, headers=who["reviewer"])
+    assert no_point.status_code == 422 and no_point.json()["error"]["code"] == "unknown-point"
+    filed = client.post(url, json=body, headers=who["reviewer"])
+    assert filed.status_code == 201 and filed.json()["submitter_due_at"]
+    actions = f"/api/v1/objections/{filed.json()['id']}/actions"
+    silent = client.post(actions, json={"action": "contest"}, headers=who["submitter"])
+    assert silent.status_code == 422 and silent.json()["error"]["code"] == "body-required"
+    early = client.post(actions, json={"action": "accept"}, headers=who["reviewer"])
+    assert early.status_code == 409  # nothing to accept before the submitter answers
+    assert client.get(f"/api/v1/objections/{filed.json()['id']}").status_code == 404  # public
+    types = client.get("/api/v1/objection-types").json()
+    assert {t["id"] for t in types["types"]} >= {"compliance", "cosmetic", "availability"}
+
+
+def test_the_bundle_viewer_stays_inside_the_bundle(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    page = f"/submissions/{sid}/files"
+    assert client.get(page).status_code == 404  # confidential: not for the public
+    listing = client.get(page, headers=who["reviewer"])
+    assert listing.status_code == 200 and "system_desc.json" in listing.text
+    for evil in ("../../portal.sqlite3", "/etc/passwd", "../../../../etc/passwd"):
+        assert client.get(page, params={"path": evil}, headers=who["reviewer"]).status_code == 404

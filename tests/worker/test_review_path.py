@@ -1,0 +1,130 @@
+"""Two organisations, a committee and a chair take a submission from upload to the public
+curves through the API, against the real web and worker processes; the review clocks run
+in the worker's scheduler and, moved forward, from the ``clock`` command."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import httpx
+import pytest
+
+from app.demo.bundles import BundleFactory, SystemSpec
+from tests.conftest import ACCOUNTS, RunningPortal
+
+pytestmark = pytest.mark.slow
+PT = ZoneInfo("America/Los_Angeles")
+
+
+def _ok(response: httpx.Response, status: int = 200) -> dict:  # type: ignore[type-arg]
+    assert response.status_code == status, response.text
+    return response.json()  # type: ignore[no-any-return]
+
+
+def test_upload_review_objection_penalty_finalize_publish(
+    portal: RunningPortal, tmp_path: Path
+) -> None:
+    system = SystemSpec(name="Acme H200 review path", saturation_tps=51_000)
+    archive = BundleFactory(system=system, submission_id="sub-path").archive(tmp_path / "p.tar.gz")
+    with (
+        portal.client("submitter") as acme,
+        portal.client("reviewer") as cumulus,
+        portal.client("reviewer2") as dune,
+        portal.client("chair") as chair,
+        portal.client() as public,
+    ):
+        sid = _ok(
+            acme.post(
+                "/api/v1/submissions",
+                files={"file": (archive.name, archive.read_bytes())},
+                data={"publication_mode": "confidential"},
+            ),
+            201,
+        )["id"]
+        body = portal.wait_finished(sid)
+        assert body["state"] == "passed_checks", body
+        review = _ok(chair.get(f"/api/v1/submissions/{sid}"))["review"]
+        assert review["phase"] == "peer_review"
+        assert review["reviewer"] in (ACCOUNTS["reviewer"][0], ACCOUNTS["reviewer2"][0])
+        assert public.get(f"/api/v1/submissions/{sid}").status_code == 404  # confidential
+
+        objection = _ok(
+            cumulus.post(
+                f"/api/v1/submissions/{sid}/objections",
+                json={
+                    "type": "methodology",
+                    "title": "Warm-up not disclosed",
+                    "rule_cited": "R §2.9",
+                    "evidence": "point.yaml has no warmup block",
+                },
+            ),
+            201,
+        )
+        assert objection["state"] == "open" and objection["by"] == ["Cumulus Cloud"]
+        oid = objection["id"]
+        inbox = _ok(acme.get("/api/v1/inbox"))
+        assert any(n["subject"].startswith("Objection filed") for n in inbox["data"])
+
+        # Three business days pass without an answer: the clock command applies the penalty.
+        filed = dt.datetime.fromisoformat(objection["filed_at"])
+        later = (filed.astimezone(PT) + dt.timedelta(days=7)).isoformat()
+        assert "penalty" in portal.cli("clock", "--now", later)
+        assert _ok(chair.get(f"/api/v1/submissions/{sid}"))["review"]["penalty_cohorts"] >= 1
+
+        refused = acme.post(f"/api/v1/submissions/{sid}/decisions", json={"action": "finalize"})
+        assert refused.status_code == 403
+        blocked = chair.post(f"/api/v1/submissions/{sid}/decisions", json={"action": "finalize"})
+        assert blocked.status_code == 409 and blocked.json()["error"]["code"] == "objections-open"
+
+        _ok(
+            acme.post(
+                f"/api/v1/objections/{oid}/actions",
+                json={"action": "acknowledge", "body": "Disclosed now in the README."},
+            )
+        )
+        wrong_side = dune.post(f"/api/v1/objections/{oid}/actions", json={"action": "accept"})
+        assert wrong_side.status_code == 403  # Dune did not object
+        resolved = _ok(cumulus.post(f"/api/v1/objections/{oid}/actions", json={"action": "accept"}))
+        assert resolved["state"] == "resolved"
+        assert [m["action"] for m in resolved["thread"]] == ["file", "acknowledge", "accept"]
+
+        finalized = _ok(
+            chair.post(f"/api/v1/submissions/{sid}/decisions", json={"action": "finalize"})
+        )
+        assert finalized["state"] == "finalized"
+        due = _ok(chair.get(f"/api/v1/submissions/{sid}"))["review"]["due_cohort"]
+        published = _ok(chair.post(f"/api/v1/cohorts/{due}/publish"))["data"]
+        assert [p["submission"] for p in published if p["submission"] == sid] == [sid]
+
+        curves = _ok(public.get("/api/v1/results", params={"cohort": due}))["curves"]
+        mine = [c for c in curves if c["submission"] == sid]
+        assert mine and mine[0]["status"] == "verified" and mine[0]["result_id"].startswith("1.0.")
+        # Finalized and published: results, findings and timeline are public now.
+        assert public.get(f"/api/v1/submissions/{sid}/findings").status_code == 200
+        timeline = [
+            e["action"] for e in _ok(public.get(f"/api/v1/submissions/{sid}/timeline"))["data"]
+        ]
+        for step in ("objection filed", "penalty", "objection accept", "finalize", "published"):
+            assert step in timeline, step
+        export = public.get(f"/api/v1/cohorts/{due}/export")
+        assert export.status_code == 200 and export.headers["content-type"] == "application/gzip"
+
+
+def test_the_workers_scheduler_runs_the_review_clocks(portal: RunningPortal) -> None:
+    """The demo's provisional result whose peer review closed with no objection is
+    finalized by the periodic clock task in the worker, with no command from anyone."""
+    with portal.client("chair") as chair:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            rows = _ok(chair.get("/api/v1/submissions", params={"limit": 200}))["data"]
+            cumulus = next(r for r in rows if r["organization"] == "Cumulus Cloud")
+            if cumulus["state"] == "finalized":
+                break
+            time.sleep(1)
+        assert cumulus["state"] == "finalized", cumulus
+        events = _ok(chair.get(f"/api/v1/submissions/{cumulus['id']}/timeline"))["data"]
+        finalize = next(e for e in events if e["action"] == "finalize")
+        assert finalize["actor"] == "system"
