@@ -75,8 +75,10 @@ def declared_organisation(root: Path) -> str | None:
     """``submitter_org_names`` from the first readable point ``system_desc.json``."""
     for path in sorted(root.glob("results/*/*/r*/system_desc.json")):
         try:
+            if path.stat().st_size > 8 * 1024 * 1024:
+                continue  # not a real system description; readable-files reports it
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         if isinstance(data, dict):
             value = data.get("submitter_org_names")

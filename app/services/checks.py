@@ -8,6 +8,7 @@ attempt wrote, all in one transaction, so a submission never shows half a result
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Callable
 
 from sqlalchemy import delete, select
@@ -62,8 +63,8 @@ def _store_results(session: Session, submission: Submission, result: ComplianceR
             division=parsed.division,
             availability=parsed.availability,
             accelerator_model=parsed.accelerator_model,
-            accelerator_count=parsed.accelerator_count,
-            node_count=parsed.node_count,
+            accelerator_count=_bigint(parsed.accelerator_count),
+            node_count=_bigint(parsed.node_count),
             serving_framework=parsed.serving_framework,
             provisioned_power_kw=parsed.provisioned_power_kw,
         )
@@ -79,8 +80,8 @@ def _store_results(session: Session, submission: Submission, result: ComplianceR
             benchmark_model=parsed_curve.model,
             dataset=parsed_curve.dataset,
             is_agentic=parsed_curve.is_agentic,
-            c_max=parsed_curve.c_max,
-            c_min=parsed_curve.c_min,
+            c_max=_bigint(parsed_curve.c_max),
+            c_min=_bigint(parsed_curve.c_min),
             c_min_overridden=parsed_curve.c_min_overridden,
             regions=parsed_curve.regions,
         )
@@ -89,28 +90,42 @@ def _store_results(session: Session, submission: Submission, result: ComplianceR
             curve.points.append(
                 Point(
                     dir_name=p.dir_name,
-                    concurrency=p.concurrency,
+                    concurrency=_bigint(p.concurrency),
                     region=p.region,
                     declared_region=p.declared_region,
                     offline_kind=p.offline,
                     load_pattern=p.load_pattern,
-                    system_tps=p.system_tps,
-                    tps_per_user=p.tps_per_user,
-                    tpot_p90_ms=p.tpot_p90_ms,
-                    ttft_p90_ms=p.ttft_p90_ms,
-                    e2e_avg_interactivity=p.e2e_avg_interactivity,
-                    system_tps_per_kw=p.system_tps_per_kw,
-                    point_power_kw=p.point_power_kw,
-                    n_samples_completed=p.n_samples_completed,
-                    n_samples_issued=p.n_samples_issued,
-                    n_samples_failed=p.n_samples_failed,
-                    duration_ms=p.duration_ms,
-                    total_output_tokens=p.total_output_tokens,
+                    system_tps=_finite(p.system_tps) or 0.0,
+                    tps_per_user=_finite(p.tps_per_user),
+                    tpot_p90_ms=_finite(p.tpot_p90_ms),
+                    ttft_p90_ms=_finite(p.ttft_p90_ms),
+                    e2e_avg_interactivity=_finite(p.e2e_avg_interactivity),
+                    system_tps_per_kw=_finite(p.system_tps_per_kw),
+                    point_power_kw=_finite(p.point_power_kw),
+                    n_samples_completed=_bigint(p.n_samples_completed),
+                    n_samples_issued=_bigint(p.n_samples_issued),
+                    n_samples_failed=_bigint(p.n_samples_failed),
+                    duration_ms=_finite(p.duration_ms) or 0.0,
+                    total_output_tokens=_bigint(p.total_output_tokens),
                     accuracy_status=p.accuracy,
                     target_cohort=p.target_cohort,
                     seed_set=p.seed_set,
                 )
             )
+
+
+_BIGINT_MAX = 2**63 - 1
+
+
+def _finite(value: float | None) -> float | None:
+    """Derived values may still divide by zero: a stored metric is finite or absent."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _bigint(value: int | None) -> int | None:
+    """Counts between 2^63 and 2^64 pass the readable-files rule (seeds need them) but
+    not a BIGINT column: they are kept at its bound, and the checks judge the value."""
+    return None if value is None else max(-_BIGINT_MAX, min(_BIGINT_MAX, value))
 
 
 def run_checks(

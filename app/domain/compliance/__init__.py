@@ -8,8 +8,16 @@ from pathlib import Path
 
 from ..cohorts import BusinessCalendar, Cohort
 from ..findings import SEVERITY_ORDER, Finding, Verdict, verdict_of
-from .official import OfficialReport, ParsedCurve, ParsedPoint, ParsedSystem, run_official_checks
+from .official import (
+    OfficialReport,
+    ParsedCurve,
+    ParsedPoint,
+    ParsedSystem,
+    checker_version,
+    run_official_checks,
+)
 from .portal_rules import RULES, EarlierUpload, PortalContext, run_portal_rules
+from .readable import scan_readable
 
 
 @dataclass
@@ -35,6 +43,16 @@ def run_compliance(
     calendar: BusinessCalendar,
     earlier_uploads: list[EarlierUpload] | None = None,
 ) -> ComplianceResult:
+    unreadable = scan_readable(path)
+    if unreadable:
+        # The official checker never opens a file that failed this scan.
+        return ComplianceResult(
+            verdict=Verdict.REJECTED,
+            checker_version=checker_version(),
+            findings=unreadable,
+            official=OfficialReport(checker_version(), path, [], [], []),
+            eligible_cohort=None,
+        )
     official = run_official_checks(path)
     ctx = PortalContext(
         official=official,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..cohorts import BusinessCalendar, Cohort
 from ..findings import Finding, Severity, portal_finding
+from . import readable
 from .official import OfficialReport
 
 
@@ -118,6 +119,15 @@ RULES: dict[str, PortalRule] = {
             clause="portal",
             summary="The bundle's content equals an earlier upload's (cli_metadata.json aside).",
             check=_check_duplicate,
+        ),
+        PortalRule(
+            id=readable.RULE,
+            title=readable.TITLE,
+            clause=readable.CLAUSE,
+            summary="Every JSON/YAML file under results/ is UTF-8, at most 8 MiB, nests at "
+            "most 64 levels, has no alias bomb, no repeated key, no NaN or Infinity and no "
+            "integer beyond ±2^64; otherwise the bundle is rejected before the checker runs.",
+            check=lambda _ctx: [],  # runs first, in run_compliance, on the files themselves
         ),
         PortalRule(
             id="reproduction-margin",

@@ -125,7 +125,7 @@ def read_results(
     tps_per_user_min: Annotated[
         float | None, Query(ge=0, description="or e2e interactivity (agentic)")
     ] = None,
-    concurrency_min: Annotated[int | None, Query(ge=1)] = None,
+    concurrency_min: Annotated[int | None, Query(ge=1, le=2**53)] = None,
     region: str | None = None,
     division: str | None = None,
     availability: str | None = None,
@@ -133,7 +133,7 @@ def read_results(
     accelerator: Annotated[
         str | None, Query(description="matches part of the accelerator name")
     ] = None,
-    accelerator_count: Annotated[int | None, Query(ge=1)] = None,
+    accelerator_count: Annotated[int | None, Query(ge=1, le=2**53)] = None,
     normalize: Annotated[
         str, Query(description="system, kw (per provisioned kW) or accelerator")
     ] = "system",

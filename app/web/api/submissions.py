@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
@@ -136,13 +136,14 @@ async def create_submission(
 
 @router.get("/submissions")
 def read_submissions(
-    session: SessionDep, who: PrincipalDep, limit: int = 50, offset: int = 0
+    session: SessionDep,
+    who: PrincipalDep,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    offset: Annotated[int, Query(ge=0, le=2**31)] = 0,
 ) -> dict[str, Any]:
     """Published submissions; signed-in submitters and the committee see every one."""
     everything = viewer_of(who) == Viewer.MEMBER
-    rows, total = list_submissions(
-        session, limit=min(max(limit, 1), 200), offset=max(offset, 0), everything=everything
-    )
+    rows, total = list_submissions(session, limit=limit, offset=offset, everything=everything)
     return {"data": [submission_summary(s) for s in rows], "count": total}
 
 

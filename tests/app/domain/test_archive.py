@@ -10,6 +10,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app.demo.bundles import tar_bytes
 from app.domain.archive import (
@@ -250,3 +252,51 @@ def test_destination_must_be_new(tmp_path: Path) -> None:
 )
 def test_member_names_are_normalised(raw: str, expected: str) -> None:
     assert normalise_member_name(raw) == expected
+
+
+_PREFIXES = [b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", b"PK\x03\x04", b"PK\x05\x06", b""]
+
+
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(prefix=st.sampled_from(_PREFIXES), body=st.binary(max_size=600))
+def test_any_bytes_extract_or_are_refused_with_a_code(
+    tmp_path_factory: pytest.TempPathFactory, prefix: bytes, body: bytes
+) -> None:
+    """Truncated gzip streams, broken zip directories, noise: refused, never a crash."""
+    base = tmp_path_factory.mktemp("fuzz")
+    upload = base / "upload.bin"
+    upload.write_bytes(prefix + body)
+    try:
+        extracted = extract_archive(upload, base / "out", ArchiveLimits())
+    except ArchiveRejected as exc:
+        assert exc.code and exc.message
+        assert not (base / "out").exists() or not any((base / "out").rglob("*"))
+    else:
+        assert extracted.root.is_relative_to(base / "out")
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(names=st.lists(st.text(min_size=1, max_size=30), min_size=1, max_size=5))
+def test_any_member_names_stay_inside_or_are_refused(
+    tmp_path_factory: pytest.TempPathFactory, names: list[str]
+) -> None:
+    base = tmp_path_factory.mktemp("names")
+    members = []
+    for name in names:
+        info = tarfile.TarInfo(name)
+        members.append((info, b"x"))
+    upload = base / "upload.tar.gz"
+    try:
+        upload.write_bytes(tar_bytes(members))
+    except (ValueError, UnicodeEncodeError):
+        return  # tarfile itself cannot write such a name
+    try:
+        extract_archive(upload, base / "out", ArchiveLimits())
+    except ArchiveRejected as exc:
+        assert exc.code
+    for path in (base / "out").rglob("*") if (base / "out").exists() else []:
+        assert path.resolve().is_relative_to((base / "out").resolve())

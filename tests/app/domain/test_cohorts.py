@@ -6,6 +6,8 @@ import datetime as dt
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.domain.cohorts import BusinessCalendar, Cohort
 
@@ -85,3 +87,18 @@ def test_first_eligible_cohort_rolls_forward() -> None:
     assert str(cal.first_eligible_cohort(dt.datetime(2026, 11, 30, 12, tzinfo=PT))) == "2026-12-C0"
     assert str(cal.first_eligible_cohort(dt.datetime(2026, 12, 2, 9, tzinfo=PT))) == "2026-12-C1"
     assert str(cal.first_eligible_cohort(dt.datetime(2026, 12, 29, 9, tzinfo=PT))) == "2027-01-C0"
+
+
+@given(year=st.integers(1970, 2200), month=st.integers(1, 12), index=st.integers(0, 1))
+def test_ids_round_trip_and_dates_are_wednesdays(year: int, month: int, index: int) -> None:
+    cohort = Cohort(year, month, index)
+    assert Cohort.parse(str(cohort)) == cohort
+    assert cohort.date.weekday() == 2 and cohort.date.month == month
+    assert cohort.next().previous() == cohort and cohort.next() > cohort
+    assert Cohort.on_or_before(cohort.date) == cohort
+
+
+@given(text=st.text(max_size=20))
+def test_any_text_parses_to_nothing_or_to_itself(text: str) -> None:
+    cohort = Cohort.parse(text)
+    assert cohort is None or str(cohort) == text.strip()

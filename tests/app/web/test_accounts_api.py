@@ -68,6 +68,13 @@ def test_publishing_needs_the_chairs_token(env, database, settings, good_archive
     public = client.get(f"/api/v1/cohorts/{cohort}").json()["data"]
     assert public[0]["submission"] == sid and public[0]["curves"][0]["points"] == 8
     assert public[0]["curves"][0]["result_id"].startswith("1.0.")
+    # Provisional and published: the public sees the results, not the review (§11.9).
+    seen = client.get(f"/api/v1/submissions/{sid}")
+    assert seen.status_code == 200 and "review" not in seen.json() and seen.json()["curves"]
+    assert client.get(f"/api/v1/submissions/{sid}/findings").status_code == 403
+    page = client.get(f"/submissions/{sid}")
+    assert page.status_code == 200 and "peer review pending" in page.text
+    assert "preliminary and subject to change" in page.text and 'id="findings"' not in page.text
     assert client.post("/api/v1/cohorts/2026-13-C0/publish", headers=chair).status_code == 422
 
 
