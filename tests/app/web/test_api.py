@@ -151,6 +151,7 @@ def test_openapi_documents_the_upload_and_the_rules(client: TestClient) -> None:
     rules = client.get("/api/v1/rules").json()["data"]
     assert {r["id"] for r in rules} == {
         "duplicate-upload",
+        "readable-files",
         "reproduction-margin",
         "target-cohort-cutoff",
     }
