@@ -57,6 +57,11 @@ class Settings(BaseSettings):
     # Reproductions (rules §11.4): the margin, where benchmark datasets and reference
     # tokenizers live, and how long one run may take.
     reproduction_margin: float = 0.10
+    # Where reproductions may send load (SSRF guard): host names, *.suffixes, networks.
+    # Loopback only by default; an operator lists the endpoints' hosts.
+    reproduction_allowed_hosts: list[str] = Field(
+        default_factory=lambda: ["localhost", "127.0.0.0/8", "::1/128"]
+    )
     reproduction_max_time_cap_s: float = 3600.0
     datasets_dir: Path | None = None  # default: <data_dir>/datasets, files <dataset>.jsonl
     tokenizer_registry: Path | None = None  # JSON: {model: {location, chat_template}}

@@ -17,6 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import Curve, Job, Point, Reproduction, Submission, utcnow
+from app.domain.endpoints import host_allowed
 from app.domain.reproduction import Measured, judge_reproduction
 from app.settings import Settings
 from harness.dataset import DatasetError, load_dataset
@@ -79,6 +80,13 @@ def request_reproduction(
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise ReproductionError(
             "bad-endpoint", f"endpoint must be an http(s) URL with a host, got {endpoint_url!r}"
+        )
+    if not host_allowed(parsed.hostname, settings.reproduction_allowed_hosts):
+        raise ReproductionError(
+            "endpoint-not-allowed",
+            f"the portal does not send load to {parsed.hostname!r}; an operator adds the host "
+            "to ENDPOINTS_PORTAL_REPRODUCTION_ALLOWED_HOSTS",
+            403,
         )
     if not 1 <= time_cap_s <= settings.reproduction_max_time_cap_s:
         raise ReproductionError(
@@ -143,6 +151,10 @@ def _measure(
         .where(Point.id == reproduction.point_id)
     )
     benchmark = curve.benchmark_model if curve else reproduction.point_label.split("/")[1]
+    host = urlparse(reproduction.endpoint_url).hostname or ""
+    if not host_allowed(host, settings.reproduction_allowed_hosts):
+        # Checked again here: the allow-list may have shrunk since the request.
+        raise ValueError(f"the portal no longer sends load to {host!r} (allowed hosts)")
     data = dataset_file(settings, curve.dataset if curve else None)
     if data is None:
         raise ValueError("the benchmark dataset is no longer available to the portal")
