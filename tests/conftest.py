@@ -239,6 +239,8 @@ def start_portal(
             "PYTHONUNBUFFERED": "1",
             # The review clocks run every 2 s, so tests see the scheduler at work.
             "ENDPOINTS_PORTAL_CLOCK_INTERVAL_S": "2",
+            # Every browser test signs in from 127.0.0.1 (limits: tests/app/web/test_ratelimit).
+            "ENDPOINTS_PORTAL_LOGIN_ATTEMPTS_PER_MINUTE": "1000",
             **portal_assets(data_dir.parent),
             **(extra_env or {}),
         }

@@ -21,6 +21,7 @@ from .api.review import router as review_api
 from .api.submissions import router as submissions_api
 from .pages import review_form_refused
 from .pages import router as pages_router
+from .ratelimit import RateLimiter
 from .review_pages import ReviewFormError
 from .security import csrf_and_headers
 
@@ -46,6 +47,7 @@ def create_app(settings: Settings | None = None, queue: JobQueue | None = None) 
         description="Upload MLPerf Endpoints submission bundles and follow their checks.",
     )
     app.state.settings = settings
+    app.state.rate_limiter = RateLimiter()
     app.state.db = Database(settings.effective_database_url)
     if queue is None:
         # Imported here so that tests can run the app with another queue.

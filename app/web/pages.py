@@ -36,6 +36,7 @@ from app.settings import Settings
 
 from .api.results import REGIONS, build_query
 from .deps import QueueDep, SessionDep, SettingsDep
+from .ratelimit import enforce
 from .review_pages import ReviewFormError, member_submission, principal_of, review_context
 from .review_pages import router as review_router
 from .security import (
@@ -326,6 +327,9 @@ def login(
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)
+    limit = request.app.state.settings.login_attempts_per_minute
+    enforce(request, "sign-in", limit, 60)
+    enforce(request, "sign-in", limit, 60, key=f"email:{email.strip().lower()}")
     user = authenticate(session=session, email=email, password=password)
     if user is None:
         return templates.TemplateResponse(

@@ -16,6 +16,7 @@ from app.services.storage import UploadSink, UploadTooLarge
 from app.settings import Settings
 
 from .multipart import MultipartError, receive_upload
+from .ratelimit import enforce
 from .security import CSRF_COOKIE, CSRF_FIELD
 
 # Multipart framing around the file part; generous, only used for an early refusal.
@@ -88,6 +89,9 @@ async def handle_upload(
     The upload page's form carries a CSRF token (``check_csrf``); API clients do not. The
     publication mode and the embargo date are chosen here (rules §11.2, §4.2).
     """
+    # Before a byte is read: a flood of uploads costs the portal nothing.
+    key = f"user:{uploader.id}" if uploader is not None else None
+    enforce(request, "upload", settings.uploads_per_hour, 3600, key=key)
     declared = request.headers.get("content-length")
     if (
         declared

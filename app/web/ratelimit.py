@@ -1,0 +1,57 @@
+"""Rate limits on sign-in and uploads: a sliding window per client and action.
+
+Counts live in the web process: with several web processes each counts its own share,
+so a deployment's limit is at most the setting times the process count. Enough to stop a
+password-guessing loop or an upload flood from one client; not a distributed quota.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+from fastapi import HTTPException, Request
+
+
+class RateLimiter:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._hits: dict[tuple[str, str], deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def hit(self, action: str, client: str, limit: int, window_s: float) -> float | None:
+        """Count one attempt; None when allowed, else the seconds until the next one is."""
+        if limit <= 0:
+            return None
+        now = self._clock()
+        with self._lock:
+            hits = self._hits.setdefault((action, client), deque())
+            while hits and hits[0] <= now - window_s:
+                hits.popleft()
+            if len(hits) >= limit:
+                return hits[0] + window_s - now
+            hits.append(now)
+            if len(self._hits) > 100_000:  # forget idle clients rather than grow forever
+                self._hits = {k: v for k, v in self._hits.items() if v and v[-1] > now - window_s}
+            return None
+
+
+def client_key(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def enforce(
+    request: Request, action: str, limit: int, window_s: float, key: str | None = None
+) -> None:
+    limiter: RateLimiter = request.app.state.rate_limiter
+    wait = limiter.hit(action, key or client_key(request), limit, window_s)
+    if wait is not None:
+        seconds = max(1, math.ceil(wait))
+        raise HTTPException(
+            429,
+            detail=f"too many {action} attempts; try again in {seconds} s",
+            headers={"Retry-After": str(seconds)},
+        )

@@ -1,0 +1,57 @@
+"""Rate limits on sign-in and uploads, over ASGI, and the sliding window itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from app.db.session import Database
+from app.settings import Settings
+from app.web.main import create_app
+from app.web.ratelimit import RateLimiter
+from tests.conftest import ACCOUNTS, PASSWORD, RecordingQueue, bearer, create_accounts
+
+
+def test_the_window_slides() -> None:
+    now = [0.0]
+    limiter = RateLimiter(clock=lambda: now[0])
+    assert [limiter.hit("a", "c", 2, 10) for _ in range(2)] == [None, None]
+    assert limiter.hit("a", "c", 2, 10) == 10.0
+    assert limiter.hit("a", "other", 2, 10) is None  # per client
+    assert limiter.hit("b", "c", 2, 10) is None  # per action
+    now[0] = 10.5
+    assert limiter.hit("a", "c", 2, 10) is None
+    assert limiter.hit("a", "c", 0, 10) is None  # 0: no limit
+
+
+def test_password_guessing_is_slowed_down_even_with_the_right_password(
+    settings: Settings, database: Database
+) -> None:
+    create_accounts(database)
+    limited = settings.model_copy(update={"login_attempts_per_minute": 3})
+    with TestClient(create_app(limited, queue=RecordingQueue())) as client:
+        client.get("/login")
+        token = client.cookies.get("epp_csrf")
+        form = {"email": ACCOUNTS["chair"][0], "csrf_token": token}
+        for _ in range(3):
+            assert client.post("/login", data={**form, "password": "guess"}).status_code == 401
+        blocked = client.post("/login", data={**form, "password": PASSWORD})
+        assert blocked.status_code == 429 and int(blocked.headers["retry-after"]) >= 1
+        assert "too many sign-in attempts" in blocked.text
+
+
+def test_uploads_per_account_are_limited(
+    settings: Settings, database: Database, good_archive: Path
+) -> None:
+    tokens = create_accounts(database)
+    limited = settings.model_copy(update={"uploads_per_hour": 2})
+    with TestClient(create_app(limited, queue=RecordingQueue())) as client:
+        files = {"file": ("g.tar.gz", good_archive.read_bytes())}
+        acme = bearer(tokens["submitter"])
+        assert client.post("/api/v1/submissions", files=files, headers=acme).status_code == 201
+        assert client.post("/api/v1/submissions", files=files, headers=acme).status_code == 200
+        third = client.post("/api/v1/submissions", files=files, headers=acme)
+        assert third.status_code == 429 and "upload" in third.json()["detail"]
+        chair = bearer(tokens["chair"])  # another account has its own allowance
+        assert client.post("/api/v1/submissions", files=files, headers=chair).status_code == 200
