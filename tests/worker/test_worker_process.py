@@ -170,6 +170,10 @@ def test_reproduction_runs_in_the_worker_against_the_simulator(
     with portal.client("chair") as client:
         curve = client.get(f"/api/v1/submissions/{body['id']}").json()["curves"][0]
     assert any(x["id"] == rid for x in curve["reproductions"])
+    # Secrets never reach the logs of the web and worker processes.
+    log = portal.log.read_text(errors="replace")
+    assert "sk-test" not in log
+    assert not any(token in log for token in portal.tokens.values())
 
 
 def test_bundle_events_are_recounted_by_the_worker_after_checks(

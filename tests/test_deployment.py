@@ -1,0 +1,109 @@
+"""docker-compose.yml and the Dockerfile, tested for what can be tested without Docker:
+their structure, the image's build inputs, and that every service starts from a command
+the portal has and the README documents."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from app.cli import build_parser
+from app.settings import Settings
+from tests.conftest import PROJECT_ROOT
+
+COMPOSE = yaml.safe_load((PROJECT_ROOT / "docker-compose.yml").read_text())
+SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]
+PORTAL_SERVICES = ("migrate", "web", "worker", "scheduler")
+DOCKERFILE = (PROJECT_ROOT / "Dockerfile").read_text()
+README = (PROJECT_ROOT / "README.md").read_text()
+
+
+def test_the_services_a_deployment_needs_are_there() -> None:
+    assert set(SERVICES) == {"postgres", "redis", *PORTAL_SERVICES}
+    for name in ("postgres", "redis", "web"):
+        check = SERVICES[name]["healthcheck"]["test"]
+        assert check and SERVICES[name]["healthcheck"]["retries"] >= 3, name
+
+
+def test_web_worker_scheduler_and_migrations_share_one_image_and_the_data_volume() -> None:
+    images = {SERVICES[name]["image"] for name in PORTAL_SERVICES}
+    builds = {SERVICES[name]["build"] for name in PORTAL_SERVICES}
+    assert len(images) == 1 and builds == {"."}
+    for name in PORTAL_SERVICES:
+        service = SERVICES[name]
+        assert "portal-data:/data" in service["volumes"], name
+        env = service["environment"]
+        assert env["ENDPOINTS_PORTAL_DATA_DIR"] == "/data"
+        assert (
+            env["DATABASE_URL"].startswith("postgresql://") and "@postgres:" in env["DATABASE_URL"]
+        )
+        assert env["REDIS_URL"].startswith("redis://redis:")
+    assert {"portal-data", "postgres-data", "redis-data"} <= set(COMPOSE["volumes"])
+    assert "postgres-data:/var/lib/postgresql/data" in SERVICES["postgres"]["volumes"]
+
+
+def test_the_settings_read_the_variables_compose_sets(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in SERVICES["web"]["environment"].items():
+        monkeypatch.setenv(key, value)
+    settings = Settings()
+    assert settings.data_dir == Path("/data")
+    assert settings.effective_database_url.startswith("postgresql+psycopg://portal:portal@postgres")
+    assert settings.broker_url == "redis://redis:6379/0"
+
+
+def test_start_order_waits_for_health_and_migrations() -> None:
+    assert SERVICES["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    for name in ("web", "worker", "scheduler"):
+        needs = SERVICES[name]["depends_on"]
+        assert needs["migrate"]["condition"] == "service_completed_successfully", name
+        assert needs["redis"]["condition"] == "service_healthy", name
+
+
+def test_workers_scale_and_the_scheduler_is_one() -> None:
+    worker = SERVICES["worker"]
+    assert "container_name" not in worker and "ports" not in worker  # --scale worker=N works
+    assert SERVICES["scheduler"].get("deploy", {}).get("replicas", 1) == 1
+    web = SERVICES["web"]["command"]
+    assert web[:2] == ["uvicorn", "app.web.asgi:app"]
+    assert int(web[web.index("--workers") + 1]) > 1
+    assert SERVICES["web"]["ports"] == ["8000:8000"]
+
+
+@pytest.mark.parametrize("name", ["migrate", "worker", "scheduler"])
+def test_each_portal_command_exists_and_is_the_one_the_readme_documents(name: str) -> None:
+    command = SERVICES[name]["command"]
+    assert command[0] == "endpoints-portal"
+    args = build_parser().parse_args(command[1:])  # a real subcommand, real options
+    assert callable(args.func)
+    assert f"endpoints-portal {command[1]}" in README
+
+
+def test_the_web_command_imports_and_is_documented() -> None:
+    from app.web import asgi
+
+    assert asgi.app.title
+    assert "uvicorn app.web.asgi:app" in README
+    assert re.search(r'CMD \["uvicorn", "app\.web\.asgi:app"', DOCKERFILE)
+
+
+def test_the_image_is_built_from_files_that_exist_with_the_pinned_tree() -> None:
+    copied = []
+    for line in DOCKERFILE.splitlines():
+        if line.startswith("COPY "):
+            parts = shlex.split(line)[1:-1]
+            copied += parts
+    for path in copied:
+        assert (PROJECT_ROOT / path).exists(), path
+    for needed in ("app", "worker", "harness", "migrations", "templates", "static", "alembic.ini",
+                   "pyproject.toml", "requirements.lock"):  # fmt: skip
+        assert needed in copied, needed
+    assert "-c requirements.lock" in DOCKERFILE
+    assert DOCKERFILE.startswith("# ") and "FROM python:3.11" in DOCKERFILE
+    assert "USER portal" in DOCKERFILE  # not root
+    ignored = (PROJECT_ROOT / ".dockerignore").read_text().split()
+    assert ".venv" in ignored and "var" in ignored and ".git" in ignored
