@@ -68,6 +68,10 @@ class Settings(BaseSettings):
     # Encrypts endpoint API keys at rest; default: a key file made in the data dir.
     secret_key: str | None = None
 
+    # Rate limits per client (0 turns one off): sign-in attempts a minute, uploads an hour.
+    login_attempts_per_minute: int = 10
+    uploads_per_hour: int = 120
+
     # Review (rules §11.3, §4.2): windows in days, response clocks in business days, the
     # rules version and first cohort that result ids count from (rules §9.7).
     peer_review_days: int = 21

@@ -27,6 +27,7 @@ from .jobs import (
     CHECK_SUBMISSION,
     JobQueue,
     JobState,
+    claim_job,
     enqueue_after_commit,
     mark_succeeded,
     set_progress,
@@ -145,12 +146,10 @@ def run_checks(
     if submission is None:
         raise ValueError(f"check job {job_id} has no submission")
 
+    if not claim_job(session, job, stale_after_s=settings.job_stale_after_s, now=clock()):
+        return job  # another worker runs it
     # Starting (or restarting after a lost worker) is committed at once: the page shows it.
     change_state(session, submission, SubmissionState.CHECKING, action="checks started", at=clock())
-    job.state = JobState.RUNNING
-    job.attempts += 1
-    job.started_at = job.started_at or clock()
-    job.error = None
     set_progress(session, job, "running the official checker", 0.1)
 
     root = settings.data_dir / submission.bundle_root

@@ -12,7 +12,7 @@ import datetime as dt
 import logging
 from typing import Protocol
 
-from sqlalchemy import event, or_, select
+from sqlalchemy import event, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.db.models import Job, utcnow
@@ -63,6 +63,38 @@ def enqueue_after_commit(session: Session, queue: JobQueue, job: Job) -> None:
 
     job.enqueued_at = utcnow()
     pending.append((queue, job))
+
+
+def claim_job(
+    session: Session, job: Job, *, stale_after_s: float, now: dt.datetime | None = None
+) -> bool:
+    """Take *job* for this worker, atomically: it must be queued, or running with a
+    worker gone silent. False when another worker has it (a redelivered or re-sent
+    message): the caller leaves it alone, so a job never runs twice at once."""
+    now = now or utcnow()
+    cutoff = now - dt.timedelta(seconds=stale_after_s)
+    taken = session.execute(
+        update(Job)
+        .where(
+            Job.id == job.id,
+            or_(
+                Job.state == JobState.QUEUED,
+                (Job.state == JobState.RUNNING)
+                & or_(Job.heartbeat_at.is_(None), Job.heartbeat_at < cutoff),
+            ),
+        )
+        .values(
+            state=JobState.RUNNING,
+            attempts=Job.attempts + 1,
+            heartbeat_at=now,
+            started_at=func.coalesce(Job.started_at, now),
+            error=None,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    session.commit()
+    session.refresh(job)
+    return taken.rowcount == 1  # type: ignore[attr-defined]
 
 
 def set_progress(session: Session, job: Job, stage: str, progress: float) -> None:

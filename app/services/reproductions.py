@@ -26,7 +26,14 @@ from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
 from .errors import ServiceError
 from .findings import record_findings
-from .jobs import JobQueue, JobState, enqueue_after_commit, mark_succeeded, set_progress
+from .jobs import (
+    JobQueue,
+    JobState,
+    claim_job,
+    enqueue_after_commit,
+    mark_succeeded,
+    set_progress,
+)
 from .secrets import decrypt, encrypt
 
 REPRODUCE_POINT = "reproduce_point"
@@ -130,9 +137,8 @@ def run_reproduction(
     job = session.get(Job, job_id)
     if reproduction is None or job is None or job.state in (JobState.SUCCEEDED, JobState.FAILED):
         return reproduction
-    job.state = JobState.RUNNING
-    job.attempts += 1
-    job.started_at = job.started_at or clock()
+    if not claim_job(session, job, stale_after_s=settings.job_stale_after_s, now=clock()):
+        return reproduction  # another worker runs it
     set_progress(session, job, "starting the harness", 0.0)
     try:
         _measure(session, settings, job, reproduction, clock)

@@ -23,7 +23,14 @@ from harness.tokens import TokenizerNotFound, load_counter, load_registry
 from .artifacts import events_path, latest_events
 from .errors import ServiceError
 from .findings import record_findings
-from .jobs import JobQueue, JobState, enqueue_after_commit, mark_succeeded, set_progress
+from .jobs import (
+    JobQueue,
+    JobState,
+    claim_job,
+    enqueue_after_commit,
+    mark_succeeded,
+    set_progress,
+)
 
 RETOKENIZE_POINT = "retokenize_point"
 CANCELLING = "cancelling"
@@ -135,9 +142,8 @@ def run_retokenization(
     if job.state == CANCELLING:
         _cancelled(session, job, retok, clock)
         return retok
-    job.state = JobState.RUNNING
-    job.attempts += 1
-    job.started_at = job.started_at or clock()
+    if not claim_job(session, job, stale_after_s=settings.job_stale_after_s, now=clock()):
+        return retok  # another worker runs it
     set_progress(session, job, "opening the events", 0.0)
     submission = session.get(Submission, retok.submission_id)
     assert submission is not None

@@ -200,13 +200,19 @@ def test_running_a_job_again_is_a_no_op_and_a_redelivery_replaces(
         run_checks(session=session, settings=settings, job_id=job_id, clock=lambda: IN_TIME)
         run_checks(session=session, settings=settings, job_id=job_id, clock=lambda: IN_TIME)
     assert _count(database, CheckRun) == 1 and _count(database, Point) == 8
-    # A worker died mid-run: the job is still "running" when its message comes back.
+    # The message comes back while the job is "running". A worker still beating owns it:
+    # the copy leaves it alone, so it never runs twice at once.
     with database.session() as session:
         job = session.get(Job, job_id)
         job.state = "running"
+        job.heartbeat_at = IN_TIME
         job.submission.state = "checking"
         session.commit()
         run_checks(session=session, settings=settings, job_id=job_id, clock=lambda: IN_TIME)
+        assert session.get(Job, job_id).attempts == 1 and job.state == "running"
+        # The worker died (silent for longer than the stale limit): the copy takes over.
+        later = IN_TIME + dt.timedelta(seconds=settings.job_stale_after_s + 1)
+        run_checks(session=session, settings=settings, job_id=job_id, clock=lambda: later)
         assert session.get(Job, job_id).attempts == 2
     assert _count(database, Point) == 8  # replaced, not duplicated
     with database.session() as session:

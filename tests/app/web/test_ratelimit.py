@@ -13,6 +13,12 @@ from app.web.ratelimit import RateLimiter
 from tests.conftest import ACCOUNTS, PASSWORD, RecordingQueue, bearer, create_accounts
 
 
+def test_the_limits_are_settings_with_defaults() -> None:
+    # model_copy(update=...) below would accept any name: the fields must really exist.
+    assert {"login_attempts_per_minute", "uploads_per_hour"} <= set(Settings.model_fields)
+    assert Settings().login_attempts_per_minute == 10 and Settings().uploads_per_hour == 120
+
+
 def test_the_window_slides() -> None:
     now = [0.0]
     limiter = RateLimiter(clock=lambda: now[0])
