@@ -279,8 +279,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Web and one worker process: what ``make run`` starts."""
     import uvicorn
 
+    from app.services.storage import sweep_tmp
+
     settings = get_settings()
     _migrate(settings)
+    # The only web process is starting: no upload is in flight, whatever is in tmp is
+    # what a killed process left half-written.
+    sweep_tmp(settings.tmp_dir, older_than_s=0)
     if settings.demo_data:
         _load_demo_if_empty(settings)
     supervisor = None if args.no_worker else WorkerSupervisor()

@@ -92,6 +92,7 @@ class Settings(BaseSettings):
 
     # Jobs: a running job whose heartbeat is older than this is taken as lost.
     job_stale_after_s: float = 300.0
+    job_recovery_interval_s: float = 30.0  # how often a worker looks for lost jobs
     job_max_attempts: int = 3
 
     @computed_field  # type: ignore[prop-decorator]

@@ -154,15 +154,24 @@ ACCOUNTS: dict[str, tuple[str, str, str | None]] = {
 
 def create_accounts(database: Database) -> dict[str, str]:
     """The ACCOUNTS users, each with a full-scope API token; returns the tokens by key."""
+    from sqlalchemy import select
+
+    from app.db.models import User
     from app.domain.accounts import Role
     from app.services.accounts import create_user, issue_token
 
     tokens = {}
     with database.session() as session:
         for key, (email, role, org) in ACCOUNTS.items():
-            user = create_user(
-                session=session, email=email, password=PASSWORD, role=Role(role), organization=org
-            )
+            user = session.scalar(select(User).where(User.email == email))  # a restart
+            if user is None:
+                user = create_user(
+                    session=session,
+                    email=email,
+                    password=PASSWORD,
+                    role=Role(role),
+                    organization=org,
+                )
             tokens[key] = issue_token(session=session, user=user, name="tests")[1]
         session.commit()
     return tokens

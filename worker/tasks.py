@@ -25,7 +25,6 @@ from .celery_app import CLOCK_TASK, CeleryJobQueue, celery_app
 log = logging.getLogger(__name__)
 RunService = Callable[..., Any]
 FailService = Callable[..., None]
-RECOVERY_INTERVAL_S = 30.0
 _stop = threading.Event()
 
 
@@ -90,7 +89,7 @@ def recover_once() -> list[int]:
 
 
 def _recovery_loop() -> None:
-    while not _stop.wait(RECOVERY_INTERVAL_S):
+    while not _stop.wait(get_settings().job_recovery_interval_s):
         try:
             recover_once()
         except Exception:  # keep watching; the next round may succeed

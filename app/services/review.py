@@ -39,8 +39,10 @@ from .publishing import (
     publish_submission,
     take_off_public_view,
 )
+from .storage import sweep_tmp
 
 Chooser = Callable[[list[User]], User]
+TMP_MAX_AGE_S = 24 * 3600  # an upload still unfinished after a day was abandoned
 
 
 class ReviewError(ServiceError):
@@ -485,6 +487,9 @@ def advance_clocks(
         _tick_submission(session, settings, submission, now, report)
     _release_finalized(session, settings, now, report)  # finalized by the ticks above
     session.flush()
+    swept = sweep_tmp(settings.tmp_dir, older_than_s=TMP_MAX_AGE_S)
+    if swept:
+        report.actions.append(f"removed {swept} abandoned temporary file(s)")
     report.actions.extend(f"e-mailed {n}" for n in [send_pending_email(session, settings)] if n)
     return report
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,3 +78,20 @@ class BlobStore:
 
     def exists(self, sha256: str) -> bool:
         return self.path_for(sha256).is_file()
+
+
+def sweep_tmp(tmp_dir: Path, older_than_s: float) -> int:
+    """Remove temporary upload files older than *older_than_s*: what a process killed in
+    the middle of an upload left. They are never blobs: only ``adopt`` makes one."""
+    if not tmp_dir.is_dir():
+        return 0
+    cutoff = time.time() - older_than_s
+    removed = 0
+    for path in tmp_dir.iterdir():
+        try:
+            if path.is_file() and path.stat().st_mtime <= cutoff:
+                path.unlink()
+                removed += 1
+        except OSError:
+            continue  # another process took or removed it
+    return removed

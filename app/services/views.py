@@ -9,7 +9,15 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from app.db.models import CheckRun, Curve, FindingRow, Publication, Reproduction, Submission
+from app.db.models import (
+    CheckRun,
+    Curve,
+    FindingRow,
+    Job,
+    Publication,
+    Reproduction,
+    Submission,
+)
 from app.domain.lifecycle import FINISHED, SubmissionState, result_status
 from app.domain.pareto import step_curve
 
@@ -97,15 +105,17 @@ def submission_summary(submission: Submission) -> dict[str, Any]:
         "checks_finished_at": (
             submission.checks_finished_at.isoformat() if submission.checks_finished_at else None
         ),
-        "job": None
-        if job is None
-        else {
-            "state": job.state,
-            "stage": job.stage,
-            "progress": job.progress,
-            "attempts": job.attempts,
-            "error": job.error,
-        },
+        "job": None if job is None else job_dict(job),
+    }
+
+
+def job_dict(job: Job) -> dict[str, Any]:
+    return {
+        "state": job.state,
+        "stage": job.stage,
+        "progress": job.progress,
+        "attempts": job.attempts,
+        "error": job.error,
     }
 
 
@@ -185,9 +195,7 @@ def reproduction_dict(r: Reproduction) -> dict[str, Any]:
         "created_at": r.created_at.isoformat(),
         "finished": r.finished_at is not None,
         "status": "unverified",
-        "job": None
-        if job is None
-        else {"state": job.state, "stage": job.stage, "progress": job.progress, "error": job.error},
+        "job": None if job is None else job_dict(job),
         "submitted": {
             "system_tps": r.submitted_system_tps,
             "tps_per_user": r.submitted_tps_per_user,
@@ -270,9 +278,7 @@ def retokenization_dict(r: Any, findings: list[FindingRow]) -> dict[str, Any]:
         },
         "tokenizer": r.tokenizer,
         "finished": r.finished_at is not None,
-        "job": None
-        if job is None
-        else {"state": job.state, "stage": job.stage, "progress": job.progress, "error": job.error},
+        "job": None if job is None else job_dict(job),
         "compared": [
             {
                 "metric": key,
