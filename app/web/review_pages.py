@@ -201,6 +201,7 @@ def act_from_page(
     body: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
+    verify_csrf(request, csrf_token)  # before anything is looked up
     objection = get_objection(session, objection_id)
     if objection is None:
         raise HTTPException(404, detail=f"no objection with id {objection_id!r}")

@@ -117,3 +117,39 @@ def test_the_bundle_viewer_stays_inside_the_bundle(env) -> None:  # type: ignore
     assert listing.status_code == 200 and "system_desc.json" in listing.text
     for evil in ("../../portal.sqlite3", "/etc/passwd", "../../../../etc/passwd"):
         assert client.get(page, params={"path": evil}, headers=who["reviewer"]).status_code == 404
+
+
+EVERY_FIELD = {  # whatever a form asks for, so that only the token is missing
+    "reason": "r", "action": "finalize", "point": "x", "endpoint_url": "http://127.0.0.1:9",
+    "state": "withdrawn", "cohort": "2026-12-C0", "email": "x@y.z", "password": "p",
+    "type": "compliance", "title": "t", "rule_cited": "r", "evidence": "e", "body": "b",
+}  # fmt: skip
+
+
+def test_every_form_refuses_a_post_without_its_csrf_token(env) -> None:  # type: ignore[no-untyped-def]
+    """All the browser's POST routes, found from the app itself: none acts without the
+    form's token, whoever is signed in."""
+    from fastapi.routing import APIRoute
+
+    from app.web import pages, review_pages
+
+    client, who, sid = env
+    routes = [
+        r
+        for router in (pages.router, review_pages.router)
+        for r in router.routes
+        if isinstance(r, APIRoute) and "POST" in r.methods
+    ]
+    assert len(routes) >= 12
+    for route in routes:
+        path = (
+            route.path.replace("{public_id}", sid)
+            .replace("{objection_id}", "x")
+            .replace("{rid}", "x")
+        )
+        # The upload form's token travels in its multipart body, beside the file.
+        files = {"file": ("g.tar.gz", b"x")} if path == "/upload" else None
+        response = client.post(path, data=EVERY_FIELD,
+                               files=files, headers=who["chair"])  # fmt: skip
+        assert response.status_code == 403, (route.path, response.status_code)
+        assert "security token" in response.text, route.path

@@ -1,0 +1,269 @@
+"""Load on the whole portal: concurrent uploads, their checks, and results-API reads.
+
+Starts the portal as deployments run it, on PostgreSQL and Redis on this machine: a
+migrated empty database of its own (dropped after), web with several uvicorn processes,
+Celery workers and the scheduler, all on 127.0.0.1. For ``--seconds`` it keeps
+``--uploaders`` clients uploading distinct passing bundles (each waits for its verdict) and
+``--readers`` clients reading ``/api/v1/results`` with SLA filters, then prints throughput,
+error counts and p50/p95/p99 latencies. Exits 1 if any request failed.
+
+    eval "$(bash .ci/services.sh)"      # PostgreSQL on 55432, Redis on 56379
+    .venv/bin/python bench/load.py --seconds 60
+
+``--postgres`` and ``--redis`` name other servers (loopback only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.db.migrate import upgrade  # noqa: E402
+from app.db.session import Database  # noqa: E402
+from app.demo.bundles import BundleFactory, SystemSpec  # noqa: E402
+from app.demo.load import load_demo  # noqa: E402
+from app.domain.accounts import Role  # noqa: E402
+from app.services.accounts import create_user, issue_token  # noqa: E402
+from app.settings import Settings  # noqa: E402
+
+
+@dataclass
+class Series:
+    latencies_ms: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, started: float) -> None:
+        self.latencies_ms.append((time.perf_counter() - started) * 1000)
+
+    def line(self, name: str, seconds: float) -> str:
+        values = sorted(self.latencies_ms)
+        if not values:
+            return f"{name:<22} n=0 errors={len(self.errors)}"
+        cut = statistics.quantiles(values, n=100) if len(values) > 1 else values * 99
+        return (
+            f"{name:<22} n={len(values):<6} {len(values) / seconds:8.2f}/s  "
+            f"p50 {cut[49]:8.1f} ms  p95 {cut[94]:8.1f} ms  p99 {cut[98]:8.1f} ms  "
+            f"errors={len(self.errors)}"
+        )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def make_bundles(count: int, target: Path) -> list[Path]:
+    """Distinct passing bundles (no two have the same content)."""
+    target.mkdir(parents=True, exist_ok=True)
+    archives = []
+    for i in range(count):
+        system = SystemSpec(name=f"Acme load {i}", saturation_tps=30_000 + 97 * i)
+        factory = BundleFactory(system=system, submission_id=f"load-{i:04d}")
+        archives.append(factory.archive(target / f"load-{i}.tar.gz"))
+    return archives
+
+
+def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    handle = log.open("ab")
+    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT)
+
+
+async def uploader(
+    client: httpx.AsyncClient,
+    archives: list[Path],
+    token: str,
+    until: float,
+    uploads: Series,
+    verdicts: Series,
+) -> None:
+    headers = {"Authorization": f"Bearer {token}"}
+    while time.perf_counter() < until and archives:
+        archive = archives.pop()
+        started = time.perf_counter()
+        try:
+            response = await client.post(
+                "/api/v1/submissions",
+                files={"file": (archive.name, archive.read_bytes())},
+                headers=headers,
+            )
+        except httpx.HTTPError as exc:
+            uploads.errors.append(f"upload: {exc!r}")
+            continue
+        if response.status_code != 201:
+            uploads.errors.append(f"upload {response.status_code}: {response.text[:200]}")
+            continue
+        uploads.add(started)
+        public_id = response.json()["id"]
+        while True:
+            await asyncio.sleep(0.2)
+            body = (await client.get(f"/api/v1/submissions/{public_id}", headers=headers)).json()
+            if body.get("finished"):
+                if body["state"] != "passed_checks":
+                    verdicts.errors.append(f"{public_id}: {body['state']} {body.get('error')}")
+                else:
+                    verdicts.add(started)
+                break
+            if time.perf_counter() > until + 120:
+                verdicts.errors.append(f"{public_id}: no verdict 120 s after the run")
+                break
+
+
+async def reader(client: httpx.AsyncClient, until: float, reads: Series, seed: int) -> None:
+    rng = random.Random(seed)
+    while time.perf_counter() < until:
+        params = {
+            "benchmark": rng.choice(["llama3_1-8b", "gpt-oss-120b", "kimi-k3"]),
+            "ttft_p90_max_ms": rng.choice(["", "200", "500", "2000"]),
+            "tps_per_user_min": rng.choice(["", "20", "50", "100"]),
+        }
+        started = time.perf_counter()
+        try:
+            response = await client.get(
+                "/api/v1/results", params={k: v for k, v in params.items() if v}
+            )
+        except httpx.HTTPError as exc:
+            reads.errors.append(repr(exc))
+            continue
+        if response.status_code != 200:
+            reads.errors.append(f"{response.status_code}: {response.text[:200]}")
+        else:
+            reads.add(started)
+
+
+async def drive(url: str, args: argparse.Namespace, archives: list[Path], token: str) -> int:
+    uploads, verdicts, reads = Series(), Series(), Series()
+    limits = httpx.Limits(max_connections=args.uploaders + args.readers + 4)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
+        began = time.perf_counter()
+        until = began + args.seconds
+        await asyncio.gather(
+            *(
+                uploader(client, archives, token, until, uploads, verdicts)
+                for _ in range(args.uploaders)
+            ),
+            *(reader(client, until, reads, seed) for seed in range(args.readers)),
+        )
+        elapsed = time.perf_counter() - began
+    print(f"\n{args.seconds:.0f} s of load ({elapsed:.1f} s with the last verdicts), "
+          f"{args.uploaders} uploaders, {args.readers} readers, "
+          f"{args.web_processes} web processes, {args.workers} workers, 2 cores")  # fmt: skip
+    print(uploads.line("upload (201)", args.seconds))
+    print(verdicts.line("upload → verdict", args.seconds))
+    print(reads.line("GET /api/v1/results", args.seconds))
+    errors = uploads.errors + verdicts.errors + reads.errors
+    for error in errors[:20]:
+        print("  error:", error)
+    print(f"errors: {len(errors)}")
+    return 1 if errors else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--uploaders", type=int, default=4)
+    parser.add_argument("--readers", type=int, default=8)
+    parser.add_argument("--web-processes", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get("ENDPOINTS_PORTAL_TEST_POSTGRES_URL"),
+        help="an admin URL of a PostgreSQL server on 127.0.0.1",
+    )
+    parser.add_argument("--redis", default=os.environ.get("ENDPOINTS_PORTAL_TEST_REDIS_URL"))
+    args = parser.parse_args()
+    if not args.postgres or not args.redis:
+        parser.error('PostgreSQL and Redis are needed: eval "$(bash .ci/services.sh)" first')
+    for url in (args.postgres, args.redis):
+        if "127.0.0.1" not in url and "localhost" not in url:
+            parser.error(f"loopback only: {url}")
+
+    import psycopg
+    import redis
+
+    name = f"portal_load_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(args.postgres, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    database_url = args.postgres.rsplit("/", 1)[0] + "/" + name
+    redis_url = f"{args.redis}/3"
+    redis.Redis.from_url(redis_url).flushdb()
+    processes: list[subprocess.Popen[bytes]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data"
+        data.mkdir()
+        log = Path(tmp) / "portal.log"
+        try:
+            settings = Settings(data_dir=data, database_url=database_url, redis_url=redis_url)
+            upgrade(settings.effective_database_url)
+            database = Database(settings.effective_database_url)
+            load_demo(database, settings)  # results to read, as on a real portal
+            with database.session() as session:
+                user = create_user(session=session, email="load@acme.example",
+                                   password="load-test-password", role=Role.SUBMITTER,
+                                   organization="Acme Corp")  # fmt: skip
+                token = issue_token(session=session, user=user, name="load")[1]
+                session.commit()
+            database.dispose()
+            print("building bundles…", flush=True)
+            archives = make_bundles(int(args.uploaders * args.seconds / 2) + 8, Path(tmp) / "b")
+            env = {
+                **os.environ,
+                "ENDPOINTS_PORTAL_DATA_DIR": str(data),
+                "DATABASE_URL": database_url,
+                "REDIS_URL": redis_url,
+                "ENDPOINTS_PORTAL_UPLOADS_PER_HOUR": "0",
+            }
+            port = free_port()
+            python = sys.executable
+            processes.append(start([python, "-m", "uvicorn", "app.web.asgi:app", "--host",
+                                    "127.0.0.1", "--port", str(port), "--workers",
+                                    str(args.web_processes), "--log-level", "warning"],
+                                   env, log))  # fmt: skip
+            for _ in range(args.workers):
+                processes.append(start([python, "-m", "app.cli", "worker", "--concurrency",
+                                        "1", "--loglevel", "WARNING"], env, log))  # fmt: skip
+            processes.append(start([python, "-m", "app.cli", "scheduler", "--loglevel",
+                                    "WARNING"], env, log))  # fmt: skip
+            url = f"http://127.0.0.1:{port}"
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                try:
+                    if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.3)
+            else:
+                print(log.read_text()[-3000:])
+                return 1
+            print(f"portal on {url}; loading for {args.seconds:.0f} s…", flush=True)
+            return asyncio.run(drive(url, args, archives, token))
+        finally:
+            for process in processes:
+                process.terminate()
+            for process in processes:
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+            with psycopg.connect(args.postgres, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
