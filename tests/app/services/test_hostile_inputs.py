@@ -7,7 +7,6 @@ reason, keep what it stored, and answer every API read with JSON (never a 500).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from collections.abc import Callable, Iterator
@@ -21,10 +20,9 @@ from app.db.session import Database
 from app.demo.bundles import BundleFactory, pack_tree
 from app.services.checks import run_checks
 from app.services.intake import accept_upload
-from app.services.storage import ReceivedFile
 from app.settings import Settings
 from app.web.main import create_app
-from tests.conftest import RecordingQueue, bearer, create_accounts
+from tests.conftest import RecordingQueue, bearer, create_accounts, received_file
 
 Damage = Callable[[Path], None]
 
@@ -120,6 +118,36 @@ def client(settings: Settings, database: Database) -> Iterator[TestClient]:
         yield c
 
 
+def _damaged(clean_bundle: Path, tmp_path: Path, damage: Damage, name: str) -> Path:
+    org = tmp_path / "bundle" / clean_bundle.parent.name
+    shutil.copytree(clean_bundle, org / clean_bundle.name)
+    damage(org / clean_bundle.name)
+    archive = tmp_path / f"{name}.tar.gz"
+    pack_tree(org, archive, "tar.gz", arcname=org.name)
+    return archive
+
+
+def _upload_and_check(database: Database, settings: Settings, archive: Path) -> tuple[int, str]:
+    """Intake and the worker's check, in-process; the check must not raise."""
+    queue = RecordingQueue()
+    with database.session() as session:
+        accepted = accept_upload(
+            session=session,
+            settings=settings,
+            queue=queue,
+            received=received_file(settings, archive),
+            filename=archive.name,
+            for_review=True,
+        )
+        session.commit()
+        ids = accepted.submission.id, accepted.submission.public_id
+        try:
+            run_checks(session=session, settings=settings, job_id=queue.sent[0][0])
+        except Exception:  # the worker would record the reason; say which case escaped
+            pytest.fail(f"{archive.name}: the checks raised instead of recording a verdict")
+    return ids
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_hostile_file_ends_in_a_verdict_or_a_reason_and_reads_as_json(
     case: str,
@@ -129,32 +157,9 @@ def test_hostile_file_ends_in_a_verdict_or_a_reason_and_reads_as_json(
     database: Database,
     client: TestClient,
 ) -> None:
-    org = tmp_path / "bundle" / clean_bundle.parent.name
-    shutil.copytree(clean_bundle, org / clean_bundle.name)
     damage, expected = CASES[case]
-    damage(org / clean_bundle.name)
-    archive = tmp_path / f"{case}.tar.gz"
-    pack_tree(org, archive, "tar.gz", arcname=org.name)
-    data = archive.read_bytes()
-    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
-    partial = settings.tmp_dir / "hostile.partial"
-    partial.write_bytes(data)
-    queue = RecordingQueue()
-    with database.session() as session:
-        accepted = accept_upload(
-            session=session,
-            settings=settings,
-            queue=queue,
-            received=ReceivedFile(partial, hashlib.sha256(data).hexdigest(), len(data)),
-            filename=archive.name,
-            for_review=True,
-        )
-        session.commit()
-        sid, public_id = accepted.submission.id, accepted.submission.public_id
-        try:
-            run_checks(session=session, settings=settings, job_id=queue.sent[0][0])
-        except Exception:  # the worker would record the reason; say which case escaped
-            pytest.fail(f"{case}: the checks raised instead of recording a verdict or a reason")
+    archive = _damaged(clean_bundle, tmp_path, damage, case)
+    sid, public_id = _upload_and_check(database, settings, archive)
     with database.session() as session:
         submission = session.get(Submission, sid)
         assert submission is not None and submission.state == "rejected", case
@@ -176,27 +181,10 @@ def test_counts_beyond_a_bigint_are_judged_not_crashed_on(
     clean_bundle: Path, tmp_path: Path, settings: Settings, database: Database
 ) -> None:
     """2^63 + 5 completed samples: a 64-bit value (readable), but beyond a BIGINT column."""
-    org = tmp_path / "bundle" / clean_bundle.parent.name
-    shutil.copytree(clean_bundle, org / clean_bundle.name)
-    _set_in_summary("n_samples_completed", str(2**63 + 5))(org / clean_bundle.name)
-    archive = tmp_path / "big.tar.gz"
-    pack_tree(org, archive, "tar.gz", arcname=org.name)
-    data = archive.read_bytes()
-    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
-    partial = settings.tmp_dir / "big.partial"
-    partial.write_bytes(data)
-    queue = RecordingQueue()
+    damage = _set_in_summary("n_samples_completed", str(2**63 + 5))
+    archive = _damaged(clean_bundle, tmp_path, damage, "big")
+    sid, _ = _upload_and_check(database, settings, archive)
     with database.session() as session:
-        accepted = accept_upload(
-            session=session,
-            settings=settings,
-            queue=queue,
-            received=ReceivedFile(partial, hashlib.sha256(data).hexdigest(), len(data)),
-            filename=archive.name,
-            for_review=True,
-        )
-        session.commit()
-        run_checks(session=session, settings=settings, job_id=queue.sent[0][0])
-        assert accepted.submission.state == "rejected"  # the checker's consistency rules
+        assert session.get(Submission, sid).state == "rejected"  # the checker's rules
         counts = [p.n_samples_completed for p in session.query(Point)]
         assert max(counts) == 2**63 - 1  # kept at the column's bound, not overflowed

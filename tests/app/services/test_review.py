@@ -4,7 +4,6 @@ embargoes, visibility, result ids and the cohort export (rules §4, §9.7, §11)
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import tarfile
 from pathlib import Path
@@ -27,10 +26,9 @@ from app.services.intake import accept_upload
 from app.services.objections import act, file_objection
 from app.services.publishing import PublishingError
 from app.services.review import advance_clocks, finalize, publish_cohort
-from app.services.storage import ReceivedFile
 from app.services.visibility import access_to
 from app.settings import Settings
-from tests.conftest import ACCOUNTS, PASSWORD, RecordingQueue, create_accounts
+from tests.conftest import ACCOUNTS, PASSWORD, RecordingQueue, create_accounts, received_file
 
 PT = ZoneInfo("America/Los_Angeles")
 CHECKED = dt.datetime(2026, 11, 30, 10, tzinfo=PT)  # Monday; eligible for 2026-12-C0
@@ -59,17 +57,13 @@ def submit(
     checked_at: dt.datetime = CHECKED,
     uploader: str = "submitter",
 ) -> int:
-    data = archive.read_bytes()
-    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
-    partial = settings.tmp_dir / f"{archive.name}.partial"
-    partial.write_bytes(data)
     queue = RecordingQueue()
     with database.session() as session:
         accepted = accept_upload(
             session=session,
             settings=settings,
             queue=queue,
-            received=ReceivedFile(partial, hashlib.sha256(data).hexdigest(), len(data)),
+            received=received_file(settings, archive),
             filename=archive.name,
             for_review=True,
             uploader=user(session, uploader),
