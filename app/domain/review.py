@@ -53,6 +53,8 @@ class ReviewRules:
         Penalty(10, 0, withdraw=True),
     )
     embargo_max_days: int = 60  # finalized results held at most this long (rules §4.2)
+    meeting_business_days: int = 12  # an objection this old may call a meeting (§11.3)
+    dispute_backstop_weeks: int = 8  # the chair decides on the record after (§11.6)
 
 
 @dataclass(frozen=True)

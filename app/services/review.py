@@ -20,12 +20,20 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.db.models import Objection, ObjectionMessage, Publication, Submission, User, utcnow
+from app.db.models import (
+    AuditEvent,
+    Objection,
+    ObjectionMessage,
+    Publication,
+    Submission,
+    User,
+    utcnow,
+)
 from app.domain.accounts import Role
 from app.domain.cohorts import Cohort
 from app.domain.lifecycle import IllegalTransition, SubmissionState
 from app.domain.objections import CLOSED, TYPES, ObjectionState
-from app.domain.review import ReviewPhase
+from app.domain.review import ReviewClock, ReviewPhase
 from app.settings import Settings
 
 from .audit import SYSTEM, change_state, record
@@ -412,6 +420,28 @@ def _objector_silence(
     record(session, submission, action="objection retracted", reason=text, at=now)
 
 
+def _meeting_due(
+    clock: ReviewClock, submission: Submission, objection: Objection, now: dt.datetime
+) -> bool:
+    """An open objection 12+ business days old, or one still open as Week 5 begins."""
+    assert submission.review_eligible_at is not None
+    week5 = clock.day_end(submission.review_eligible_at, 28)
+    old = clock.business_days_elapsed(objection.filed_at, now)
+    return old >= clock.rules.meeting_business_days or now > week5
+
+
+def _once(session: Session, submission: Submission, action: str, key: str) -> bool:
+    """True the first time: the audit log remembers what the clocks already did."""
+    done = session.scalar(
+        select(AuditEvent.id).where(
+            AuditEvent.submission_id == submission.id,
+            AuditEvent.action == action,
+            AuditEvent.reason.contains(key),
+        )
+    )
+    return done is None
+
+
 def _tick_submission(
     session: Session,
     settings: Settings,
@@ -439,6 +469,18 @@ def _tick_submission(
         ):
             _objector_silence(session, submission, objection, now)
             report.add(submission, f"objection {objection.public_id[:8]} retracted by silence")
+        elif _meeting_due(clock, submission, objection, now) and _once(
+            session, submission, "meeting may be called", objection.public_id[:8]
+        ):
+            text = (
+                f"objection {objection.public_id[:8]} is {clock.rules.meeting_business_days}+ "
+                "business days old or the review entered Week 5: the chair may call a meeting "
+                "(rules §11.3)"
+            )
+            record(session, submission, action="meeting may be called", reason=text, at=now)
+            notify(session, chairs(session), f"Meeting: {_label(submission)}", text,
+                   _link(submission))  # fmt: skip
+            report.add(submission, "meeting may be called")
     session.flush()
     blocking = bool(blocking_objections(session, submission))
     phase = clock.phase(submission.review_eligible_at, now, blocking)
@@ -456,6 +498,22 @@ def _tick_submission(
                 "within 2 business days (rules §11.6).",
                 _link(submission),
             )
+    backstop = clock.resolution_closes(submission.review_eligible_at) + dt.timedelta(
+        weeks=clock.rules.dispute_backstop_weeks
+    )
+    if (
+        phase == ReviewPhase.DISPUTE
+        and now > backstop
+        and _once(session, submission, "dispute backstop", "")
+    ):
+        text = (
+            f"the dispute is {clock.rules.dispute_backstop_weeks} weeks old: the chair decides "
+            "on the record (rules §11.6)"
+        )
+        record(session, submission, action="dispute backstop", reason=text, at=now)
+        notify(session, chairs(session), f"Dispute backstop: {_label(submission)}", text,
+               _link(submission))  # fmt: skip
+        report.add(submission, "dispute backstop")
     if phase != ReviewPhase.PEER_REVIEW and not blocking:
         finalize(
             session=session,

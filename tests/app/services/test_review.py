@@ -275,6 +275,8 @@ def test_objection_windows_parties_and_disputes(
             select(Notification.subject).where(Notification.user_id == user(session, "chair").id)
         ).all()
         assert any(s.startswith("Dispute") for s in chair_inbox)
+        # Still open as Week 5 began: the chair may call a meeting (said once).
+        assert sum(s.startswith("Meeting") for s in chair_inbox) == 1
         with pytest.raises(ObjectionRefused, match="late grounds"):
             objection(session, submission, pt(2027, 1, 12))  # compliance: not a late ground
         late = objection(session, submission, pt(2027, 1, 12), "availability")
@@ -466,3 +468,26 @@ def test_result_ids_and_the_cohort_export(
     assert len(record["bundles"]) == 1 and record["bundles"][0] in names
     verified = next(s for s, st in statuses.items() if st == "verified")
     assert record["bundles"][0].endswith(f"{verified}.tar.gz")
+
+
+def test_a_dispute_reaches_its_backstop_once(
+    database: Database, settings: Settings, tokens: dict[str, str], good_archive: Path
+) -> None:
+    sid = submit(database, settings, good_archive)
+    with database.session() as session:
+        submission = session.get(Submission, sid)
+        filed = objection(session, submission, pt(2026, 12, 2))
+        act(session=session, settings=settings, objection=filed,
+            user=user(session, "submitter"), action="contest", body="We disagree.",
+            at=pt(2026, 12, 3))  # fmt: skip
+        act(session=session, settings=settings, objection=filed,
+            user=user(session, "reviewer"), action="mark_unresolved", body="So do we.",
+            at=pt(2026, 12, 4))  # fmt: skip
+        advance_clocks(session, settings, pt(2027, 3, 7, 12))  # 8 weeks after Jan 10: not yet
+        assert submission.review_phase == "dispute"
+        report = advance_clocks(session, settings, pt(2027, 3, 8, 12))
+        assert any("backstop" in a for a in report.actions)
+        assert not any(
+            "backstop" in a for a in advance_clocks(session, settings, pt(2027, 3, 9)).actions
+        )
+        assert submission.state == "passed_checks"  # the chair decides, not the clock
