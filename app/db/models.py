@@ -68,6 +68,9 @@ class Organization(Base):
     slug: Mapped[str] = mapped_column(String(64), unique=True)
     name: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # Rules §4.4: an assigned review not finished by the end of Week 3 takes the
+    # organisation off the committee until it has a newly finalized result.
+    committee_suspended_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
 
 
 class User(Base):
@@ -127,6 +130,7 @@ class Submission(Base):
     review_eligible_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
     review_phase: Mapped[str | None] = mapped_column(String(32))
     reviewer_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    review_completed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
     penalty_cohorts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     due_cohort: Mapped[str | None] = mapped_column(String(16))
     verdict: Mapped[str | None] = mapped_column(String(16))

@@ -98,6 +98,9 @@ def review_summary(session: Session, settings: Settings, submission: Submission)
         "peer_review_closes": clock.peer_review_closes(eligible).isoformat() if eligible else None,
         "resolution_closes": clock.resolution_closes(eligible).isoformat() if eligible else None,
         "reviewer": submission.reviewer.email if submission.reviewer else None,
+        "review_completed_at": submission.review_completed_at.isoformat()
+        if submission.review_completed_at
+        else None,
         "submitted_by": submission.submitted_by.email if submission.submitted_by else None,
         "open_objections": len(open_ones),
         "penalty_cohorts": submission.penalty_cohorts,
@@ -153,7 +156,8 @@ def start_review(
 
 
 def reviewer_pool(session: Session, submission: Submission) -> list[User]:
-    """Committee members outside the submitter's organisation (rules §4.4)."""
+    """Committee members outside the submitter's organisation, whose organisation has
+    not lost its seat by missing a review deadline (rules §4.4)."""
     return [
         u
         for u in session.scalars(
@@ -161,7 +165,10 @@ def reviewer_pool(session: Session, submission: Submission) -> list[User]:
             .where(User.role == Role.REVIEWER.value, User.is_active.is_(True))
             .order_by(User.id)
         )
-        if u.organization_id is not None and u.organization_id != submission.organization_id
+        if u.organization_id is not None
+        and u.organization_id != submission.organization_id
+        and u.organization is not None
+        and u.organization.committee_suspended_at is None
     ]
 
 
@@ -298,6 +305,16 @@ def finalize(
         raise PublishingError("not-allowed", str(exc), 409) from exc
     submission.finalized_at = at
     submission.review_phase = ReviewPhase.CLOSED.value
+    organisation = submission.organization
+    if organisation.committee_suspended_at is not None:
+        organisation.committee_suspended_at = None  # a newly finalized result (rules §4.4)
+        record(
+            session,
+            submission,
+            action="committee seat restored",
+            reason=f"{organisation.name} has a newly finalized result",
+            at=at,
+        )
     cohort = due_cohort(settings, submission, at)
     submission.due_cohort = str(cohort)
     held = embargo_release(settings, submission)
@@ -420,6 +437,59 @@ def _objector_silence(
     record(session, submission, action="objection retracted", reason=text, at=now)
 
 
+def _reviewer_deadline(
+    session: Session,
+    clock: ReviewClock,
+    submission: Submission,
+    now: dt.datetime,
+    report: ClockReport,
+) -> None:
+    """An assigned review unfinished at the end of Week 3 takes the reviewer's organisation
+    off the committee until it has a newly finalized result (rules §4.4)."""
+    reviewer = submission.reviewer
+    assert submission.review_eligible_at is not None
+    if (
+        reviewer is None
+        or submission.review_completed_at is not None
+        or now <= clock.peer_review_closes(submission.review_eligible_at)
+        or not _once(session, submission, "reviewer missed Week 3", reviewer.email)
+    ):
+        return
+    organisation = reviewer.organization
+    text = f"{reviewer.email} did not complete the assigned review by the end of Week 3"
+    if organisation is not None and organisation.committee_suspended_at is None:
+        organisation.committee_suspended_at = now
+        text += f"; {organisation.name} leaves the committee until it has a newly finalized result"
+    record(session, submission, action="reviewer missed Week 3", reason=text, at=now)
+    notify(session, [*chairs(session), reviewer], f"Review deadline missed: {_label(submission)}",
+           text, _link(submission))  # fmt: skip
+    report.add(submission, "reviewer missed Week 3")
+
+
+def complete_review(
+    *,
+    session: Session,
+    submission: Submission,
+    reviewer: User,
+    notes: str,
+    at: dt.datetime | None = None,
+) -> None:
+    """The assigned reviewer says the review is done (by the end of Week 3, rules §4.4)."""
+    at = at or utcnow()
+    if submission.reviewer_id != reviewer.id:
+        raise ReviewError("not-your-review", "only the assigned reviewer completes the review", 403)
+    if not in_review(submission):
+        raise ReviewError("not-in-review", "the submission is not in review", 409)
+    if submission.review_completed_at is not None:
+        raise ReviewError("already-complete", "the review was completed already", 409)
+    submission.review_completed_at = at
+    record(session, submission, action="review completed", actor=reviewer.email,
+           reason=notes.strip() or None, at=at)  # fmt: skip
+    notify(session, [*chairs(session), *members_of(session, submission.organization_id)],
+           f"Review completed: {_label(submission)}", notes.strip() or "No notes.",
+           _link(submission))  # fmt: skip
+
+
 def _meeting_due(
     clock: ReviewClock, submission: Submission, objection: Objection, now: dt.datetime
 ) -> bool:
@@ -482,6 +552,7 @@ def _tick_submission(
                    _link(submission))  # fmt: skip
             report.add(submission, "meeting may be called")
     session.flush()
+    _reviewer_deadline(session, clock, submission, now, report)
     blocking = bool(blocking_objections(session, submission))
     phase = clock.phase(submission.review_eligible_at, now, blocking)
     if phase != submission.review_phase:

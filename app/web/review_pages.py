@@ -42,6 +42,7 @@ from app.services.objections import (
 from app.services.review import (
     assign_reviewer,
     change_embargo,
+    complete_review,
     publish_cohort,
     review_summary,
     reviewer_pool,
@@ -121,6 +122,7 @@ def review_context(
         and submission.review_phase
         in (ReviewPhase.PEER_REVIEW, ReviewPhase.OBJECTION_RESOLUTION, ReviewPhase.DISPUTE),
         "is_chair": is_chair,
+        "is_reviewer": user is not None and submission.reviewer_id == user.id,
         "can_change_embargo": (own_org or is_chair)
         and submission.state in ("received", "checking", "passed_checks", "finalized"),
         "pool": [u.email for u in reviewer_pool(session, submission)] if is_chair else [],
@@ -219,6 +221,24 @@ def act_from_page(
             body=body,
         ),
         f"objection-{objection_id}",
+    )
+
+
+@router.post("/submissions/{public_id}/review-complete")
+def complete_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    notes: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    who, submission = _form(request, session, public_id, csrf_token, Scope.REVIEW)
+    return _carry_out(
+        session,
+        public_id,
+        lambda: complete_review(
+            session=session, submission=submission, reviewer=_user(session, who), notes=notes
+        ),
     )
 
 

@@ -27,7 +27,12 @@ from app.services.objections import (
     objection_dict,
     objections_of,
 )
-from app.services.review import assign_reviewer, change_embargo, review_summary
+from app.services.review import (
+    assign_reviewer,
+    change_embargo,
+    complete_review,
+    review_summary,
+)
 from app.services.views import submission_summary
 
 from ..deps import SessionDep, SettingsDep, submission_or_404
@@ -203,6 +208,29 @@ def reassign_reviewer(
             raise HTTPException(404, detail=f"no user {body.email!r}")
     refused = _attempt(
         session, lambda: assign_reviewer(session, submission, reviewer=chosen, actor=chair.email)
+    )
+    return refused or JSONResponse(review_summary(session, settings, submission))
+
+
+class ReviewComplete(BaseModel):
+    notes: str = Field(default="", max_length=50_000)
+
+
+@router.post("/submissions/{public_id}/review-complete")
+def post_review_complete(
+    public_id: str,
+    body: ReviewComplete,
+    session: SessionDep,
+    settings: SettingsDep,
+    who: ReviewerDep,
+) -> JSONResponse:
+    """The assigned reviewer's review is done (due by the end of Week 3, rules §4.4)."""
+    submission = visible_submission(session, who, public_id, Access.FULL)
+    refused = _attempt(
+        session,
+        lambda: complete_review(
+            session=session, submission=submission, reviewer=_user(session, who), notes=body.notes
+        ),
     )
     return refused or JSONResponse(review_summary(session, settings, submission))
 

@@ -491,3 +491,46 @@ def test_a_dispute_reaches_its_backstop_once(
             "backstop" in a for a in advance_clocks(session, settings, pt(2027, 3, 9)).actions
         )
         assert submission.state == "passed_checks"  # the chair decides, not the clock
+
+
+def test_a_review_missed_at_week_3_costs_the_committee_seat_until_a_finalized_result(
+    database: Database, settings: Settings, tokens: dict[str, str], tmp_path: Path
+) -> None:
+    from app.services.review import complete_review, reviewer_pool
+
+    late = submit(database, settings, archive_of(tmp_path, "late"))
+    done = submit(database, settings, archive_of(tmp_path, "done", 2))
+    with database.session() as session:
+        late_sub, done_sub = session.get(Submission, late), session.get(Submission, done)
+        with pytest.raises(Exception, match="only the assigned reviewer"):
+            complete_review(session=session, submission=done_sub,
+                            reviewer=user(session, "chair"), notes="")  # fmt: skip
+        complete_review(session=session, submission=done_sub, reviewer=done_sub.reviewer,
+                        notes="Checked logs and configs.", at=pt(2026, 12, 10))  # fmt: skip
+        slacker = late_sub.reviewer
+        advance_clocks(session, settings, pt(2026, 12, 20, 23))  # Week 3 still running
+        assert slacker.organization.committee_suspended_at is None
+        advance_clocks(session, settings, pt(2026, 12, 21, 0, 1))
+        assert slacker.organization.committee_suspended_at is not None
+        assert slacker not in reviewer_pool(session, late_sub)
+        assert done_sub.reviewer.organization.committee_suspended_at is None
+        inbox = session.scalars(
+            select(Notification.subject).where(Notification.user_id == slacker.id)
+        ).all()
+        assert any(s.startswith("Review deadline missed") for s in inbox)
+        # A newly finalized result of that organisation gives the seat back.
+        own = Submission(
+            organization=slacker.organization,
+            archive=late_sub.archive,
+            archive_format="tar.gz",
+            original_filename="x.tar.gz",
+            bundle_root=late_sub.bundle_root,
+            content_digest="0" * 64,
+            state="passed_checks",
+            for_review=True,
+            review_eligible_at=pt(2026, 12, 1),
+        )
+        session.add(own)
+        session.flush()
+        finalize(session=session, settings=settings, submission=own, at=pt(2026, 12, 22))
+        assert slacker.organization.committee_suspended_at is None

@@ -153,3 +153,18 @@ def test_every_form_refuses_a_post_without_its_csrf_token(env) -> None:  # type:
                                files=files, headers=who["chair"])  # fmt: skip
         assert response.status_code == 403, (route.path, response.status_code)
         assert "security token" in response.text, route.path
+
+
+def test_only_the_assigned_reviewer_completes_the_review_and_once(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    assigned = client.get(f"/api/v1/submissions/{sid}", headers=who["chair"]).json()["review"]
+    key = next(k for k in ("reviewer", "reviewer2") if ACCOUNTS[k][0] == assigned["reviewer"])
+    other = "reviewer2" if key == "reviewer" else "reviewer"
+    url = f"/api/v1/submissions/{sid}/review-complete"
+    refused = client.post(url, json={"notes": "x"}, headers=who[other])
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "not-your-review"
+    done = client.post(url, json={"notes": "Logs match the summaries."}, headers=who[key])
+    assert done.status_code == 200 and done.json()["review_completed_at"]
+    assert client.post(url, json={}, headers=who[key]).status_code == 409
+    timeline = client.get(f"/api/v1/submissions/{sid}/timeline", headers=who["chair"]).json()
+    assert any(e["action"] == "review completed" for e in timeline["data"])
