@@ -1,10 +1,12 @@
 """Who sees what of a submission (rules §11.9): decided here, and only here.
 
-The review committee and the submitting organisations see every result, with its code
-and artifacts, during review and after. The public sees what was published: results
-with their code and artifacts once finalized (or uploaded not for review), the results
-alone while a provisional publication is "peer review pending", and the archive entry of
-a result withdrawn or invalidated after finalization. Nothing else exists for the public.
+The review committee and the submitting organisations see every result, with its code,
+its artifacts and its review, during review and after. The public sees what was
+published: results with their code and artifacts once finalized (or uploaded not for
+review), the results alone while a provisional publication is "peer review pending",
+and the archive entry of a result withdrawn or invalidated after finalization. The
+review record (objection threads, the timeline with the committee's names) is never
+public. Nothing else exists for the public.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import enum
 class Access(enum.IntEnum):
     NONE = 0  # as if it did not exist
     RESULTS = 1  # the curves and the summary
-    FULL = 2  # and the findings, the code, the artifacts, the review
+    FULL = 2  # and the findings, the code, the artifacts
+    REVIEW = 3  # and the review itself: objections, the timeline, who reviewed, acting on it
 
 
 class Viewer(enum.StrEnum):
@@ -35,7 +38,7 @@ _PUBLIC_ACCESS = {
 def access(viewer: Viewer, public_status: str | None) -> Access:
     """*public_status*: the status of the submission's latest publication, if any."""
     if viewer == Viewer.MEMBER:
-        return Access.FULL
+        return Access.REVIEW
     if public_status is None:
         return Access.NONE
     return _PUBLIC_ACCESS.get(public_status, Access.NONE)

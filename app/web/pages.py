@@ -171,7 +171,8 @@ def _render_submission(
 ) -> Response:
     who = principal_of(request)
     submission = visible_submission(session, who, public_id)
-    if access_to(session, who, submission) < Access.FULL:
+    level = access_to(session, who, submission)
+    if level < Access.FULL:
         # The public sees a provisional result's curves, nothing of its review (§11.9).
         return templates.TemplateResponse(
             request,
@@ -212,7 +213,12 @@ def _render_submission(
             "reproduction_error": reproduction_error,
             "retokenizations": retokenizations,
             "has_events": bool(latest_events(session, submission)),
-            "review": review_context(session, settings, submission, who),
+            # The review record is the members' (rules §11.9): not for the public, even
+            # once the results, code and artifacts are.
+            "member": level >= Access.REVIEW,
+            "review": review_context(session, settings, submission, who)
+            if level >= Access.REVIEW
+            else None,
             "review_error": review_error,
         },
         status_code=status_code,

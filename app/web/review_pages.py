@@ -82,7 +82,7 @@ def _signed_in(request: Request, scope: Scope = Scope.SUBMIT) -> Principal:
 def member_submission(request: Request, session: Session, public_id: str) -> Submission:
     """For the page's forms: a signed-in member who may see the whole submission."""
     who = _signed_in(request)
-    return visible_submission(session, who, public_id, Access.FULL)
+    return visible_submission(session, who, public_id, Access.REVIEW)
 
 
 def _user(session: Session, who: Principal) -> User:
@@ -146,7 +146,7 @@ def _form(
     """A review form's checks: its CSRF token, who signed in, and that they see it all."""
     verify_csrf(request, csrf)
     who = _signed_in(request, scope)
-    return who, visible_submission(session, who, public_id, Access.FULL)
+    return who, visible_submission(session, who, public_id, Access.REVIEW)
 
 
 def _carry_out(

@@ -68,7 +68,7 @@ ChairDep = Annotated[Principal, Depends(require(Scope.PUBLISH))]
 
 def submitter_or_chair(session: Session, who: Principal, public_id: str) -> Submission:
     """The submission, if *who* belongs to its organisation or holds the chair's scope."""
-    submission = visible_submission(session, who, public_id, Access.FULL)
+    submission = visible_submission(session, who, public_id, Access.REVIEW)
     if who.organization_id != submission.organization_id and not who.has(Scope.PUBLISH):
         raise HTTPException(
             403, detail="only the submitting organisation (or the chair) may do this"

@@ -102,10 +102,17 @@ def test_upload_review_objection_penalty_finalize_publish(
         curves = _ok(public.get("/api/v1/results", params={"cohort": due}))["curves"]
         mine = [c for c in curves if c["submission"] == sid]
         assert mine and mine[0]["status"] == "verified" and mine[0]["result_id"].startswith("1.0.")
-        # Finalized and published: results, findings and timeline are public now.
+        # Finalized and published: results, findings and the bundle are public now; the
+        # review record (timeline, objections, who reviewed) stays the members'.
         assert public.get(f"/api/v1/submissions/{sid}/findings").status_code == 200
+        assert public.get(f"/submissions/{sid}/files").status_code == 200
+        assert _ok(public.get(f"/api/v1/submissions/{sid}"))["review"] is None
+        assert public.get(f"/api/v1/submissions/{sid}/timeline").status_code == 403
+        assert public.get(f"/api/v1/submissions/{sid}/objections").status_code == 403
+        page = public.get(f"/submissions/{sid}").text
+        assert ACCOUNTS["reviewer"][0] not in page and ACCOUNTS["reviewer2"][0] not in page
         timeline = [
-            e["action"] for e in _ok(public.get(f"/api/v1/submissions/{sid}/timeline"))["data"]
+            e["action"] for e in _ok(chair.get(f"/api/v1/submissions/{sid}/timeline"))["data"]
         ]
         for step in ("objection filed", "penalty", "objection accept", "finalize", "published"):
             assert step in timeline, step

@@ -113,7 +113,7 @@ class RecountRequest(BaseModel):
 def start_retokenization(
     public_id: str, body: RecountRequest, session: SessionDep, queue: QueueDep, who: MemberDep
 ) -> JSONResponse:
-    submission = visible_submission(session, who, public_id, Access.FULL)
+    submission = visible_submission(session, who, public_id, Access.REVIEW)
     try:
         created = request_retokenization(
             session=session, queue=queue, submission=submission, point_label=body.point

@@ -106,7 +106,7 @@ class ObjectionRequest(BaseModel):
 def read_objections(
     public_id: str, session: SessionDep, settings: SettingsDep, who: PrincipalDep
 ) -> dict[str, Any]:
-    submission = visible_submission(session, who, public_id, Access.FULL)
+    submission = visible_submission(session, who, public_id, Access.REVIEW)
     return {
         "data": [objection_dict(session, settings, o) for o in objections_of(session, submission)]
     }
@@ -121,7 +121,7 @@ def create_objection(
     who: ReviewerDep,
 ) -> JSONResponse:
     """File an objection (a committee member's token, from another organisation)."""
-    submission = visible_submission(session, who, public_id, Access.FULL)
+    submission = visible_submission(session, who, public_id, Access.REVIEW)
     try:
         objection = file_objection(
             session=session,
@@ -148,7 +148,7 @@ def read_objection(
     objection = get_objection(session, objection_id)
     if objection is None:
         raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
-    visible_submission(session, who, objection.submission.public_id, Access.FULL)
+    visible_submission(session, who, objection.submission.public_id, Access.REVIEW)
     return objection_dict(session, settings, objection)
 
 
@@ -172,7 +172,7 @@ def act_on_objection(
     objection = get_objection(session, objection_id)
     if objection is None:
         raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
-    visible_submission(session, who, objection.submission.public_id, Access.FULL)
+    visible_submission(session, who, objection.submission.public_id, Access.REVIEW)
     refused = _attempt(
         session,
         lambda: act(
@@ -225,7 +225,7 @@ def post_review_complete(
     who: ReviewerDep,
 ) -> JSONResponse:
     """The assigned reviewer's review is done (due by the end of Week 3, rules §4.4)."""
-    submission = visible_submission(session, who, public_id, Access.FULL)
+    submission = visible_submission(session, who, public_id, Access.REVIEW)
     refused = _attempt(
         session,
         lambda: complete_review(

@@ -162,9 +162,10 @@ def read_submission(
         }
     run = latest_check_run(session, submission)
     reproductions = list_reproductions(session, submission)
+    review = access_to(session, who, submission) >= Access.REVIEW
     return {
         **submission_summary(submission),
-        "review": review_summary(session, settings, submission),
+        "review": review_summary(session, settings, submission) if review else None,
         "links": _links(public_id),
         "counts": None
         if run is None
@@ -250,7 +251,7 @@ def create_reproduction(
     who: MemberDep,
 ) -> JSONResponse:
     """Re-run one point against an endpoint with the embedded harness (an unverified result)."""
-    submission = visible_submission(session, who, public_id, Access.FULL)
+    submission = visible_submission(session, who, public_id, Access.REVIEW)
     try:
         reproduction = request_reproduction(
             session=session,
@@ -325,8 +326,8 @@ def decide_submission(
 
 @router.get("/submissions/{public_id}/timeline", tags=["review"])
 def read_timeline(public_id: str, session: SessionDep, who: PrincipalDep) -> dict[str, Any]:
-    """Every state change of the submission: who, when, why (append-only)."""
-    submission = visible_submission(session, who, public_id, Access.FULL)
+    """Every state change of the submission: who, when, why (append-only; members only)."""
+    submission = visible_submission(session, who, public_id, Access.REVIEW)
     return {
         "data": [
             {

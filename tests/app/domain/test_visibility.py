@@ -20,4 +20,5 @@ from app.domain.visibility import Access, Viewer, access
 )
 def test_public_and_members(status: str | None, public: Access) -> None:
     assert access(Viewer.PUBLIC, status) == public
-    assert access(Viewer.MEMBER, status) == Access.FULL
+    assert access(Viewer.MEMBER, status) == Access.REVIEW
+    assert public < Access.REVIEW  # the review record is never the public's

@@ -377,7 +377,7 @@ def test_visibility_matrix_role_mode_state_and_date(
             return table()["anonymous"][sid]
 
         for name in ("rival", "reviewer", "chair"):
-            assert set(table()[name].values()) == {Access.FULL}, name
+            assert set(table()[name].values()) == {Access.REVIEW}, name
         assert set(table()["anonymous"].values()) == {Access.NONE}
         assert table()["publish-only token"] == table()["anonymous"]
         publish_cohort(

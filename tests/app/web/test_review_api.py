@@ -84,7 +84,9 @@ def test_a_withdrawn_point_leaves_the_published_curve(env) -> None:  # type: ign
     client.post(f"/api/v1/cohorts/{due}/publish", headers=who["chair"])
     published = client.get("/api/v1/results", params={"cohort": due}).json()["curves"][0]
     assert 64 not in [p["concurrency"] for p in published["points"]]
-    timeline = client.get(f"/api/v1/submissions/{sid}/timeline").json()["data"]
+    assert client.get(f"/api/v1/submissions/{sid}/timeline").status_code == 403  # public
+    timeline = client.get(f"/api/v1/submissions/{sid}/timeline", headers=who["chair"]).json()
+    timeline = timeline["data"]
     assert any(e["action"] == "point state" and "faulty run" in e["reason"] for e in timeline)
 
 
