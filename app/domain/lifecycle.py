@@ -26,6 +26,13 @@ class SubmissionState(enum.StrEnum):
     INVALIDATED = "invalidated"
 
 
+class PublicationMode(enum.StrEnum):
+    """Rules §11.2, chosen at upload and irrevocable (an embargo date may come with either)."""
+
+    CONFIDENTIAL = "confidential"  # public once finalized
+    PROVISIONAL = "provisional"  # public as "peer review pending" from its cohort
+
+
 class IllegalTransition(Exception):
     def __init__(self, current: SubmissionState, target: SubmissionState) -> None:
         super().__init__(f"a submission cannot go from {current} to {target}")

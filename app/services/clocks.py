@@ -6,6 +6,7 @@ import datetime as dt
 
 from app.db.models import Submission
 from app.domain.cohorts import BusinessCalendar, Cohort
+from app.domain.lifecycle import PublicationMode
 from app.domain.review import ReviewClock, ReviewRules
 from app.settings import Settings
 
@@ -33,7 +34,7 @@ def embargo_release(settings: Settings, submission: Submission) -> dt.date | Non
     """When a finalized confidential result is held for its embargo (rules §4.2 B), the
     date it is released; None when it follows the cohort schedule."""
     if (
-        submission.publication_mode != "confidential"
+        submission.publication_mode != PublicationMode.CONFIDENTIAL
         or submission.embargo_date is None
         or submission.finalized_at is None
     ):

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from app.db.models import Curve, Publication, PublishedCurve, ResultEntry, Submission, utcnow
 from app.domain.cohorts import Cohort
-from app.domain.lifecycle import ResultStatus, SubmissionState, result_status
+from app.domain.lifecycle import PublicationMode, ResultStatus, SubmissionState, result_status
 from app.settings import Settings
 
 from .audit import record
@@ -26,7 +26,6 @@ from .errors import ServiceError
 from .results import compact_point
 from .views import curve_dict
 
-PUBLICATION_MODES = ("confidential", "provisional")
 _NOT_COPIED = frozenset({"id", "publication_id"})
 
 
@@ -37,7 +36,10 @@ class PublishingError(ServiceError):
 def publication_status(submission: Submission) -> ResultStatus | None:
     """The status the submission would be published with now, or None (not publishable)."""
     status = result_status(SubmissionState(submission.state), submission.for_review)
-    if status == ResultStatus.PROVISIONAL and submission.publication_mode != "provisional":
+    if (
+        status == ResultStatus.PROVISIONAL
+        and submission.publication_mode != PublicationMode.PROVISIONAL
+    ):
         return None  # confidential review: nothing public before finalization (§11.2 A)
     return status
 
@@ -141,9 +143,15 @@ def publish_submission(
 def _due(settings: Settings, submission: Submission) -> str | None:
     """The cohort a submission is due in, or None while an embargo holds it."""
     if submission.embargo_date is not None:
-        if submission.publication_mode == "provisional" and submission.state == "passed_checks":
+        if (
+            submission.publication_mode == PublicationMode.PROVISIONAL
+            and submission.state == SubmissionState.PASSED_CHECKS
+        ):
             return None  # released on its date by the clocks (rules §4.2)
-        if submission.publication_mode == "confidential" and submission.state == "finalized":
+        if (
+            submission.publication_mode == PublicationMode.CONFIDENTIAL
+            and submission.state == SubmissionState.FINALIZED
+        ):
             if embargo_release(settings, submission) is not None:
                 return None
     if submission.state == SubmissionState.FINALIZED.value and submission.due_cohort:

@@ -31,7 +31,7 @@ from app.db.models import (
 )
 from app.domain.accounts import Role
 from app.domain.cohorts import Cohort
-from app.domain.lifecycle import IllegalTransition, SubmissionState
+from app.domain.lifecycle import IllegalTransition, PublicationMode, ResultStatus, SubmissionState
 from app.domain.objections import CLOSED, TYPES, ObjectionState
 from app.domain.review import ReviewClock, ReviewPhase
 from app.settings import Settings
@@ -50,7 +50,17 @@ from .publishing import (
 from .storage import sweep_tmp
 
 Chooser = Callable[[list[User]], User]
-TMP_MAX_AGE_S = 24 * 3600  # an upload still unfinished after a day was abandoned
+TMP_MAX_AGE_S = 24 * 3600
+# States in which a submission's embargo date may still change (rules §4.2).
+EMBARGO_CHANGEABLE = frozenset(
+    s.value
+    for s in (
+        SubmissionState.RECEIVED,
+        SubmissionState.CHECKING,
+        SubmissionState.PASSED_CHECKS,
+        SubmissionState.FINALIZED,
+    )
+)  # an upload still unfinished after a day was abandoned
 
 
 class ReviewError(ServiceError):
@@ -119,7 +129,7 @@ def on_checks_passed(
     provisional publication (rules §11.2)."""
     if not submission.for_review or submission.review_eligible_at is not None:
         return
-    if submission.publication_mode == "provisional":
+    if submission.publication_mode == PublicationMode.PROVISIONAL:
         submission.review_phase = ReviewPhase.AWAITING.value
         return
     start_review(session, settings, submission, at)
@@ -243,7 +253,7 @@ def publish_cohort(
     _release_embargoes(session, settings, at, ClockReport(at))
     created = publish_due(session=session, settings=settings, cohort_id=cohort_id, at=at)
     for publication in created:
-        if publication.status == "provisional":
+        if publication.status == ResultStatus.PROVISIONAL:
             start_review(session, settings, publication.submission, at)
     session.flush()
     return created
@@ -632,7 +642,7 @@ def _release_embargoes(
         .where(
             Submission.state == SubmissionState.PASSED_CHECKS.value,
             Submission.for_review.is_(True),
-            Submission.publication_mode == "provisional",
+            Submission.publication_mode == PublicationMode.PROVISIONAL.value,
             Submission.review_eligible_at.is_(None),
             Submission.embargo_date.is_not(None),
         )
@@ -651,7 +661,7 @@ def _release_finalized(
         select(Submission)
         .where(
             Submission.state == SubmissionState.FINALIZED.value,
-            Submission.publication_mode == "confidential",
+            Submission.publication_mode == PublicationMode.CONFIDENTIAL.value,
             Submission.embargo_date.is_not(None),
         )
         .order_by(Submission.id)
@@ -686,21 +696,19 @@ def change_embargo(
 ) -> None:
     """The embargo date may change after submission; the committee is told (rules §4.2)."""
     at = at or utcnow()
-    if submission.state not in (
-        SubmissionState.PASSED_CHECKS.value,
-        SubmissionState.RECEIVED.value,
-        SubmissionState.CHECKING.value,
-        SubmissionState.FINALIZED.value,
-    ):
+    if submission.state not in EMBARGO_CHANGEABLE:
         raise ReviewError(
             "not-allowed", f"a {submission.state} submission has no embargo to change", 409
         )
     if (
         submission.state == SubmissionState.FINALIZED.value
-        and submission.publication_mode == "provisional"
+        and submission.publication_mode == PublicationMode.PROVISIONAL
     ):
         raise ReviewError("not-allowed", "a finalized provisional result is already public", 409)
-    if submission.review_eligible_at is not None and submission.publication_mode == "provisional":
+    if (
+        submission.review_eligible_at is not None
+        and submission.publication_mode == PublicationMode.PROVISIONAL
+    ):
         raise ReviewError(
             "not-allowed", "the provisional publication is out: its embargo has lifted", 409
         )

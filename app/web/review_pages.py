@@ -40,6 +40,7 @@ from app.services.objections import (
     parties_of,
 )
 from app.services.review import (
+    EMBARGO_CHANGEABLE,
     assign_reviewer,
     change_embargo,
     complete_review,
@@ -123,8 +124,7 @@ def review_context(
         in (ReviewPhase.PEER_REVIEW, ReviewPhase.OBJECTION_RESOLUTION, ReviewPhase.DISPUTE),
         "is_chair": is_chair,
         "is_reviewer": user is not None and submission.reviewer_id == user.id,
-        "can_change_embargo": (own_org or is_chair)
-        and submission.state in ("received", "checking", "passed_checks", "finalized"),
+        "can_change_embargo": (own_org or is_chair) and submission.state in EMBARGO_CHANGEABLE,
         "pool": [u.email for u in reviewer_pool(session, submission)] if is_chair else [],
         "point_states": POINT_STATES,
         "timeline": timeline(session, submission),

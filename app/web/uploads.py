@@ -10,6 +10,7 @@ from fastapi import Request
 from sqlalchemy.orm import Session
 
 from app.db.models import User
+from app.domain.lifecycle import PublicationMode
 from app.services.intake import AcceptedUpload, IntakeError, accept_upload
 from app.services.jobs import JobQueue
 from app.services.storage import UploadSink, UploadTooLarge
@@ -38,11 +39,11 @@ class UploadProblem(Exception):
         return {"error": error}
 
 
-PUBLICATION_MODES = ("confidential", "provisional")
+PUBLICATION_MODES = tuple(PublicationMode)
 
 
 def _publication_mode(fields: dict[str, str]) -> str:
-    mode = (fields.get("publication_mode") or "confidential").strip().lower()
+    mode = (fields.get("publication_mode") or PublicationMode.CONFIDENTIAL).strip().lower()
     if mode not in PUBLICATION_MODES:
         raise UploadProblem(
             422,
