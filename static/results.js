@@ -30,9 +30,11 @@
   var DASH = { verified: "solid", provisional: "dash", unverified: "dot" };
   var OPACITY = { verified: 1, provisional: 0.95, unverified: 0.5 };
 
+  // Plotly text is its own small markup: escaping &, < and > keeps a name from opening a
+  // tag; quotes are plain text there (Plotly shows "&quot;" as it is).
   function esc(text) {
-    return String(text).replace(/[&<>"']/g, function (c) {
-      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    return String(text).replace(/[&<>]/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;" }[c];
     });
   }
   function fmt(v, d) { return v === null || v === undefined ? "—" : Number(v).toFixed(d); }

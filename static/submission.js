@@ -25,9 +25,11 @@
   }
 
   // Names come from submitted files: never let them be read as markup.
+  // Plotly text is its own small markup: escaping &, < and > keeps a name from opening a
+  // tag; quotes are plain text there (Plotly shows "&quot;" as it is).
   function esc(text) {
-    return String(text).replace(/[&<>"']/g, function (c) {
-      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    return String(text).replace(/[&<>]/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;" }[c];
     });
   }
 

@@ -341,6 +341,21 @@ def test_the_review_in_the_browser_objection_answer_decision(
     page.locator("#file-list a", has_text="system_desc.json").first.click()
     assert '"submitter_org_names"' in page.locator("#file-content").inner_text()
 
+    # A provisional result whose names are markup, published in the same cohort: the
+    # public explorer must show them as text.
+    hostile = BundleFactory(
+        system=SystemSpec(
+            name='Evil <img src=x onerror="window.pwned=3">',
+            saturation_tps=9_000,
+            org="Org <script>window.pwned=4</script>",
+        ),
+        submission_id="sub-xss-results",
+    ).archive(tmp_path / "xss.tar.gz")
+    with portal.client("chair") as api:
+        uploaded = api.post("/api/v1/submissions", data={"publication_mode": "provisional"},
+                            files={"file": ("xss.tar.gz", hostile.read_bytes())})  # fmt: skip
+        assert uploaded.status_code == 201, uploaded.text
+    portal.wait_finished(uploaded.json()["id"])
     page.goto(f"{portal.url}/review")
     page.fill("#publish-cohort", due)
     page.click("#publish-form button[type=submit]")
@@ -349,3 +364,9 @@ def test_the_review_in_the_browser_objection_answer_decision(
     page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&cohort={due}")
     page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
     assert "Acme browser review" in page.locator("#chart-pareto").inner_text()
+    chart = page.locator("#chart-pareto").inner_text()
+    assert 'Evil <img src=x onerror="window.pwned=3">' in chart
+    # Ranked or listed as without an admissible point, the organisation reads as text.
+    assert "Org <script>window.pwned=4</script>" in page.locator("main").inner_text()
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    assert page.locator("img[src=x]").count() == 0
