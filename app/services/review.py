@@ -5,8 +5,10 @@ Everything that happens because time passed is done by :func:`advance_clocks`, w
 worker's scheduler runs every minute with the real time and tests run with any time:
 provisional results released on their embargo date, phase changes, the non-response
 penalties (1 and 2 cohort dates of delay, withdrawal at 10 business days), objections
-retracted by the objector's silence, automatic finalization once the peer-review window
-has closed with nothing open, and finalized results released on their embargo date.
+retracted by the objector's silence, the meeting trigger, the reviewer's Week-3 deadline,
+the dispute backstop, automatic finalization once the peer-review window has closed with
+nothing open, finalized results released on their embargo date, abandoned temporary
+uploads swept, and the e-mail of new notifications.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from .publishing import (
 from .storage import sweep_tmp
 
 Chooser = Callable[[list[User]], User]
-TMP_MAX_AGE_S = 24 * 3600
+TMP_MAX_AGE_S = 24 * 3600  # an upload still unfinished after a day was abandoned
 # States in which a submission's embargo date may still change (rules §4.2).
 EMBARGO_CHANGEABLE = frozenset(
     s.value
@@ -60,7 +62,7 @@ EMBARGO_CHANGEABLE = frozenset(
         SubmissionState.PASSED_CHECKS,
         SubmissionState.FINALIZED,
     )
-)  # an upload still unfinished after a day was abandoned
+)
 
 
 class ReviewError(ServiceError):
