@@ -249,7 +249,9 @@ class WorkerSupervisor:
         self._thread = threading.Thread(target=self._watch, name="worker-supervisor", daemon=True)
 
     def _spawn(self) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(self.command, preexec_fn=_die_with_parent)
+        # A process group of its own: the worker and its pool are stopped together, and
+        # a signal meant for the web process never reaches the pool directly.
+        return subprocess.Popen(self.command, preexec_fn=_die_with_parent, start_new_session=True)
 
     def start(self) -> None:
         self.process = self._spawn()
@@ -267,12 +269,21 @@ class WorkerSupervisor:
     def stop(self) -> None:
         self._stopping.set()
         proc = self.process
-        if proc is not None and proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)  # warm shutdown: the worker stops its pool
             try:
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                pass
+        # Whatever is left of the group: a pool process that outlived its worker, or a
+        # worker stuck at exit on a pool lock a killed process held.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

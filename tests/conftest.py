@@ -301,13 +301,31 @@ def start_portal(
 
 
 def stop_portal(portal: RunningPortal) -> None:
+    """Stop the web process as an operator would (it stops its worker), then make sure
+    nothing of this portal is left running."""
     if portal.process.poll() is None:
-        os.killpg(portal.process.pid, 15)
+        portal.process.send_signal(15)
         try:
-            portal.process.wait(timeout=30)
+            portal.process.wait(timeout=40)
         except subprocess.TimeoutExpired:
-            os.killpg(portal.process.pid, 9)
-            portal.process.wait()
+            pass
+    kill_leftovers(portal.data_dir)
+    if portal.process.poll() is None:
+        portal.process.kill()
+    portal.process.wait()
+
+
+def kill_leftovers(data_dir: Path) -> None:
+    """SIGKILL every process still serving *data_dir* (found by its environment)."""
+    marker = f"ENDPOINTS_PORTAL_DATA_DIR={data_dir}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                os.kill(int(entry.name), 9)
+        except (OSError, ProcessLookupError):
+            continue
 
 
 @pytest.fixture(scope="session", params=["embedded", "postgresql+redis"])

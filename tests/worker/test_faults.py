@@ -29,6 +29,7 @@ from tests.conftest import (
     RunningPortal,
     free_port,
     fresh_postgres_database,
+    kill_leftovers,
     require,
     start_portal,
     stop_portal,
@@ -305,6 +306,7 @@ def test_web_killed_during_an_upload_leaves_nothing_half_written(
         time.sleep(1.0)  # the web process is now streaming the file to disk
         os.killpg(portal.process.pid, signal.SIGKILL)
         portal.process.wait()
+        kill_leftovers(data)  # the worker (own process group) is stopped by its parent's death
     partial = list((data / "tmp").glob("*"))
     restarted = start_portal(data, tmp_path / "web2.log", {"ENDPOINTS_PORTAL_DEMO_DATA": "false"})
     try:

@@ -80,9 +80,20 @@ def _spawn(*args: str, data: Path) -> subprocess.Popen[bytes]:
 
 
 def _stop(proc: subprocess.Popen[bytes] | None) -> None:
-    if proc is not None and proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
+    """SIGTERM to the process (a worker stops its own pool), then its group is cleared."""
+    if proc is None:
+        return
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
 
 
 def test_work_queued_while_no_worker_runs_is_done_when_one_starts(
