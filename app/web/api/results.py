@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -162,6 +163,8 @@ def read_results(
         rows = result["ranking"] if export == "ranking" else point_rows(result)
         columns = RANKING_COLUMNS if export == "ranking" else POINT_COLUMNS
         name = f"{result['benchmark'] or 'results'}-{result['cohort'] or 'none'}-{export}.csv"
+        # The names come from the query: only what is safe in a header stays.
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", name)
         return Response(
             _csv(rows, columns),
             media_type="text/csv; charset=utf-8",

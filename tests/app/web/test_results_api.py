@@ -169,6 +169,16 @@ def test_the_page_renders_the_same_ranking(client: TestClient) -> None:
     assert client.get("/results", params={"tps_per_user_min": "fast"}).status_code == 422
 
 
+def test_csv_file_names_from_the_query_are_safe_header_values(client: TestClient) -> None:
+    """Found by schemathesis: a benchmark name outside latin-1 broke the header (500)."""
+    hostile = 'Āb"\r\nSet-Cookie: x=1'
+    response = client.get("/api/v1/results", params={"benchmark": hostile, "format": "csv"})
+    assert response.status_code == 200
+    disposition = response.headers["content-disposition"]
+    assert disposition.startswith('attachment; filename="_b___Set-Cookie__x_1-')
+    assert "x=1" not in response.headers.get("set-cookie", "")
+
+
 def test_csv_cells_cannot_become_spreadsheet_formulas() -> None:
     from app.web.api.results import _csv
 
