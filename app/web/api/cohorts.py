@@ -22,6 +22,7 @@ from app.services.review import publish_cohort
 
 from ..deps import SessionDep, SettingsDep
 from ..security import require
+from .errors import refused
 
 router = APIRouter(prefix="/api/v1", tags=["cohorts"])
 
@@ -65,9 +66,7 @@ def publish(
     try:
         created = publish_cohort(session=session, settings=settings, cohort_id=cohort_id)
     except PublishingError as exc:
-        return JSONResponse(
-            {"error": {"code": exc.code, "message": exc.message}}, status_code=exc.status
-        )
+        return refused(exc)
     session.commit()
     return JSONResponse(
         {

@@ -26,12 +26,9 @@ from app.services.views import retokenization_dict
 
 from ..deps import QueueDep, SessionDep, SettingsDep
 from ..security import MemberDep, PrincipalDep, submitter_or_chair, visible_submission
+from .errors import error_response, refused
 
 router = APIRouter(prefix="/api/v1", tags=["re-tokenization"])
-
-
-def _error(code: str, message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
 @router.put(
@@ -67,10 +64,10 @@ async def upload_events(
         for p in c.points
     }
     if label not in known:
-        return _error("no-such-point", f"the submission has no point {label!r}", 404)
+        return error_response("no-such-point", f"the submission has no point {label!r}", 404)
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > settings.max_events_bytes:
-        return _error(
+        return error_response(
             "too-large", f"the file is larger than {settings.max_events_bytes} bytes", 413
         )
     sink = EventsSink(settings)
@@ -79,13 +76,13 @@ async def upload_events(
             sink.write(chunk)
     except UploadTooLarge as exc:
         sink.discard()
-        return _error("too-large", str(exc), 413)
+        return error_response("too-large", str(exc), 413)
     except BaseException:
         sink.discard()  # a broken upload never reaches a content address
         raise
     if sink.size == 0:
         sink.discard()
-        return _error("empty", "the events file is empty", 400)
+        return error_response("empty", "the events file is empty", 400)
     stored = sink.finish()
     artifact, created = register_events(session, submission, label, stored, "upload")
     queued: list[Retokenization] = []
@@ -120,7 +117,7 @@ def start_retokenization(
         )
     except RetokenizationError as exc:
         session.rollback()
-        return _error(exc.code, exc.message, exc.status)
+        return refused(exc)
     session.commit()
     return JSONResponse({"data": [r.public_id for r in created]}, status_code=202)
 
@@ -158,6 +155,6 @@ def cancel(rid: str, session: SessionDep, who: MemberDep) -> JSONResponse:
     try:
         cancel_retokenization(session=session, retok=retok)
     except RetokenizationError as exc:
-        return _error(exc.code, exc.message, exc.status)
+        return refused(exc)
     session.commit()
     return JSONResponse(retokenization_dict(retok, []), status_code=202)

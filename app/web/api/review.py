@@ -4,21 +4,18 @@ changes, per-point states and the inbox (rules §4.2, §4.4, §11.1, §11.4)."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from app.db.models import User
 from app.domain.objections import ACTIONS, TYPES, ObjectionRefused
 from app.domain.visibility import Access
 from app.services.accounts import Principal
 from app.services.decisions import set_point_state
-from app.services.errors import ServiceError
 from app.services.notifications import inbox, mark_read, unread_count
 from app.services.objections import (
     act,
@@ -44,25 +41,9 @@ from ..security import (
     submitter_or_chair,
     visible_submission,
 )
+from .errors import attempt, refused
 
 router = APIRouter(prefix="/api/v1", tags=["review"])
-
-
-def _refused(exc: ServiceError | ObjectionRefused) -> JSONResponse:
-    return JSONResponse(
-        {"error": {"code": exc.code, "message": exc.message}}, status_code=exc.status
-    )
-
-
-def _attempt(session: Session, work: Callable[[], object]) -> JSONResponse | None:
-    """Run a service call and commit; a refusal rolls back and becomes the error body."""
-    try:
-        work()
-    except (ServiceError, ObjectionRefused) as exc:
-        session.rollback()
-        return _refused(exc)
-    session.commit()
-    return None
 
 
 def _user(session: SessionDep, who: Principal) -> User:
@@ -136,7 +117,7 @@ def create_objection(
         )
     except ObjectionRefused as exc:
         session.rollback()
-        return _refused(exc)
+        return refused(exc)
     session.commit()
     return JSONResponse(objection_dict(session, settings, objection), status_code=201)
 
@@ -173,7 +154,7 @@ def act_on_objection(
     if objection is None:
         raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
     visible_submission(session, who, objection.submission.public_id, Access.REVIEW)
-    refused = _attempt(
+    refused = attempt(
         session,
         lambda: act(
             session=session,
@@ -206,7 +187,7 @@ def reassign_reviewer(
         chosen = session.scalar(select(User).where(User.email == body.email.strip().lower()))
         if chosen is None:
             raise HTTPException(404, detail=f"no user {body.email!r}")
-    refused = _attempt(
+    refused = attempt(
         session, lambda: assign_reviewer(session, submission, reviewer=chosen, actor=chair.email)
     )
     return refused or JSONResponse(review_summary(session, settings, submission))
@@ -226,7 +207,7 @@ def post_review_complete(
 ) -> JSONResponse:
     """The assigned reviewer's review is done (due by the end of Week 3, rules §4.4)."""
     submission = visible_submission(session, who, public_id, Access.REVIEW)
-    refused = _attempt(
+    refused = attempt(
         session,
         lambda: complete_review(
             session=session, submission=submission, reviewer=_user(session, who), notes=body.notes
@@ -249,7 +230,7 @@ def put_embargo(
 ) -> JSONResponse:
     """Change the embargo date (the submitting organisation); the committee is told."""
     submission = submitter_or_chair(session, who, public_id)
-    refused = _attempt(
+    refused = attempt(
         session,
         lambda: change_embargo(
             session=session,
@@ -279,7 +260,7 @@ def put_point_state(
 ) -> JSONResponse:
     """Withdraw a point in review, hold it in dispute, or invalidate it (the chair)."""
     submission = submission_or_404(session, public_id)
-    refused = _attempt(
+    refused = attempt(
         session,
         lambda: set_point_state(
             session=session,

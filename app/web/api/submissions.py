@@ -39,6 +39,7 @@ from ..security import (
     visible_submission,
 )
 from ..uploads import UploadProblem, handle_upload
+from .errors import refused
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
 
@@ -267,9 +268,7 @@ def create_reproduction(
         )
     except ReproductionError as exc:
         session.rollback()
-        return JSONResponse(
-            {"error": {"code": exc.code, "message": exc.message}}, status_code=exc.status
-        )
+        return refused(exc)
     session.commit()
     return JSONResponse(reproduction_dict(reproduction), status_code=202)
 
@@ -317,9 +316,7 @@ def decide_submission(
         )
     except PublishingError as exc:
         session.rollback()
-        return JSONResponse(
-            {"error": {"code": exc.code, "message": exc.message}}, status_code=exc.status
-        )
+        return refused(exc)
     session.commit()
     return JSONResponse(submission_summary(submission))
 
