@@ -77,7 +77,7 @@ def _label(submission: Submission) -> str:
     return f"{submission.organization.name} submission {submission.public_id[:8]}"
 
 
-def in_review(submission: Submission) -> bool:
+def under_review(submission: Submission) -> bool:
     return (
         submission.for_review
         and submission.state == SubmissionState.PASSED_CHECKS.value
@@ -490,7 +490,7 @@ def complete_review(
     at = at or utcnow()
     if submission.reviewer_id != reviewer.id:
         raise ReviewError("not-your-review", "only the assigned reviewer completes the review", 403)
-    if not in_review(submission):
+    if not under_review(submission):
         raise ReviewError("not-in-review", "the submission is not in review", 409)
     if submission.review_completed_at is not None:
         raise ReviewError("already-complete", "the review was completed already", 409)
@@ -614,7 +614,7 @@ def advance_clocks(
     """Everything due by *now*; safe to run any number of times (each step is once)."""
     now = now or utcnow()
     report = ClockReport(now)
-    _release_embargoes(session, settings, now, report)
+    _release_provisionals(session, settings, now, report)  # their reviews start this tick
     reviewing = session.scalars(
         select(Submission)
         .where(
@@ -626,7 +626,7 @@ def advance_clocks(
     ).all()
     for submission in reviewing:
         _tick_submission(session, settings, submission, now, report)
-    _release_finalized(session, settings, now, report)  # finalized by the ticks above
+    _release_finalized(session, settings, now, report)  # after the ticks: what they finalized
     session.flush()
     swept = sweep_tmp(settings.tmp_dir, older_than_s=TMP_MAX_AGE_S)
     if swept:
@@ -639,6 +639,13 @@ def _release_embargoes(
     session: Session, settings: Settings, now: dt.datetime, report: ClockReport
 ) -> None:
     """Provisional results whose embargo date has come, and finalized ones held for it."""
+    _release_provisionals(session, settings, now, report)
+    _release_finalized(session, settings, now, report)
+
+
+def _release_provisionals(
+    session: Session, settings: Settings, now: dt.datetime, report: ClockReport
+) -> None:
     waiting = session.scalars(
         select(Submission)
         .where(
@@ -653,7 +660,6 @@ def _release_embargoes(
     for submission in waiting:
         if _release_provisional(session, settings, submission, now):
             report.add(submission, "embargo lifted: provisional publication, review started")
-    _release_finalized(session, settings, now, report)
 
 
 def _release_finalized(

@@ -52,7 +52,7 @@ from app.services.views import submission_summary
 from app.settings import Settings
 
 from .deps import SessionDep, SettingsDep
-from .security import verify_csrf, visible_submission
+from .security import submitter_or_chair, verify_csrf, visible_submission
 from .templating import templates
 
 router = APIRouter(include_in_schema=False)
@@ -276,9 +276,9 @@ def embargo_from_page(
     embargo_date: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    who, submission = _form(request, session, public_id, csrf_token)
-    if who.organization_id != submission.organization_id and not who.has(Scope.PUBLISH):
-        raise HTTPException(403, detail="only the submitting organisation (or the chair)")
+    verify_csrf(request, csrf_token)
+    who = _signed_in(request)
+    submission = submitter_or_chair(session, who, public_id)  # the API's own rule
     try:
         day = dt.date.fromisoformat(embargo_date) if embargo_date.strip() else None
     except ValueError:
