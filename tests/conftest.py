@@ -22,7 +22,6 @@ import pytest
 from app.db.migrate import upgrade
 from app.db.session import Database
 from app.demo.bundles import BundleFactory
-from app.services.storage import ReceivedFile
 from app.settings import Settings
 
 REQUIRE_SERVICES = os.environ.get("ENDPOINTS_PORTAL_REQUIRE_SERVICES") == "1"
@@ -176,17 +175,6 @@ def create_accounts(database: Database) -> dict[str, str]:
             tokens[key] = issue_token(session=session, user=user, name="tests")[1]
         session.commit()
     return tokens
-
-
-def received_file(settings: Settings, archive: Path) -> ReceivedFile:
-    """*archive* in the data dir's tmp as a finished upload, the way intake takes one."""
-    import hashlib
-
-    data = archive.read_bytes()
-    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
-    partial = settings.tmp_dir / f"{archive.name}.{uuid.uuid4().hex[:8]}.partial"
-    partial.write_bytes(data)
-    return ReceivedFile(partial, hashlib.sha256(data).hexdigest(), len(data))
 
 
 def bearer(token: str) -> dict[str, str]:

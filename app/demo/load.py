@@ -11,7 +11,6 @@ elected Offline result.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import logging
 import tempfile
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from app.services.checks import run_checks
 from app.services.intake import accept_upload
 from app.services.jobs import CHECK_SUBMISSION
 from app.services.review import finalize, publish_cohort
-from app.services.storage import ReceivedFile
+from app.services.storage import receive_local
 from app.settings import Settings
 
 from .bundles import BundleFactory, CurveSpec, SystemSpec
@@ -171,14 +170,6 @@ def is_empty(database: Database) -> bool:
         return not session.scalar(select(func.count()).select_from(Submission))
 
 
-def _received(settings: Settings, archive: Path) -> ReceivedFile:
-    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
-    data = archive.read_bytes()
-    target = settings.tmp_dir / f"demo-{archive.name}.partial"
-    target.write_bytes(data)
-    return ReceivedFile(target, hashlib.sha256(data).hexdigest(), len(data))
-
-
 def load_demo(database: Database, settings: Settings) -> int:
     """Load the demo set; returns the number of submissions uploaded."""
     queue = _NoQueue()
@@ -197,7 +188,7 @@ def load_demo(database: Database, settings: Settings) -> int:
                     session=session,
                     settings=settings,
                     queue=queue,
-                    received=_received(settings, archive),
+                    received=receive_local(archive, settings.tmp_dir, settings.max_upload_bytes),
                     filename=archive.name,
                     for_review=item.status != "unverified",
                 )

@@ -13,6 +13,7 @@ from submission_checker.models.regions import compute_regions, covered_region
 from app.demo.bundles import SEED_SET_A, BundleFactory
 from app.services.checks import run_checks
 from app.services.intake import accept_upload
+from app.services.storage import receive_local
 from app.services.views import curve_dict, get_submission
 from harness.dataset import load_dataset
 from harness.loadgen import RunConfig
@@ -118,7 +119,7 @@ def test_sweep_against_the_simulator_passes_the_official_checker(
             session=session,
             settings=settings,
             queue=queue,
-            received=_received(settings, result.archive),
+            received=receive_local(result.archive, settings.tmp_dir, settings.max_upload_bytes),
             filename=result.archive.name,
             for_review=False,
         )
@@ -129,19 +130,6 @@ def test_sweep_against_the_simulator_passes_the_official_checker(
         curve = curve_dict(submission.curves[0])
         assert len(curve["points"]) == 8 and curve["offline_ceiling"] is not None
         assert len(curve["frontier"]) >= 3
-
-
-def _received(settings, archive: Path):  # type: ignore[no-untyped-def]
-    import hashlib
-    import shutil
-
-    from app.services.storage import ReceivedFile
-
-    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
-    copy = settings.tmp_dir / "upload.partial"
-    shutil.copyfile(archive, copy)
-    data = copy.read_bytes()
-    return ReceivedFile(copy, hashlib.sha256(data).hexdigest(), len(data))
 
 
 def test_agentic_sweep_passes_the_agentic_gates(sim, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -20,9 +20,10 @@ from app.db.session import Database
 from app.demo.bundles import BundleFactory, pack_tree
 from app.services.checks import run_checks
 from app.services.intake import accept_upload
+from app.services.storage import receive_local
 from app.settings import Settings
 from app.web.main import create_app
-from tests.conftest import RecordingQueue, bearer, create_accounts, received_file
+from tests.conftest import RecordingQueue, bearer, create_accounts
 
 Damage = Callable[[Path], None]
 
@@ -135,7 +136,7 @@ def _upload_and_check(database: Database, settings: Settings, archive: Path) -> 
             session=session,
             settings=settings,
             queue=queue,
-            received=received_file(settings, archive),
+            received=receive_local(archive, settings.tmp_dir, settings.max_upload_bytes),
             filename=archive.name,
             for_review=True,
         )

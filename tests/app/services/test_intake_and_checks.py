@@ -16,20 +16,11 @@ from app.demo.bundles import BundleFactory, tar_bytes
 from app.services.checks import fail_check, retry_check, run_checks
 from app.services.intake import IntakeError, accept_upload
 from app.services.recovery import recover_jobs
-from app.services.storage import ReceivedFile
+from app.services.storage import receive_local
 from app.settings import Settings
 from tests.conftest import RecordingQueue
 
 IN_TIME = dt.datetime(2026, 11, 30, 20, 0, tzinfo=dt.UTC)
-
-
-def _receive(settings: Settings, archive: Path) -> ReceivedFile:
-    """Put a copy of *archive* where the web layer leaves a finished upload."""
-    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
-    copy = settings.tmp_dir / f"upload-{archive.name}.partial"
-    shutil.copyfile(archive, copy)
-    data = copy.read_bytes()
-    return ReceivedFile(copy, hashlib.sha256(data).hexdigest(), len(data))
 
 
 def _accept(
@@ -44,7 +35,7 @@ def _accept(
             session=session,
             settings=settings,
             queue=queue,
-            received=_receive(settings, archive),
+            received=receive_local(archive, settings.tmp_dir, settings.max_upload_bytes),
             filename=archive.name,
             for_review=for_review,
         )
@@ -65,7 +56,7 @@ def test_accepted_upload_is_stored_and_its_job_sent_after_commit(
             session=session,
             settings=settings,
             queue=queue,
-            received=_receive(settings, good_archive),
+            received=receive_local(good_archive, settings.tmp_dir, settings.max_upload_bytes),
             filename="good.tar.gz",
             for_review=True,
         )
@@ -90,7 +81,7 @@ def test_rollback_sends_nothing(
             session=session,
             settings=settings,
             queue=queue,
-            received=_receive(settings, good_archive),
+            received=receive_local(good_archive, settings.tmp_dir, settings.max_upload_bytes),
             filename="g",
             for_review=True,
         )

@@ -26,9 +26,10 @@ from app.services.intake import accept_upload
 from app.services.objections import act, file_objection
 from app.services.publishing import PublishingError
 from app.services.review import advance_clocks, finalize, publish_cohort
+from app.services.storage import receive_local
 from app.services.visibility import access_to
 from app.settings import Settings
-from tests.conftest import ACCOUNTS, PASSWORD, RecordingQueue, create_accounts, received_file
+from tests.conftest import ACCOUNTS, PASSWORD, RecordingQueue, create_accounts
 
 PT = ZoneInfo("America/Los_Angeles")
 CHECKED = dt.datetime(2026, 11, 30, 10, tzinfo=PT)  # Monday; eligible for 2026-12-C0
@@ -63,7 +64,7 @@ def submit(
             session=session,
             settings=settings,
             queue=queue,
-            received=received_file(settings, archive),
+            received=receive_local(archive, settings.tmp_dir, settings.max_upload_bytes),
             filename=archive.name,
             for_review=True,
             uploader=user(session, uploader),
