@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import signal
@@ -64,22 +65,48 @@ def cmd_demo(_: argparse.Namespace) -> int:
     return 0
 
 
+class BadNow(ValueError):
+    pass
+
+
+def _now(text: str | None) -> dt.datetime | None:
+    """``--now``: an aware ISO 8601 time, for operators and tests that act at a set time."""
+    if not text:
+        return None
+    try:
+        now = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise BadNow(f"--now {text!r} is not an ISO 8601 time") from None
+    if now.tzinfo is None:
+        raise BadNow("--now needs a time zone, e.g. 2026-12-01T09:00:00+00:00")
+    return now
+
+
 def cmd_publish(args: argparse.Namespace) -> int:
-    """Publish a cohort (an operator's command until the chair's API exists)."""
+    """Release a cohort (the chair's API does the same): at its time, the one due now."""
     from app.db.session import Database
-    from app.services.publishing import PublishingError
+    from app.services.errors import ServiceError
     from app.services.review import publish_cohort
 
+    try:
+        now = _now(args.now)
+    except BadNow as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
     settings = get_settings()
     database = Database(settings.effective_database_url)
     try:
         with database.session() as session:
             try:
                 published = publish_cohort(
-                    session=session, settings=settings, cohort_id=args.cohort
+                    session=session,
+                    settings=settings,
+                    cohort_id=args.cohort,
+                    at=now,
+                    actor=args.actor,
                 )
-            except PublishingError as exc:
-                print(f"error: {exc.message}", file=sys.stderr)
+            except ServiceError as exc:
+                print(f"error: {exc.message} ({exc.code})", file=sys.stderr)
                 return EXIT_UNUSABLE
             session.commit()
             for p in published:
@@ -198,21 +225,14 @@ def cmd_scheduler(args: argparse.Namespace) -> int:
 
 def cmd_clock(args: argparse.Namespace) -> int:
     """The review clocks once, at --now (an operator's or a test's controllable clock)."""
-    import datetime as dt
-
     from app.db.session import Database
     from app.services.review import advance_clocks
 
-    now = None
-    if args.now:
-        try:
-            now = dt.datetime.fromisoformat(args.now)
-        except ValueError:
-            print(f"error: --now {args.now!r} is not an ISO 8601 time", file=sys.stderr)
-            return EXIT_UNUSABLE
-        if now.tzinfo is None:
-            print("error: --now needs a time zone, e.g. 2026-12-01T09:00:00+00:00", file=sys.stderr)
-            return EXIT_UNUSABLE
+    try:
+        now = _now(args.now)
+    except BadNow as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
     settings = get_settings()
     database = Database(settings.effective_database_url)
     try:
@@ -428,6 +448,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     publish = sub.add_parser("publish", help="publish a cohort's due results")
     publish.add_argument("cohort", help="cohort id, e.g. 2026-12-C0")
+    publish.add_argument("--now", default=None, help="ISO 8601 time to publish at (default: now)")
+    publish.add_argument("--actor", default="chair (CLI)", help="who publishes, for the record")
     publish.set_defaults(func=cmd_publish)
 
     check = sub.add_parser(

@@ -52,7 +52,13 @@ class Settings(BaseSettings):
     # checks must pass at least this many business days before the Wednesday.
     cohort_timezone: str = "America/Los_Angeles"
     cohort_cutoff_business_days: int = 1
+    # Extra non-business dates (the MLCommons calendar's closures): they count for the
+    # cohort cutoff and, with each submitter's public holidays, for the objection clocks.
     holidays: list[dt.date] = Field(default_factory=list)
+    # Rules §11.3: the submitter's primary jurisdiction's public holidays are not business
+    # days; organisations without one declared use this (ISO 3166-1 alpha-2).
+    default_jurisdiction: str = "US"
+    holiday_years: tuple[int, int] = (2025, 2035)
 
     # Reproductions (rules §11.4): the margin, where benchmark datasets and reference
     # tokenizers live, and how long one run may take.

@@ -3,6 +3,7 @@ and the real portal (web + worker processes) for end-to-end tests."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import shutil
@@ -135,6 +136,26 @@ def bad_archive(bundle_cache: Path) -> Path:
     )
 
 
+@dataclass
+class SetClock:
+    """The app's and the services' "now" in tests that act at set times (the CLI's --now)."""
+
+    now: dt.datetime
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+    def to_publication_of(self, cohort_id: str) -> None:
+        """Move to the cohort's publication time (Wednesday 08:00 Pacific)."""
+        from zoneinfo import ZoneInfo
+
+        from app.domain.cohorts import Cohort
+
+        cohort = Cohort.parse(cohort_id)
+        assert cohort is not None, cohort_id
+        self.now = max(self.now, cohort.publication_at(ZoneInfo("America/Los_Angeles")))
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -173,6 +194,9 @@ def create_accounts(database: Database) -> dict[str, str]:
                     organization=org,
                 )
             tokens[key] = issue_token(session=session, user=user, name="tests")[1]
+            if role == Role.REVIEWER and user.organization is not None:
+                # The chair's appointees (rules §4.4): no finalized results needed.
+                user.organization.committee_appointed = True
         session.commit()
     return tokens
 

@@ -71,6 +71,12 @@ class Organization(Base):
     # Rules §4.4: an assigned review not finished by the end of Week 3 takes the
     # organisation off the committee until it has a newly finalized result.
     committee_suspended_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    # Appointed to the committee by the chair, whatever its results (rules §4.4).
+    committee_appointed: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    # The submitter's primary jurisdiction: its public holidays do not count as business
+    # days on the objection clocks (rules §11.3). ISO 3166-1 alpha-2, optional subdivision.
+    country: Mapped[str | None] = mapped_column(String(2))
+    subdivision: Mapped[str | None] = mapped_column(String(8))
 
 
 class User(Base):
@@ -343,12 +349,26 @@ class Reproduction(Base):
     job: Mapped[Job | None] = relationship()
 
 
-class Publication(Base):
-    """A submission's results as published in one cohort: an immutable snapshot.
+class CohortRelease(Base):
+    """A cohort published by the chair, at or after its time (rules §4.1); once a later
+    cohort is released, what this one showed never changes."""
 
-    A submission is published again when its status changes (provisional → verified); each
-    cohort's view shows the latest publication of each submission up to that cohort, so an
-    older cohort still shows what was public then.
+    __tablename__ = "cohort_releases"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    cohort: Mapped[str] = mapped_column(String(16), unique=True)
+    published_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    published_by: Mapped[str] = mapped_column(Text)
+
+
+class Publication(Base):
+    """One version of a submission's public record, in the cohort whose record it joins.
+
+    Append-only: a new version is written when the derived record changes (a status
+    change, a point withdrawn or invalidated, a withdrawal or invalidation after
+    finalization, tagged so). Each cohort's view shows the latest version of each
+    submission up to that cohort, so an older cohort still shows what was public then;
+    the active page shows the latest version of all.
     """
 
     __tablename__ = "publications"
@@ -356,15 +376,18 @@ class Publication(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
     cohort: Mapped[str] = mapped_column(String(16), index=True)
-    status: Mapped[str] = mapped_column(String(16))  # verified | provisional | unverified
+    # verified | provisional | unverified, or the archive tags withdrawn | invalidated
+    status: Mapped[str] = mapped_column(String(16))
     published_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # Why this version was written (the chair's reason for a withdrawal, say).
+    description: Mapped[str | None] = mapped_column(Text)
 
     submission: Mapped[Submission] = relationship()
     curves: Mapped[list[PublishedCurve]] = relationship(
         back_populates="publication", cascade="all, delete-orphan", order_by="PublishedCurve.id"
     )
 
-    __table_args__ = (UniqueConstraint("submission_id", "cohort", "status"),)
+    __table_args__ = (Index("ix_publications_submission_cohort", "submission_id", "cohort"),)
 
 
 class PublishedCurve(Base):
@@ -492,6 +515,8 @@ class ResultEntry(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     prefix: Mapped[str] = mapped_column(String(180))  # major.minor.cohort.model.dataset
+    # Entry numbers are unique within the first four components (rules §9.7).
+    scope: Mapped[str] = mapped_column(String(180))  # major.minor.cohort.model
     entry: Mapped[int] = mapped_column(Integer)
     submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
     system_dir: Mapped[str] = mapped_column(Text)
@@ -503,7 +528,7 @@ class ResultEntry(Base):
         return f"{self.prefix}.{self.entry}"
 
     __table_args__ = (
-        UniqueConstraint("prefix", "entry"),
+        UniqueConstraint("scope", "entry"),
         UniqueConstraint("submission_id", "system_dir", "benchmark_model"),
     )
 

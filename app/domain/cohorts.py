@@ -64,7 +64,12 @@ class Cohort:
         return first_wednesday + dt.timedelta(days=14 * self.index)
 
     def publication_at(self, tz: ZoneInfo) -> dt.datetime:
-        return dt.datetime.combine(self.date, PUBLICATION_TIME, tzinfo=tz)
+        return self.publication_time_on(self.date, tz)
+
+    @staticmethod
+    def publication_time_on(day: dt.date, tz: ZoneInfo) -> dt.datetime:
+        """The publication hour (08:00 in *tz*) on *day*."""
+        return dt.datetime.combine(day, PUBLICATION_TIME, tzinfo=tz)
 
 
 @dataclass(frozen=True)

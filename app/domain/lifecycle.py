@@ -51,8 +51,9 @@ _ALLOWED: dict[SubmissionState, frozenset[SubmissionState]] = {
             SubmissionState.CHECK_ERROR,
         }
     ),
-    SubmissionState.CHECK_ERROR: frozenset({SubmissionState.CHECKING}),
-    SubmissionState.REJECTED: frozenset({SubmissionState.CHECKING}),
+    SubmissionState.CHECK_ERROR: frozenset({SubmissionState.CHECKING, SubmissionState.WITHDRAWN}),
+    # Terminal (rules §11.1): a rejected submission is resubmitted as a new one.
+    SubmissionState.REJECTED: frozenset(),
     SubmissionState.PASSED_CHECKS: frozenset(
         {
             SubmissionState.CHECKING,
@@ -73,6 +74,11 @@ DECISIONS: dict[str, SubmissionState] = {
     "withdraw": SubmissionState.WITHDRAWN,
     "invalidate": SubmissionState.INVALIDATED,
 }
+
+#: States that are never left (rules §11.1, §11.7).
+TERMINAL = frozenset(
+    {SubmissionState.REJECTED, SubmissionState.WITHDRAWN, SubmissionState.INVALIDATED}
+)
 
 FINISHED = frozenset(
     {

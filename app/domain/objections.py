@@ -2,9 +2,10 @@
 
 An objection is *open* until the submitter answers (acknowledging with a resolution
 schedule, or contesting with evidence); it is then *answered* and the objectors have
-their own clock: they accept (resolved), retract, or mark it unresolved, and the
-submitter answers again. The chair may resolve an objection at any time (satisfied, or
-found unsubstantiated). Resolved and retracted objections are closed.
+their own clock: they accept (resolved), retract, give a validation schedule (which
+stops their clock), or mark it unresolved, and the submitter answers again. The chair
+may resolve an objection at any time (satisfied, or found unsubstantiated). Resolved and
+retracted objections are closed.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ class ObjectionState(enum.StrEnum):
     OPEN = "open"  # awaiting the submitter's answer (the penalty clock runs)
     ANSWERED = "answered"  # awaiting the objectors (their clock runs)
     UNRESOLVED = "unresolved"  # objectors not satisfied: the submitter answers again
+    # The objectors gave a validation schedule (rules §11.3): they will validate the
+    # submitter's answer; their silence no longer retracts the objection.
+    VALIDATING = "validating"
     RESOLVED = "resolved"
     RETRACTED = "retracted"
 
@@ -65,7 +69,15 @@ class Action:
     needs_body: bool = True
 
 
-_OPEN = frozenset({ObjectionState.OPEN, ObjectionState.ANSWERED, ObjectionState.UNRESOLVED})
+_OPEN = frozenset(
+    {
+        ObjectionState.OPEN,
+        ObjectionState.ANSWERED,
+        ObjectionState.UNRESOLVED,
+        ObjectionState.VALIDATING,
+    }
+)
+_ANSWERED = frozenset({ObjectionState.ANSWERED, ObjectionState.VALIDATING})
 _EVERYONE = frozenset(Party)
 
 ACTIONS: dict[str, Action] = {
@@ -87,7 +99,7 @@ ACTIONS: dict[str, Action] = {
         Action(
             "accept",
             frozenset({Party.OBJECTOR}),
-            frozenset({ObjectionState.ANSWERED}),
+            _ANSWERED,
             ObjectionState.RESOLVED,
             needs_body=False,
         ),
@@ -95,8 +107,15 @@ ACTIONS: dict[str, Action] = {
         Action(
             "mark_unresolved",
             frozenset({Party.OBJECTOR}),
-            frozenset({ObjectionState.ANSWERED}),
+            _ANSWERED,
             ObjectionState.UNRESOLVED,
+        ),
+        # A valid answer too (rules §11.3): the objectors say when they will have validated.
+        Action(
+            "validation_schedule",
+            frozenset({Party.OBJECTOR}),
+            frozenset({ObjectionState.ANSWERED}),
+            ObjectionState.VALIDATING,
         ),
         Action("resolve", frozenset({Party.CHAIR}), _OPEN, ObjectionState.RESOLVED),
         Action("comment", _EVERYONE, _OPEN, None),

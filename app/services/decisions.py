@@ -14,16 +14,20 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Point, Submission, utcnow
 from app.domain.lifecycle import DECISIONS, IllegalTransition, SubmissionState
+from app.domain.policy import POINT_STATES, Actor, may_decide, may_set_point_state, may_withdraw
 from app.domain.review import ReviewPhase
 from app.settings import Settings
 
+from .accounts import Principal
 from .audit import change_state, record
 from .notifications import committee, members_of, notify
-from .publishing import PublishingError, take_off_public_view
-from .review import finalize
+from .policy import actor_of, enforce, facts_of
+from .publishing import PublishingError
+from .review import finalize, keep_record
+
+__all__ = ["POINT_STATES", "decide", "find_point", "in_review", "set_point_state", "withdraw"]
 
 NEEDS_REASON = frozenset({"reject", "withdraw", "invalidate"})
-POINT_STATES = ("active", "withdrawn", "disputed", "invalidated")
 
 
 def decide(
@@ -36,6 +40,7 @@ def decide(
     reason: str | None = None,
     at: dt.datetime | None = None,
 ) -> None:
+    """The chair's decision (the web layer lets only the chair's scope call this)."""
     at = at or utcnow()
     if action not in DECISIONS:
         raise PublishingError(
@@ -53,27 +58,56 @@ def decide(
             reason=reason,
         )
         return
+    facts = facts_of(session, submission)
+    if action == "withdraw":
+        enforce(may_withdraw(Actor(chair=True), facts))
+    else:
+        enforce(may_decide(action, facts))
+    _close(session, settings, submission, action, actor, reason or action, at)
+
+
+def withdraw(
+    *,
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    who: Principal,
+    reason: str,
+    at: dt.datetime | None = None,
+) -> None:
+    """The submitting organisation withdraws its submission, at any time (rules §11.7):
+    before finalization it leaves no public record; after, an archive entry tagged
+    "Withdrawn". The chair may too."""
+    at = at or utcnow()
+    if not reason.strip():
+        raise PublishingError("reason-required", "say why the submission is withdrawn")
+    enforce(may_withdraw(actor_of(who, submission), facts_of(session, submission)))
+    _close(session, settings, submission, "withdraw", who.email, reason.strip(), at)
+
+
+def _close(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    action: str,
+    actor: str,
+    reason: str,
+    at: dt.datetime,
+) -> None:
     try:
         change_state(
-            session,
-            submission,
-            DECISIONS[action],
-            actor=actor,
-            action=action,
-            reason=reason,
-            at=at,
+            session, submission, DECISIONS[action], actor=actor, action=action, reason=reason, at=at
         )
     except IllegalTransition as exc:
         raise PublishingError("not-allowed", str(exc), 409) from exc
     submission.review_phase = ReviewPhase.CLOSED.value
-    if action in ("withdraw", "invalidate"):
-        take_off_public_view(session, submission, at)
+    keep_record(session, settings, submission, at, why=reason)
     notify(
         session,
         [*members_of(session, submission.organization_id), *committee(session)],
-        f"Chair decision ({action}): {submission.organization.name} "
+        f"Decision ({action}): {submission.organization.name} "
         f"submission {submission.public_id[:8]}",
-        reason or action,
+        f"{actor}: {reason}",
         f"/submissions/{submission.public_id}",
     )
 
@@ -81,44 +115,38 @@ def decide(
 def set_point_state(
     *,
     session: Session,
+    settings: Settings,
     submission: Submission,
     point_label: str,
     state: str,
-    actor: str,
+    who: Principal,
     reason: str,
     at: dt.datetime | None = None,
 ) -> Point:
-    """Withdraw a point during review, hold it in dispute, or invalidate it after
-    finalization (rules §11.1, §11.7); it leaves the step line and later publications."""
-    if state not in POINT_STATES:
-        raise PublishingError("bad-state", f"a point's state is one of {', '.join(POINT_STATES)}")
+    """Withdraw a point during review (its submitter or the chair), hold it in dispute, or
+    invalidate it after finalization (the chair; rules §11.1, §11.7). It leaves the step
+    line and every active curve at once; a published cohort keeps what it showed."""
+    at = at or utcnow()
     if not reason.strip():
         raise PublishingError("reason-required", "say why the point changes state")
-    finalized = submission.state == SubmissionState.FINALIZED.value
-    if state == "invalidated" and not finalized:
-        raise PublishingError(
-            "not-allowed", "points are invalidated after finalization; withdraw it in review", 409
-        )
-    if (
-        state in ("withdrawn", "disputed")
-        and submission.state != SubmissionState.PASSED_CHECKS.value
-    ):
-        raise PublishingError("not-allowed", f"points are {state} during review only", 409)
     point = find_point(session, submission, point_label)
     if point is None:
         raise PublishingError("unknown-point", f"no point {point_label!r} in this submission", 404)
+    asking = actor_of(who, submission)
+    enforce(may_set_point_state(asking, facts_of(session, submission), point.state, state))
     before = point.state
     point.state = state
-    point.state_reason = reason
+    point.state_reason = reason.strip()
     record(
         session,
         submission,
         action="point state",
-        actor=actor,
-        reason=f"{point_label}: {before} → {state}: {reason}",
+        actor=who.email,
+        reason=f"{point_label}: {before} → {state}: {reason.strip()}",
         at=at,
     )
     session.flush()
+    keep_record(session, settings, submission, at, why=f"{point_label} {state}")
     return point
 
 

@@ -13,18 +13,22 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.db.models import Publication, Submission
+from app.db.models import Submission
 from app.domain.cohorts import Cohort
 from app.domain.visibility import Access, Viewer, access
 from app.settings import Settings
 
-from .results import visible_curves
+from .results import cohort_was_released, visible_curves
 from .storage import BlobStore
+
+# Unverified results are never reviewed: chartable, but not part of the official record
+# (architecture, decision 7).
+OFFICIAL = frozenset({"verified", "provisional", "withdrawn", "invalidated"})
 
 
 def cohort_record(session: Session, cohort: str) -> dict[str, Any]:
-    """Every result public as of *cohort*, with its result id and status."""
-    curves = visible_curves(session, cohort)
+    """Every reviewed result public as of *cohort*, with its result id and status."""
+    curves = [c for c in visible_curves(session, cohort) if c.status in OFFICIAL]
     parsed = Cohort.parse(cohort)
     return {
         "cohort": cohort,
@@ -84,7 +88,5 @@ def write_cohort_export(
 
 
 def cohort_exists(session: Session, cohort: str) -> bool:
-    return (
-        session.scalar(select(Publication.id).where(Publication.cohort <= cohort).limit(1))
-        is not None
-    )
+    """Whether the chair released *cohort* (only released cohorts have a record)."""
+    return cohort_was_released(session, cohort)

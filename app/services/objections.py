@@ -11,16 +11,15 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Objection, ObjectionMessage, Organization, Submission, User, utcnow
 from app.domain.accounts import Role
-from app.domain.lifecycle import SubmissionState
 from app.domain.objections import CLOSED, TYPES, ObjectionRefused, ObjectionState, Party, apply
+from app.domain.policy import may_act_on_objections, may_object
 from app.settings import Settings
 
 from .audit import record
-from .clocks import review_clock
+from .clocks import review_clock, submitter_clock
 from .decisions import find_point
 from .notifications import chairs, members_of, notify
-
-LATE_OBJECTION_DAYS = 90  # after finalization (rules §11.5)
+from .policy import facts_of
 
 
 def _refuse(code: str, message: str, status: int = 409) -> ObjectionRefused:
@@ -65,7 +64,7 @@ def file_objection(
             )
     if point_label and find_point(session, submission, point_label) is None:
         raise _refuse("unknown-point", f"no point {point_label!r} in this submission", 422)
-    _check_window(settings, submission, kind.late_ground, kind.title, at)
+    _check_window(session, settings, submission, kind.late_ground, kind.title, at)
     objection = Objection(
         submission=submission,
         point_label=point_label or None,
@@ -82,7 +81,9 @@ def file_objection(
     objection.messages.append(_message(filer, "file", evidence.strip(), at))
     session.add(objection)
     session.flush()
-    due = review_clock(settings).business_deadline(at, settings.submitter_response_business_days)
+    due = submitter_clock(settings, submission).business_deadline(
+        at, settings.submitter_response_business_days
+    )
     record(
         session,
         submission,
@@ -104,33 +105,19 @@ def file_objection(
 
 
 def _check_window(
-    settings: Settings, submission: Submission, late_ground: bool, title: str, at: dt.datetime
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    late_ground: bool,
+    title: str,
+    at: dt.datetime,
 ) -> None:
-    clock = review_clock(settings)
-    state = submission.state
-    if state == SubmissionState.FINALIZED.value and submission.finalized_at is not None:
-        if at > submission.finalized_at + dt.timedelta(days=LATE_OBJECTION_DAYS):
-            raise _refuse(
-                "settled", "the result is settled: late objections close 90 days after finalization"
-            )
-        if not late_ground:
-            raise _refuse(
-                "window-closed",
-                "after review, objections rest only on availability, validity or division "
-                f"rules, not {title}",
-            )
-        return
-    if state != SubmissionState.PASSED_CHECKS.value or submission.review_eligible_at is None:
-        raise _refuse("not-in-review", "objections are filed against a submission in review")
-    if at <= clock.peer_review_closes(submission.review_eligible_at):
-        return
-    if at > clock.resolution_closes(submission.review_eligible_at) and late_ground:
-        return
-    raise _refuse(
-        "window-closed",
-        "peer review (Weeks 1–3) is over: no new objections now, except on the late grounds "
-        "after Week 6 (rules §11.3, §11.5)",
-    )
+    refusal = may_object(
+        review_clock(settings), facts_of(session, submission), at,
+        late_ground=late_ground, ground=title,
+    )  # fmt: skip
+    if refusal is not None:
+        raise _refuse(refusal.code, refusal.message, refusal.status)
 
 
 def _message(user: User | None, action: str, body: str, at: dt.datetime) -> ObjectionMessage:
@@ -166,11 +153,9 @@ def act(
 ) -> Objection:
     at = at or utcnow()
     submission = objection.submission
-    if submission.state not in (
-        SubmissionState.PASSED_CHECKS.value,
-        SubmissionState.FINALIZED.value,
-    ):
-        raise _refuse("closed", f"the submission is {submission.state}: its objections are closed")
+    closed = may_act_on_objections(facts_of(session, submission))
+    if closed is not None:
+        raise _refuse(closed.code, closed.message, closed.status)
     taken = apply(action, ObjectionState(objection.state), parties_of(user, objection), body)
     if action == "join":
         if user.organization_id in objection.by_organizations:
@@ -178,10 +163,11 @@ def act(
         objection.by_organizations = [*objection.by_organizations, user.organization_id]
     if action in ("acknowledge", "contest"):
         objection.submitter_answered_at = objection.submitter_answered_at or at
-        objection.objector_due_at = review_clock(settings).business_deadline(
+        objection.objector_due_at = submitter_clock(settings, submission).business_deadline(
             at, settings.objector_response_business_days
         )
-    elif action == "mark_unresolved":
+    elif action in ("mark_unresolved", "validation_schedule"):
+        # The objectors answered: their silence no longer retracts (rules §11.3).
         objection.objector_due_at = None
     if taken.to_state is not None:
         objection.state = taken.to_state.value
@@ -232,7 +218,7 @@ def get_objection(session: Session, public_id: str) -> Objection | None:
 
 
 def objection_dict(session: Session, settings: Settings, objection: Objection) -> dict[str, Any]:
-    clock = review_clock(settings)
+    clock = submitter_clock(settings, objection.submission)
     orgs = {
         o.id: o.name
         for o in session.scalars(

@@ -1,23 +1,44 @@
-"""Publishing cohorts: which results become public, with which status, as what snapshot.
+"""The public record: what of each submission is public, with which status, in which cohort.
 
-On a cohort's publication, every submission due in it is published with its status
-(architecture, decision 7): unverified when uploaded not for review, provisional when it
-chose provisional publication (rules §11.2 C) and awaits review, verified once finalized.
-Confidential submissions stay unpublished until finalized. A publication freezes the
-curves as they are, so an older cohort keeps showing what was public then. Publishing is
-idempotent: a submission already published with the same status is left alone.
+The record is derived from the submission's state (architecture, decision 11): after
+every change that can move it (a cohort released, a decision, a point withdrawn or
+invalidated, an embargo date reached) :func:`sync_record` computes what the record should
+be now and, when that differs from the latest version, appends a new version. Versions
+are never rewritten: each joins the cohort being prepared (the current one until the chair
+releases it, the next one after), so once a cohort is released what it showed stays as it
+was, while the active page (the latest version of every submission) follows at once.
+
+- unverified uploads are public from their cohort, without a result id and outside the
+  official export (architecture, decision 7);
+- provisional ("peer review pending", rules §11.2 C) from their cohort or their embargo
+  date; the tag is removed at finalization;
+- finalized results are verified from the first cohort after finalization (delayed by
+  penalties) or their embargo date (rules §4.2 B);
+- withdrawn after finalization or invalidated: an archive entry tagged so, with the
+  reason; rejected, or withdrawn before finalization: no public record at all (§11.7).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
+from zoneinfo import ZoneInfo
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
 
-from app.db.models import Curve, Publication, PublishedCurve, ResultEntry, Submission, utcnow
+from app.db.models import (
+    CohortRelease,
+    Curve,
+    Publication,
+    PublishedCurve,
+    ResultEntry,
+    Submission,
+    utcnow,
+)
 from app.domain.cohorts import Cohort
 from app.domain.lifecycle import PublicationMode, ResultStatus, SubmissionState, result_status
+from app.domain.policy import current_cohort, may_publish, release_at
 from app.settings import Settings
 
 from .audit import record
@@ -27,21 +48,165 @@ from .results import compact_point
 from .views import curve_dict
 
 _NOT_COPIED = frozenset({"id", "publication_id"})
+ARCHIVE_TAGS = frozenset({SubmissionState.WITHDRAWN.value, SubmissionState.INVALIDATED.value})
+# Statuses that are reviewed results of a cohort: they carry result ids (rules §9.7).
+REVIEWED = frozenset({ResultStatus.VERIFIED.value, ResultStatus.PROVISIONAL.value})
 
 
 class PublishingError(ServiceError):
     pass
 
 
-def publication_status(submission: Submission) -> ResultStatus | None:
-    """The status the submission would be published with now, or None (not publishable)."""
+def _tz(settings: Settings) -> ZoneInfo:
+    return ZoneInfo(settings.cohort_timezone)
+
+
+# --- cohorts ---------------------------------------------------------------------------
+
+
+def released(session: Session, cohort: Cohort) -> CohortRelease | None:
+    return session.scalar(select(CohortRelease).where(CohortRelease.cohort == str(cohort)))
+
+
+def latest_release(session: Session) -> Cohort | None:
+    latest = session.scalar(select(func.max(CohortRelease.cohort)))
+    return Cohort.parse(latest) if latest else None
+
+
+def record_cohort(session: Session, settings: Settings, at: dt.datetime) -> Cohort:
+    """The cohort whose record a change made at *at* joins: the current cohort until the
+    chair releases it, then the next one (a released cohort is never rewritten)."""
+    current = current_cohort(at, _tz(settings))
+    latest = latest_release(session)
+    if latest is not None and latest >= current:
+        return latest.next()
+    return current
+
+
+def release_cohort(
+    session: Session, settings: Settings, cohort_id: str, at: dt.datetime, actor: str
+) -> tuple[Cohort, bool]:
+    """Record the chair's release of a cohort: at its time, and only the one due now.
+    Returns the cohort and whether this call released it (False: released before)."""
+    cohort = Cohort.parse(cohort_id)
+    if cohort is None:
+        raise PublishingError("bad-cohort", f"{cohort_id!r} is not a cohort id (YYYY-MM-C0/C1)")
+    if released(session, cohort) is not None:
+        return cohort, False
+    refusal = may_publish(cohort, at, _tz(settings))
+    if refusal is not None:
+        raise PublishingError(refusal.code, refusal.message, refusal.status)
+    session.add(CohortRelease(cohort=str(cohort), published_at=at, published_by=actor))
+    session.flush()
+    return cohort, True
+
+
+# --- what the record should be ------------------------------------------------------------
+
+
+def _publications(session: Session, submission: Submission) -> list[Publication]:
+    return list(
+        session.scalars(
+            select(Publication)
+            .where(Publication.submission_id == submission.id)
+            .order_by(Publication.cohort, Publication.id)
+        )
+    )
+
+
+def _cohort_released(latest: Cohort | None, due: str | None) -> bool:
+    wanted = Cohort.parse(due or "")
+    return latest is not None and wanted is not None and wanted <= latest
+
+
+def provisional_release(submission: Submission) -> dt.date | None:
+    """The embargo date that holds a provisional publication back, if it is later than
+    the cohort the submission is eligible for (before that, the cohort holds it anyway)."""
+    if submission.embargo_date is None:
+        return None
+    eligible = Cohort.parse(submission.eligible_cohort or "")
+    if eligible is not None and eligible.date >= submission.embargo_date:
+        return None
+    return submission.embargo_date
+
+
+def due_status(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    now: dt.datetime,
+    was_public: bool,
+) -> ResultStatus | None:
+    """The status the submission's public record carries at *now*, or None (not public)."""
     status = result_status(SubmissionState(submission.state), submission.for_review)
-    if (
-        status == ResultStatus.PROVISIONAL
-        and submission.publication_mode != PublicationMode.PROVISIONAL
-    ):
-        return None  # confidential review: nothing public before finalization (§11.2 A)
-    return status
+    if status is None:
+        return None
+    latest = latest_release(session)
+    tz = _tz(settings)
+    if status == ResultStatus.PROVISIONAL:
+        if submission.publication_mode != PublicationMode.PROVISIONAL:
+            return None  # confidential review: nothing public before finalization (§11.2 A)
+        if was_public:
+            return status
+        held = provisional_release(submission)
+        if held is not None:
+            return status if now >= release_at(held, tz) else None
+        return status if _cohort_released(latest, submission.eligible_cohort) else None
+    if status == ResultStatus.VERIFIED:
+        if was_public:
+            return status  # provisional until now: the tag goes at finalization (§11.2 C)
+        held = embargo_release(settings, submission)
+        if held is not None:
+            return status if now >= release_at(held, tz) else None
+        return status if _cohort_released(latest, submission.due_cohort) else None
+    due = submission.eligible_cohort or submission.target_cohort
+    return status if _cohort_released(latest, due) else None
+
+
+def _result_scope(settings: Settings, cohort: Cohort, curve: Curve) -> str:
+    """``<major>.<minor>.<cohort-number>.<model_id>``: entry numbers are unique in it."""
+    first = Cohort.parse(settings.first_cohort) or cohort
+    number = 0
+    walker = first
+    while walker < cohort:
+        walker = walker.next()
+        number += 1
+    major, _, minor = settings.rules_version.partition(".")
+    return f"{major}.{minor or 0}.{number}.{curve.benchmark_model}"
+
+
+def result_ids(
+    session: Session, settings: Settings, submission: Submission, cohort: Cohort
+) -> dict[tuple[str, str], str]:
+    """Each curve's result id (rules §9.7): handed out at its first publication as a
+    reviewed result and kept for good; entry numbers are never reused."""
+    ids: dict[tuple[str, str], str] = {}
+    existing = {
+        (e.system_dir, e.benchmark_model): e
+        for e in session.scalars(
+            select(ResultEntry).where(ResultEntry.submission_id == submission.id)
+        )
+    }
+    for curve in submission.curves:
+        key = (curve.system.dir_name, curve.benchmark_model)
+        entry = existing.get(key)
+        if entry is None:
+            scope = _result_scope(settings, cohort, curve)
+            highest = session.scalar(
+                select(func.max(ResultEntry.entry)).where(ResultEntry.scope == scope)
+            )
+            entry = ResultEntry(
+                scope=scope,
+                prefix=f"{scope}.{curve.dataset or 'unknown'}",
+                entry=(highest or 0) + 1,
+                submission_id=submission.id,
+                system_dir=key[0],
+                benchmark_model=key[1],
+            )
+            session.add(entry)
+            session.flush()
+        ids[key] = entry.result_id
+    return ids
 
 
 def _snapshot(submission: Submission, ids: dict[tuple[str, str], str]) -> list[PublishedCurve]:
@@ -52,6 +217,12 @@ def _snapshot(submission: Submission, ids: dict[tuple[str, str], str]) -> list[P
         data = curve_dict(curve, active_only=True)
         data.pop("reproductions", None)
         data["points"] = [compact_point(p) for p in data["points"]]
+        # Invalidated points stay in the archive, tagged, with the chair's reason (§11.7).
+        data["invalidated_points"] = [
+            {"dir": p.dir_name, "concurrency": p.concurrency, "reason": p.state_reason}
+            for p in curve.points
+            if p.state == "invalidated"
+        ]
         published.append(
             PublishedCurve(
                 benchmark_model=curve.benchmark_model,
@@ -71,165 +242,77 @@ def _snapshot(submission: Submission, ids: dict[tuple[str, str], str]) -> list[P
     return published
 
 
-def _result_prefix(settings: Settings, cohort: Cohort, curve: Curve) -> str:
-    """``<major>.<minor>.<cohort-number>.<model_id>.<dataset_id>`` (rules §9.7)."""
-    first = Cohort.parse(settings.first_cohort) or cohort
-    number = 0
-    walker = first
-    while walker < cohort:
-        walker = walker.next()
-        number += 1
-    major, _, minor = settings.rules_version.partition(".")
-    return f"{major}.{minor or 0}.{number}.{curve.benchmark_model}.{curve.dataset or 'unknown'}"
+def _content(curves: list[PublishedCurve]) -> list[tuple[Any, ...]]:
+    return [(c.benchmark_model, c.system_name, c.result_id, c.data) for c in curves]
 
 
-def result_ids(
-    session: Session, settings: Settings, submission: Submission, cohort: Cohort
-) -> dict[tuple[str, str], str]:
-    """Each curve's result id: handed out at its first publication and kept for good;
-    entry numbers are never reused, whatever happens to the result later."""
-    ids: dict[tuple[str, str], str] = {}
-    existing = {
-        (e.system_dir, e.benchmark_model): e
-        for e in session.scalars(
-            select(ResultEntry).where(ResultEntry.submission_id == submission.id)
-        )
-    }
-    for curve in submission.curves:
-        key = (curve.system.dir_name, curve.benchmark_model)
-        entry = existing.get(key)
-        if entry is None:
-            prefix = _result_prefix(settings, cohort, curve)
-            highest = session.scalar(
-                select(func.max(ResultEntry.entry)).where(ResultEntry.prefix == prefix)
-            )
-            entry = ResultEntry(
-                prefix=prefix,
-                entry=(highest or 0) + 1,
-                submission_id=submission.id,
-                system_dir=key[0],
-                benchmark_model=key[1],
-            )
-            session.add(entry)
-            session.flush()
-        ids[key] = entry.result_id
-    return ids
+# --- keeping the record in step -------------------------------------------------------------
 
 
-def publish_submission(
+def sync_record(
     session: Session,
     settings: Settings,
     submission: Submission,
-    cohort: str,
-    status: ResultStatus,
-    at: dt.datetime,
+    at: dt.datetime | None = None,
+    *,
+    cohort: Cohort | None = None,
     why: str | None = None,
-) -> Publication:
-    """One immutable snapshot of *submission*'s curves, listed in *cohort*."""
-    parsed = Cohort.parse(cohort)
-    assert parsed is not None
-    ids = result_ids(session, settings, submission, parsed)
+) -> Publication | None:
+    """Bring the submission's public record in line with its state; returns the version
+    written, if one was. *cohort*: the cohort being released (default: the one a change
+    made at *at* joins)."""
+    at = at or utcnow()
+    versions = _publications(session, submission)
+    latest = versions[-1] if versions else None
+    state = SubmissionState(submission.state)
+    if state == SubmissionState.REJECTED or (
+        state == SubmissionState.WITHDRAWN and submission.finalized_at is None
+    ):
+        if versions:  # no public record at all (rules §11.7); the result ids stay taken
+            session.execute(delete(Publication).where(Publication.submission_id == submission.id))
+            session.expire_all()
+            why_gone = f"{state.value} before finalization: no record is kept"
+            record(session, submission, action="public record removed", reason=why_gone, at=at)
+            session.flush()
+        return None
+    target = record_cohort(session, settings, at) if cohort is None else cohort
+    if state.value in ARCHIVE_TAGS:
+        if latest is None or latest.status == state.value:
+            return None
+        tombstone = Publication(
+            submission=submission,
+            cohort=str(target),
+            status=state.value,
+            published_at=at,
+            description=why,
+        )
+        copied = [c.key for c in PublishedCurve.__table__.columns if c.key not in _NOT_COPIED]
+        # The archive entry keeps the result ids and what was last shown, with its tag.
+        tombstone.curves = [
+            PublishedCurve(**{key: getattr(curve, key) for key in copied})
+            for curve in latest.curves
+        ]
+        session.add(tombstone)
+        record(session, submission, action="archived",
+               reason=f"{state.value} (tagged in the archive from {target})", at=at)  # fmt: skip
+        session.flush()
+        return tombstone
+    status = due_status(session, settings, submission, at, was_public=latest is not None)
+    if status is None:
+        return None
+    ids = result_ids(session, settings, submission, target) if status.value in REVIEWED else {}
+    curves = _snapshot(submission, ids)
+    if latest is not None and latest.status == status.value:
+        if _content(latest.curves) == _content(curves):
+            return None
     publication = Publication(
-        submission=submission, cohort=cohort, status=status.value, published_at=at
-    )
-    publication.curves = _snapshot(submission, ids)
+        submission=submission, cohort=str(target), status=status.value, published_at=at,
+        description=why,
+    )  # fmt: skip
+    publication.curves = curves
     session.add(publication)
-    reason = f"{status.value} in {cohort}" + (f" ({why})" if why else "")
-    record(session, submission, action="published", reason=reason, at=at)
+    change = "published" if latest is None else "public record updated"
+    detail = f"{status.value} in {target}" + (f" ({why})" if why else "")
+    record(session, submission, action=change, reason=detail, at=at)
     session.flush()
     return publication
-
-
-def _due(settings: Settings, submission: Submission) -> str | None:
-    """The cohort a submission is due in, or None while an embargo holds it."""
-    if submission.embargo_date is not None:
-        if (
-            submission.publication_mode == PublicationMode.PROVISIONAL
-            and submission.state == SubmissionState.PASSED_CHECKS
-        ):
-            return None  # released on its date by the clocks (rules §4.2)
-        if (
-            submission.publication_mode == PublicationMode.CONFIDENTIAL
-            and submission.state == SubmissionState.FINALIZED
-        ):
-            if embargo_release(settings, submission) is not None:
-                return None
-    if submission.state == SubmissionState.FINALIZED.value and submission.due_cohort:
-        return submission.due_cohort
-    return submission.eligible_cohort or submission.target_cohort
-
-
-def publish_due(
-    *, session: Session, settings: Settings, cohort_id: str, at: dt.datetime | None = None
-) -> list[Publication]:
-    """Publish every submission due in *cohort_id* (idempotent); see
-    ``review.publish_cohort``, which also starts the review of provisional results."""
-    cohort = Cohort.parse(cohort_id)
-    if cohort is None:
-        raise PublishingError("bad-cohort", f"{cohort_id!r} is not a cohort id (YYYY-MM-C0/C1)")
-    at = at or utcnow()
-    candidates = session.scalars(
-        select(Submission)
-        .where(
-            Submission.state.in_(
-                [SubmissionState.PASSED_CHECKS.value, SubmissionState.FINALIZED.value]
-            )
-        )
-        .options(
-            selectinload(Submission.curves).selectinload(Curve.points),
-            selectinload(Submission.systems),
-            selectinload(Submission.organization),
-        )
-        .order_by(Submission.id)
-    ).all()
-    created: list[Publication] = []
-    for submission in candidates:
-        due = _due(settings, submission)
-        if due is None or due > str(cohort):
-            continue
-        status = publication_status(submission)
-        if status is None:
-            continue
-        latest = session.scalar(
-            select(Publication)
-            .where(Publication.submission_id == submission.id)
-            .order_by(Publication.cohort.desc(), Publication.id.desc())
-            .limit(1)
-        )
-        if latest is not None and (latest.status == status.value or latest.cohort > str(cohort)):
-            continue
-        created.append(publish_submission(session, settings, submission, str(cohort), status, at))
-    return created
-
-
-def take_off_public_view(session: Session, submission: Submission, at: dt.datetime) -> None:
-    """A withdrawn or invalidated result leaves the curves (rules §11.7, §11.8).
-
-    Once finalized, its archive entry stays: older cohorts still show what was published,
-    and a tombstone publication tagged withdrawn/invalidated takes it off the current
-    curves. Withdrawn before finalization, it leaves no public record at all (its
-    provisional publications are removed); its result ids stay taken.
-    """
-    publications = session.scalars(
-        select(Publication).where(Publication.submission_id == submission.id)
-    ).all()
-    if not publications:
-        return
-    if submission.finalized_at is None:
-        for publication in publications:
-            session.delete(publication)
-        session.flush()
-        return
-    status = "invalidated" if submission.state == SubmissionState.INVALIDATED.value else "withdrawn"
-    latest = session.scalar(select(func.max(Publication.cohort))) or max(
-        p.cohort for p in publications
-    )
-    tombstone = Publication(submission=submission, cohort=latest, status=status, published_at=at)
-    last = max(publications, key=lambda p: (p.cohort, p.id))
-    # The archive entry keeps the result ids and what was last shown, with its tag.
-    copied = [c.key for c in PublishedCurve.__table__.columns if c.key not in _NOT_COPIED]
-    tombstone.curves = [
-        PublishedCurve(**{key: getattr(curve, key) for key in copied}) for curve in last.curves
-    ]
-    session.add(tombstone)
-    session.flush()

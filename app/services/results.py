@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from app.db.models import Publication
+from app.db.models import CohortRelease, Publication
 from app.domain.cohorts import Cohort
 from app.domain.pareto import step_curve
 from app.domain.sla import Sla, admissible, best_point, per_user, throughput
@@ -89,43 +89,53 @@ class ResultsQuery:
 
 
 def list_cohorts(session: Session) -> list[dict[str, Any]]:
-    rows = session.execute(
-        select(Publication.cohort, func.count(Publication.id))
-        .group_by(Publication.cohort)
-        .order_by(Publication.cohort.desc())
-    ).all()
+    """The released cohorts, newest first, with the versions each one's record gained."""
+    counts = dict(
+        session.execute(
+            select(Publication.cohort, func.count(Publication.id)).group_by(Publication.cohort)
+        ).all()
+    )
     out = []
-    for cohort_id, count in rows:
-        cohort = Cohort.parse(cohort_id)
+    for release in session.scalars(select(CohortRelease).order_by(CohortRelease.cohort.desc())):
+        cohort = Cohort.parse(release.cohort)
         out.append(
             {
-                "id": cohort_id,
+                "id": release.cohort,
                 "date": cohort.date.isoformat() if cohort else None,
-                "publications": count,
+                "published_at": release.published_at.isoformat(),
+                "publications": counts.get(release.cohort, 0),
             }
         )
     return out
 
 
 def latest_cohort(session: Session) -> str | None:
-    return session.scalar(select(func.max(Publication.cohort)))
+    """The latest cohort the chair released."""
+    return session.scalar(select(func.max(CohortRelease.cohort)))
 
 
-def visible_curves(session: Session, cohort: str) -> list[VisibleCurve]:
-    """The single visibility rule: each submission's latest publication up to *cohort*."""
+def cohort_was_released(session: Session, cohort: str) -> bool:
+    return (
+        session.scalar(select(CohortRelease.id).where(CohortRelease.cohort == cohort)) is not None
+    )
+
+
+def visible_curves(session: Session, cohort: str | None) -> list[VisibleCurve]:
+    """The single visibility rule: each submission's latest version up to *cohort*, as
+    that cohort showed it; None: the active page, the latest version of every submission
+    (a withdrawal or invalidation since the last cohort shows at once)."""
+    scope = Publication.cohort <= cohort if cohort is not None else Publication.id.is_not(None)
     newest, count = session.execute(
-        select(func.max(Publication.id), func.count(Publication.id)).where(
-            Publication.cohort <= cohort
-        )
+        select(func.max(Publication.id), func.count(Publication.id)).where(scope)
     ).one()
     # The database is part of the key: one process may serve more than one.
-    key = (str(session.get_bind().url), cohort, newest or 0, count)
+    key = (str(session.get_bind().url), cohort or "*", newest or 0, count)
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
     publications = session.scalars(
         select(Publication)
-        .where(Publication.cohort <= cohort)
+        .where(scope)
         .options(selectinload(Publication.curves), selectinload(Publication.submission))
         .order_by(Publication.submission_id, Publication.cohort.desc(), Publication.id.desc())
     ).all()
@@ -161,9 +171,6 @@ def visible_curves(session: Session, cohort: str) -> list[VisibleCurve]:
 
 
 def list_benchmarks(session: Session, cohort: str | None = None) -> list[dict[str, Any]]:
-    cohort = cohort or latest_cohort(session)
-    if cohort is None:
-        return []
     return _benchmarks(visible_curves(session, cohort))
 
 
@@ -257,8 +264,9 @@ def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> dict[str, Any]:
 
 
 def query_results(session: Session, q: ResultsQuery) -> dict[str, Any]:
+    # No cohort asked for: the active page, labelled with the latest released cohort.
     cohort = q.cohort or latest_cohort(session)
-    visible = visible_curves(session, cohort) if cohort else []
+    visible = visible_curves(session, q.cohort or None)
     benchmarks = _benchmarks(visible)
     # Default: the benchmark with the most curves, so a newcomer sees the fullest chart.
     benchmark = q.benchmark or (
@@ -315,6 +323,7 @@ def query_results(session: Session, q: ResultsQuery) -> dict[str, Any]:
         row["rank"] = rank
     return {
         "cohort": cohort,
+        "current": not q.cohort,
         "benchmark": benchmark,
         "benchmarks": benchmarks,
         "statuses": list(q.statuses),

@@ -18,6 +18,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -26,6 +27,7 @@ from app.db.models import (
     AuditEvent,
     Objection,
     ObjectionMessage,
+    Organization,
     Publication,
     Submission,
     User,
@@ -35,34 +37,27 @@ from app.domain.accounts import Role
 from app.domain.cohorts import Cohort
 from app.domain.lifecycle import IllegalTransition, PublicationMode, ResultStatus, SubmissionState
 from app.domain.objections import CLOSED, TYPES, ObjectionState
+from app.domain.policy import (
+    Actor,
+    PointFacts,
+    committee_window_start,
+    curve_shortfall,
+    may_change_embargo,
+)
 from app.domain.review import ReviewClock, ReviewPhase
 from app.settings import Settings
 
+from .accounts import Principal
 from .audit import SYSTEM, change_state, record
-from .clocks import business_calendar, embargo_release, review_clock
+from .clocks import business_calendar, embargo_release, review_clock, submitter_clock
 from .errors import ServiceError
 from .notifications import chairs, committee, members_of, notify, send_pending_email
-from .publishing import (
-    PublishingError,
-    publication_status,
-    publish_due,
-    publish_submission,
-    take_off_public_view,
-)
+from .policy import actor_of, enforce, facts_of
+from .publishing import PublishingError, record_cohort, release_cohort, sync_record
 from .storage import sweep_tmp
 
 Chooser = Callable[[list[User]], User]
 TMP_MAX_AGE_S = 24 * 3600  # an upload still unfinished after a day was abandoned
-# States in which a submission's embargo date may still change (rules §4.2).
-EMBARGO_CHANGEABLE = frozenset(
-    s.value
-    for s in (
-        SubmissionState.RECEIVED,
-        SubmissionState.CHECKING,
-        SubmissionState.PASSED_CHECKS,
-        SubmissionState.FINALIZED,
-    )
-)
 
 
 class ReviewError(ServiceError):
@@ -157,7 +152,7 @@ def start_review(
         f"{closes.isoformat(timespec='minutes')}",
         at=at,
     )
-    assign_reviewer(session, submission, choose=choose, at=at)
+    assign_reviewer(session, settings, submission, choose=choose, at=at)
     notify(
         session,
         [*committee(session), *members_of(session, submission.organization_id)],
@@ -167,9 +162,45 @@ def start_review(
     )
 
 
-def reviewer_pool(session: Session, submission: Submission) -> list[User]:
-    """Committee members outside the submitter's organisation, whose organisation has
-    not lost its seat by missing a review deadline (rules §4.4)."""
+def committee_organizations(
+    session: Session, settings: Settings, at: dt.datetime | None = None
+) -> set[int]:
+    """Rules §4.4: the organisations with a finalized result published in the window
+    before the cohort being prepared (6 months or 12 cohorts), whose result was not
+    withdrawn or invalidated since, and those the chair appointed."""
+    at = at or utcnow()
+    cohort = record_cohort(session, settings, at)
+    start = committee_window_start(cohort)
+    since = dt.datetime.combine(start, dt.time(0), tzinfo=ZoneInfo(settings.cohort_timezone))
+    finalized = session.scalars(
+        select(Submission.organization_id)
+        .join(Publication, Publication.submission_id == Submission.id)
+        .where(
+            Submission.state == SubmissionState.FINALIZED.value,
+            Publication.status == ResultStatus.VERIFIED.value,
+            Publication.published_at >= since,
+        )
+        .distinct()
+    ).all()
+    appointed = session.scalars(
+        select(Organization.id).where(Organization.committee_appointed.is_(True))
+    ).all()
+    return {*finalized, *appointed}
+
+
+def appoint_to_committee(
+    session: Session, organization: Organization, appointed: bool, actor: str
+) -> None:
+    """The chair appoints an organisation to the committee (or ends the appointment)
+    whatever its results (rules §4.4)."""
+    organization.committee_appointed = appointed
+    session.flush()
+
+
+def reviewer_pool(session: Session, settings: Settings, submission: Submission) -> list[User]:
+    """Committee members (rules §4.4) outside the submitter's organisation, whose
+    organisation has not lost its seat by missing a review deadline."""
+    members = committee_organizations(session, settings)
     return [
         u
         for u in session.scalars(
@@ -178,6 +209,7 @@ def reviewer_pool(session: Session, submission: Submission) -> list[User]:
             .order_by(User.id)
         )
         if u.organization_id is not None
+        and u.organization_id in members
         and u.organization_id != submission.organization_id
         and u.organization is not None
         and u.organization.committee_suspended_at is None
@@ -186,6 +218,7 @@ def reviewer_pool(session: Session, submission: Submission) -> list[User]:
 
 def assign_reviewer(
     session: Session,
+    settings: Settings,
     submission: Submission,
     *,
     reviewer: User | None = None,
@@ -195,13 +228,14 @@ def assign_reviewer(
 ) -> User | None:
     """Assign *reviewer*, or one at random among those who have reviewed least (rotation
     without replacement); never a member of the submitter's organisation."""
-    pool = reviewer_pool(session, submission)
+    pool = reviewer_pool(session, settings, submission)
     if reviewer is not None:
         if reviewer not in pool:
             raise ReviewError(
                 "not-eligible",
                 f"{reviewer.email} cannot review this submission: reviewers are committee "
-                "members outside the submitter's organisation",
+                "members (rules §4.4: a finalized result in the last 6 months or 12 cohorts, "
+                "or appointed by the chair) outside the submitter's organisation",
             )
         chosen: User | None = reviewer
     elif pool:
@@ -246,19 +280,73 @@ def assign_reviewer(
 
 
 def publish_cohort(
-    *, session: Session, settings: Settings, cohort_id: str, at: dt.datetime | None = None
+    *,
+    session: Session,
+    settings: Settings,
+    cohort_id: str,
+    at: dt.datetime | None = None,
+    actor: str = SYSTEM,
 ) -> list[Publication]:
-    """Publish every submission due in *cohort_id* (idempotent). A provisional
-    publication is its review eligibility date (rules §4.1, §11.2 C): its review starts."""
+    """The chair releases the cohort due now (not before its time, never a past one): every
+    result due in it joins its record. Idempotent: a cohort is released once. A
+    provisional publication is its review eligibility date (rules §4.1, §11.2 C)."""
     at = at or utcnow()
-    # Embargoes whose date has come are released first, should the clocks be behind.
-    _release_embargoes(session, settings, at, ClockReport(at))
-    created = publish_due(session=session, settings=settings, cohort_id=cohort_id, at=at)
-    for publication in created:
-        if publication.status == ResultStatus.PROVISIONAL:
-            start_review(session, settings, publication.submission, at)
-    session.flush()
-    return created
+    cohort, first_time = release_cohort(session, settings, cohort_id, at, actor)
+    if not first_time:
+        return []
+    return record_changes(session, settings, at, ClockReport(at), cohort=cohort)
+
+
+def record_changes(
+    session: Session,
+    settings: Settings,
+    at: dt.datetime,
+    report: ClockReport,
+    *,
+    cohort: Cohort | None = None,
+) -> list[Publication]:
+    """Bring every live submission's public record in line with its state (embargo dates
+    reached, a cohort released); a provisional publication starts its review."""
+    live = session.scalars(
+        select(Submission)
+        .where(
+            Submission.state.in_(
+                [SubmissionState.PASSED_CHECKS.value, SubmissionState.FINALIZED.value]
+            )
+        )
+        .order_by(Submission.id)
+    ).all()
+    written = [
+        keep_record(session, settings, submission, at, cohort=cohort, report=report)
+        for submission in live
+    ]
+    return [w for w in written if w is not None]
+
+
+def keep_record(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    at: dt.datetime,
+    *,
+    cohort: Cohort | None = None,
+    why: str | None = None,
+    report: ClockReport | None = None,
+) -> Publication | None:
+    """:func:`publishing.sync_record`, and the start of review a provisional publication
+    brings (rules §11.2 C)."""
+    written = sync_record(session, settings, submission, at, cohort=cohort, why=why)
+    if written is None:
+        return None
+    if report is not None:
+        report.add(submission, f"public record: {written.status} in {written.cohort}")
+    if (
+        written.status == ResultStatus.PROVISIONAL
+        and submission.for_review
+        and submission.review_eligible_at is None
+    ):
+        start_review(session, settings, submission, at)
+    return written
 
 
 # --- finalization ------------------------------------------------------------------
@@ -303,6 +391,9 @@ def finalize(
                 f"{len(open_ones)} objection(s) are still open: {titles}",
                 409,
             )
+        short = curves_short(submission)
+        if short:
+            raise PublishingError("curve-incomplete", f"cannot finalize: {short}", 409)
     try:
         change_state(
             session,
@@ -331,6 +422,8 @@ def finalize(
     submission.due_cohort = str(cohort)
     held = embargo_release(settings, submission)
     when = f"on {held.isoformat()} (embargo)" if held else f"in cohort {cohort}"
+    if keep_record(session, settings, submission, at, why="finalized") is not None:
+        when = "now: the \u201cpeer review pending\u201d tag is removed"
     record(session, submission, action="publication scheduled", reason=when, at=at)
     notify(
         session,
@@ -340,6 +433,20 @@ def finalize(
         _link(submission),
     )
     session.flush()
+
+
+def curves_short(submission: Submission) -> str | None:
+    """Why the active points no longer make compliant curves (rules §5.2), if they don't:
+    withdrawn, disputed and invalidated points do not count (§11.6, §11.7)."""
+    problems = []
+    for curve in submission.curves:
+        points = [
+            PointFacts(p.concurrency, p.region, p.offline_kind, p.state) for p in curve.points
+        ]
+        short = curve_shortfall(points, curve.is_agentic)
+        if short:
+            problems.append(f"{curve.system.dir_name}/{curve.benchmark_model}: {short}")
+    return "; ".join(problems) or None
 
 
 # --- the clocks ----------------------------------------------------------------------
@@ -354,43 +461,6 @@ class ClockReport:
         self.actions.append(f"{submission.public_id[:8]}: {what}")
 
 
-def _release_provisional(
-    session: Session, settings: Settings, submission: Submission, now: dt.datetime
-) -> bool:
-    """Provisional publication held by an embargo: public and reviewed from its date, but
-    never before the first cohort it is eligible for."""
-    clock = review_clock(settings)
-    if submission.embargo_date is None or submission.review_eligible_at is not None:
-        return False
-    release = submission.embargo_date
-    eligible = Cohort.parse(submission.eligible_cohort or "")
-    if eligible is not None and eligible.date > release:
-        release = eligible.date
-    if clock.local_date(now) < release:
-        return False
-    if not _publish_released(session, settings, submission, release, now, "embargo lifted"):
-        return False
-    start_review(session, settings, submission, now)
-    return True
-
-
-def _publish_released(
-    session: Session,
-    settings: Settings,
-    submission: Submission,
-    release: dt.date,
-    now: dt.datetime,
-    why: str,
-) -> bool:
-    """Publish on the embargo date, listed in the latest cohort by that date (§4.2)."""
-    status = publication_status(submission)
-    if status is None:
-        return False
-    cohort = str(Cohort.on_or_before(release))
-    publish_submission(session, settings, submission, cohort, status, now, why)
-    return True
-
-
 def _penalise(
     session: Session,
     settings: Settings,
@@ -400,7 +470,7 @@ def _penalise(
     report: ClockReport,
 ) -> bool:
     """Apply the penalty steps an unanswered objection reached; True if it withdrew."""
-    clock = review_clock(settings)
+    clock = submitter_clock(settings, submission)
     level, step = clock.penalty_due(objection.filed_at, now)
     if step is None or level <= objection.penalty_level:
         return False
@@ -423,7 +493,7 @@ def _penalise(
             at=now,
         )
         submission.review_phase = ReviewPhase.CLOSED.value
-        take_off_public_view(session, submission, now)
+        keep_record(session, settings, submission, now, why=reason)
         notify(session, people, f"Withdrawn: {_label(submission)}", reason, _link(submission))
         report.add(submission, "withdrawn by penalty")
         return True
@@ -531,7 +601,7 @@ def _tick_submission(
     now: dt.datetime,
     report: ClockReport,
 ) -> None:
-    clock = review_clock(settings)
+    clock = submitter_clock(settings, submission)
     assert submission.review_eligible_at is not None
     objections = session.scalars(
         select(Objection).where(Objection.submission_id == submission.id).order_by(Objection.id)
@@ -597,7 +667,15 @@ def _tick_submission(
         notify(session, chairs(session), f"Dispute backstop: {_label(submission)}", text,
                _link(submission))  # fmt: skip
         report.add(submission, "dispute backstop")
-    if phase != ReviewPhase.PEER_REVIEW and not blocking:
+    short = curves_short(submission)
+    if phase != ReviewPhase.PEER_REVIEW and not blocking and short:
+        if _once(session, submission, "cannot finalize", ""):
+            text = f"cannot finalize: {short}; the chair decides (withdraw or reject)"
+            record(session, submission, action="cannot finalize", reason=text, at=now)
+            notify(session, chairs(session), f"Cannot finalize: {_label(submission)}", text,
+                   _link(submission))  # fmt: skip
+            report.add(submission, "cannot finalize")
+    elif phase != ReviewPhase.PEER_REVIEW and not blocking:
         finalize(
             session=session,
             settings=settings,
@@ -614,7 +692,8 @@ def advance_clocks(
     """Everything due by *now*; safe to run any number of times (each step is once)."""
     now = now or utcnow()
     report = ClockReport(now)
-    _release_provisionals(session, settings, now, report)  # their reviews start this tick
+    # Embargo dates reached: provisional publications (their reviews start this tick).
+    record_changes(session, settings, now, report)
     reviewing = session.scalars(
         select(Submission)
         .where(
@@ -626,68 +705,13 @@ def advance_clocks(
     ).all()
     for submission in reviewing:
         _tick_submission(session, settings, submission, now, report)
-    _release_finalized(session, settings, now, report)  # after the ticks: what they finalized
+    record_changes(session, settings, now, report)  # after the ticks: what they finalized
     session.flush()
     swept = sweep_tmp(settings.tmp_dir, older_than_s=TMP_MAX_AGE_S)
     if swept:
         report.actions.append(f"removed {swept} abandoned temporary file(s)")
     report.actions.extend(f"e-mailed {n}" for n in [send_pending_email(session, settings)] if n)
     return report
-
-
-def _release_embargoes(
-    session: Session, settings: Settings, now: dt.datetime, report: ClockReport
-) -> None:
-    """Provisional results whose embargo date has come, and finalized ones held for it."""
-    _release_provisionals(session, settings, now, report)
-    _release_finalized(session, settings, now, report)
-
-
-def _release_provisionals(
-    session: Session, settings: Settings, now: dt.datetime, report: ClockReport
-) -> None:
-    waiting = session.scalars(
-        select(Submission)
-        .where(
-            Submission.state == SubmissionState.PASSED_CHECKS.value,
-            Submission.for_review.is_(True),
-            Submission.publication_mode == PublicationMode.PROVISIONAL.value,
-            Submission.review_eligible_at.is_(None),
-            Submission.embargo_date.is_not(None),
-        )
-        .order_by(Submission.id)
-    ).all()
-    for submission in waiting:
-        if _release_provisional(session, settings, submission, now):
-            report.add(submission, "embargo lifted: provisional publication, review started")
-
-
-def _release_finalized(
-    session: Session, settings: Settings, now: dt.datetime, report: ClockReport
-) -> None:
-    held = session.scalars(
-        select(Submission)
-        .where(
-            Submission.state == SubmissionState.FINALIZED.value,
-            Submission.publication_mode == PublicationMode.CONFIDENTIAL.value,
-            Submission.embargo_date.is_not(None),
-        )
-        .order_by(Submission.id)
-    ).all()
-    clock = review_clock(settings)
-    for submission in held:
-        release = embargo_release(settings, submission)
-        if release is None or clock.local_date(now) < release:
-            continue
-        published = session.scalar(
-            select(Publication.id).where(
-                Publication.submission_id == submission.id, Publication.status == "verified"
-            )
-        )
-        if published is None and _publish_released(
-            session, settings, submission, release, now, "embargo date"
-        ):
-            report.add(submission, "embargo date: published")
 
 
 # --- embargo changes ------------------------------------------------------------------
@@ -700,28 +724,15 @@ def change_embargo(
     submission: Submission,
     embargo: dt.date | None,
     actor: str,
+    who: Principal | None = None,
     at: dt.datetime | None = None,
 ) -> None:
-    """The embargo date may change after submission; the committee is told (rules §4.2)."""
+    """The embargo date may change after submission; the committee is told (rules §4.2).
+    *who*: the person asking (None: the chair's own tools)."""
     at = at or utcnow()
-    if submission.state not in EMBARGO_CHANGEABLE:
-        raise ReviewError(
-            "not-allowed", f"a {submission.state} submission has no embargo to change", 409
-        )
-    if (
-        submission.state == SubmissionState.FINALIZED.value
-        and submission.publication_mode == PublicationMode.PROVISIONAL
-    ):
-        raise ReviewError("not-allowed", "a finalized provisional result is already public", 409)
-    if (
-        submission.review_eligible_at is not None
-        and submission.publication_mode == PublicationMode.PROVISIONAL
-    ):
-        raise ReviewError(
-            "not-allowed", "the provisional publication is out: its embargo has lifted", 409
-        )
-    if embargo is not None and embargo <= review_clock(settings).local_date(at):
-        raise ReviewError("bad-embargo", f"the embargo date {embargo} is not in the future", 422)
+    today = review_clock(settings).local_date(at)
+    asking = actor_of(who, submission) if who is not None else Actor(chair=True)
+    enforce(may_change_embargo(asking, facts_of(session, submission), embargo, today))
     before = submission.embargo_date
     submission.embargo_date = embargo
     text = f"embargo {before or 'none'} → {embargo or 'none'}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from typing import Annotated
 
@@ -27,7 +28,13 @@ def get_queue(request: Request) -> JobQueue:
     return request.app.state.queue
 
 
+def get_now(request: Request) -> dt.datetime:
+    """The app's "now" (``create_app(clock=…)``; the wall clock by default)."""
+    return request.app.state.clock()
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
+NowDep = Annotated[dt.datetime, Depends(get_now)]
 SessionDep = Annotated[Session, Depends(get_session)]
 QueueDep = Annotated[JobQueue, Depends(get_queue)]
 

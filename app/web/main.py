@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import gc
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from app.db.models import utcnow
 from app.db.session import Database
 from app.services.jobs import JobQueue
 from app.settings import Settings, get_settings
@@ -37,7 +39,11 @@ async def _lifespan(_app: FastAPI) -> AsyncIterator[None]:
     yield
 
 
-def create_app(settings: Settings | None = None, queue: JobQueue | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None,
+    queue: JobQueue | None = None,
+    clock: Callable[[], dt.datetime] | None = None,
+) -> FastAPI:
     settings = settings or get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     app = FastAPI(
@@ -55,6 +61,9 @@ def create_app(settings: Settings | None = None, queue: JobQueue | None = None) 
 
         queue = CeleryJobQueue(make_celery(settings))
     app.state.queue = queue
+    # What "now" is for the chair's time-bound acts (publishing, decisions): the wall
+    # clock, or a set one for rehearsals and tests (as the CLI's --now).
+    app.state.clock = clock or utcnow
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.middleware("http")(csrf_and_headers)
     app.include_router(submissions_api)

@@ -15,14 +15,20 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.db.models import Submission, User
-from app.domain.accounts import Role, Scope
+from app.db.models import Submission, User, utcnow
+from app.domain.accounts import Scope
 from app.domain.objections import ACTIONS, TYPES, ObjectionRefused
-from app.domain.review import ReviewPhase
+from app.domain.policy import (
+    may_change_embargo,
+    may_object,
+    may_set_point_state,
+    may_withdraw,
+)
 from app.domain.visibility import Access
 from app.services.accounts import Principal
 from app.services.audit import timeline
-from app.services.decisions import POINT_STATES, decide, in_review, set_point_state
+from app.services.clocks import review_clock
+from app.services.decisions import POINT_STATES, decide, in_review, set_point_state, withdraw
 from app.services.disclosures import (
     DisclosureError,
     bundle_files,
@@ -39,8 +45,8 @@ from app.services.objections import (
     objections_of,
     parties_of,
 )
+from app.services.policy import actor_of, facts_of
 from app.services.review import (
-    EMBARGO_CHANGEABLE,
     assign_reviewer,
     change_embargo,
     complete_review,
@@ -52,7 +58,7 @@ from app.services.views import submission_summary
 from app.settings import Settings
 
 from .deps import SessionDep, SettingsDep
-from .security import submitter_or_chair, verify_csrf, visible_submission
+from .security import verify_csrf, visible_submission
 from .templating import templates
 
 router = APIRouter(include_in_schema=False)
@@ -98,6 +104,10 @@ def review_context(
     """What the review section of the submission page shows and offers to *who*."""
     user = _user(session, who) if who is not None else None
     objections = objections_of(session, submission)
+    asking = actor_of(who, submission)
+    facts = facts_of(session, submission)
+    clock = review_clock(settings)
+    now = utcnow()
     is_chair = who is not None and who.has(Scope.PUBLISH)
     own_org = user is not None and user.organization_id == submission.organization_id
     return {
@@ -116,17 +126,24 @@ def review_context(
             for o in objections
         ],
         "types": list(TYPES.values()),
+        # What the page offers is what the services allow (app.domain.policy).
         "can_object": user is not None
-        and user.role in (Role.REVIEWER.value, Role.CHAIR.value)
-        and user.organization_id is not None
+        and asking.committee
         and not own_org
-        and submission.review_phase
-        in (ReviewPhase.PEER_REVIEW, ReviewPhase.OBJECTION_RESOLUTION, ReviewPhase.DISPUTE),
+        and may_object(clock, facts, now, late_ground=True) is None,
         "is_chair": is_chair,
         "is_reviewer": user is not None and submission.reviewer_id == user.id,
-        "can_change_embargo": (own_org or is_chair) and submission.state in EMBARGO_CHANGEABLE,
-        "pool": [u.email for u in reviewer_pool(session, submission)] if is_chair else [],
-        "point_states": POINT_STATES,
+        "can_change_embargo": may_change_embargo(asking, facts, None, None) is None,
+        "withdraw_refusal": may_withdraw(asking, facts),
+        "pool": [u.email for u in reviewer_pool(session, settings, submission)] if is_chair else [],
+        # Each point with the states this person may move it to now.
+        "point_moves": {
+            f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}": [
+                st for st in POINT_STATES if may_set_point_state(asking, facts, p.state, st) is None
+            ]
+            for c in submission.curves
+            for p in c.points
+        },
         "timeline": timeline(session, submission),
         "system_desc": compare_system_descriptions(settings, submission),
     }
@@ -276,9 +293,7 @@ def embargo_from_page(
     embargo_date: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    verify_csrf(request, csrf_token)
-    who = _signed_in(request)
-    submission = submitter_or_chair(session, who, public_id)  # the API's own rule
+    who, submission = _form(request, session, public_id, csrf_token)
     try:
         day = dt.date.fromisoformat(embargo_date) if embargo_date.strip() else None
     except ValueError:
@@ -287,7 +302,12 @@ def embargo_from_page(
         session,
         public_id,
         lambda: change_embargo(
-            session=session, settings=settings, submission=submission, embargo=day, actor=who.email
+            session=session,
+            settings=settings,
+            submission=submission,
+            embargo=day,
+            actor=who.email,
+            who=who,
         ),
     )
 
@@ -297,6 +317,7 @@ def reviewer_from_page(
     request: Request,
     public_id: str,
     session: SessionDep,
+    settings: SettingsDep,
     email: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
@@ -309,7 +330,7 @@ def reviewer_from_page(
     return _carry_out(
         session,
         public_id,
-        lambda: assign_reviewer(session, submission, reviewer=chosen, actor=who.email),
+        lambda: assign_reviewer(session, settings, submission, reviewer=chosen, actor=who.email),
     )
 
 
@@ -318,22 +339,46 @@ def point_state_from_page(
     request: Request,
     public_id: str,
     session: SessionDep,
+    settings: SettingsDep,
     point: str = Form(""),
     state: str = Form(""),
     reason: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    who, submission = _form(request, session, public_id, csrf_token, Scope.PUBLISH)
+    """The chair's point decisions, and the submitter's withdrawal of a faulty point (the
+    rule of who may do which is ``policy.may_set_point_state``)."""
+    who, submission = _form(request, session, public_id, csrf_token)
     return _carry_out(
         session,
         public_id,
         lambda: set_point_state(
             session=session,
+            settings=settings,
             submission=submission,
             point_label=point,
             state=state,
-            actor=who.email,
+            who=who,
             reason=reason,
+        ),
+    )
+
+
+@router.post("/submissions/{public_id}/withdraw")
+def withdraw_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    reason: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    """The submitting organisation withdraws its submission (rules §11.7)."""
+    who, submission = _form(request, session, public_id, csrf_token)
+    return _carry_out(
+        session,
+        public_id,
+        lambda: withdraw(
+            session=session, settings=settings, submission=submission, who=who, reason=reason
         ),
     )
 

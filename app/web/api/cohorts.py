@@ -16,11 +16,11 @@ from app.db.models import Publication
 from app.domain.accounts import Scope
 from app.domain.cohorts import Cohort
 from app.services.accounts import Principal
+from app.services.errors import ServiceError
 from app.services.export import cohort_exists, write_cohort_export
-from app.services.publishing import PublishingError
 from app.services.review import publish_cohort
 
-from ..deps import SessionDep, SettingsDep
+from ..deps import NowDep, SessionDep, SettingsDep
 from ..security import require
 from .errors import refused
 
@@ -34,6 +34,7 @@ def _publication(p: Publication) -> dict[str, Any]:
         "status": p.status,
         "cohort": p.cohort,
         "published_at": p.published_at.isoformat(),
+        "description": p.description,
         "curves": [
             {
                 "result_id": c.result_id,
@@ -60,12 +61,18 @@ def publish(
     session: SessionDep,
     settings: SettingsDep,
     chair: Annotated[Principal, Depends(require(Scope.PUBLISH))],
+    now: NowDep,
 ) -> JSONResponse:
-    """Publish every result due in the cohort (the chair's token): finalized results due
-    in it, provisional ones, with their result ids and an immutable snapshot. Idempotent."""
+    """Release the cohort due now (the chair's token): every result due in it joins its
+    record, with result ids for reviewed results. 409 before the cohort's publication
+    time (Wednesday 08:00 Pacific) and for any cohort but the one due now. Idempotent: a
+    cohort already released answers with no new publication."""
     try:
-        created = publish_cohort(session=session, settings=settings, cohort_id=cohort_id)
-    except PublishingError as exc:
+        created = publish_cohort(
+            session=session, settings=settings, cohort_id=cohort_id, at=now, actor=chair.email
+        )
+    except ServiceError as exc:
+        session.rollback()
         return refused(exc)
     session.commit()
     return JSONResponse(
@@ -81,14 +88,14 @@ def publish(
 def read_cohort(cohort_id: str, session: SessionDep) -> dict[str, Any]:
     """What was published in a cohort (public), with tags of withdrawn/invalidated results."""
     _cohort_or_422(cohort_id)
+    if not cohort_exists(session, cohort_id):
+        raise HTTPException(404, detail=f"cohort {cohort_id!r} has not been published")
     rows = session.scalars(
         select(Publication)
         .where(Publication.cohort == cohort_id)
         .options(selectinload(Publication.curves), selectinload(Publication.submission))
         .order_by(Publication.id)
     ).all()
-    if not rows:
-        raise HTTPException(404, detail=f"nothing was published in {cohort_id!r}")
     return {
         "cohort": cohort_id,
         "links": {"export": f"/api/v1/cohorts/{cohort_id}/export"},

@@ -32,7 +32,7 @@ from app.services.review import (
 )
 from app.services.views import submission_summary
 
-from ..deps import SessionDep, SettingsDep, submission_or_404
+from ..deps import NowDep, SessionDep, SettingsDep, submission_or_404
 from ..security import (
     ChairDep,
     MemberDep,
@@ -188,7 +188,8 @@ def reassign_reviewer(
         if chosen is None:
             raise HTTPException(404, detail=f"no user {body.email!r}")
     refused = attempt(
-        session, lambda: assign_reviewer(session, submission, reviewer=chosen, actor=chair.email)
+        session,
+        lambda: assign_reviewer(session, settings, submission, reviewer=chosen, actor=chair.email),
     )
     return refused or JSONResponse(review_summary(session, settings, submission))
 
@@ -238,6 +239,7 @@ def put_embargo(
             submission=submission,
             embargo=body.embargo_date,
             actor=who.email,
+            who=who,
         ),
     )
     return refused or JSONResponse(review_summary(session, settings, submission))
@@ -256,19 +258,24 @@ def put_point_state(
     point: str,
     body: PointStateRequest,
     session: SessionDep,
-    chair: ChairDep,
+    settings: SettingsDep,
+    who: MemberDep,
+    now: NowDep,
 ) -> JSONResponse:
-    """Withdraw a point in review, hold it in dispute, or invalidate it (the chair)."""
-    submission = submission_or_404(session, public_id)
+    """Withdraw a faulty point in review (its submitter or the chair), hold it in dispute
+    or invalidate it after finalization (the chair). It leaves every active curve at once."""
+    submission = visible_submission(session, who, public_id, Access.REVIEW)
     refused = attempt(
         session,
         lambda: set_point_state(
             session=session,
+            settings=settings,
             submission=submission,
             point_label=f"{system}/{model}/{point}",
             state=body.state,
-            actor=chair.email,
+            who=who,
             reason=body.reason,
+            at=now,
         ),
     )
     return refused or JSONResponse(submission_summary(submission))

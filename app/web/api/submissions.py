@@ -10,12 +10,12 @@ from pydantic import BaseModel, Field
 
 from app.db.models import User
 from app.domain.compliance import RULES
-from app.domain.lifecycle import FINISHED, SubmissionState
+from app.domain.policy import may_recheck
 from app.domain.visibility import Access, Viewer
 from app.services.audit import timeline
 from app.services.checks import retry_check
-from app.services.decisions import decide, in_review
-from app.services.publishing import PublishingError
+from app.services.decisions import decide, in_review, withdraw
+from app.services.policy import facts_of
 from app.services.reproductions import ReproductionError, list_reproductions, request_reproduction
 from app.services.review import review_summary
 from app.services.views import (
@@ -29,7 +29,7 @@ from app.services.views import (
 )
 from app.services.visibility import access_to, viewer_of
 
-from ..deps import QueueDep, SessionDep, SettingsDep, submission_or_404
+from ..deps import NowDep, QueueDep, SessionDep, SettingsDep, submission_or_404
 from ..security import (
     ChairDep,
     MemberDep,
@@ -39,7 +39,7 @@ from ..security import (
     visible_submission,
 )
 from ..uploads import UploadProblem, handle_upload
-from .errors import refused
+from .errors import attempt, error_response, refused
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
 
@@ -203,13 +203,13 @@ def read_findings(public_id: str, session: SessionDep, who: PrincipalDep) -> dic
 
 
 @router.post("/submissions/{public_id}/checks", status_code=202)
-def recheck_submission(
-    public_id: str, session: SessionDep, queue: QueueDep, who: MemberDep
-) -> dict[str, Any]:
-    """Run the checks again (after a check error, or after a checker upgrade)."""
+def recheck_submission(public_id: str, session: SessionDep, queue: QueueDep, who: MemberDep) -> Any:
+    """Run the checks again: after a check error, or (a checker upgrade, say) before
+    anything of the submission is reviewed or public. A rejected submission is final."""
     submission = submitter_or_chair(session, who, public_id)
-    if SubmissionState(submission.state) not in FINISHED:
-        raise HTTPException(409, detail="the checks of this submission are still running")
+    refusal = may_recheck(facts_of(session, submission))
+    if refusal is not None:
+        return error_response(refusal.code, refusal.message, refusal.status)
     retry_check(session=session, queue=queue, submission=submission)
     session.commit()
     return {"queued": True, "links": _links(public_id)}
@@ -302,23 +302,54 @@ def decide_submission(
     session: SessionDep,
     settings: SettingsDep,
     chair: ChairDep,
+    now: NowDep,
 ) -> JSONResponse:
     """The chair's decision (a token with the ``publish`` scope); recorded in the timeline."""
     submission = submission_or_404(session, public_id)
-    try:
-        decide(
+    failed = attempt(
+        session,
+        lambda: decide(
             session=session,
             settings=settings,
             submission=submission,
             action=body.action,
             actor=chair.email,
             reason=body.reason,
-        )
-    except PublishingError as exc:
-        session.rollback()
-        return refused(exc)
-    session.commit()
-    return JSONResponse(submission_summary(submission))
+            at=now,
+        ),
+    )
+    return failed or JSONResponse(submission_summary(submission))
+
+
+class WithdrawalRequest(BaseModel):
+    reason: str = Field(max_length=5000, description="why the submission is withdrawn")
+
+
+@router.post("/submissions/{public_id}/withdraw", tags=["review"])
+def withdraw_submission(
+    public_id: str,
+    body: WithdrawalRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    who: MemberDep,
+    now: NowDep,
+) -> JSONResponse:
+    """The submitting organisation (or the chair) withdraws the submission, at any time
+    (rules §11.7): before finalization it leaves no public record; after, the archive
+    keeps it tagged "Withdrawn" with the reason."""
+    submission = visible_submission(session, who, public_id, Access.REVIEW)
+    failed = attempt(
+        session,
+        lambda: withdraw(
+            session=session,
+            settings=settings,
+            submission=submission,
+            who=who,
+            reason=body.reason,
+            at=now,
+        ),
+    )
+    return failed or JSONResponse(submission_summary(submission))
 
 
 @router.get("/submissions/{public_id}/timeline", tags=["review"])

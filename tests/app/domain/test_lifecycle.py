@@ -41,6 +41,7 @@ def test_allowed_transitions(current: S, target: S) -> None:
         (S.RECEIVED, S.PASSED_CHECKS),
         (S.RECEIVED, S.REJECTED),
         (S.REJECTED, S.PASSED_CHECKS),
+        (S.REJECTED, S.CHECKING),  # terminal: resubmit as new (rules §11.1)
         (S.REJECTED, S.FINALIZED),
         (S.CHECK_ERROR, S.PASSED_CHECKS),
         (S.PASSED_CHECKS, S.RECEIVED),

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
-from app.db.models import Notification, Publication, Submission, User
+from app.db.models import Notification, Publication, ResultEntry, Submission, User
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
 from app.domain.accounts import Role
@@ -313,13 +313,19 @@ def test_provisional_embargo_holds_publication_and_review_until_its_date(
     with database.session() as session:
         submission = session.get(Submission, sid)
         assert submission.review_phase == "awaiting_review"
-        assert publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0") == []
-        assert advance_clocks(session, settings, pt(2026, 12, 9, 23)).actions == []
-        advance_clocks(session, settings, pt(2026, 12, 10, 0, 5))
+        at_c0 = pt(2026, 12, 2, 8)
+        assert (
+            publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0", at=at_c0)
+            == []
+        )
+        assert advance_clocks(session, settings, pt(2026, 12, 10, 7, 59)).actions == []
+        # Released at the publication hour of its date (rules §4.1), joining the record
+        # of the cohort being prepared: 2026-12-C0 was released already.
+        advance_clocks(session, settings, pt(2026, 12, 10, 8, 1))
         publication = session.scalar(select(Publication).where(Publication.submission_id == sid))
-        assert (publication.status, publication.cohort) == ("provisional", "2026-12-C0")
+        assert (publication.status, publication.cohort) == ("provisional", "2026-12-C1")
         assert submission.review_phase == "peer_review"
-        assert submission.review_eligible_at == pt(2026, 12, 10, 0, 5)
+        assert submission.review_eligible_at == pt(2026, 12, 10, 8, 1)
 
 
 def test_confidential_embargo_releases_the_finalized_result_on_its_date(
@@ -329,10 +335,14 @@ def test_confidential_embargo_releases_the_finalized_result_on_its_date(
     with database.session() as session:
         submission = session.get(Submission, sid)
         finalize(session=session, settings=settings, submission=submission, at=pt(2026, 12, 7))
-        assert publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1") == []
-        advance_clocks(session, settings, pt(2027, 1, 11, 23))
+        at_c1 = pt(2026, 12, 16, 8)
+        assert (
+            publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1", at=at_c1)
+            == []
+        )
+        advance_clocks(session, settings, pt(2027, 1, 12, 7, 59))
         assert session.scalar(select(Publication).where(Publication.submission_id == sid)) is None
-        advance_clocks(session, settings, pt(2027, 1, 12, 0, 1))
+        advance_clocks(session, settings, pt(2027, 1, 12, 8, 1))
         publication = session.scalar(select(Publication).where(Publication.submission_id == sid))
         assert (publication.status, publication.cohort) == ("verified", "2027-01-C0")
         advance_clocks(session, settings, pt(2027, 1, 13))  # released once
@@ -387,7 +397,9 @@ def test_visibility_matrix_role_mode_state_and_date(
         assert public(provisional) == Access.RESULTS  # peer review pending: no artifacts
         assert public(confidential) == Access.NONE
         assert public(embargoed) == Access.NONE  # before its embargo date
-        advance_clocks(session, settings, pt(2026, 12, 20, 0, 1))
+        advance_clocks(session, settings, pt(2026, 12, 20, 7, 59))
+        assert public(embargoed) == Access.NONE  # released at the publication hour
+        advance_clocks(session, settings, pt(2026, 12, 20, 8, 1))
         assert public(embargoed) == Access.RESULTS
         decide(
             session=session,
@@ -396,7 +408,7 @@ def test_visibility_matrix_role_mode_state_and_date(
             action="withdraw",
             actor="chair",
             reason="asked",
-            at=pt(2026, 12, 20, 1),
+            at=pt(2026, 12, 20, 9),
         )
         assert public(early_out) == Access.NONE  # no record when withdrawn before finalization
         finalize(
@@ -428,7 +440,9 @@ def test_result_ids_and_the_cohort_export(
     first = submit(database, settings, archive_of(tmp_path, "1"), mode="provisional")
     gone = submit(database, settings, archive_of(tmp_path, "2", 2), mode="provisional")
     with database.session() as session:
-        publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0")
+        publish_cohort(
+            session=session, settings=settings, cohort_id="2026-12-C0", at=pt(2026, 12, 2, 8)
+        )
         ids = session.scalars(select(Publication).order_by(Publication.id)).all()
         result_ids = [p.curves[0].result_id for p in ids]
         # 2026-12-C0 is the 4th cohort from 2026-10-C1 (cohort number 3).
@@ -443,21 +457,37 @@ def test_result_ids_and_the_cohort_export(
             action="withdraw",
             actor="chair",
             reason="asked",
+            at=pt(2026, 12, 2, 9),
         )
-        third = None
         session.commit()
+        # Withdrawn before finalization: no public record, but its id stays taken.
+        assert session.scalar(select(Publication).where(Publication.submission_id == gone)) is None
+        assert session.scalar(select(ResultEntry).where(ResultEntry.submission_id == gone))
     third = submit(database, settings, archive_of(tmp_path, "3", 3), mode="provisional")
     with database.session() as session:
-        publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0")
+        # 2026-12-C0 is out: a second release is refused quietly; what became public
+        # since joins the next cohort's record, with that cohort's number.
+        assert (
+            publish_cohort(
+                session=session, settings=settings, cohort_id="2026-12-C0", at=pt(2026, 12, 3)
+            )
+            == []
+        )
+        advance_clocks(session, settings, pt(2026, 12, 3))
         latest = session.scalar(select(Publication).where(Publication.submission_id == third))
-        assert latest.curves[0].result_id.endswith(".3")  # entry 2 is never reused
+        assert (latest.cohort, latest.curves[0].result_id) == (
+            "2026-12-C1",
+            "1.0.4.llama3_1-8b.cnn_dailymail.1",
+        )
         finalize(
             session=session,
             settings=settings,
             submission=session.get(Submission, first),
             at=pt(2026, 12, 7),
         )
-        publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1")
+        publish_cohort(
+            session=session, settings=settings, cohort_id="2026-12-C1", at=pt(2026, 12, 16, 8)
+        )
         target = tmp_path / "export.tar.gz"
         record = write_cohort_export(session, settings, "2026-12-C1", target)
     with tarfile.open(target) as tar:
@@ -513,7 +543,7 @@ def test_a_review_missed_at_week_3_costs_the_committee_seat_until_a_finalized_re
         assert slacker.organization.committee_suspended_at is None
         advance_clocks(session, settings, pt(2026, 12, 21, 0, 1))
         assert slacker.organization.committee_suspended_at is not None
-        assert slacker not in reviewer_pool(session, late_sub)
+        assert slacker not in reviewer_pool(session, settings, late_sub)
         assert done_sub.reviewer.organization.committee_suspended_at is None
         inbox = session.scalars(
             select(Notification.subject).where(Notification.user_id == slacker.id)

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
+from zoneinfo import ZoneInfo
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.db.session import Database
+from app.domain.cohorts import Cohort
 from app.services.checks import run_checks
 from app.settings import Settings
 from app.web.main import create_app
-from tests.conftest import ACCOUNTS, PASSWORD, RecordingQueue, bearer, create_accounts
+from tests.conftest import ACCOUNTS, PASSWORD, RecordingQueue, SetClock, bearer, create_accounts
 
 CHAIR_EMAIL = ACCOUNTS["chair"][0]
 
@@ -19,8 +22,12 @@ CHAIR_EMAIL = ACCOUNTS["chair"][0]
 @pytest.fixture
 def env(settings: Settings, database: Database) -> Iterator[tuple[TestClient, dict[str, str]]]:
     tokens = create_accounts(database)
-    with TestClient(create_app(settings, queue=RecordingQueue())) as client:
+    with TestClient(create_app(settings, queue=RecordingQueue(), clock=CLOCK_START())) as client:
         yield client, tokens
+
+
+def CLOCK_START() -> SetClock:  # noqa: N802
+    return SetClock(dt.datetime(2026, 11, 30, 10, tzinfo=ZoneInfo("America/Los_Angeles")))
 
 
 def _checked(client, database, settings, archive, tokens, mode="provisional"):  # type: ignore[no-untyped-def]
@@ -33,7 +40,12 @@ def _checked(client, database, settings, archive, tokens, mode="provisional"):  
     )
     assert response.status_code == 201, response.text
     with database.session() as session:
-        run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
+        run_checks(
+            session=session,
+            settings=settings,
+            job_id=queue.sent[-1][0],
+            clock=client.app.state.clock,
+        )
     return response.json()["id"]
 
 
@@ -61,6 +73,9 @@ def test_publishing_needs_the_chairs_token(env, database, settings, good_archive
     assert denied.status_code == 403 and "publish" in denied.text
     assert client.get(f"/api/v1/cohorts/{cohort}").status_code == 404  # nothing public yet
     chair = bearer(tokens["chair"])
+    early = client.post(url, headers=chair)  # before Wednesday 08:00 Pacific
+    assert early.status_code == 409 and early.json()["error"]["code"] == "too-early"
+    client.app.state.clock.to_publication_of(cohort)
     published = client.post(url, headers=chair)
     assert published.status_code == 200, published.text
     assert [p["status"] for p in published.json()["data"]] == ["provisional"]
@@ -151,8 +166,10 @@ def test_chair_decisions_the_queue_and_the_timeline(env, database, settings, goo
     assert again.status_code == 409 and again.json()["error"]["code"] == "not-allowed"
     assert client.get("/api/v1/review/queue", headers=chair).json()["data"] == []
     events = client.get(f"/api/v1/submissions/{sid}/timeline", headers=chair).json()["data"]
-    assert [e["action"] for e in events] == [
-        "uploaded",
+    actions = [e["action"] for e in events]
+    # The upload is stamped by the wall clock, the rest by the app's set clock.
+    assert "uploaded" in actions
+    assert [a for a in actions if a != "uploaded"] == [
         "checks started",
         "automated checks",
         "review started",
@@ -160,8 +177,10 @@ def test_chair_decisions_the_queue_and_the_timeline(env, database, settings, goo
         "finalize",
         "publication scheduled",
     ]
-    assert events[5]["actor"] == CHAIR_EMAIL and events[5]["reason"] == "no objections"
-    assert (events[2]["from"], events[2]["to"]) == ("checking", "passed_checks")
+    finalized = next(e for e in events if e["action"] == "finalize")
+    assert finalized["actor"] == CHAIR_EMAIL and finalized["reason"] == "no objections"
+    checked = next(e for e in events if e["action"] == "automated checks")
+    assert (checked["from"], checked["to"]) == ("checking", "passed_checks")
 
 
 def test_withdrawal_after_finalization_keeps_the_archive_entry_before_it_leaves_none(
@@ -173,6 +192,7 @@ def test_withdrawal_after_finalization_keeps_the_archive_entry_before_it_leaves_
     chair = bearer(tokens["chair"])
     early = _checked(client, database, settings, good_archive, tokens)  # provisional
     cohort = client.get(f"/api/v1/submissions/{early}", headers=chair).json()["eligible_cohort"]
+    client.app.state.clock.to_publication_of(cohort)
     client.post(f"/api/v1/cohorts/{cohort}/publish", headers=chair)
     assert [
         c["submission"]
@@ -186,7 +206,7 @@ def test_withdrawal_after_finalization_keeps_the_archive_entry_before_it_leaves_
     assert withdrawn.status_code == 200 and withdrawn.json()["state"] == "withdrawn"
     # Withdrawn before finalization: no public record at all (rules §11.7).
     assert client.get("/api/v1/results", params={"cohort": cohort}).json()["curves"] == []
-    assert client.get(f"/api/v1/cohorts/{cohort}").status_code == 404
+    assert client.get(f"/api/v1/cohorts/{cohort}").json()["data"] == []  # released, empty
     assert client.get(f"/api/v1/submissions/{early}").status_code == 404
 
     faster = SystemSpec(name="Acme H200 x16", saturation_tps=80_000)  # not a duplicate
@@ -196,12 +216,23 @@ def test_withdrawal_after_finalization_keeps_the_archive_entry_before_it_leaves_
     finalized = client.post(decisions, headers=chair, json={"action": "finalize"})
     assert finalized.status_code == 200, finalized.text
     due = client.get(f"/api/v1/submissions/{late}", headers=chair).json()["review"]["due_cohort"]
+    client.app.state.clock.to_publication_of(due)
     out = client.post(f"/api/v1/cohorts/{due}/publish", headers=chair)
     assert out.status_code == 200 and out.json()["data"], (due, out.text)
     published = client.get(f"/api/v1/cohorts/{due}").json()["data"]
     result_id = published[0]["curves"][0]["result_id"]
     client.post(decisions, headers=chair, json={"action": "invalidate", "reason": "wrong power"})
-    assert client.get("/api/v1/results", params={"cohort": due}).json()["curves"] == []
-    archive = client.get(f"/api/v1/cohorts/{due}").json()["data"]
-    assert [p["status"] for p in archive] == ["verified", "invalidated"]
-    assert archive[1]["curves"][0]["result_id"] == result_id  # the id stays with its tag
+    # Off the active page at once; the cohort it was published in keeps what it showed,
+    # and the archive entry, tagged with the reason, joins the next cohort (rules §11.8).
+    assert client.get("/api/v1/results").json()["curves"] == []
+    assert [
+        c["status"] for c in client.get("/api/v1/results", params={"cohort": due}).json()["curves"]
+    ] == ["verified"]
+    assert [p["status"] for p in client.get(f"/api/v1/cohorts/{due}").json()["data"]] == [
+        "verified"
+    ]
+    client.app.state.clock.to_publication_of(str(Cohort.parse(due).next()))
+    client.post(f"/api/v1/cohorts/{Cohort.parse(due).next()}/publish", headers=chair)
+    archive = client.get(f"/api/v1/cohorts/{Cohort.parse(due).next()}").json()["data"]
+    assert [(p["status"], p["description"]) for p in archive] == [("invalidated", "wrong power")]
+    assert archive[0]["curves"][0]["result_id"] == result_id  # the id stays with its tag

@@ -134,8 +134,10 @@ def test_submission_findings_and_curve_after_checks(
     assert {f["rule"] for f in errors} == {"metric-consistency-system-tps", "seed-runtime-match"}
     keys = {"rule", "severity", "passed", "clause", "title", "message", "fix", "path", "point"}
     assert all(keys <= set(f) for f in findings["findings"])
+    # Rejected is final (rules §11.1): resubmit as new.
     recheck = client.post(f"/api/v1/submissions/{body['id']}/checks")
-    assert recheck.status_code == 202 and len(queue.sent) == 2
+    assert recheck.status_code == 409 and recheck.json()["error"]["code"] == "rejected"
+    assert len(queue.sent) == 1
 
 
 def test_unknown_submission_is_404(client: TestClient) -> None:

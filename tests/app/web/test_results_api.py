@@ -30,7 +30,9 @@ def systems(client: TestClient, **params: object) -> set[str]:
 
 def test_cohorts_and_benchmarks(client: TestClient) -> None:
     cohorts = client.get("/api/v1/cohorts").json()["data"]
-    assert cohorts[0] == {"id": "2026-11-C1", "date": "2026-11-18", "publications": 2}
+    latest = {k: v for k, v in cohorts[0].items() if k != "published_at"}
+    assert latest == {"id": "2026-11-C1", "date": "2026-11-18", "publications": 2}
+    assert cohorts[0]["published_at"].startswith("2026-11-18T16:00")
     older = client.get("/api/v1/benchmarks", params={"cohort": "2026-10-C1"}).json()["data"]
     assert {b["id"] for b in older} == {"llama3_1-8b", "gpt-oss-120b"}
 

@@ -61,7 +61,7 @@ def test_the_chair_assigns_reviewers_but_never_from_the_submitters_organisation(
     assert own.status_code == 422 and own.json()["error"]["code"] == "not-eligible"
 
 
-def test_a_withdrawn_point_leaves_the_published_curve(env) -> None:  # type: ignore[no-untyped-def]
+def test_the_submitter_withdraws_a_faulty_point_and_the_curve_must_still_be_complete(env) -> None:  # type: ignore[no-untyped-def]
     client, who, sid = env
     detail = client.get(f"/api/v1/submissions/{sid}", headers=who["chair"]).json()
     curve = detail["curves"][0]
@@ -69,25 +69,41 @@ def test_a_withdrawn_point_leaves_the_published_curve(env) -> None:  # type: ign
     url = f"/api/v1/submissions/{sid}/points/{label}/state"
     bad = client.post(url, json={"state": "invalidated", "reason": "x"}, headers=who["chair"])
     assert bad.status_code == 409  # invalidation is for finalized results
-    assert client.post(url, json={"state": "withdrawn", "reason": "faulty run"},
-                       headers=who["submitter"]).status_code == 403  # fmt: skip
+    rival = client.post(url, json={"state": "withdrawn", "reason": "x"}, headers=who["rival"])
+    assert rival.status_code == 403 and rival.json()["error"]["code"] == "not-yours"
+    # Rules §11.7: during review the submitter may withdraw a faulty point.
     done = client.post(
-        url, json={"state": "withdrawn", "reason": "faulty run"}, headers=who["chair"]
+        url, json={"state": "withdrawn", "reason": "faulty run"}, headers=who["submitter"]
     )
-    assert done.status_code == 200
-    client.post(
+    assert done.status_code == 200, done.text
+    again = client.post(url, json={"state": "active", "reason": "back"}, headers=who["chair"])
+    assert again.status_code == 409 and again.json()["error"]["code"] == "point-closed"
+    # Without r64 the curve has 7 points and a dedicated Offline run: below the minimum
+    # of 8, and its Medium region is empty (rules §5.2): it cannot be finalized.
+    refused = client.post(
         f"/api/v1/submissions/{sid}/decisions", json={"action": "finalize"}, headers=who["chair"]
     )
-    due = client.get(f"/api/v1/submissions/{sid}", headers=who["chair"]).json()["review"][
-        "due_cohort"
-    ]
-    client.post(f"/api/v1/cohorts/{due}/publish", headers=who["chair"])
-    published = client.get("/api/v1/results", params={"cohort": due}).json()["curves"][0]
-    assert 64 not in [p["concurrency"] for p in published["points"]]
-    assert client.get(f"/api/v1/submissions/{sid}/timeline").status_code == 403  # public
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "curve-incomplete"
+    assert "fewer than the minimum 8" in refused.json()["error"]["message"]
+    # Confidential and in review: nothing of it exists for the public (rules §11.9).
+    assert client.get(f"/api/v1/submissions/{sid}/timeline").status_code == 404
     timeline = client.get(f"/api/v1/submissions/{sid}/timeline", headers=who["chair"]).json()
     timeline = timeline["data"]
     assert any(e["action"] == "point state" and "faulty run" in e["reason"] for e in timeline)
+
+
+def test_the_submitter_withdraws_its_submission(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    url = f"/api/v1/submissions/{sid}/withdraw"
+    assert client.post(url, json={"reason": "x"}, headers=who["rival"]).status_code == 403
+    missing = client.post(url, json={"reason": " "}, headers=who["submitter"])
+    assert missing.status_code == 422 and missing.json()["error"]["code"] == "reason-required"
+    done = client.post(url, json={"reason": "a fault in r64"}, headers=who["submitter"])
+    assert done.status_code == 200 and done.json()["state"] == "withdrawn"
+    twice = client.post(url, json={"reason": "again"}, headers=who["submitter"])
+    assert twice.status_code == 409 and twice.json()["error"]["code"] == "closed"
+    recheck = client.post(f"/api/v1/submissions/{sid}/checks", headers=who["submitter"])
+    assert recheck.status_code == 409 and recheck.json()["error"]["code"] == "closed"
 
 
 def test_objection_endpoints_refuse_with_reasons(env) -> None:  # type: ignore[no-untyped-def]
