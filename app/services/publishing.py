@@ -24,7 +24,7 @@ import datetime as dt
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.db.models import (
@@ -269,8 +269,8 @@ def sync_record(
         state == SubmissionState.WITHDRAWN and submission.finalized_at is None
     ):
         if versions:  # no public record at all (rules §11.7); the result ids stay taken
-            session.execute(delete(Publication).where(Publication.submission_id == submission.id))
-            session.expire_all()
+            for version in versions:  # with its curves (the ORM cascade, on every backend)
+                session.delete(version)
             why_gone = f"{state.value} before finalization: no record is kept"
             record(session, submission, action="public record removed", reason=why_gone, at=at)
             session.flush()

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from app.demo.bundles import BundleFactory, SystemSpec
+from app.domain.cohorts import Cohort
 from tests.conftest import ACCOUNTS, RunningPortal
 
 pytestmark = pytest.mark.slow
@@ -96,8 +97,11 @@ def test_upload_review_objection_penalty_finalize_publish(
         )
         assert finalized["state"] == "finalized"
         due = _ok(chair.get(f"/api/v1/submissions/{sid}"))["review"]["due_cohort"]
-        published = _ok(chair.post(f"/api/v1/cohorts/{due}/publish"))["data"]
-        assert [p["submission"] for p in published if p["submission"] == sid] == [sid]
+        early = chair.post(f"/api/v1/cohorts/{due}/publish")  # before Wednesday 08:00 PT
+        assert early.status_code == 409 and early.json()["error"]["code"] == "too-early"
+        at = Cohort.parse(due).publication_at(PT).isoformat()  # type: ignore[union-attr]
+        out = portal.cli("publish", due, "--now", at, "--actor", ACCOUNTS["chair"][0])
+        assert f"published {sid} as verified in {due}" in out
 
         curves = _ok(public.get("/api/v1/results", params={"cohort": due}))["curves"]
         mine = [c for c in curves if c["submission"] == sid]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
+from app.domain.cohorts import Cohort
 from tests.conftest import ACCOUNTS, PASSWORD, RunningPortal, require
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -356,10 +358,9 @@ def test_the_review_in_the_browser_objection_answer_decision(
                             files={"file": ("xss.tar.gz", hostile.read_bytes())})  # fmt: skip
         assert uploaded.status_code == 201, uploaded.text
     portal.wait_finished(uploaded.json()["id"])
-    page.goto(f"{portal.url}/review")
-    page.fill("#publish-cohort", due)
-    page.click("#publish-form button[type=submit]")
-    assert "verified in " + due in page.locator("#published").inner_text()
+    # The cohort is released at its time (the CLI's --now stands for Wednesday 08:00 PT).
+    at = Cohort.parse(due).publication_at(ZoneInfo("America/Los_Angeles")).isoformat()  # type: ignore[union-attr]
+    assert " as verified in " + due in portal.cli("publish", due, "--now", at)
     page.context.clear_cookies()  # the public now sees it on the curves
     page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&cohort={due}")
     page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
