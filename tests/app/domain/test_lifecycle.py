@@ -22,7 +22,7 @@ from app.domain.lifecycle import (
         (S.CHECKING, S.CHECK_ERROR),
         (S.CHECKING, S.CHECKING),
         (S.CHECK_ERROR, S.CHECKING),
-        (S.REJECTED, S.CHECKING),
+        (S.CHECK_ERROR, S.WITHDRAWN),
         (S.PASSED_CHECKS, S.CHECKING),
         (S.PASSED_CHECKS, S.FINALIZED),  # the chair's decisions in review
         (S.PASSED_CHECKS, S.REJECTED),
