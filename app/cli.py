@@ -190,6 +190,55 @@ def cmd_users(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_orgs(args: argparse.Namespace) -> int:
+    """Organisations: their jurisdiction (holidays on the clocks) and committee seats."""
+    from sqlalchemy import select
+
+    from app.db.models import Organization
+    from app.db.session import Database
+    from app.services.errors import ServiceError
+    from app.services.organizations import (
+        get_organization,
+        organization_dict,
+        update_organization,
+    )
+
+    settings = get_settings()
+    _migrate(settings)
+    database = Database(settings.effective_database_url)
+    try:
+        with database.session() as session:
+            if args.orgs_command == "list":
+                for org in session.scalars(select(Organization).order_by(Organization.slug)):
+                    row = organization_dict(session, settings, org)
+                    place = "-".join(x for x in (row["country"], row["subdivision"]) if x)
+                    seat = "committee" if row["on_committee"] else ""
+                    appointed = " (appointed)" if row["committee_appointed"] else ""
+                    print(f"{row['slug']}\t{row['name']}\t{place or '-'}\t{seat}{appointed}")
+                return 0
+            changes: dict[str, object] = {}
+            if args.country is not None:
+                changes["country"] = args.country
+            if args.subdivision is not None:
+                changes["subdivision"] = args.subdivision
+            if args.committee is not None:
+                changes["committee_appointed"] = args.committee == "yes"
+            try:
+                org = update_organization(
+                    session=session,
+                    organization=get_organization(session, args.slug),
+                    **changes,  # type: ignore[arg-type]
+                )
+            except ServiceError as exc:
+                print(f"error: {exc.message} ({exc.code})", file=sys.stderr)
+                return EXIT_UNUSABLE
+            session.commit()
+            print(organization_dict(session, settings, org))
+    finally:
+        database.dispose()
+    return 0
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     import worker.tasks  # noqa: F401  (registers the tasks)
     from worker.celery_app import celery_app
@@ -445,6 +494,18 @@ def build_parser() -> argparse.ArgumentParser:
     revoke.add_argument("prefix")
     users_sub.add_parser("list", help="list the users")
     users.set_defaults(func=cmd_users)
+
+    orgs = sub.add_parser("orgs", help="organisations: jurisdiction and committee appointment")
+    orgs_sub = orgs.add_subparsers(dest="orgs_command", required=True)
+    orgs_sub.add_parser("list", help="list the organisations")
+    org_set = orgs_sub.add_parser("set", help="change an organisation")
+    org_set.add_argument("slug")
+    org_set.add_argument("--country", help="ISO 3166-1 alpha-2 (its public holidays)")
+    org_set.add_argument("--subdivision", help="e.g. CA (with --country US)")
+    org_set.add_argument(
+        "--committee", choices=("yes", "no"), help="the chair's appointment (rules §4.4)"
+    )
+    orgs.set_defaults(func=cmd_orgs)
 
     publish = sub.add_parser("publish", help="publish a cohort's due results")
     publish.add_argument("cohort", help="cohort id, e.g. 2026-12-C0")

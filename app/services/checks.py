@@ -49,7 +49,14 @@ def _earlier_uploads(session: Session, submission: Submission) -> list[EarlierUp
 
 
 def _store_results(session: Session, submission: Submission, result: ComplianceResult) -> None:
-    """Replace the submission's systems, curves and points with this run's."""
+    """Replace the submission's systems, curves and points with this run's; a point keeps
+    the state it was given (a withdrawal stays a withdrawal, rules §11.7)."""
+    kept = {
+        (c.system.dir_name, c.benchmark_model, p.dir_name): (p.state, p.state_reason)
+        for c in submission.curves
+        for p in c.points
+        if p.state != "active"
+    }
     session.execute(delete(Curve).where(Curve.submission_id == submission.id))
     session.execute(delete(System).where(System.submission_id == submission.id))
     session.flush()
@@ -113,6 +120,9 @@ def _store_results(session: Session, submission: Submission, result: ComplianceR
                     seed_set=p.seed_set,
                 )
             )
+            state = kept.get((parsed_curve.system, parsed_curve.model, p.dir_name))
+            if state is not None:
+                curve.points[-1].state, curve.points[-1].state_reason = state
 
 
 _BIGINT_MAX = 2**63 - 1

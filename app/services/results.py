@@ -302,6 +302,7 @@ def query_results(session: Session, q: ResultsQuery) -> dict[str, Any]:
                 "status": curve["status"],
                 "curve": curve["id"],
                 "submission": curve["submission"],
+                "result_id": curve["result_id"],
                 "accelerator_model": curve["accelerator_model"],
                 "accelerator_count": curve["accelerator_count"],
                 "division": curve["division"],

@@ -188,15 +188,6 @@ def committee_organizations(
     return {*finalized, *appointed}
 
 
-def appoint_to_committee(
-    session: Session, organization: Organization, appointed: bool, actor: str
-) -> None:
-    """The chair appoints an organisation to the committee (or ends the appointment)
-    whatever its results (rules §4.4)."""
-    organization.committee_appointed = appointed
-    session.flush()
-
-
 def reviewer_pool(session: Session, settings: Settings, submission: Submission) -> list[User]:
     """Committee members (rules §4.4) outside the submitter's organisation, whose
     organisation has not lost its seat by missing a review deadline."""

@@ -17,6 +17,7 @@ from app.services.jobs import JobQueue
 from app.settings import Settings, get_settings
 
 from .api.cohorts import router as cohorts_api
+from .api.organizations import router as organizations_api
 from .api.results import router as results_api
 from .api.retokenization import router as retokenization_api
 from .api.review import router as review_api
@@ -71,6 +72,7 @@ def create_app(
     app.include_router(results_api)
     app.include_router(retokenization_api)
     app.include_router(review_api)
+    app.include_router(organizations_api)
     app.include_router(pages_router)
     app.add_exception_handler(ReviewFormError, review_form_refused)
 

@@ -57,7 +57,7 @@ from app.services.review import (
 from app.services.views import submission_summary
 from app.settings import Settings
 
-from .deps import SessionDep, SettingsDep
+from .deps import NowDep, SessionDep, SettingsDep
 from .security import verify_csrf, visible_submission
 from .templating import templates
 
@@ -452,17 +452,23 @@ def publish_from_page(
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
+    now: NowDep,
     cohort: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    """The chair publishes a cohort from the browser, as the API does."""
+    """The chair publishes a cohort from the browser, as the API does (credited to the
+    chair; refused before its time or for any cohort but the one due)."""
     verify_csrf(request, csrf_token)
     who = _signed_in(request, Scope.PUBLISH)
     try:
-        created = publish_cohort(session=session, settings=settings, cohort_id=cohort.strip())
+        created = publish_cohort(
+            session=session, settings=settings, cohort_id=cohort.strip(), at=now, actor=who.email
+        )
     except ServiceError as exc:
         session.rollback()
-        return _queue_page(request, session, settings, who, error=exc.message, status_code=422)
+        return _queue_page(
+            request, session, settings, who, error=exc.message, status_code=exc.status
+        )
     session.commit()
     lines = [
         f"{p.submission.organization.name} {p.submission.public_id[:8]}: {p.status} in {p.cohort}"

@@ -98,3 +98,48 @@ def test_users_create_and_token(tmp_path: Path) -> None:
     assert "admin@mlc.org\tadmin" in users("list").stdout
     revoked = users("revoke-token", token.stdout.strip()[:10])
     assert revoked.returncode == 0 and "revoked 1" in revoked.stdout
+
+
+def test_publish_and_clock_act_at_now_and_orgs_set(tmp_path: Path) -> None:
+    """--now is how operators (and tests) act at a set time; the cohort calendar holds."""
+    import os
+
+    env = {
+        **os.environ,
+        "ENDPOINTS_PORTAL_DATA_DIR": str(tmp_path),
+        "ENDPOINTS_PORTAL_DEMO_DATA": "0",
+    }
+    env.pop("DATABASE_URL", None)
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "app.cli", *args],
+            capture_output=True, text=True, cwd=PROJECT_ROOT, env=env, timeout=120,
+        )  # fmt: skip
+
+    assert cli("migrate").returncode == 0
+    early = cli("publish", "2026-12-C0", "--now", "2026-12-02T07:59:00-08:00")
+    assert early.returncode == 2 and "too-early" in early.stderr
+    naive = cli("publish", "2026-12-C0", "--now", "2026-12-02T08:00:00")
+    assert naive.returncode == 2 and "time zone" in naive.stderr
+    done = cli("publish", "2026-12-C0", "--now", "2026-12-02T08:00:00-08:00")
+    assert done.returncode == 0 and "0 publication(s) in 2026-12-C0" in done.stdout
+    past = cli("publish", "2026-11-C1", "--now", "2026-12-02T09:00:00-08:00")
+    assert past.returncode == 2 and "not-current" in past.stderr
+    assert cli("clock", "--now", "2026-12-03T09:00:00-08:00").returncode == 0
+    created = subprocess.run(
+        [sys.executable, "-m", "app.cli", "users", "create", "r@zen.example", "--role",
+         "reviewer", "--org", "Zen Labs", "--password-stdin"],
+        input="a long enough password\n", capture_output=True, text=True, cwd=PROJECT_ROOT,
+        env=env, timeout=120,
+    )  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    slug = cli("orgs", "list").stdout.split("\t")[0]
+    changed = cli(
+        "orgs", "set", slug, "--country", "DE", "--subdivision", "BY", "--committee", "yes"
+    )
+    assert changed.returncode == 0, changed.stderr
+    listed = cli("orgs", "list").stdout
+    assert "DE-BY" in listed and "committee (appointed)" in listed
+    bad = cli("orgs", "set", slug, "--country", "Narnia")
+    assert bad.returncode == 2 and "bad-country" in bad.stderr

@@ -27,14 +27,15 @@ router = APIRouter(prefix="/api/v1", tags=["results"])
 
 REGIONS = ("low_latency", "low_concurrency", "med_concurrency", "high_concurrency", "margin")
 RANKING_COLUMNS = (
-    "rank", "organization", "system", "status", "accelerator_model", "accelerator_count",
-    "division", "availability", "point", "concurrency", "region", "throughput", "system_tps",
-    "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
+    "rank", "result_id", "organization", "system", "status", "accelerator_model",
+    "accelerator_count", "division", "availability", "point", "concurrency", "region",
+    "throughput", "system_tps", "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity",
+    "ttft_p90_ms", "tpot_p90_ms",
 )  # fmt: skip
 POINT_COLUMNS = (
-    "organization", "system", "status", "dir", "concurrency", "region", "offline", "admissible",
-    "system_tps", "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms",
-    "tpot_p90_ms", "accuracy",
+    "result_id", "organization", "system", "division", "status", "dir", "concurrency",
+    "region", "offline", "admissible", "system_tps", "system_tps_per_kw", "tps_per_user",
+    "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms", "accuracy",
 )  # fmt: skip
 
 
@@ -96,7 +97,14 @@ def _cell(value: Any) -> Any:
 
 def point_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     return [
-        {"organization": c["organization"], "system": c["system"], "status": c["status"], **p}
+        {
+            "result_id": c["result_id"],
+            "organization": c["organization"],
+            "system": c["system"],
+            "division": c["division"],
+            "status": c["status"],
+            **p,
+        }
         for c in result["curves"]
         for p in c["points"]
     ]
@@ -104,7 +112,7 @@ def point_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 @router.get("/cohorts")
 def read_cohorts(session: SessionDep) -> dict[str, Any]:
-    """Cohorts with published results, newest first."""
+    """The cohorts the chair released, newest first (when, and the versions each gained)."""
     return {"data": list_cohorts(session)}
 
 
