@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Point, Submission, utcnow
 from app.domain.lifecycle import DECISIONS, IllegalTransition, SubmissionState
-from app.domain.policy import POINT_STATES, Actor, may_decide, may_set_point_state, may_withdraw
+from app.domain.policy import Actor, may_decide, may_set_point_state, may_withdraw
 from app.domain.review import ReviewPhase
 from app.settings import Settings
 
@@ -23,9 +23,7 @@ from .audit import change_state, record
 from .notifications import committee, members_of, notify
 from .policy import actor_of, enforce, facts_of
 from .publishing import PublishingError
-from .review import finalize, keep_record
-
-__all__ = ["POINT_STATES", "decide", "find_point", "in_review", "set_point_state", "withdraw"]
+from .review import curves_short, finalize, keep_record
 
 NEEDS_REASON = frozenset({"reject", "withdraw", "invalidate"})
 
@@ -136,6 +134,15 @@ def set_point_state(
     enforce(may_set_point_state(asking, facts_of(session, submission), point.state, state))
     before = point.state
     point.state = state
+    short = curves_short(submission)
+    if state == "invalidated" and short:
+        point.state = before
+        # A finalized curve keeps the minimum (rules §5.2): the result as a whole goes.
+        raise PublishingError(
+            "curve-incomplete",
+            f"invalidating {point_label} leaves {short}: invalidate the whole result instead",
+            409,
+        )
     point.state_reason = reason.strip()
     record(
         session,

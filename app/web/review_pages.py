@@ -19,6 +19,7 @@ from app.db.models import Submission, User, utcnow
 from app.domain.accounts import Scope
 from app.domain.objections import ACTIONS, TYPES, ObjectionRefused
 from app.domain.policy import (
+    POINT_STATES,
     may_change_embargo,
     may_object,
     may_set_point_state,
@@ -28,7 +29,7 @@ from app.domain.visibility import Access
 from app.services.accounts import Principal
 from app.services.audit import timeline
 from app.services.clocks import review_clock
-from app.services.decisions import POINT_STATES, decide, in_review, set_point_state, withdraw
+from app.services.decisions import decide, in_review, set_point_state, withdraw
 from app.services.disclosures import (
     DisclosureError,
     bundle_files,

@@ -63,7 +63,13 @@ from app.services.intake import accept_upload
 from app.services.objections import act, file_objection
 from app.services.policy import facts_of
 from app.services.results import visible_curves
-from app.services.review import advance_clocks, assign_reviewer, curves_short, publish_cohort
+from app.services.review import (
+    advance_clocks,
+    assign_reviewer,
+    change_embargo,
+    curves_short,
+    publish_cohort,
+)
 from app.services.storage import receive_local
 from app.services.visibility import access_to
 from app.settings import Settings
@@ -178,35 +184,31 @@ class LifecycleModel(RuleBasedStateMachine):
 
     # --- rules ---------------------------------------------------------------------------
 
+    MODES = st.sampled_from(["confidential", "provisional"])
+    EMBARGOES = st.one_of(st.none(), st.integers(3, 45))
+
     # Two submissions for review from the start, so every example has a review to follow.
     @initialize(
-        target=submissions,
-        mode=st.sampled_from(["confidential", "provisional"]),
-        embargo_days=st.one_of(st.none(), st.integers(3, 45)),
+        target=submissions, modes=st.tuples(MODES, MODES), embargoes=st.tuples(EMBARGOES, EMBARGOES)
     )
-    def first_upload(self, mode: str, embargo_days: int | None):  # type: ignore[no-untyped-def]
-        return self.upload(mode, embargo_days, True, True)
-
-    @initialize(
-        target=submissions,
-        mode=st.sampled_from(["confidential", "provisional"]),
-        embargo_days=st.one_of(st.none(), st.integers(3, 20)),
-    )
-    def second_upload(self, mode: str, embargo_days: int | None):  # type: ignore[no-untyped-def]
-        return self.upload(mode, embargo_days, True, True)
+    def two_for_review(self, modes: tuple[str, str], embargoes: tuple[int | None, int | None]):  # type: ignore[no-untyped-def]
+        return multiple(
+            *(self._upload(m, e, True, True) for m, e in zip(modes, embargoes, strict=True))
+        )
 
     @rule(
         target=submissions,
-        mode=st.sampled_from(["confidential", "provisional"]),
-        embargo_days=st.one_of(st.none(), st.integers(3, 45)),
+        mode=MODES,
+        embargo_days=EMBARGOES,
         for_review=st.booleans(),
         good=st.booleans(),
     )
     def upload(self, mode: str, embargo_days: int | None, for_review: bool, good: bool):  # type: ignore[no-untyped-def]
-        if self.uploads >= MAX_UPLOADS:
+        if self.uploads >= MAX_UPLOADS or (not good and self.bad_used):
             return multiple()
-        if not good and self.bad_used:
-            return multiple()
+        return self._upload(mode, embargo_days, for_review, good)
+
+    def _upload(self, mode: str, embargo_days: int | None, for_review: bool, good: bool) -> int:
         archive = self.archives[self.uploads] if good else self.archives[-1]
         self.uploads += good
         self.bad_used = self.bad_used or not good
@@ -237,11 +239,12 @@ class LifecycleModel(RuleBasedStateMachine):
     def recheck(self, submission: int) -> None:
         with self.session() as session:
             sub = session.get(Submission, submission)
-            before = sub.state
-            if may_recheck(facts_of(session, sub)) is None:
+            refusal = may_recheck(facts_of(session, sub))
+            if refusal is None:
                 self.check(session, sub)
-            else:
-                assert before not in ("check_error",)
+            else:  # a check error may always run again; a rejection never
+                assert sub.state != "check_error"
+                assert sub.state != "rejected" or refusal.code == "rejected"
 
     @rule(
         target=objections,
@@ -291,34 +294,25 @@ class LifecycleModel(RuleBasedStateMachine):
                 ),
             )
 
-    @rule(submission=submissions)
-    def reassign(self, submission: int) -> None:
+    def on(self, submission: int, call: Callable[..., object]) -> None:
+        """``call(session, submission, **common)``, which the services may refuse."""
         with self.session() as session:
             sub = session.get(Submission, submission)
-            self.attempt(
-                session,
-                lambda: assign_reviewer(session, self.settings, sub, actor="chair", at=self.now),
-            )
+            common = {"session": session, "settings": self.settings, "submission": sub}
+            self.attempt(session, lambda: call(**common))
+
+    @rule(submission=submissions)
+    def reassign(self, submission: int) -> None:
+        self.on(submission, lambda session, settings, submission: assign_reviewer(
+            session, settings, submission, actor="chair", at=self.now))  # fmt: skip
 
     @rule(
         submission=submissions,
         action=st.sampled_from(["finalize", "reject", "withdraw", "invalidate"]),
     )
     def chair_decides(self, submission: int, action: str) -> None:
-        with self.session() as session:
-            sub = session.get(Submission, submission)
-            self.attempt(
-                session,
-                lambda: decide(
-                    session=session,
-                    settings=self.settings,
-                    submission=sub,
-                    action=action,
-                    actor=ACCOUNTS["chair"][0],
-                    reason="the committee's finding",
-                    at=self.now,
-                ),
-            )
+        self.on(submission, lambda **common: decide(**common, action=action,
+                actor=ACCOUNTS["chair"][0], reason="a finding", at=self.now))  # fmt: skip
 
     @rule(
         submission=submissions,
@@ -327,44 +321,37 @@ class LifecycleModel(RuleBasedStateMachine):
         by=st.sampled_from(["submitter", "chair"]),
     )
     def point_state(self, submission: int, index: int, state: str, by: str) -> None:
-        with self.session() as session:
-            sub = session.get(Submission, submission)
+        def change(session, settings, submission):  # type: ignore[no-untyped-def]
             labels = [
                 f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}"
-                for c in sub.curves
+                for c in submission.curves
                 for p in c.points
             ]
-            if not labels:
-                return
-            self.attempt(
-                session,
-                lambda: set_point_state(
+            if labels:
+                set_point_state(
                     session=session,
-                    settings=self.settings,
-                    submission=sub,
+                    settings=settings,
+                    submission=submission,
                     point_label=labels[index % len(labels)],
                     state=state,
                     who=self.who(session, by),
-                    reason="a faulty run",
+                    reason="faulty",
                     at=self.now,
-                ),
-            )
+                )
+
+        self.on(submission, change)
+
+    @rule(submission=submissions, days=st.one_of(st.none(), st.integers(1, 40)))
+    def move_embargo(self, submission: int, days: int | None) -> None:
+        day = None if days is None else (self.now + dt.timedelta(days=days)).date()
+        self.on(submission, lambda **common: change_embargo(**common, embargo=day,
+                actor=ACCOUNTS["submitter"][0], who=self.who(common["session"], "submitter"),
+                at=self.now))  # fmt: skip
 
     @rule(submission=consumes(submissions))
     def submitter_withdraws(self, submission: int) -> None:
-        with self.session() as session:
-            sub = session.get(Submission, submission)
-            self.attempt(
-                session,
-                lambda: withdraw(
-                    session=session,
-                    settings=self.settings,
-                    submission=sub,
-                    who=self.who(session, "submitter"),
-                    reason="we found a fault",
-                    at=self.now,
-                ),
-            )
+        self.on(submission, lambda **common: withdraw(**common, reason="we found a fault",
+                who=self.who(common["session"], "submitter"), at=self.now))  # fmt: skip
 
     @precondition(lambda self: self.now < HORIZON)
     @rule(hours=st.integers(1, 24 * 8))

@@ -13,11 +13,18 @@ from app.db.models import Objection, Organization, Publication, Submission
 from app.db.session import Database
 from app.domain.policy import may_recheck
 from app.services.decisions import decide, set_point_state
+from app.services.export import write_cohort_export
 from app.services.objections import act
 from app.services.policy import facts_of
 from app.services.publishing import PublishingError
 from app.services.results import visible_curves
-from app.services.review import advance_clocks, committee_organizations, finalize, publish_cohort
+from app.services.review import (
+    advance_clocks,
+    committee_organizations,
+    curves_short,
+    finalize,
+    publish_cohort,
+)
 from app.settings import Settings
 from tests.app.services.test_review import archive_of, objection, pt, submit, user
 from tests.conftest import create_accounts
@@ -87,6 +94,19 @@ def test_an_invalidated_point_leaves_the_active_curve_and_the_cohort_keeps_it(
         assert latest.data["invalidated_points"][0]["reason"] == "wrong token counts"
         # The new version joins the record of the cohort being prepared.
         assert latest.status == "verified" and latest.published_in == "2027-01-C0"
+        # A finalized curve keeps its minimum: past it, the result as a whole goes.
+        refused = []
+        for point in [p for p in sub.curves[0].points if p.state == "active"]:
+            try:
+                set_point_state(session=session, settings=settings, submission=sub,
+                                point_label=f"{sub.curves[0].system.dir_name}/llama3_1-8b/"
+                                f"{point.dir_name}", state="invalidated",
+                                who=_principal(session, "chair", tokens), reason="bad",
+                                at=pt(2026, 12, 18))  # fmt: skip
+            except PublishingError as exc:
+                refused.append(exc.code)
+        assert refused and set(refused) == {"curve-incomplete"}
+        assert curves_short(sub) is None
 
 
 def test_cohorts_are_published_at_their_time_and_only_the_one_due(
@@ -170,6 +190,53 @@ def test_result_ids_are_numbered_within_four_components_and_unverified_has_none(
         by_status = {c.status: c.result_id for c in visible_curves(session, None)}
         assert by_status["provisional"] == "1.0.3.llama3_1-8b.cnn_dailymail.1"
         assert by_status["unverified"] is None
+        # Chartable, but not part of the cohort's official record.
+        record = write_cohort_export(session, settings, "2026-12-C0", tmp_path / "c.tar.gz")
+        assert [r["status"] for r in record["results"]] == ["provisional"]
+        # Entry numbers count within <major>.<minor>.<cohort>.<model>, whatever the dataset.
+        from app.db.models import ResultEntry
+
+        taken = session.scalars(select(ResultEntry)).one()
+        assert (taken.scope, taken.entry) == ("1.0.3.llama3_1-8b", 1)
+
+
+def test_a_point_withdrawn_during_review_leaves_the_public_curve_and_survives_a_recheck(
+    database: Database, settings: Settings, tokens: dict[str, str], tmp_path: Path
+) -> None:
+    from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
+
+    curve = CurveSpec(model="llama3_1-8b", concurrencies=(1, 2, 4, 8, 64, 128, 256, 512, 1024))
+    ten = BundleFactory(
+        system=SystemSpec(name="Acme ten", saturation_tps=40_000), curves=(curve,),
+        submission_id="sub-ten",
+    ).archive(tmp_path / "ten.tar.gz")  # fmt: skip
+    waiting = submit(database, settings, ten, mode="provisional", embargo=dt.date(2027, 1, 20))
+    public = submit(database, settings, archive_of(tmp_path, "p"), mode="provisional")
+    with database.session() as session:
+        publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0",
+                       at=pt(2026, 12, 2, 8))  # fmt: skip
+        shown = session.get(Submission, public)
+        label = f"{shown.curves[0].system.dir_name}/llama3_1-8b/r1"
+        set_point_state(session=session, settings=settings, submission=shown, point_label=label,
+                        state="withdrawn", who=_principal(session, "submitter", tokens),
+                        reason="a faulty run", at=pt(2026, 12, 3))  # fmt: skip
+        on_curve = [p["dir"] for c in visible_curves(session, None) for p in c.data["points"]]
+        assert "r1" not in on_curve  # off the active page at once (rules §11.7)
+        held = session.get(Submission, waiting)
+        label = f"{held.curves[0].system.dir_name}/llama3_1-8b/r2"
+        set_point_state(session=session, settings=settings, submission=held, point_label=label,
+                        state="withdrawn", who=_principal(session, "submitter", tokens),
+                        reason="a faulty run", at=pt(2026, 12, 3))  # fmt: skip
+        session.commit()
+        assert may_recheck(facts_of(session, held)) is None  # not yet reviewed nor public
+        from app.services.checks import retry_check, run_checks
+        from tests.conftest import RecordingQueue
+
+        job = retry_check(session=session, queue=RecordingQueue(), submission=held)
+        session.commit()
+        run_checks(session=session, settings=settings, job_id=job.id, clock=lambda: pt(2026, 12, 4))
+        states = {p.dir_name: p.state for p in held.curves[0].points}
+        assert states["r2"] == "withdrawn" and held.state == "passed_checks"
 
 
 def test_the_committee_is_the_organisations_with_finalized_results_or_appointed(

@@ -202,6 +202,8 @@ def test_results_explorer_answers_an_sla_question(page, portal: RunningPortal) -
     )
     assert "solid" in dashes and "dash" in dashes  # verified and provisional look different
     assert "peer review pending" in page.locator("#ranking").inner_text()
+    ids = page.locator("#ranking td.result-id").all_inner_texts()
+    assert any(i.startswith("1.0.") for i in ids)  # each reviewed result names its id
     assert page.locator("#footnote").is_visible()
 
     page.fill("#f-ttft", "80")

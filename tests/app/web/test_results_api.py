@@ -117,10 +117,14 @@ def test_csv_exports_open_in_a_spreadsheet(client: TestClient) -> None:
     assert "attachment" in ranking.headers["content-disposition"]
     rows = list(csv.DictReader(io.StringIO(ranking.text)))
     assert rows and rows[0]["rank"] == "1" and float(rows[0]["throughput"]) > 0
+    # Rules §1.2 / SR §7.6: the results table names each result and its division.
+    reviewed = [r for r in rows if r["status"] in ("verified", "provisional")]
+    assert reviewed and all(r["result_id"].startswith("1.0.") and r["division"] for r in reviewed)
     points = client.get(
         "/api/v1/results", params={"benchmark": "llama3_1-8b", "format": "csv", "export": "points"}
     )
     point_rows = list(csv.DictReader(io.StringIO(points.text)))
+    assert {"result_id", "division"} <= set(point_rows[0])
     assert len(point_rows) > len(rows) and {"concurrency", "admissible", "ttft_p90_ms"} <= set(
         point_rows[0]
     )
