@@ -85,6 +85,8 @@ class Settings(BaseSettings):
     submitter_response_business_days: int = 3
     objector_response_business_days: int = 2
     embargo_max_days: int = 60
+    # Reviewer draws (rules §4.4) are random; a seed makes them repeatable (rehearsals).
+    reviewer_draw_seed: int | None = None
     rules_version: str = "1.0"
     first_cohort: str = "2026-10-C1"
     # How often the worker's scheduler runs the review clocks.

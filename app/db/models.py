@@ -381,6 +381,9 @@ class Publication(Base):
     published_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     # Why this version was written (the chair's reason for a withdrawal, say).
     description: Mapped[str | None] = mapped_column(Text)
+    # Set when the result leaves no public record after all (rejected, or withdrawn before
+    # finalization, rules §11.7): no view shows it; the row stays for the audit.
+    removed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
 
     submission: Mapped[Submission] = relationship()
     curves: Mapped[list[PublishedCurve]] = relationship(
@@ -388,6 +391,11 @@ class Publication(Base):
     )
 
     __table_args__ = (Index("ix_publications_submission_cohort", "submission_id", "cohort"),)
+
+    @classmethod
+    def in_record(cls) -> Any:
+        """The condition every view of the public record filters on."""
+        return cls.removed_at.is_(None)
 
 
 class PublishedCurve(Base):

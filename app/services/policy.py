@@ -29,7 +29,9 @@ def enforce(refusal: Refusal | None) -> None:
 
 def facts_of(session: Session, submission: Submission) -> SubmissionFacts:
     published = session.scalar(
-        select(Publication.id).where(Publication.submission_id == submission.id).limit(1)
+        select(Publication.id)
+        .where(Publication.submission_id == submission.id, Publication.in_record())
+        .limit(1)
     )
     return SubmissionFacts(
         state=SubmissionState(submission.state),

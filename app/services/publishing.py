@@ -108,7 +108,7 @@ def _publications(session: Session, submission: Submission) -> list[Publication]
     return list(
         session.scalars(
             select(Publication)
-            .where(Publication.submission_id == submission.id)
+            .where(Publication.submission_id == submission.id, Publication.in_record())
             .order_by(Publication.cohort, Publication.id)
         )
     )
@@ -269,8 +269,8 @@ def sync_record(
         state == SubmissionState.WITHDRAWN and submission.finalized_at is None
     ):
         if versions:  # no public record at all (rules §11.7); the result ids stay taken
-            for version in versions:  # with its curves (the ORM cascade, on every backend)
-                session.delete(version)
+            for version in versions:  # hidden from every view, kept for the audit
+                version.removed_at = at
             why_gone = f"{state.value} before finalization: no record is kept"
             record(session, submission, action="public record removed", reason=why_gone, at=at)
             session.flush()

@@ -70,7 +70,7 @@ class VisibleCurve:
 
 # Publications never change once written, so what a cohort shows can be kept until a newer
 # publication appears; the key carries the newest publication id up to the cohort.
-_CACHE: dict[tuple[str, str, int, int], list[VisibleCurve]] = {}
+_CACHE: dict[tuple[str, str, int, int, int], list[VisibleCurve]] = {}
 _CACHE_SIZE = 16
 
 
@@ -92,7 +92,9 @@ def list_cohorts(session: Session) -> list[dict[str, Any]]:
     """The released cohorts, newest first, with the versions each one's record gained."""
     counts = dict(
         session.execute(
-            select(Publication.cohort, func.count(Publication.id)).group_by(Publication.cohort)
+            select(Publication.cohort, func.count(Publication.id))
+            .where(Publication.in_record())
+            .group_by(Publication.cohort)
         ).all()
     )
     out = []
@@ -124,12 +126,20 @@ def visible_curves(session: Session, cohort: str | None) -> list[VisibleCurve]:
     """The single visibility rule: each submission's latest version up to *cohort*, as
     that cohort showed it; None: the active page, the latest version of every submission
     (a withdrawal or invalidation since the last cohort shows at once)."""
-    scope = Publication.cohort <= cohort if cohort is not None else Publication.id.is_not(None)
-    newest, count = session.execute(
-        select(func.max(Publication.id), func.count(Publication.id)).where(scope)
+    scope = Publication.in_record()
+    if cohort is not None:
+        scope = scope & (Publication.cohort <= cohort)
+    # Versions are only ever added or removed from the record, never changed, so the
+    # newest id and the counts of kept and removed ones name what the view shows; the
+    # database is part of the key, since one process may serve more than one.
+    newest, kept, removed = session.execute(
+        select(
+            func.max(Publication.id),
+            func.count(Publication.id).filter(Publication.in_record()),
+            func.count(Publication.removed_at),
+        ).where(Publication.cohort <= cohort if cohort is not None else Publication.id.is_not(None))
     ).one()
-    # The database is part of the key: one process may serve more than one.
-    key = (str(session.get_bind().url), cohort or "*", newest or 0, count)
+    key = (str(session.get_bind().url), cohort or "*", newest or 0, kept, removed)
     cached = _CACHE.get(key)
     if cached is not None:
         return cached

@@ -178,6 +178,7 @@ def committee_organizations(
         .where(
             Submission.state == SubmissionState.FINALIZED.value,
             Publication.status == ResultStatus.VERIFIED.value,
+            Publication.in_record(),
             Publication.published_at >= since,
         )
         .distinct()
@@ -188,10 +189,20 @@ def committee_organizations(
     return {*finalized, *appointed}
 
 
-def reviewer_pool(session: Session, settings: Settings, submission: Submission) -> list[User]:
+def _draw(settings: Settings, submission: Submission) -> Chooser:
+    """The random draw of a reviewer: unpredictable, or repeatable from the configured
+    seed (rehearsals, tests, an audit that re-does the draw)."""
+    if settings.reviewer_draw_seed is None:
+        return random.SystemRandom().choice
+    return random.Random(f"{settings.reviewer_draw_seed}:{submission.id}").choice
+
+
+def reviewer_pool(
+    session: Session, settings: Settings, submission: Submission, at: dt.datetime | None = None
+) -> list[User]:
     """Committee members (rules §4.4) outside the submitter's organisation, whose
     organisation has not lost its seat by missing a review deadline."""
-    members = committee_organizations(session, settings)
+    members = committee_organizations(session, settings, at)
     return [
         u
         for u in session.scalars(
@@ -219,7 +230,7 @@ def assign_reviewer(
 ) -> User | None:
     """Assign *reviewer*, or one at random among those who have reviewed least (rotation
     without replacement); never a member of the submitter's organisation."""
-    pool = reviewer_pool(session, settings, submission)
+    pool = reviewer_pool(session, settings, submission, at)
     if reviewer is not None:
         if reviewer not in pool:
             raise ReviewError(
@@ -239,7 +250,7 @@ def assign_reviewer(
         )
         fewest = min(counts.get(u.id, 0) for u in pool)
         candidates = [u for u in pool if counts.get(u.id, 0) == fewest]
-        chosen = (choose or random.SystemRandom().choice)(candidates)
+        chosen = (choose or _draw(settings, submission))(candidates)
     else:
         chosen = None
     submission.reviewer = chosen

@@ -55,7 +55,11 @@ def list_submissions(
     was published). An uploader follows its own submission by its unguessable id."""
     query = select(Submission)
     if not everything:
-        query = query.where(Submission.id.in_(select(Publication.submission_id).distinct()))
+        query = query.where(
+            Submission.id.in_(
+                select(Publication.submission_id).where(Publication.in_record()).distinct()
+            )
+        )
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
     rows = session.scalars(
         query.options(selectinload(Submission.organization))

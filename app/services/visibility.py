@@ -24,7 +24,7 @@ def viewer_of(who: Principal | None) -> Viewer:
 def public_status(session: Session, submission: Submission) -> str | None:
     return session.scalar(
         select(Publication.status)
-        .where(Publication.submission_id == submission.id)
+        .where(Publication.submission_id == submission.id, Publication.in_record())
         .order_by(Publication.cohort.desc(), Publication.id.desc())
         .limit(1)
     )

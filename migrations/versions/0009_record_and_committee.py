@@ -34,6 +34,7 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("publications", schema=None) as batch_op:
         batch_op.add_column(sa.Column("description", sa.Text(), nullable=True))
+        batch_op.add_column(sa.Column("removed_at", sa.DateTime(timezone=True), nullable=True))
         batch_op.drop_constraint("uq_publications_submission_id", type_="unique")
         batch_op.create_index(
             "ix_publications_submission_cohort", ["submission_id", "cohort"], unique=False
@@ -74,5 +75,6 @@ def downgrade() -> None:
         batch_op.create_unique_constraint(
             "uq_publications_submission_id", ["submission_id", "cohort", "status"]
         )
+        batch_op.drop_column("removed_at")
         batch_op.drop_column("description")
     op.drop_table("cohort_releases")

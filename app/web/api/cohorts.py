@@ -92,7 +92,7 @@ def read_cohort(cohort_id: str, session: SessionDep) -> dict[str, Any]:
         raise HTTPException(404, detail=f"cohort {cohort_id!r} has not been published")
     rows = session.scalars(
         select(Publication)
-        .where(Publication.cohort == cohort_id)
+        .where(Publication.cohort == cohort_id, Publication.in_record())
         .options(selectinload(Publication.curves), selectinload(Publication.submission))
         .order_by(Publication.id)
     ).all()

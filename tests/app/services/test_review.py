@@ -461,7 +461,9 @@ def test_result_ids_and_the_cohort_export(
         )
         session.commit()
         # Withdrawn before finalization: no public record, but its id stays taken.
-        assert session.scalar(select(Publication).where(Publication.submission_id == gone)) is None
+        # The versions stay, removed from every view, for the audit.
+        removed = session.scalars(select(Publication).where(Publication.submission_id == gone))
+        assert [p.removed_at for p in removed] == [pt(2026, 12, 2, 9)]
         assert session.scalar(select(ResultEntry).where(ResultEntry.submission_id == gone))
     third = submit(database, settings, archive_of(tmp_path, "3", 3), mode="provisional")
     with database.session() as session:
