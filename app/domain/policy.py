@@ -177,6 +177,19 @@ def may_object(
     )
 
 
+def may_complete_review(
+    facts: SubmissionFacts, *, assigned: bool, completed: bool
+) -> Refusal | None:
+    """The assigned reviewer says the review is done, once, while it runs (rules §4.4)."""
+    if not assigned:
+        return Refusal("not-your-review", "only the assigned reviewer completes the review", 403)
+    if facts.state != SubmissionState.PASSED_CHECKS or not facts.review_started:
+        return Refusal("not-in-review", "the submission is not in review")
+    if completed:
+        return Refusal("already-complete", "the review was completed already")
+    return None
+
+
 def may_act_on_objections(facts: SubmissionFacts) -> Refusal | None:
     if facts.state not in (SubmissionState.PASSED_CHECKS, SubmissionState.FINALIZED):
         return Refusal("closed", f"the submission is {facts.state}: its objections are closed")

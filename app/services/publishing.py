@@ -257,10 +257,12 @@ def sync_record(
     *,
     cohort: Cohort | None = None,
     why: str | None = None,
+    points_changed: bool = True,
 ) -> Publication | None:
     """Bring the submission's public record in line with its state; returns the version
     written, if one was. *cohort*: the cohort being released (default: the one a change
-    made at *at* joins)."""
+    made at *at* joins). *points_changed*: False when only time passed (the clocks, a
+    release), so a record with the right status is left as it is without rebuilding it."""
     at = at or utcnow()
     versions = _publications(session, submission)
     latest = versions[-1] if versions else None
@@ -299,6 +301,8 @@ def sync_record(
         return tombstone
     status = due_status(session, settings, submission, at, was_public=latest is not None)
     if status is None:
+        return None
+    if not points_changed and latest is not None and latest.status == status.value:
         return None
     ids = result_ids(session, settings, submission, target) if status.value in REVIEWED else {}
     curves = _snapshot(submission, ids)

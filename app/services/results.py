@@ -150,14 +150,16 @@ def visible_curves(session: Session, cohort: str | None) -> list[VisibleCurve]:
         .order_by(Publication.submission_id, Publication.cohort.desc(), Publication.id.desc())
     ).all()
     latest: dict[int, Publication] = {}
+    first_in: dict[int, str] = {}  # the cohort each result first appeared in
     for publication in publications:
         latest.setdefault(publication.submission_id, publication)
+        first_in[publication.submission_id] = publication.cohort
     visible = [
         VisibleCurve(
             id=c.id,
             submission=p.submission.public_id,
             status=p.status,
-            published_in=p.cohort,
+            published_in=first_in[p.submission_id],
             result_id=c.result_id,
             benchmark_model=c.benchmark_model,
             dataset=c.dataset,

@@ -43,6 +43,7 @@ from app.domain.policy import (
     committee_window_start,
     curve_shortfall,
     may_change_embargo,
+    may_complete_review,
 )
 from app.domain.review import ReviewClock, ReviewPhase
 from app.settings import Settings
@@ -70,14 +71,6 @@ def _link(submission: Submission) -> str:
 
 def _label(submission: Submission) -> str:
     return f"{submission.organization.name} submission {submission.public_id[:8]}"
-
-
-def under_review(submission: Submission) -> bool:
-    return (
-        submission.for_review
-        and submission.state == SubmissionState.PASSED_CHECKS.value
-        and submission.review_eligible_at is not None
-    )
 
 
 def blocking_objections(session: Session, submission: Submission) -> list[Objection]:
@@ -319,7 +312,9 @@ def record_changes(
         .order_by(Submission.id)
     ).all()
     written = [
-        keep_record(session, settings, submission, at, cohort=cohort, report=report)
+        keep_record(
+            session, settings, submission, at, cohort=cohort, report=report, points_changed=False
+        )
         for submission in live
     ]
     return [w for w in written if w is not None]
@@ -334,10 +329,13 @@ def keep_record(
     cohort: Cohort | None = None,
     why: str | None = None,
     report: ClockReport | None = None,
+    points_changed: bool = True,
 ) -> Publication | None:
     """:func:`publishing.sync_record`, and the start of review a provisional publication
     brings (rules §11.2 C)."""
-    written = sync_record(session, settings, submission, at, cohort=cohort, why=why)
+    written = sync_record(
+        session, settings, submission, at, cohort=cohort, why=why, points_changed=points_changed
+    )
     if written is None:
         return None
     if report is not None:
@@ -560,12 +558,13 @@ def complete_review(
 ) -> None:
     """The assigned reviewer says the review is done (by the end of Week 3, rules §4.4)."""
     at = at or utcnow()
-    if submission.reviewer_id != reviewer.id:
-        raise ReviewError("not-your-review", "only the assigned reviewer completes the review", 403)
-    if not under_review(submission):
-        raise ReviewError("not-in-review", "the submission is not in review", 409)
-    if submission.review_completed_at is not None:
-        raise ReviewError("already-complete", "the review was completed already", 409)
+    enforce(
+        may_complete_review(
+            facts_of(session, submission),
+            assigned=submission.reviewer_id == reviewer.id,
+            completed=submission.review_completed_at is not None,
+        )
+    )
     submission.review_completed_at = at
     record(session, submission, action="review completed", actor=reviewer.email,
            reason=notes.strip() or None, at=at)  # fmt: skip

@@ -21,6 +21,7 @@ from app.domain.objections import ACTIONS, TYPES, ObjectionRefused
 from app.domain.policy import (
     POINT_STATES,
     may_change_embargo,
+    may_complete_review,
     may_object,
     may_set_point_state,
     may_withdraw,
@@ -134,9 +135,16 @@ def review_context(
         and may_object(clock, facts, now, late_ground=True) is None,
         "is_chair": is_chair,
         "is_reviewer": user is not None and submission.reviewer_id == user.id,
+        "can_complete_review": may_complete_review(
+            facts,
+            assigned=user is not None and submission.reviewer_id == user.id,
+            completed=submission.review_completed_at is not None,
+        )
+        is None,
         "can_change_embargo": may_change_embargo(asking, facts, None, None) is None,
         "withdraw_refusal": may_withdraw(asking, facts),
         "pool": [u.email for u in reviewer_pool(session, settings, submission)] if is_chair else [],
+        "point_states": POINT_STATES,
         # Each point with the states this person may move it to now.
         "point_moves": {
             f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}": [

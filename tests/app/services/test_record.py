@@ -92,8 +92,13 @@ def test_an_invalidated_point_leaves_the_active_curve_and_the_cohort_keeps_it(
         assert "r2" in dirs("2026-12-C1")  # what that cohort showed (§11.8)
         latest = visible_curves(session, None)[0]
         assert latest.data["invalidated_points"][0]["reason"] == "wrong token counts"
-        # The new version joins the record of the cohort being prepared.
-        assert latest.status == "verified" and latest.published_in == "2027-01-C0"
+        # The new version joins the record of the cohort being prepared; the result was
+        # first published in 2026-12-C1.
+        assert latest.status == "verified" and latest.published_in == "2026-12-C1"
+        versions = session.scalars(
+            select(Publication.cohort).where(Publication.submission_id == sid)
+        )
+        assert sorted(versions) == ["2026-12-C1", "2027-01-C0"]
         # A finalized curve keeps its minimum: past it, the result as a whole goes.
         refused = []
         for point in [p for p in sub.curves[0].points if p.state == "active"]:

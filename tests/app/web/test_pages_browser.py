@@ -373,3 +373,43 @@ def test_the_review_in_the_browser_objection_answer_decision(
     assert "Org <script>window.pwned=4</script>" in page.locator("main").inner_text()
     assert page.evaluate("typeof window.pwned") == "undefined"
     assert page.locator("img[src=x]").count() == 0
+
+
+def test_the_submitter_withdraws_a_point_then_the_submission_from_the_page(
+    page, portal: RunningPortal, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Rules §11.7: a faulty point during review, the whole submission at any time; the
+    page offers the submitter only what it may do."""
+    from app.demo.bundles import BundleFactory, SystemSpec
+
+    archive = BundleFactory(
+        system=SystemSpec(name="Acme withdrawal", saturation_tps=12_000),
+        submission_id="sub-withdrawal",
+    ).archive(tmp_path / "w.tar.gz")
+    with portal.client("submitter") as api:
+        uploaded = api.post(
+            "/api/v1/submissions", files={"file": ("w.tar.gz", archive.read_bytes())}
+        )
+        assert uploaded.status_code == 201, uploaded.text
+    sid = uploaded.json()["id"]
+    portal.wait_finished(sid)
+    sign_in(page, portal)
+    page.goto(f"{portal.url}/submissions/{sid}")
+    form = page.locator("#point-state-form")
+    assert form.locator("select[name=state] option").all_text_contents() == ["withdrawn"]
+    label = form.locator("select[name=point] option").nth(1).get_attribute("value")
+    form.locator("select[name=point]").select_option(label)
+    form.locator("input[name=reason]").fill("ran on a degraded node")
+    form.locator("button[type=submit]").click()
+    page.wait_for_selector("#timeline")
+    timeline = page.locator("#timeline").inner_text()
+    assert f"{label}: active → withdrawn: ran on a degraded node" in timeline
+    assert page.locator("#chair-actions").count() == 0
+    page.fill("#withdraw-reason", "we found a fault in the harness config")
+    page.click("#withdraw-form button[type=submit]")
+    page.wait_for_selector("#state-label")
+    assert "Withdrawn" in page.locator("#state-label").inner_text()
+    assert page.locator("#withdraw-form").count() == 0  # nothing left to withdraw
+    with portal.client("submitter") as api:
+        body = api.get(f"/api/v1/submissions/{sid}").json()
+    assert body["state"] == "withdrawn"
