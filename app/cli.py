@@ -192,13 +192,11 @@ def cmd_users(args: argparse.Namespace) -> int:
 
 def cmd_orgs(args: argparse.Namespace) -> int:
     """Organisations: their jurisdiction (holidays on the clocks) and committee seats."""
-    from sqlalchemy import select
-
-    from app.db.models import Organization
     from app.db.session import Database
     from app.services.errors import ServiceError
     from app.services.organizations import (
         get_organization,
+        list_organizations,
         organization_dict,
         update_organization,
     )
@@ -209,8 +207,7 @@ def cmd_orgs(args: argparse.Namespace) -> int:
     try:
         with database.session() as session:
             if args.orgs_command == "list":
-                for org in session.scalars(select(Organization).order_by(Organization.slug)):
-                    row = organization_dict(session, settings, org)
+                for row in list_organizations(session, settings):
                     place = "-".join(x for x in (row["country"], row["subdivision"]) if x)
                     seat = "committee" if row["on_committee"] else ""
                     appointed = " (appointed)" if row["committee_appointed"] else ""

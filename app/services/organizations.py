@@ -68,10 +68,26 @@ def update_organization(
     return organization
 
 
+def list_organizations(
+    session: Session, settings: Settings, at: dt.datetime | None = None
+) -> list[dict[str, Any]]:
+    """Every organisation, by name, with its jurisdiction and committee seat at *at*."""
+    members = committee_organizations(session, settings, at or utcnow())  # once for all
+    rows = session.scalars(select(Organization).order_by(Organization.name))
+    return [organization_dict(session, settings, o, at, members=members) for o in rows]
+
+
 def organization_dict(
-    session: Session, settings: Settings, organization: Organization, at: dt.datetime | None = None
+    session: Session,
+    settings: Settings,
+    organization: Organization,
+    at: dt.datetime | None = None,
+    *,
+    members: set[int] | None = None,
 ) -> dict[str, Any]:
-    members = committee_organizations(session, settings, at or utcnow())
+    """*members*: the committee's organisations at *at*, when the caller has them."""
+    if members is None:
+        members = committee_organizations(session, settings, at or utcnow())
     return {
         "slug": organization.slug,
         "name": organization.name,

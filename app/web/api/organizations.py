@@ -7,11 +7,11 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
 from app.db.models import Organization
 from app.services.organizations import (
     get_organization,
+    list_organizations,
     organization_dict,
     update_organization,
 )
@@ -24,13 +24,12 @@ router = APIRouter(prefix="/api/v1", tags=["organizations"])
 
 
 @router.get("/organizations")
-def list_organizations(
+def read_organizations(
     session: SessionDep, settings: SettingsDep, who: MemberDep, now: NowDep
 ) -> dict[str, Any]:
     """Every organisation with its jurisdiction and whether it is on the review committee
     now (a finalized result in the last 6 months or 12 cohorts, or appointed)."""
-    rows = session.scalars(select(Organization).order_by(Organization.name)).all()
-    return {"data": [organization_dict(session, settings, o, now) for o in rows]}
+    return {"data": list_organizations(session, settings, now)}
 
 
 class OrganizationChange(BaseModel):
