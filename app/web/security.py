@@ -122,7 +122,9 @@ async def csrf_and_headers(
     fresh = token is None
     request.state.csrf = token or secrets.token_urlsafe(24)
     response = await call_next(request)
-    if fresh:
+    # Only pages carry forms; a fetch or an asset answered while the cookie is missing must
+    # not set a second token that overwrites the one a page's form was just given.
+    if fresh and response.headers.get("content-type", "").startswith("text/html"):
         response.set_cookie(
             CSRF_COOKIE,
             request.state.csrf,

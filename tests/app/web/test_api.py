@@ -181,6 +181,18 @@ def test_page_forms_refuse_a_missing_or_wrong_csrf_token(
     assert client.post("/login", data={"email": "a@b.c", "password": "x"}).status_code == 403
 
 
+def test_only_pages_hand_out_the_form_token(client: TestClient) -> None:
+    """A fetch or an asset answered before a page must not set a token that a page's form
+    (loaded at the same moment) would then no longer match."""
+    assert "epp_csrf" not in client.get("/api/v1/submissions").cookies
+    assert "epp_csrf" not in client.get("/static/app.css").cookies
+    page = client.get("/login")
+    token = page.cookies.get("epp_csrf")
+    assert token and f'value="{token}"' in page.text
+    assert client.get("/api/v1/submissions").status_code == 200
+    assert client.cookies.get("epp_csrf") == token  # kept, not replaced
+
+
 def test_security_headers(client: TestClient) -> None:
     headers = client.get("/").headers
     assert headers["x-content-type-options"] == "nosniff"

@@ -51,6 +51,8 @@ def page(chromium_path: str) -> Iterator[object]:
 
 def sign_in(page, portal: RunningPortal, key: str = "submitter") -> None:  # type: ignore[no-untyped-def]
     """Sign in through the form; a fresh browser context per test starts signed out."""
+    # Leave the last page first: its polling must not race the cleared cookies.
+    page.goto("about:blank")
     page.context.clear_cookies()
     page.goto(f"{portal.url}/login")
     page.fill("#email", ACCOUNTS[key][0])
