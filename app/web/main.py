@@ -8,8 +8,11 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.db.models import utcnow
 from app.db.session import Database
@@ -22,11 +25,14 @@ from .api.results import router as results_api
 from .api.retokenization import router as retokenization_api
 from .api.review import router as review_api
 from .api.submissions import router as submissions_api
+from .assets import StaticAssets, swagger_ui_dir
+from .errors import http_error, server_error, validation_error
 from .pages import review_form_refused
 from .pages import router as pages_router
 from .ratelimit import RateLimiter
 from .review_pages import ReviewFormError
 from .security import csrf_and_headers
+from .templating import templates
 
 STATIC_DIR = Path(__file__).resolve().parents[2] / "static"
 
@@ -52,6 +58,9 @@ def create_app(
         title="MLPerf Endpoints Portal",
         version="0.1.0",
         description="Upload MLPerf Endpoints submission bundles and follow their checks.",
+        # Served below from local files: the CSP allows no CDN.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.rate_limiter = RateLimiter()
@@ -65,8 +74,25 @@ def create_app(
     # What "now" is for the chair's time-bound acts (publishing, decisions): the wall
     # clock, or a set one for rehearsals and tests (as the CLI's --now).
     app.state.clock = clock or utcnow
-    app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
+    assets = StaticAssets({"": STATIC_DIR, "vendor/api-docs/": swagger_ui_dir()})
+    app.state.assets = assets
+
+    @app.get("/static/{path:path}", include_in_schema=False)
+    def static(request: Request, path: str) -> Response:
+        return assets.response(request, path)
+
+    @app.get("/docs", include_in_schema=False, response_class=HTMLResponse)
+    def api_docs(request: Request) -> Response:
+        return templates.TemplateResponse(request, "api_docs.html", {})
+
+    # ReDoc is not offered: it needs blob: workers and a CDN logo the CSP rightly refuses.
+    @app.get("/redoc", include_in_schema=False)
+    def api_reference() -> Response:
+        return RedirectResponse("/docs", status_code=301)
+
     app.middleware("http")(csrf_and_headers)
+    # Pages and JSON compressed on the way out; static files come compressed already.
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     app.include_router(submissions_api)
     app.include_router(cohorts_api)
     app.include_router(results_api)
@@ -75,6 +101,9 @@ def create_app(
     app.include_router(organizations_api)
     app.include_router(pages_router)
     app.add_exception_handler(ReviewFormError, review_form_refused)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(Exception, server_error)
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, str]:

@@ -253,6 +253,18 @@ def recount_from_page(
     return RedirectResponse(f"/submissions/{public_id}#retokenization", status_code=303)
 
 
+@router.get("/retokenizations/{rid}")
+def retokenization_page(request: Request, rid: str, session: SessionDep) -> Response:
+    """A re-count is shown in its submission's re-count section."""
+    retok = session.scalar(select(Retokenization).where(Retokenization.public_id == rid))
+    if retok is None:
+        raise HTTPException(404, detail=f"no re-tokenization with id {rid!r}")
+    owner = session.get(Submission, retok.submission_id)
+    assert owner is not None
+    member_submission(request, session, owner.public_id)
+    return RedirectResponse(f"/submissions/{owner.public_id}#retokenization", status_code=303)
+
+
 @router.post("/retokenizations/{rid}/cancel")
 def cancel_from_page(
     request: Request, rid: str, session: SessionDep, csrf_token: str = Form("")

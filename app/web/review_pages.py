@@ -219,6 +219,16 @@ def file_from_page(
     )
 
 
+@router.get("/objections/{objection_id}")
+def objection_page(request: Request, objection_id: str, session: SessionDep) -> Response:
+    """An objection lives in its submission's review thread."""
+    objection = get_objection(session, objection_id)
+    if objection is None:
+        raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
+    member_submission(request, session, objection.submission.public_id)
+    return _back(objection.submission.public_id, f"objection-{objection_id}")
+
+
 @router.post("/objections/{objection_id}/actions")
 def act_from_page(
     request: Request,

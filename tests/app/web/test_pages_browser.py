@@ -2,64 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from app.domain.cohorts import Cohort
-from tests.conftest import ACCOUNTS, PASSWORD, RunningPortal, require
+from tests.app.web.browser import sign_in
+from tests.conftest import RunningPortal
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-LAUNCH_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-]
-
-
-@pytest.fixture
-def page(chromium_path: str) -> Iterator[object]:
-    playwright_sync = pytest.importorskip("playwright.sync_api")
-    with playwright_sync.sync_playwright() as p:
-        try:
-            browser = p.chromium.launch(
-                executable_path=chromium_path, headless=True, args=LAUNCH_ARGS
-            )
-        except Exception as exc:  # noqa: BLE001 - report why the browser did not start
-            require(False, f"a launchable Chromium ({exc})")
-        context = browser.new_context(viewport={"width": 1280, "height": 1600})
-        # Nothing leaves the machine: every request not to loopback is aborted.
-        context.route(
-            "**/*",
-            lambda route: (
-                route.continue_()
-                if route.request.url.startswith("http://127.0.0.1")
-                else route.abort()
-            ),
-        )
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        yield page
-        browser.close()
-        assert errors == [], f"JavaScript errors: {errors}"
-
-
-def sign_in(page, portal: RunningPortal, key: str = "submitter") -> None:  # type: ignore[no-untyped-def]
-    """Sign in through the form; a fresh browser context per test starts signed out."""
-    # Leave the last page first: its polling must not race the cleared cookies.
-    page.goto("about:blank")
-    page.context.clear_cookies()
-    page.goto(f"{portal.url}/login")
-    page.fill("#email", ACCOUNTS[key][0])
-    page.fill("#password", PASSWORD)
-    page.click("form.upload button[type=submit]")
-    page.wait_for_selector("#who")
-
 
 def test_upload_follow_checks_and_see_the_curve(
     page, portal: RunningPortal, good_archive: Path, tmp_path: Path
@@ -415,3 +367,12 @@ def test_the_submitter_withdraws_a_point_then_the_submission_from_the_page(
     with portal.client("submitter") as api:
         body = api.get(f"/api/v1/submissions/{sid}").json()
     assert body["state"] == "withdrawn"
+
+
+def test_the_api_documentation_renders_from_local_files(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    """The header's API link: Swagger UI lists the operations (the CSP blocked a CDN copy)."""
+    page.goto(f"{portal.url}/")
+    page.click("header.site nav >> text=API")
+    page.wait_for_selector(".opblock-summary-path", timeout=20_000)
+    paths = page.locator(".opblock-summary-path").all_inner_texts()
+    assert any("/api/v1/results" in p for p in paths)

@@ -1,0 +1,56 @@
+"""A browser gets an HTML page for every error; the API keeps JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.db.session import Database
+from app.settings import Settings
+from app.web.main import create_app
+from tests.conftest import RecordingQueue, create_accounts
+
+HTML = {"accept": "text/html,application/xhtml+xml"}
+
+
+@pytest.fixture
+def browser(settings: Settings, database: Database) -> Iterator[TestClient]:
+    create_accounts(database)
+    with TestClient(create_app(settings, queue=RecordingQueue()), headers=HTML) as c:
+        yield c
+
+
+def test_an_unknown_address_is_an_html_page_with_the_way_back(browser: TestClient) -> None:
+    page = browser.get("/no/such/page")
+    assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
+    assert "Not found" in page.text and "There is no page at /no/such/page." in page.text
+    assert 'href="/results"' in page.text  # the site's header and a way on
+    api = browser.get("/api/v1/no-such-thing")
+    assert api.status_code == 404 and api.headers["content-type"] == "application/json"
+
+
+def test_a_refused_lookup_says_why_on_an_html_page(browser: TestClient) -> None:
+    page = browser.get("/submissions/sub-nobody-has")
+    assert page.status_code == 404 and "no submission with id" in page.text
+    assert "<h1" in page.text and '{"detail"' not in page.text
+
+
+def test_a_form_address_reloaded_goes_to_its_page(browser: TestClient) -> None:
+    """After a refused form post the address bar holds the form's action; reloading it as
+    a GET lands on the page the form belongs to, not on a 405."""
+    moved = browser.get("/review/publish", follow_redirects=False)
+    assert moved.status_code == 303 and moved.headers["location"] == "/review"
+    moved = browser.get("/submissions/sub-x/reproductions", follow_redirects=False)
+    assert moved.status_code == 303 and moved.headers["location"] == "/submissions/sub-x"
+    moved = browser.get("/inbox/read", follow_redirects=False)
+    assert moved.headers["location"] == "/inbox"
+    # The API answers a wrong method with its JSON, as before.
+    assert browser.post("/api/v1/cohorts").status_code == 405
+
+
+def test_bad_query_values_on_a_page_are_an_html_page(browser: TestClient) -> None:
+    page = browser.get("/submissions/x", params={"duplicate": "many"})
+    assert page.status_code == 422 and page.headers["content-type"].startswith("text/html")
+    assert "duplicate" in page.text
