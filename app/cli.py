@@ -352,6 +352,10 @@ class WorkerSupervisor:
         proc.wait()
 
 
+def _exit_on_sigterm(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Web and one worker process: what ``make run`` starts."""
     import uvicorn
@@ -372,6 +376,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from app.web.main import create_app
 
     print(f"Endpoints Portal on http://{args.host}:{args.port} (data in {settings.data_dir})")
+    # uvicorn shuts down gracefully on SIGTERM, then raises the signal again; with the
+    # default action that ends the process before `finally` stops the worker. Ours turns
+    # it into an exit that runs the cleanup (exit status 143, as a SIGTERM'd process).
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
     finally:

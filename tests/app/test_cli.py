@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import tarfile
+import time
 from pathlib import Path
 
+import pytest
+
 from app.demo.bundles import BundleFactory, tar_bytes
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, start_portal, stop_portal
 
 FINDING_KEYS = {"rule", "severity", "passed", "clause", "title", "message", "fix", "path", "point"}
 
@@ -143,3 +147,36 @@ def test_publish_and_clock_act_at_now_and_orgs_set(tmp_path: Path) -> None:
     assert "DE-BY" in listed and "committee (appointed)" in listed
     bad = cli("orgs", "set", slug, "--country", "Narnia")
     assert bad.returncode == 2 and "bad-country" in bad.stderr
+
+
+def _serving(data_dir: Path) -> set[int]:
+    """The processes that serve *data_dir* (found by their environment)."""
+    marker = f"ENDPOINTS_PORTAL_DATA_DIR={data_dir}".encode()
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker in (entry / "environ").read_bytes().split(b"\0"):
+                    found.add(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.slow
+def test_serve_stopped_by_sigterm_stops_its_worker(tmp_path: Path) -> None:
+    """Service managers and containers stop `serve` with SIGTERM, not Ctrl-C."""
+    portal = start_portal(tmp_path / "data", tmp_path / "portal.log")
+    try:
+        deadline = time.monotonic() + 30
+        while len(_serving(portal.data_dir)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(_serving(portal.data_dir)) >= 2  # the web process and its worker
+        portal.process.send_signal(signal.SIGTERM)
+        assert portal.process.wait(timeout=40) == 143
+        deadline = time.monotonic() + 10
+        while _serving(portal.data_dir) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _serving(portal.data_dir) == set(), portal.log.read_text()[-2000:]
+    finally:
+        stop_portal(portal)
