@@ -20,13 +20,26 @@
     if (pending) { window.clearTimeout(pending); }
     pending = window.setTimeout(function () { form.requestSubmit(); }, 700);
   }
-  form.addEventListener("change", later);
+  form.addEventListener("change", function (event) {
+    // Another benchmark has datasets of its own: let the page pick its default one.
+    if (event.target.id === "f-benchmark") {
+      var dataset = document.getElementById("f-dataset");
+      if (dataset) { dataset.value = ""; }
+    }
+    later();
+  });
   form.addEventListener("input", function (event) {
     if (event.target.type === "number" || event.target.type === "text") { later(); }
   });
 
   var PALETTE = ["#1f5fa8", "#c2410c", "#15803d", "#7c3aed", "#b91c1c", "#0e7490", "#a16207",
                  "#be185d", "#4d7c0f", "#1e40af"];
+  // A system keeps its colour whatever else is on the chart: picked from its own name.
+  function colour(curve) {
+    var key = curve.organization + "\u0000" + curve.system, h = 0;
+    for (var i = 0; i < key.length; i++) { h = (h * 31 + key.charCodeAt(i)) >>> 0; }
+    return PALETTE[h % PALETTE.length];
+  }
   var DASH = { verified: "solid", provisional: "dash", unverified: "dot" };
   var OPACITY = { verified: 1, provisional: 0.95, unverified: 0.5 };
 
@@ -73,8 +86,8 @@
   function pareto(r) {
     var traces = [], shapes = [], annotations = [];
     var filtering = slaActive(r);
-    r.curves.forEach(function (curve, i) {
-      var color = PALETTE[i % PALETTE.length];
+    r.curves.forEach(function (curve) {
+      var color = colour(curve);
       var pts = curve.points.filter(function (p) {
         var v = xy(curve, p, r);
         return p.offline !== "dedicated" && v[0] !== null && v[1] !== null;
@@ -123,27 +136,29 @@
     } };
   }
 
-  function byConcurrency(r, key, title, ytitle) {
-    var traces = r.curves.map(function (curve, i) {
+  function byConcurrency(r, key, title, ytitle, log) {
+    var traces = r.curves.map(function (curve) {
       var pts = curve.points.filter(function (p) { return p.offline !== "dedicated" && p[key] !== null; });
       return {
         type: "scatter", mode: "lines+markers", name: label(curve), showlegend: false,
         x: pts.map(function (p) { return p.concurrency; }), y: pts.map(function (p) { return p[key]; }),
         text: pts.map(function (p) { return p.region ? p.region.replace(/_concurrency/, "").replace(/_/g, " ") : ""; }),
         hovertext: pts.map(function (p) { return hover(curve, p, r); }), hoverinfo: "text",
-        line: { color: PALETTE[i % PALETTE.length], dash: DASH[curve.status] }, opacity: OPACITY[curve.status]
+        line: { color: colour(curve), dash: DASH[curve.status] }, opacity: OPACITY[curve.status]
       };
     });
     return { traces: traces, layout: {
       title: { text: title, font: { size: 13 } }, margin: { t: 36, r: 10, b: 45, l: 60 },
-      xaxis: { title: { text: "concurrency (users)" }, type: "log" }, yaxis: { title: { text: ytitle }, rangemode: "tozero" }
+      xaxis: { title: { text: "concurrency (users)" }, type: "log" },
+      yaxis: log ? { title: { text: ytitle }, type: "log" } : { title: { text: ytitle }, rangemode: "tozero" }
     } };
   }
 
-  var query = root.dataset.query;
-  fetch("/api/v1/results" + (query ? "?" + query : ""), { headers: { Accept: "application/json" } })
-    .then(function (res) { return res.json(); })
-    .then(function (r) {
+  // The page's own data, embedded by the server: the same computation the API serves,
+  // done once. Absent when the query was refused (the page says why).
+  var embedded = document.getElementById("results-data");
+  if (!embedded) { return; }
+  (function (r) {
       var config = { displaylogo: false, responsive: true };
       var main = pareto(r);
       Plotly.newPlot("chart-pareto", main.traces, main.layout, config).then(function () {
@@ -154,13 +169,33 @@
       tps.traces.forEach(function (t) { t.mode = "lines+markers+text"; t.textposition = "top center"; t.textfont = { size: 9 }; });
       var small = { displaylogo: false, responsive: true, displayModeBar: false };
       Plotly.newPlot("chart-tps-conc", tps.traces, tps.layout, small);
-      var ttft = byConcurrency(r, "ttft_p90_ms", "TTFT P90 vs concurrency", "TTFT P90 (ms)");
+      // Log scale: one system's minutes-long queueing must not flatten everyone else's.
+      var ttft = byConcurrency(r, "ttft_p90_ms", "TTFT P90 vs concurrency", "TTFT P90 (ms, log)", true);
+      if (r.sla.ttft_p90_max_ms !== null) {
+        ttft.layout.shapes = [{ type: "line", xref: "paper", x0: 0, x1: 1, y0: r.sla.ttft_p90_max_ms, y1: r.sla.ttft_p90_max_ms,
+                                line: { color: "#555", width: 1, dash: "dashdot" } }];
+        ttft.layout.annotations = [{ xref: "paper", x: 0.01, xanchor: "left", y: Math.log10(r.sla.ttft_p90_max_ms), yanchor: "bottom",
+                                     showarrow: false, font: { size: 10, color: "#555" }, text: "your TTFT limit" }];
+      }
       Plotly.newPlot("chart-ttft-conc", ttft.traces, ttft.layout, small);
       var key = agentic ? "e2e_avg_interactivity" : "tps_per_user";
       var inter = byConcurrency(r, key, "Interactivity vs concurrency", agentic ? "interactivity (tok/s)" : "tokens/s per user");
       Plotly.newPlot("chart-inter-conc", inter.traces, inter.layout, small);
       document.getElementById("export-png").addEventListener("click", function () {
-        Plotly.downloadImage("chart-pareto", { format: "png", filename: "pareto-" + r.benchmark + "-" + r.cohort, width: 1400, height: 800 });
+        // The image travels alone: it carries the preliminary-results footnote itself.
+        var chart = document.getElementById("chart-pareto"), shown = chart.layout;
+        var notes = (shown.annotations || []).slice();
+        if (r.footnote) {
+          notes.push({ xref: "paper", yref: "paper", x: 0, y: -0.32, xanchor: "left", yanchor: "top",
+                       showarrow: false, font: { size: 11, color: "#444" }, text: "* " + esc(r.footnote) });
+        }
+        Plotly.toImage({ data: chart.data, layout: Object.assign({}, shown, { annotations: notes, margin: { t: 40, r: 20, b: 140, l: 70 } }) },
+                       { format: "png", width: 1400, height: 860 })
+          .then(function (url) {
+            var link = document.createElement("a");
+            link.href = url; link.download = "pareto-" + r.benchmark + "-" + (r.current ? "current" : r.cohort) + ".png";
+            document.body.appendChild(link); link.click(); link.remove();
+          });
       });
-    });
+  })(JSON.parse(embedded.textContent));
 })();

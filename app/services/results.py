@@ -8,6 +8,7 @@ review roles that see more arrive with accounts.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,8 @@ from sqlalchemy.orm import Session, selectinload
 from app.db.models import CohortRelease, Publication
 from app.domain.cohorts import Cohort
 from app.domain.pareto import step_curve
-from app.domain.sla import Sla, admissible, best_point, per_user, throughput
+from app.domain.sla import NORMALISATIONS, Sla, admissible, best_point, per_user, throughput
+from app.services.errors import ServiceError
 
 STATUSES = ("verified", "provisional", "unverified")
 DEFAULT_STATUSES = ("verified", "provisional")  # unverified is off by default
@@ -77,6 +79,7 @@ _CACHE_SIZE = 16
 @dataclass
 class ResultsQuery:
     benchmark: str | None = None
+    dataset: str | None = None
     cohort: str | None = None
     statuses: tuple[str, ...] = DEFAULT_STATUSES
     sla: Sla = field(default_factory=Sla)
@@ -86,6 +89,83 @@ class ResultsQuery:
     accelerator: str | None = None
     accelerator_count: int | None = None
     normalize: str = "system"
+
+
+REGIONS = ("low_latency", "low_concurrency", "med_concurrency", "high_concurrency", "margin")
+LARGEST_CONCURRENCY = 10_000_000  # far past any served endpoint; bigger is a typo
+
+
+class QueryProblem(ServiceError):
+    """A results query value that cannot be used; *field* names the parameter."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__("bad-query", message, 422)
+        self.field = field
+
+
+def parse_results_query(session: Session, params: Any) -> ResultsQuery:
+    """The results query from URL parameters: one parser for the page and the API, so
+    both refuse the same values with the same words (*params*: a multi-dict)."""
+
+    def text(name: str) -> str | None:
+        return (params.get(name) or "").strip() or None
+
+    def number(name: str, minimum: float = 0) -> float | None:
+        raw = text(name)
+        if raw is None:
+            return None
+        try:
+            value = float(raw)
+        except ValueError:
+            raise QueryProblem(name, f"{name} must be a number, not {raw!r}") from None
+        if not math.isfinite(value) or value < minimum:
+            raise QueryProblem(name, f"{name} must be a number of at least {minimum:g}")
+        return value
+
+    def count(name: str) -> int | None:
+        raw = text(name)
+        if raw is None:
+            return None
+        if not raw.isdigit() or not 1 <= int(raw) <= LARGEST_CONCURRENCY:
+            raise QueryProblem(
+                name,
+                f"{name} must be a whole number from 1 to {LARGEST_CONCURRENCY:,}, not {raw!r}",
+            )
+        return int(raw)
+
+    statuses = tuple(params.getlist("status")) or DEFAULT_STATUSES
+    bad = [s for s in statuses if s not in STATUSES]
+    if bad:
+        raise QueryProblem("status", f"unknown status {bad[0]!r}; use {', '.join(STATUSES)}")
+    normalize = text("normalize") or "system"
+    if normalize not in NORMALISATIONS:
+        raise QueryProblem(
+            "normalize", f"normalize must be one of {', '.join(NORMALISATIONS)}, not {normalize!r}"
+        )
+    region = text("region")
+    if region and region not in REGIONS:
+        raise QueryProblem("region", f"region must be one of {', '.join(REGIONS)}, not {region!r}")
+    cohort = text("cohort")
+    if cohort is not None and not cohort_was_released(session, cohort):
+        released = ", ".join(c["id"] for c in list_cohorts(session)) or "none yet"
+        raise QueryProblem(
+            "cohort", f"no cohort {cohort!r} has been published (published: {released})"
+        )
+    return ResultsQuery(
+        benchmark=text("benchmark"),
+        dataset=text("dataset"),
+        cohort=cohort,
+        statuses=statuses,
+        sla=Sla(
+            number("ttft_p90_max_ms"), number("tps_per_user_min"), count("concurrency_min"), region
+        ),
+        division=text("division"),
+        availability=text("availability"),
+        organization=text("organization"),
+        accelerator=text("accelerator"),
+        accelerator_count=count("accelerator_count"),
+        normalize=normalize,
+    )
 
 
 def list_cohorts(session: Session) -> list[dict[str, Any]]:
@@ -187,6 +267,8 @@ def list_benchmarks(session: Session, cohort: str | None = None) -> list[dict[st
 
 
 def _benchmarks(visible: list[VisibleCurve]) -> list[dict[str, Any]]:
+    """Per benchmark model, the datasets its curves ran (most curves first): curves of
+    different datasets are different measurements and never share a chart."""
     found: dict[str, dict[str, Any]] = {}
     for curve in visible:
         if curve.status not in STATUSES:
@@ -196,13 +278,21 @@ def _benchmarks(visible: list[VisibleCurve]) -> list[dict[str, Any]]:
             {
                 "id": curve.benchmark_model,
                 "model": curve.benchmark_model,
-                "dataset": curve.dataset,
                 "agentic": curve.is_agentic,
                 "curves": 0,
+                "datasets": {},
             },
         )
         entry["curves"] += 1
-    return sorted(found.values(), key=lambda b: (b["agentic"], b["id"]))
+        dataset = curve.dataset or ""
+        entry["datasets"][dataset] = entry["datasets"].get(dataset, 0) + 1
+    out = []
+    for entry in found.values():
+        datasets = sorted(entry["datasets"].items(), key=lambda kv: (-kv[1], kv[0]))
+        entry["datasets"] = [{"id": d or None, "curves": n} for d, n in datasets]
+        entry["dataset"] = entry["datasets"][0]["id"]  # the one shown unless another is asked
+        out.append(entry)
+    return sorted(out, key=lambda b: (b["agentic"], b["id"]))
 
 
 def _matches(curve: VisibleCurve, q: ResultsQuery) -> bool:
@@ -264,6 +354,7 @@ def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> dict[str, Any]:
         "accelerator_count": curve.accelerator_count,
         "provisioned_power_kw": curve.provisioned_power_kw,
         "benchmark": curve.benchmark_model,
+        "dataset": curve.dataset,
         "is_agentic": agentic,
         "x_metric": "e2e_avg_interactivity" if agentic else "tps_per_user",
         "regions": data.get("regions"),
@@ -275,21 +366,44 @@ def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> dict[str, Any]:
     }
 
 
+def _choose_benchmark(
+    benchmarks: list[dict[str, Any]], q: ResultsQuery, cohort: str | None
+) -> dict[str, Any] | None:
+    if q.benchmark is None:
+        # The benchmark with the most curves, so a newcomer sees the fullest chart.
+        return max(benchmarks, key=lambda b: (b["curves"], b["id"] == "llama3_1-8b"), default=None)
+    for entry in benchmarks:
+        if entry["id"] == q.benchmark:
+            return entry
+    where = f"cohort {q.cohort}" if q.cohort else "the current results"
+    known = ", ".join(b["id"] for b in benchmarks) or "none"
+    raise QueryProblem(
+        "benchmark", f"no published curves for benchmark {q.benchmark!r} in {where} ({known})"
+    )
+
+
 def query_results(session: Session, q: ResultsQuery) -> dict[str, Any]:
     # No cohort asked for: the active page, labelled with the latest released cohort.
     cohort = q.cohort or latest_cohort(session)
     visible = visible_curves(session, q.cohort or None)
     benchmarks = _benchmarks(visible)
     # Default: the benchmark with the most curves, so a newcomer sees the fullest chart.
-    benchmark = q.benchmark or (
-        max(benchmarks, key=lambda b: (b["curves"], b["id"] == "llama3_1-8b"))["id"]
-        if benchmarks
-        else None
-    )
+    chosen = _choose_benchmark(benchmarks, q, cohort)
+    benchmark = chosen["id"] if chosen else None
+    dataset = None
+    if chosen is not None:
+        dataset = q.dataset or chosen["dataset"]
+        if dataset not in [d["id"] for d in chosen["datasets"]]:
+            known = ", ".join(str(d["id"]) for d in chosen["datasets"])
+            raise QueryProblem(
+                "dataset", f"{benchmark} has no published curves on dataset {dataset!r} ({known})"
+            )
     curves: list[dict[str, Any]] = []
     if benchmark is not None:
         for curve in visible:
             if curve.benchmark_model != benchmark or curve.status not in q.statuses:
+                continue
+            if (curve.dataset or None) != dataset:
                 continue
             if _matches(curve, q):
                 curves.append(_curve_view(curve, q))
@@ -317,6 +431,7 @@ def query_results(session: Session, q: ResultsQuery) -> dict[str, Any]:
                 "result_id": curve["result_id"],
                 "accelerator_model": curve["accelerator_model"],
                 "accelerator_count": curve["accelerator_count"],
+                "provisioned_power_kw": curve["provisioned_power_kw"],
                 "division": curve["division"],
                 "availability": curve["availability"],
                 "point": best["dir"],
@@ -338,10 +453,13 @@ def query_results(session: Session, q: ResultsQuery) -> dict[str, Any]:
         "cohort": cohort,
         "current": not q.cohort,
         "benchmark": benchmark,
+        "dataset": dataset,
         "benchmarks": benchmarks,
         "statuses": list(q.statuses),
         "normalize": q.normalize,
         "derived": q.normalize != "system",
+        # No SLA: the ranking is of peak throughput at any latency, and says so.
+        "sla_set": not q.sla.is_empty,
         "sla": {
             "ttft_p90_max_ms": q.sla.ttft_p90_max_ms,
             "tps_per_user_min": q.sla.tps_per_user_min,

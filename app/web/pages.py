@@ -14,7 +14,16 @@ from app.domain.visibility import Access
 from app.services.accounts import authenticate, end_session, start_session
 from app.services.artifacts import latest_events
 from app.services.reproductions import ReproductionError, list_reproductions, request_reproduction
-from app.services.results import PRELIMINARY_FOOTNOTE, STATUSES, list_cohorts, query_results
+from app.services.results import (
+    PRELIMINARY_FOOTNOTE,
+    REGIONS,
+    STATUSES,
+    QueryProblem,
+    ResultsQuery,
+    list_cohorts,
+    parse_results_query,
+    query_results,
+)
 from app.services.retokenization import (
     RetokenizationError,
     cancel_retokenization,
@@ -34,7 +43,6 @@ from app.services.views import (
 from app.services.visibility import access_to
 from app.settings import Settings
 
-from .api.results import REGIONS, build_query
 from .deps import QueueDep, SessionDep, SettingsDep
 from .ratelimit import enforce
 from .review_pages import ReviewFormError, member_submission, principal_of, review_context
@@ -70,37 +78,20 @@ def index(request: Request, session: SessionDep, who: PrincipalDep) -> Response:
 @router.get("/results", response_class=HTMLResponse)
 def results_page(request: Request, session: SessionDep) -> Response:
     params = request.query_params
-
-    def number(name: str, kind: type = float):  # type: ignore[no-untyped-def]
-        raw = params.get(name, "").strip()
-        if not raw:
-            return None
-        try:
-            return kind(raw)
-        except ValueError:
-            raise HTTPException(422, detail=f"{name} must be a number, not {raw!r}") from None
-
-    query = build_query(
-        params.get("benchmark"),
-        params.get("cohort"),
-        params.getlist("status") or None,
-        number("ttft_p90_max_ms"),
-        number("tps_per_user_min"),
-        number("concurrency_min", int),
-        params.get("region"),
-        params.get("division"),
-        params.get("availability"),
-        params.get("organization"),
-        params.get("accelerator"),
-        number("accelerator_count", int),
-        params.get("normalize") or "system",
-    )
-    result = query_results(session, query)
+    problem: QueryProblem | None = None
+    try:
+        result = query_results(session, parse_results_query(session, params))
+    except QueryProblem as refused:
+        # The form again with what was typed and what is wrong, over the default view's
+        # pickers; no chart is drawn from a query that was refused.
+        problem = refused
+        result = query_results(session, ResultsQuery())
     return templates.TemplateResponse(
         request,
         "results.html",
         {
             "r": result,
+            "problem": problem,
             "cohorts": list_cohorts(session),
             "statuses": STATUSES,
             "regions": REGIONS,
@@ -108,6 +99,7 @@ def results_page(request: Request, session: SessionDep) -> Response:
             # The API takes the same parameters; empty ones are left out.
             "api_query": urlencode([(k, v) for k, v in params.multi_items() if v.strip()]),
         },
+        status_code=problem.status if problem else 200,
     )
 
 

@@ -8,16 +8,14 @@ import re
 from typing import Annotated, Any, Literal
 
 import orjson
-from fastapi import APIRouter, HTTPException, Query
-from fastapi.responses import Response
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse, Response
 
-from app.domain.sla import NORMALISATIONS, Sla
 from app.services.results import (
-    DEFAULT_STATUSES,
-    STATUSES,
-    ResultsQuery,
+    QueryProblem,
     list_benchmarks,
     list_cohorts,
+    parse_results_query,
     query_results,
 )
 
@@ -25,58 +23,47 @@ from ..deps import SessionDep
 
 router = APIRouter(prefix="/api/v1", tags=["results"])
 
-REGIONS = ("low_latency", "low_concurrency", "med_concurrency", "high_concurrency", "margin")
+SLA_COLUMNS = ("sla_ttft_p90_max_ms", "sla_tps_per_user_min", "sla_concurrency_min", "sla_region")
+
 RANKING_COLUMNS = (
+    "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
     "rank", "result_id", "organization", "system", "status", "accelerator_model",
-    "accelerator_count", "division", "availability", "point", "concurrency", "region",
-    "throughput", "system_tps", "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity",
-    "ttft_p90_ms", "tpot_p90_ms",
+    "accelerator_count", "provisioned_power_kw", "division", "availability", "point",
+    "concurrency", "region", "throughput", "system_tps", "system_tps_per_kw", "tps_per_user",
+    "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
 )  # fmt: skip
 POINT_COLUMNS = (
-    "result_id", "organization", "system", "division", "status", "dir", "concurrency",
-    "region", "offline", "admissible", "system_tps", "system_tps_per_kw", "tps_per_user",
-    "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms", "accuracy",
+    "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
+    "result_id", "organization", "system", "division", "status", "provisioned_power_kw", "dir",
+    "concurrency", "region", "offline", "admissible", "system_tps", "system_tps_per_kw",
+    "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms", "accuracy",
 )  # fmt: skip
 
 
-def build_query(
-    benchmark: str | None,
-    cohort: str | None,
-    status: list[str] | None,
-    ttft_p90_max_ms: float | None,
-    tps_per_user_min: float | None,
-    concurrency_min: int | None,
-    region: str | None,
-    division: str | None,
-    availability: str | None,
-    organization: str | None,
-    accelerator: str | None,
-    accelerator_count: int | None,
-    normalize: str,
-) -> ResultsQuery:
-    """One parser for the page and the API, with errors that say what is wrong."""
-    statuses = tuple(status) if status else DEFAULT_STATUSES
-    bad = [s for s in statuses if s not in STATUSES]
-    if bad:
-        raise HTTPException(422, detail=f"unknown status {bad[0]!r}; use {', '.join(STATUSES)}")
-    if normalize not in NORMALISATIONS:
-        raise HTTPException(
-            422, detail=f"normalize must be one of {', '.join(NORMALISATIONS)}, not {normalize!r}"
-        )
-    if region and region not in REGIONS:
-        raise HTTPException(422, detail=f"region must be one of {', '.join(REGIONS)}")
-    return ResultsQuery(
-        benchmark=benchmark or None,
-        cohort=cohort or None,
-        statuses=statuses,
-        sla=Sla(ttft_p90_max_ms, tps_per_user_min, concurrency_min, region or None),
-        division=division or None,
-        availability=availability or None,
-        organization=organization or None,
-        accelerator=accelerator or None,
-        accelerator_count=accelerator_count,
-        normalize=normalize,
-    )
+def _context(result: dict[str, Any]) -> dict[str, Any]:
+    """What every exported row carries: which view of the results it comes from."""
+    return {
+        "cohort": result["cohort"] if not result["current"] else f"current ({result['cohort']})",
+        "benchmark": result["benchmark"],
+        "dataset": result["dataset"],
+        "normalize": result["normalize"],
+        **{f"sla_{k}": v for k, v in result["sla"].items()},
+    }
+
+
+def export_name(result: dict[str, Any], export: str) -> str:
+    """A file name that tells one export from another: view, normalisation and SLA."""
+    parts = [
+        result["benchmark"] or "results",
+        result["dataset"] or "",
+        result["cohort"] if not result["current"] else "current",
+        result["normalize"],
+        *(f"{k}-{v:g}" if isinstance(v, float) else f"{k}-{v}"
+          for k, v in result["sla"].items() if v is not None),
+        export,
+    ]  # fmt: skip
+    # The names come from the query: only what is safe in a header stays.
+    return re.sub(r"[^A-Za-z0-9._-]", "_", "-".join(p for p in parts if p)) + ".csv"
 
 
 def _csv(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> str:
@@ -103,6 +90,7 @@ def point_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
             "system": c["system"],
             "division": c["division"],
             "status": c["status"],
+            "provisioned_power_kw": c["provisioned_power_kw"],
             **p,
         }
         for c in result["curves"]
@@ -122,27 +110,36 @@ def read_benchmarks(session: SessionDep, cohort: str | None = None) -> dict[str,
     return {"data": list_benchmarks(session, cohort)}
 
 
+Text = Annotated[str | None, Query()]
+
+
 @router.get("/results")
 def read_results(
+    request: Request,
     session: SessionDep,
     benchmark: Annotated[str | None, Query(description="benchmark model, e.g. llama3_1-8b")] = None,
-    cohort: Annotated[str | None, Query(description="YYYY-MM-C0/C1; default the latest")] = None,
+    dataset: Annotated[
+        str | None, Query(description="default: the benchmark's dataset with the most curves")
+    ] = None,
+    cohort: Annotated[
+        str | None, Query(description="YYYY-MM-C0/C1 as published; default the current results")
+    ] = None,
     status: Annotated[
         list[str] | None, Query(description="repeatable; default verified and provisional")
     ] = None,
-    ttft_p90_max_ms: Annotated[float | None, Query(ge=0)] = None,
+    ttft_p90_max_ms: Annotated[str | None, Query(description="a number ≥ 0")] = None,
     tps_per_user_min: Annotated[
-        float | None, Query(ge=0, description="or e2e interactivity (agentic)")
+        str | None, Query(description="a number ≥ 0; e2e interactivity for agentic benchmarks")
     ] = None,
-    concurrency_min: Annotated[int | None, Query(ge=1, le=2**53)] = None,
-    region: str | None = None,
-    division: str | None = None,
-    availability: str | None = None,
-    organization: str | None = None,
+    concurrency_min: Annotated[str | None, Query(description="a whole number ≥ 1")] = None,
+    region: Text = None,
+    division: Text = None,
+    availability: Text = None,
+    organization: Text = None,
     accelerator: Annotated[
         str | None, Query(description="matches part of the accelerator name")
     ] = None,
-    accelerator_count: Annotated[int | None, Query(ge=1, le=2**53)] = None,
+    accelerator_count: Annotated[str | None, Query(description="a whole number ≥ 1")] = None,
     normalize: Annotated[
         str, Query(description="system, kw (per provisioned kW) or accelerator")
     ] = "system",
@@ -150,31 +147,22 @@ def read_results(
     export: Literal["ranking", "points"] = "ranking",
 ) -> Any:
     """Curves, points (each with its status and SLA admissibility) and the admissible
-    ranking: per system, the best point that meets the SLA."""
-    query = build_query(
-        benchmark,
-        cohort,
-        status,
-        ttft_p90_max_ms,
-        tps_per_user_min,
-        concurrency_min,
-        region,
-        division,
-        availability,
-        organization,
-        accelerator,
-        accelerator_count,
-        normalize,
-    )
-    result = query_results(session, query)
+    ranking: per system, the best point that meets the SLA. The parameters are parsed by
+    the same code as the results page's (a refusal names the parameter in `field`)."""
+    try:
+        result = query_results(session, parse_results_query(session, request.query_params))
+    except QueryProblem as problem:
+        return JSONResponse(
+            {"error": {"code": problem.code, "message": problem.message, "field": problem.field}},
+            status_code=problem.status,
+        )
     if format == "csv":
         rows = result["ranking"] if export == "ranking" else point_rows(result)
         columns = RANKING_COLUMNS if export == "ranking" else POINT_COLUMNS
-        name = f"{result['benchmark'] or 'results'}-{result['cohort'] or 'none'}-{export}.csv"
-        # The names come from the query: only what is safe in a header stays.
-        name = re.sub(r"[^A-Za-z0-9._-]", "_", name)
+        context = _context(result)
+        name = export_name(result, export)
         return Response(
-            _csv(rows, columns),
+            _csv([{**context, **row} for row in rows], columns),
             media_type="text/csv; charset=utf-8",
             headers={"Content-Disposition": f'attachment; filename="{name}"'},
         )

@@ -99,3 +99,38 @@ def test_sla_ranking_on_the_demo(demo: Database) -> None:
             assert curve["best"] == max(fits, key=lambda p: p["system_tps"])["dir"]
     assert result["footnote"]  # provisional results on the chart carry the footnote
     assert dt.date.fromisoformat("2026-11-18")  # 2026-11-C1's Wednesday
+
+
+def test_curves_of_another_dataset_are_never_ranked_together(demo: Database) -> None:
+    """One model measured on two datasets is two measurements: the view picks one dataset
+    (the one with most curves unless asked), says which, and offers the other."""
+    from app.db.models import PublishedCurve
+    from app.services import results
+
+    with demo.session() as session:
+        moved = session.scalars(
+            select(PublishedCurve).where(
+                PublishedCurve.benchmark_model == "llama3_1-8b",
+                PublishedCurve.system_name == "Fjord L40S x8",
+            )
+        ).all()
+        assert moved
+        for curve in moved:
+            curve.dataset = "long_context_summaries"
+        session.commit()
+        results._CACHE.clear()  # a test edit behind the record's back
+        default = query_results(session, ResultsQuery(benchmark="llama3_1-8b"))
+        assert default["dataset"] == "cnn_dailymail"
+        assert "Fjord L40S x8" not in {c["system"] for c in default["curves"]}
+        assert "Fjord L40S x8" not in {r["system"] for r in default["ranking"]}
+        assert all(c["dataset"] == "cnn_dailymail" for c in default["curves"])
+        entry = next(b for b in default["benchmarks"] if b["id"] == "llama3_1-8b")
+        assert entry["datasets"] == [
+            {"id": "cnn_dailymail", "curves": 4},
+            {"id": "long_context_summaries", "curves": 1},
+        ]
+        chosen = query_results(
+            session, ResultsQuery(benchmark="llama3_1-8b", dataset="long_context_summaries")
+        )
+        assert {c["system"] for c in chosen["curves"]} == {"Fjord L40S x8"}
+    results._CACHE.clear()

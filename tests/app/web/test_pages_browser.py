@@ -191,6 +191,45 @@ def test_results_explorer_answers_an_sla_question(page, portal: RunningPortal) -
     assert "Dune Gaudi 3 x8" in page.locator("#chart-pareto").inner_text()
 
 
+def _colours(page) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return page.evaluate(
+        "Object.fromEntries(document.getElementById('chart-pareto').data"
+        ".filter(t => t.mode === 'lines').map(t => [t.name.split(' (')[0], t.line.color]))"
+    )
+
+
+def test_the_explorer_shows_its_dataset_keeps_colours_and_refuses_inline(
+    page, portal: RunningPortal
+) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+    page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
+    assert "cnn_dailymail" in page.locator("h1").inner_text()
+    assert page.locator("#f-dataset").input_value() == "cnn_dailymail"
+    everyone = _colours(page)
+    # Another system on or off the chart does not repaint the others.
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&organization=Fjord+Labs")
+    page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
+    alone = _colours(page)
+    assert alone and all(everyone[name] == colour for name, colour in alone.items())
+    # The TTFT chart is logarithmic (minutes of queueing do not flatten the rest) and
+    # shows the buyer's limit.
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&ttft_p90_max_ms=200")
+    page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
+    page.wait_for_function("document.getElementById('chart-ttft-conc').layout")
+    axis = page.evaluate("document.getElementById('chart-ttft-conc').layout.yaxis.type")
+    limit = page.evaluate("document.getElementById('chart-ttft-conc').layout.shapes[0].y0")
+    assert axis == "log" and limit == 200
+    assert page.locator("#export-json").get_attribute("download")  # a file, not a new page
+    # Values the API refuses are refused here in the same words, with the form kept.
+    for bad in ("concurrency_min=100000000000000000000", "concurrency_min=-5", "cohort=2099-01-C0"):
+        page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&{bad}")
+        message = page.locator("#query-error").inner_text()
+        assert bad.split("=")[0] in message or "2099-01-C0" in message
+        assert page.locator("#chart-pareto .main-svg").count() == 0
+    page.goto(f"{portal.url}/results?ttft_p90_max_ms=abc")
+    assert "must be a number, not 'abc'" in page.locator("#query-error").inner_text()
+
+
 def test_recount_section_follows_the_job_and_compares_values(
     page, portal: RunningPortal, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]

@@ -130,20 +130,50 @@ def test_csv_exports_open_in_a_spreadsheet(client: TestClient) -> None:
     )
 
 
+def test_a_csv_says_which_view_it_is_and_its_name_differs_per_view(client: TestClient) -> None:
+    """A file opened a week later must still say what it shows: cohort, dataset, SLA and
+    normalisation on every row, and in the file name."""
+    params = {"benchmark": "llama3_1-8b", "format": "csv", "ttft_p90_max_ms": 150}
+    per_kw = client.get("/api/v1/results", params={**params, "normalize": "kw"})
+    per_system = client.get("/api/v1/results", params=params)
+    rows = list(csv.DictReader(io.StringIO(per_kw.text)))
+    assert rows and {r["dataset"] for r in rows} == {"cnn_dailymail"}
+    assert {r["cohort"] for r in rows} == {"current (2026-11-C1)"}
+    assert {r["normalize"] for r in rows} == {"kw"} and {
+        r["sla_ttft_p90_max_ms"] for r in rows
+    } == {"150.0"}
+    assert all(float(r["provisioned_power_kw"]) > 0 for r in rows)  # the per-kW denominator
+    names = {r.headers["content-disposition"].split("filename=")[1] for r in (per_kw, per_system)}
+    assert names == {
+        '"llama3_1-8b-cnn_dailymail-current-kw-ttft_p90_max_ms-150-ranking.csv"',
+        '"llama3_1-8b-cnn_dailymail-current-system-ttft_p90_max_ms-150-ranking.csv"',
+    }
+
+
 @pytest.mark.parametrize(
     ("params", "message"),
     [
         ({"status": "published"}, "unknown status"),
         ({"normalize": "watts"}, "normalize"),
         ({"region": "everywhere"}, "region"),
-        ({"ttft_p90_max_ms": -1}, "greater than or equal"),
+        ({"ttft_p90_max_ms": -1}, "ttft_p90_max_ms must be a number of at least 0"),
+        ({"ttft_p90_max_ms": "abc"}, "ttft_p90_max_ms must be a number, not 'abc'"),
+        ({"ttft_p90_max_ms": "nan"}, "ttft_p90_max_ms must be a number of at least 0"),
+        ({"concurrency_min": str(10**20)}, "concurrency_min must be a whole number from 1"),
+        ({"concurrency_min": -5}, "concurrency_min must be a whole number from 1"),
+        ({"cohort": "2099-01-C0"}, "no cohort '2099-01-C0' has been published"),
+        ({"benchmark": "no-such-model"}, "no published curves for benchmark 'no-such-model'"),
+        ({"dataset": "other_set"}, "has no published curves on dataset 'other_set'"),
     ],
 )
 def test_bad_parameters_are_422_with_a_reason(
     client: TestClient, params: dict, message: str
 ) -> None:
+    """The page parses with the same function (tests/app/web/test_pages_browser.py shows
+    its inline message)."""
     response = client.get("/api/v1/results", params=params)
-    assert response.status_code == 422 and message in response.text
+    assert response.status_code == 422 and message in response.json()["error"]["message"]
+    assert response.json()["error"]["field"] == next(iter(params))
 
 
 def test_openapi_documents_the_results_parameters(client: TestClient) -> None:
@@ -172,17 +202,41 @@ def test_the_page_renders_the_same_ranking(client: TestClient) -> None:
     for row in api["ranking"]:
         assert row["system"] in page.text
     assert "peer review pending" in page.text and "preliminary" in page.text
-    assert client.get("/results", params={"tps_per_user_min": "fast"}).status_code == 422
+    assert "Best admissible point per system" in page.text and 'id="no-sla"' not in page.text
+
+
+def test_the_page_refuses_what_the_api_refuses_inline(client: TestClient) -> None:
+    for params in ({"tps_per_user_min": "fast"}, {"cohort": "2099-01-C0"}, {"concurrency_min": -5}):
+        api = client.get("/api/v1/results", params=params).json()["error"]
+        page = client.get("/results", params=params)
+        assert page.status_code == 422 and page.headers["content-type"].startswith("text/html")
+        assert 'id="query-error"' in page.text and api["message"] in page.text.replace("&#39;", "'")
+        assert 'id="results-data"' not in page.text  # nothing drawn from a refused query
+        assert f'value="{next(iter(params.values()))}"' in page.text or "cohort" in params
+
+
+def test_with_no_sla_the_ranking_says_it_ignores_latency(client: TestClient) -> None:
+    page = client.get("/results", params={"benchmark": "llama3_1-8b"})
+    assert "Highest throughput per system, at any latency" in page.text
+    assert 'id="no-sla"' in page.text
+    assert client.get("/api/v1/results").json()["sla_set"] is False
 
 
 def test_csv_file_names_from_the_query_are_safe_header_values(client: TestClient) -> None:
-    """Found by schemathesis: a benchmark name outside latin-1 broke the header (500)."""
+    """Found by schemathesis: a benchmark name outside latin-1 broke the header (500).
+    Names are now checked against what is published; the file name stays sanitised for
+    what a submitter typed (a dataset name)."""
+    from app.web.api.results import export_name
+
     hostile = 'Āb"\r\nSet-Cookie: x=1'
     response = client.get("/api/v1/results", params={"benchmark": hostile, "format": "csv"})
-    assert response.status_code == 200
-    disposition = response.headers["content-disposition"]
-    assert disposition.startswith('attachment; filename="_b___Set-Cookie__x_1-')
-    assert "x=1" not in response.headers.get("set-cookie", "")
+    assert response.status_code == 422 and "set-cookie" not in response.headers
+    result = {"benchmark": "m", "dataset": hostile, "cohort": "2026-12-C0", "current": True,
+              "normalize": "system", "sla": {"ttft_p90_max_ms": 500.0, "region": None}}  # fmt: skip
+    assert (
+        export_name(result, "points")
+        == "m-_b___Set-Cookie__x_1-current-system-ttft_p90_max_ms-500-points.csv"
+    )
 
 
 def test_csv_cells_cannot_become_spreadsheet_formulas() -> None:
