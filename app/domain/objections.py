@@ -67,6 +67,8 @@ class Action:
     from_states: frozenset[ObjectionState]
     to_state: ObjectionState | None  # None: the state does not change
     needs_body: bool = True
+    offer: str = ""  # what the form offers ("Contest, with evidence")
+    done: str = ""  # how the thread and the timeline tell it ("contested")
 
 
 _OPEN = frozenset(
@@ -89,12 +91,16 @@ ACTIONS: dict[str, Action] = {
             frozenset({Party.SUBMITTER}),
             frozenset({ObjectionState.OPEN, ObjectionState.UNRESOLVED}),
             ObjectionState.ANSWERED,
+            offer="Acknowledge, with a resolution schedule",
+            done="acknowledged",
         ),
         Action(
             "contest",
             frozenset({Party.SUBMITTER}),
             frozenset({ObjectionState.OPEN, ObjectionState.UNRESOLVED}),
             ObjectionState.ANSWERED,
+            offer="Contest, with evidence",
+            done="contested",
         ),
         Action(
             "accept",
@@ -102,13 +108,24 @@ ACTIONS: dict[str, Action] = {
             _ANSWERED,
             ObjectionState.RESOLVED,
             needs_body=False,
+            offer="Accept the answer",
+            done="accepted the answer",
         ),
-        Action("retract", frozenset({Party.OBJECTOR}), _OPEN, ObjectionState.RETRACTED),
+        Action(
+            "retract",
+            frozenset({Party.OBJECTOR}),
+            _OPEN,
+            ObjectionState.RETRACTED,
+            offer="Retract the objection",
+            done="retracted",
+        ),
         Action(
             "mark_unresolved",
             frozenset({Party.OBJECTOR}),
             _ANSWERED,
             ObjectionState.UNRESOLVED,
+            offer="Mark unresolved",
+            done="marked unresolved",
         ),
         # A valid answer too (rules §11.3): the objectors say when they will have validated.
         Action(
@@ -116,13 +133,42 @@ ACTIONS: dict[str, Action] = {
             frozenset({Party.OBJECTOR}),
             frozenset({ObjectionState.ANSWERED}),
             ObjectionState.VALIDATING,
+            offer="Give a validation schedule",
+            done="gave a validation schedule",
         ),
-        Action("resolve", frozenset({Party.CHAIR}), _OPEN, ObjectionState.RESOLVED),
-        Action("comment", _EVERYONE, _OPEN, None),
+        Action(
+            "resolve",
+            frozenset({Party.CHAIR}),
+            _OPEN,
+            ObjectionState.RESOLVED,
+            offer="Resolve (chair)",
+            done="resolved",
+        ),
+        Action("comment", _EVERYONE, _OPEN, None, offer="Comment", done="commented"),
         # Another organisation adds its "by <org>" tag (rules §11.4).
-        Action("join", frozenset({Party.COMMITTEE}), _OPEN, None, needs_body=False),
+        Action(
+            "join",
+            frozenset({Party.COMMITTEE}),
+            _OPEN,
+            None,
+            needs_body=False,
+            offer="Join as an objector",
+            done="joined",
+        ),
     )
 }
+
+
+# The first message of a thread is the filing itself.
+FILED = "file"
+
+
+def told(action_id: str) -> str:
+    """An action as the thread and the timeline tell it."""
+    if action_id == FILED:
+        return "filed"
+    action = ACTIONS.get(action_id)
+    return action.done if action else action_id.replace("_", " ")
 
 
 class ObjectionRefused(Exception):

@@ -83,10 +83,26 @@ def compare_system_descriptions(settings: Settings, submission: Submission) -> d
             copies[label] = _flatten(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError):
             copies[label] = {"(unreadable)": "could not be read as JSON"}
+    # Points in concurrency order (r16 before r128), not as text sorts them.
+    labels = sorted(copies, key=_point_order)
     keys = sorted({k for fields in copies.values() for k in fields})
-    differing = [
-        {"field": k, "values": {label: fields.get(k, "—") for label, fields in copies.items()}}
-        for k in keys
-        if len({fields.get(k) for fields in copies.values()}) > 1
-    ]
-    return {"points": list(copies), "fields": len(keys), "differing": differing}
+    differing = []
+    for key in keys:
+        groups: dict[str, list[str]] = {}
+        for label in labels:
+            groups.setdefault(copies[label].get(key, "(missing)"), []).append(label)
+        if len(groups) > 1:
+            # Each value once, with the points that carry it: narrow however many points.
+            differing.append(
+                {
+                    "field": key,
+                    "groups": [{"value": v, "points": pts} for v, pts in groups.items()],
+                }
+            )
+    return {"points": labels, "fields": len(keys), "differing": differing}
+
+
+def _point_order(label: str) -> tuple[str, int, str]:
+    head, _, point = label.rpartition("/")
+    digits = point.lstrip("r")
+    return (head, int(digits) if digits.isdigit() else -1, point)

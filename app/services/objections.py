@@ -11,8 +11,19 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Objection, ObjectionMessage, Organization, Submission, User, utcnow
 from app.domain.accounts import Role
-from app.domain.objections import CLOSED, TYPES, ObjectionRefused, ObjectionState, Party, apply
+from app.domain.objections import (
+    ACTIONS,
+    CLOSED,
+    FILED,
+    TYPES,
+    ObjectionRefused,
+    ObjectionState,
+    Party,
+    apply,
+    told,
+)
 from app.domain.policy import may_act_on_objections, may_object
+from app.domain.times import local_text
 from app.settings import Settings
 
 from .audit import record
@@ -78,7 +89,7 @@ def file_objection(
         state=ObjectionState.OPEN.value,
         filed_at=at,
     )
-    objection.messages.append(_message(filer, "file", evidence.strip(), at))
+    objection.messages.append(_message(filer, FILED, evidence.strip(), at))
     session.add(objection)
     session.flush()
     due = submitter_clock(settings, submission).business_deadline(
@@ -98,7 +109,7 @@ def file_objection(
         + ([submission.reviewer] if submission.reviewer else []),
         f"Objection filed: {objection.title}",
         f"{kind.title}, severity {kind.severity}, citing {objection.rule_cited}. The submitter "
-        f"must answer by {due.isoformat(timespec='minutes')} (rules §11.3).",
+        f"must answer by {local_text(due, settings.cohort_timezone)} (rules §11.3).",
         f"/submissions/{submission.public_id}#objection-{objection.public_id}",
     )
     return objection
@@ -141,6 +152,32 @@ def parties_of(user: User, objection: Objection) -> frozenset[Party]:
     return frozenset(parties)
 
 
+def _refusal_beyond_the_table(
+    action: str, user: User, objection: Objection
+) -> ObjectionRefused | None:
+    """What the action table cannot know: who already objects."""
+    if action == "join" and user.organization_id in objection.by_organizations:
+        return _refuse("joined", "your organisation is already among the objectors")
+    return None
+
+
+def offered_actions(session: Session, objection: Objection, user: User | None) -> list[str]:
+    """The actions *user* may take on *objection* now: exactly those `act` would take."""
+    if user is None or may_act_on_objections(facts_of(session, objection.submission)):
+        return []
+    parties = parties_of(user, objection)
+    state = ObjectionState(objection.state)
+    offered = []
+    for action in ACTIONS.values():
+        try:
+            apply(action.id, state, parties, "(a body)")
+        except ObjectionRefused:
+            continue
+        if _refusal_beyond_the_table(action.id, user, objection) is None:
+            offered.append(action.id)
+    return offered
+
+
 def act(
     *,
     session: Session,
@@ -157,9 +194,9 @@ def act(
     if closed is not None:
         raise _refuse(closed.code, closed.message, closed.status)
     taken = apply(action, ObjectionState(objection.state), parties_of(user, objection), body)
+    if (refusal := _refusal_beyond_the_table(action, user, objection)) is not None:
+        raise refusal
     if action == "join":
-        if user.organization_id in objection.by_organizations:
-            raise _refuse("joined", "your organisation is already among the objectors")
         objection.by_organizations = [*objection.by_organizations, user.organization_id]
     if action in ("acknowledge", "contest"):
         objection.submitter_answered_at = objection.submitter_answered_at or at
@@ -177,7 +214,7 @@ def act(
     record(
         session,
         submission,
-        action=f"objection {action}",
+        action=f"objection {told(action)}",
         actor=user.email,
         reason=f"{objection.title}: {objection.state}",
         at=at,
@@ -199,8 +236,8 @@ def _tell_the_other_side(session: Session, objection: Objection, user: User, act
     notify(
         session,
         [p for p in people if p.id != user.id],
-        f"Objection {action.replace('_', ' ')}: {objection.title}",
-        f"{user.email} ({action.replace('_', ' ')}); the objection is now {objection.state}.",
+        f"Objection {told(action)}: {objection.title}",
+        f"{user.email} {told(action)}; the objection is now {objection.state}.",
         f"/submissions/{submission.public_id}#objection-{objection.public_id}",
     )
 
@@ -257,6 +294,7 @@ def objection_dict(session: Session, settings: Settings, objection: Objection) -
                 "author": m.author,
                 "organization": m.organization,
                 "action": m.action,
+                "told": told(m.action),
                 "body": m.body,
                 "at": m.at.isoformat(),
             }

@@ -41,7 +41,7 @@ from app.domain.lifecycle import PublicationMode, ResultStatus, SubmissionState,
 from app.domain.policy import current_cohort, may_publish, release_at
 from app.settings import Settings
 
-from .audit import record
+from .audit import SYSTEM, record
 from .clocks import embargo_release
 from .errors import ServiceError
 from .results import compact_point
@@ -258,6 +258,7 @@ def sync_record(
     cohort: Cohort | None = None,
     why: str | None = None,
     points_changed: bool = True,
+    actor: str = SYSTEM,
 ) -> Publication | None:
     """Bring the submission's public record in line with its state; returns the version
     written, if one was. *cohort*: the cohort being released (default: the one a change
@@ -317,6 +318,6 @@ def sync_record(
     session.add(publication)
     change = "published" if latest is None else "public record updated"
     detail = f"{status.value} in {target}" + (f" ({why})" if why else "")
-    record(session, submission, action=change, reason=detail, at=at)
+    record(session, submission, action=change, actor=actor, reason=detail, at=at)
     session.flush()
     return publication

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Curve, Job, Point, Reproduction, Submission, utcnow
 from app.domain.endpoints import host_allowed
+from app.domain.lifecycle import SubmissionState
 from app.domain.reproduction import Measured, judge_reproduction
 from app.settings import Settings
 from harness.dataset import DatasetError, load_dataset
@@ -63,6 +64,31 @@ def _find_point(submission: Submission, label: str) -> tuple[Curve, Point]:
     raise ReproductionError("no-such-point", f"submission has no point {label!r}", 404)
 
 
+REPRODUCIBLE_STATES = frozenset({SubmissionState.PASSED_CHECKS, SubmissionState.FINALIZED})
+
+
+def reproduction_refusal(
+    settings: Settings, submission: Submission, curve: Curve | None = None
+) -> ReproductionError | None:
+    """Why a point of *submission* (of *curve*, when given) cannot be reproduced now: the
+    page offers the form only where this is None, and the request is refused by it."""
+    state = SubmissionState(submission.state)
+    if state not in REPRODUCIBLE_STATES:
+        return ReproductionError(
+            "not-reproducible",
+            f"a {state.value.replace('_', ' ')} submission is not reproduced: only results "
+            "that passed their checks are",
+            409,
+        )
+    if curve is not None and dataset_file(settings, curve.dataset) is None:
+        return ReproductionError(
+            "no-dataset",
+            f"the portal has no local copy of dataset {curve.dataset!r}; an operator puts "
+            f"{curve.dataset}.jsonl (or .csv/.parquet) in {settings.effective_datasets_dir}",
+        )
+    return None
+
+
 def request_reproduction(
     *,
     session: Session,
@@ -77,6 +103,8 @@ def request_reproduction(
     requested_by: str | None = None,
 ) -> Reproduction:
     curve, point = _find_point(submission, point_label)
+    if (refusal := reproduction_refusal(settings, submission)) is not None:
+        raise refusal
     if point.offline_kind == "dedicated":
         raise ReproductionError(
             "offline-point",
@@ -100,12 +128,8 @@ def request_reproduction(
             "bad-time-cap",
             f"time cap must be between 1 and {settings.reproduction_max_time_cap_s:g} seconds",
         )
-    if dataset_file(settings, curve.dataset) is None:
-        raise ReproductionError(
-            "no-dataset",
-            f"the portal has no local copy of dataset {curve.dataset!r}; an operator puts "
-            f"{curve.dataset}.jsonl (or .csv/.parquet) in {settings.effective_datasets_dir}",
-        )
+    if (refusal := reproduction_refusal(settings, submission, curve)) is not None:
+        raise refusal
     job = Job(kind=REPRODUCE_POINT, submission=submission)
     session.add(job)
     reproduction = Reproduction(

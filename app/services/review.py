@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import (
     AuditEvent,
+    CohortRelease,
     Objection,
     ObjectionMessage,
     Organization,
@@ -46,6 +47,7 @@ from app.domain.policy import (
     may_complete_review,
 )
 from app.domain.review import ReviewClock, ReviewPhase
+from app.domain.times import local_text
 from app.settings import Settings
 
 from .accounts import Principal
@@ -54,7 +56,7 @@ from .clocks import business_calendar, embargo_release, review_clock, submitter_
 from .errors import ServiceError
 from .notifications import chairs, committee, members_of, notify, send_pending_email
 from .policy import actor_of, enforce, facts_of
-from .publishing import PublishingError, record_cohort, release_cohort, sync_record
+from .publishing import PublishingError, record_cohort, release_cohort, released, sync_record
 from .storage import sweep_tmp
 
 Chooser = Callable[[list[User]], User]
@@ -84,6 +86,14 @@ def blocking_objections(session: Session, submission: Submission) -> list[Object
     ]
 
 
+def first_released_cohort(session: Session, submission: Submission) -> str | None:
+    return session.scalar(
+        select(func.min(Publication.cohort))
+        .join(CohortRelease, CohortRelease.cohort == Publication.cohort)
+        .where(Publication.submission_id == submission.id, Publication.in_record())
+    )
+
+
 def review_summary(session: Session, settings: Settings, submission: Submission) -> dict[str, Any]:
     """Where the review stands: phase, windows, reviewer, penalties, publication plan."""
     clock = review_clock(settings)
@@ -105,7 +115,17 @@ def review_summary(session: Session, settings: Settings, submission: Submission)
         "open_objections": len(open_ones),
         "penalty_cohorts": submission.penalty_cohorts,
         "due_cohort": submission.due_cohort,
+        # Only a cohort the chair has released has published anything.
+        "published_in": first_released_cohort(session, submission),
         "embargo_release": release.isoformat() if release else None,
+        # Awaiting review: what starts it (the provisional publication, rules §11.2 C).
+        "review_starts_with": None
+        if submission.review_phase != ReviewPhase.AWAITING.value
+        else (
+            f"its embargo ends on {release.isoformat()}"
+            if release
+            else f"cohort {submission.eligible_cohort or submission.target_cohort} is published"
+        ),
     }
 
 
@@ -142,7 +162,7 @@ def start_review(
         submission,
         action="review started",
         reason=f"review eligibility date {at.date().isoformat()}; objections until "
-        f"{closes.isoformat(timespec='minutes')}",
+        f"{local_text(closes, settings.cohort_timezone)}",
         at=at,
     )
     assign_reviewer(session, settings, submission, choose=choose, at=at)
@@ -150,7 +170,7 @@ def start_review(
         session,
         [*committee(session), *members_of(session, submission.organization_id)],
         f"Peer review started: {_label(submission)}",
-        f"Objections may be filed until {closes.isoformat(timespec='minutes')}.",
+        f"Objections may be filed until {local_text(closes, settings.cohort_timezone)}.",
         _link(submission),
     )
 
@@ -289,7 +309,69 @@ def publish_cohort(
     cohort, first_time = release_cohort(session, settings, cohort_id, at, actor)
     if not first_time:
         return []
-    return record_changes(session, settings, at, ClockReport(at), cohort=cohort)
+    return record_changes(session, settings, at, ClockReport(at), cohort=cohort, actor=actor)
+
+
+@dataclass(frozen=True)
+class CohortPlan:
+    """What releasing a cohort does (or did): the results it publishes."""
+
+    cohort: str
+    entries: list[dict[str, Any]]
+    released_at: dt.datetime | None = None  # set when the cohort was released before
+    released_by: str | None = None
+
+
+def _entry(publication: Publication) -> dict[str, Any]:
+    submission = publication.submission
+    return {
+        "submission": submission.public_id,
+        "bundle": submission.bundle_submission_id or submission.public_id[:8],
+        "organization": submission.organization.name,
+        "status": publication.status,
+        "result_ids": sorted(c.result_id for c in publication.curves if c.result_id),
+    }
+
+
+def _released_before(session: Session, cohort_id: str) -> CohortPlan | None:
+    cohort = Cohort.parse(cohort_id.strip())
+    before = released(session, cohort) if cohort is not None else None
+    if before is None:
+        return None
+    return CohortPlan(str(cohort), [], before.published_at, before.published_by)
+
+
+def plan_cohort(
+    *, session: Session, settings: Settings, cohort_id: str, at: dt.datetime, actor: str
+) -> CohortPlan:
+    """What publishing *cohort_id* now would publish, for the chair to confirm: computed
+    by publishing it inside a savepoint that is then rolled back, so the plan is exactly
+    what the release does. Refused as the release would be."""
+    if (before := _released_before(session, cohort_id)) is not None:
+        return before
+    savepoint = session.begin_nested()
+    try:
+        created = publish_cohort(
+            session=session, settings=settings, cohort_id=cohort_id.strip(), at=at, actor=actor
+        )
+        return CohortPlan(cohort_id.strip(), [_entry(p) for p in created])
+    finally:
+        savepoint.rollback()
+
+
+def publish_confirmed(
+    *, session: Session, settings: Settings, cohort_id: str, at: dt.datetime, actor: str
+) -> CohortPlan:
+    """Release the cohort (as :func:`publish_cohort`), told as a plan: what it published,
+    or when and by whom it had been released before."""
+    if (before := _released_before(session, cohort_id)) is not None:
+        return before
+    created = publish_cohort(
+        session=session, settings=settings, cohort_id=cohort_id.strip(), at=at, actor=actor
+    )
+    return CohortPlan(
+        created[0].cohort if created else cohort_id.strip(), [_entry(p) for p in created]
+    )
 
 
 def record_changes(
@@ -299,9 +381,11 @@ def record_changes(
     report: ClockReport,
     *,
     cohort: Cohort | None = None,
+    actor: str = SYSTEM,
 ) -> list[Publication]:
     """Bring every live submission's public record in line with its state (embargo dates
-    reached, a cohort released); a provisional publication starts its review."""
+    reached, a cohort released); a provisional publication starts its review. *actor*:
+    who released the cohort (the chair), credited with what it published."""
     live = session.scalars(
         select(Submission)
         .where(
@@ -313,8 +397,15 @@ def record_changes(
     ).all()
     written = [
         keep_record(
-            session, settings, submission, at, cohort=cohort, report=report, points_changed=False
-        )
+            session,
+            settings,
+            submission,
+            at,
+            cohort=cohort,
+            report=report,
+            points_changed=False,
+            actor=actor,
+        )  # fmt: skip
         for submission in live
     ]
     return [w for w in written if w is not None]
@@ -330,12 +421,14 @@ def keep_record(
     why: str | None = None,
     report: ClockReport | None = None,
     points_changed: bool = True,
+    actor: str = SYSTEM,
 ) -> Publication | None:
     """:func:`publishing.sync_record`, and the start of review a provisional publication
     brings (rules §11.2 C)."""
     written = sync_record(
-        session, settings, submission, at, cohort=cohort, why=why, points_changed=points_changed
-    )
+        session, settings, submission, at, cohort=cohort, why=why,
+        points_changed=points_changed, actor=actor,
+    )  # fmt: skip
     if written is None:
         return None
     if report is not None:

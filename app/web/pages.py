@@ -8,12 +8,17 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy import select
 
-from app.db.models import Retokenization, Submission, User
+from app.db.models import Organization, Retokenization, Submission, User
 from app.domain.accounts import Scope
 from app.domain.visibility import Access
-from app.services.accounts import authenticate, end_session, start_session
+from app.services.accounts import Principal, authenticate, end_session, start_session
 from app.services.artifacts import latest_events
-from app.services.reproductions import ReproductionError, list_reproductions, request_reproduction
+from app.services.reproductions import (
+    ReproductionError,
+    list_reproductions,
+    reproduction_refusal,
+    request_reproduction,
+)
 from app.services.results import (
     PRELIMINARY_FOOTNOTE,
     REGIONS,
@@ -108,11 +113,31 @@ def sign_in_first(request: Request) -> RedirectResponse:
 
 
 @router.get("/upload", response_class=HTMLResponse)
-def upload_form(request: Request, settings: SettingsDep, who: PrincipalDep) -> Response:
+def upload_form(
+    request: Request, session: SessionDep, settings: SettingsDep, who: PrincipalDep
+) -> Response:
     if who is None:
         return sign_in_first(request)
+    return _upload_page(request, session, settings, who)
+
+
+def _upload_page(
+    request: Request,
+    session: SessionDep,
+    settings: Settings,
+    who: Principal,
+    problem: UploadProblem | None = None,
+) -> Response:
+    organization = session.get(Organization, who.organization_id) if who.organization_id else None
     return templates.TemplateResponse(
-        request, "upload.html", {"error": None, "limit": settings.max_upload_bytes}
+        request,
+        "upload.html",
+        {
+            "error": problem,
+            "limit": settings.max_upload_bytes,
+            "organization": organization.name if organization else None,
+        },
+        status_code=problem.status if problem else 200,
     )
 
 
@@ -138,12 +163,7 @@ async def upload_submit(
             check_csrf=True,
         )
     except UploadProblem as problem:
-        return templates.TemplateResponse(
-            request,
-            "upload.html",
-            {"error": problem, "limit": settings.max_upload_bytes},
-            status_code=problem.status,
-        )
+        return _upload_page(request, session, settings, who, problem)
     target = f"/submissions/{accepted.submission.public_id}"
     if accepted.duplicate:
         target += "?duplicate=1"
@@ -159,6 +179,7 @@ def _render_submission(
     duplicate: bool = False,
     reproduction_error: ReproductionError | None = None,
     review_error: str | None = None,
+    kept: dict[str, dict[str, str]] | None = None,
     status_code: int = 200,
 ) -> Response:
     who = principal_of(request)
@@ -196,12 +217,22 @@ def _render_submission(
             "curves": curves,
             "duplicate": duplicate,
             "reproductions": [reproduction_dict(r) for r in reproductions],
+            # Offered only where the request would be taken (the same predicate refuses it).
             "reproducible_points": [
                 f"{c['system']}/{c['benchmark_model']}/{p['dir']}"
-                for c in curves
+                for c, row in zip(curves, submission.curves, strict=True)
+                if reproduction_refusal(settings, submission, row) is None
                 for p in c["points"]
                 if p["offline"] != "dedicated"
             ],
+            "reproduction_blocked": next(
+                (
+                    refusal
+                    for row in submission.curves
+                    if (refusal := reproduction_refusal(settings, submission, row))
+                ),
+                None,
+            ),
             "reproduction_error": reproduction_error,
             "retokenizations": retokenizations,
             "has_events": bool(latest_events(session, submission)),
@@ -212,6 +243,8 @@ def _render_submission(
             if level >= Access.REVIEW
             else None,
             "review_error": review_error,
+            # A refused form's fields, by form, to fill it in again.
+            "kept": kept or {},
         },
         status_code=status_code,
     )
@@ -308,9 +341,13 @@ def reproduce_from_page(
         )
     except ReproductionError as exc:
         session.rollback()
+        # Filled in again as sent (the API key is never echoed back).
+        typed = {"point": point, "endpoint_url": endpoint_url, "model": model,
+                 "time_cap_s": f"{time_cap_s:g}"}  # fmt: skip
         return _render_submission(
-            request, session, settings, public_id, reproduction_error=exc, status_code=exc.status
-        )
+            request, session, settings, public_id, reproduction_error=exc,
+            kept={"reproduce": typed}, status_code=exc.status,
+        )  # fmt: skip
     session.commit()
     return RedirectResponse(f"/submissions/{public_id}#reproductions", status_code=303)
 
@@ -345,7 +382,7 @@ def login(
         return templates.TemplateResponse(
             request,
             "login.html",
-            {"error": "Wrong e-mail or password.", "next": _local_path(next)},
+            {"error": "Wrong e-mail or password.", "next": _local_path(next), "email": email},
             status_code=401,
         )
     secret = start_session(session=session, user=user)
@@ -383,5 +420,6 @@ def review_form_refused(request: Request, exc: Exception) -> Response:
             request.app.state.settings,
             exc.public_id,
             review_error=exc.message,
+            kept={exc.form: exc.kept},
             status_code=exc.status,
         )

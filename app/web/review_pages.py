@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -20,6 +21,7 @@ from app.domain.accounts import Scope
 from app.domain.objections import ACTIONS, TYPES, ObjectionRefused
 from app.domain.policy import (
     POINT_STATES,
+    current_cohort,
     may_change_embargo,
     may_complete_review,
     may_object,
@@ -45,14 +47,16 @@ from app.services.objections import (
     get_objection,
     objection_dict,
     objections_of,
-    parties_of,
+    offered_actions,
 )
 from app.services.policy import actor_of, facts_of
 from app.services.review import (
+    CohortPlan,
     assign_reviewer,
     change_embargo,
     complete_review,
-    publish_cohort,
+    plan_cohort,
+    publish_confirmed,
     review_summary,
     reviewer_pool,
 )
@@ -73,6 +77,9 @@ class ReviewFormError(Exception):
     public_id: str
     message: str
     status: int
+    # Which form was refused and what it held: it is shown again filled in, not cleared.
+    form: str = ""
+    kept: dict[str, str] = field(default_factory=dict)
 
 
 def principal_of(request: Request) -> Principal | None:
@@ -117,13 +124,7 @@ def review_context(
         "objections": [
             {
                 **objection_dict(session, settings, o),
-                "my_actions": sorted(
-                    a.id
-                    for a in ACTIONS.values()
-                    if user is not None
-                    and a.parties & parties_of(user, o)
-                    and o.state in a.from_states
-                ),
+                "my_actions": [ACTIONS[a] for a in offered_actions(session, o, user)],
             }
             for o in objections
         ],
@@ -162,8 +163,10 @@ def _back(public_id: str, anchor: str = "review") -> RedirectResponse:
     return RedirectResponse(f"/submissions/{public_id}#{anchor}", status_code=303)
 
 
-def _refused(public_id: str, exc: ServiceError | ObjectionRefused) -> ReviewFormError:
-    return ReviewFormError(public_id, f"{exc.message} ({exc.code})", exc.status)
+def _refused(
+    public_id: str, exc: ServiceError | ObjectionRefused, form: str, kept: dict[str, str]
+) -> ReviewFormError:
+    return ReviewFormError(public_id, f"{exc.message} ({exc.code})", exc.status, form, kept)
 
 
 def _form(
@@ -176,14 +179,21 @@ def _form(
 
 
 def _carry_out(
-    session: Session, public_id: str, work: Callable[[], object], anchor: str = "review"
+    session: Session,
+    public_id: str,
+    work: Callable[[], object],
+    anchor: str = "review",
+    *,
+    form: str = "",
+    kept: dict[str, str] | None = None,
 ) -> RedirectResponse:
-    """Run a form's service call: commit and back to the page, or show why it was refused."""
+    """Run a form's service call: commit and back to the page, or show why it was refused
+    (with *form* filled in again from *kept*)."""
     try:
         work()
     except (ServiceError, ObjectionRefused) as exc:
         session.rollback()
-        raise _refused(public_id, exc) from exc
+        raise _refused(public_id, exc, form, kept or {}) from exc
     session.commit()
     return _back(public_id, anchor)
 
@@ -216,6 +226,14 @@ def file_from_page(
             evidence=evidence,
             point_label=point or None,
         ),
+        form="objection",
+        kept={
+            "type": type,
+            "title": title,
+            "rule_cited": rule_cited,
+            "evidence": evidence,
+            "point": point,
+        },
     )
 
 
@@ -257,6 +275,8 @@ def act_from_page(
             body=body,
         ),
         f"objection-{objection_id}",
+        form=f"objection-{objection_id}",
+        kept={"action": action, "body": body},
     )
 
 
@@ -275,6 +295,8 @@ def complete_from_page(
         lambda: complete_review(
             session=session, submission=submission, reviewer=_user(session, who), notes=notes
         ),
+        form="review-complete",
+        kept={"notes": notes},
     )
 
 
@@ -300,6 +322,8 @@ def decide_from_page(
             actor=who.email,
             reason=reason or None,
         ),
+        form="decision",
+        kept={"action": action, "reason": reason},
     )
 
 
@@ -316,7 +340,13 @@ def embargo_from_page(
     try:
         day = dt.date.fromisoformat(embargo_date) if embargo_date.strip() else None
     except ValueError:
-        raise ReviewFormError(public_id, f"{embargo_date!r} is not a date", 422) from None
+        raise ReviewFormError(
+            public_id,
+            f"{embargo_date!r} is not a date",
+            422,
+            "embargo",
+            {"embargo_date": embargo_date},
+        ) from None
     return _carry_out(
         session,
         public_id,
@@ -328,6 +358,8 @@ def embargo_from_page(
             actor=who.email,
             who=who,
         ),
+        form="embargo",
+        kept={"embargo_date": embargo_date},
     )
 
 
@@ -379,6 +411,8 @@ def point_state_from_page(
             who=who,
             reason=reason,
         ),
+        form="point-state",
+        kept={"point": point, "state": state, "reason": reason},
     )
 
 
@@ -399,6 +433,8 @@ def withdraw_from_page(
         lambda: withdraw(
             session=session, settings=settings, submission=submission, who=who, reason=reason
         ),
+        form="withdraw",
+        kept={"reason": reason},
     )
 
 
@@ -431,7 +467,8 @@ def _queue_page(
     session: Session,
     settings: Settings,
     who: Principal,
-    published: list[str] | None = None,
+    plan: CohortPlan | None = None,
+    done: bool = False,
     error: str | None = None,
     status_code: int = 200,
 ) -> Response:
@@ -449,8 +486,12 @@ def _queue_page(
         {
             "rows": rows,
             "can_publish": who.has(Scope.PUBLISH),
-            "published": published,
+            "plan": plan,
+            "done": done,
             "publish_error": error,
+            "current_cohort": current_cohort(
+                request.app.state.clock(), ZoneInfo(settings.cohort_timezone)
+            ),
         },
         status_code=status_code,
     )
@@ -473,27 +514,24 @@ def publish_from_page(
     settings: SettingsDep,
     now: NowDep,
     cohort: str = Form(""),
+    confirm: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    """The chair publishes a cohort from the browser, as the API does (credited to the
-    chair; refused before its time or for any cohort but the one due)."""
+    """The chair publishes a cohort from the browser in two steps: first what it would
+    publish (bundles and result ids), then, confirmed, the release itself, credited to
+    the chair; refused before its time or for any cohort but the one due."""
     verify_csrf(request, csrf_token)
     who = _signed_in(request, Scope.PUBLISH)
+    act = publish_confirmed if confirm == "yes" else plan_cohort
     try:
-        created = publish_cohort(
-            session=session, settings=settings, cohort_id=cohort.strip(), at=now, actor=who.email
-        )
+        plan = act(session=session, settings=settings, cohort_id=cohort, at=now, actor=who.email)
     except ServiceError as exc:
         session.rollback()
         return _queue_page(
             request, session, settings, who, error=exc.message, status_code=exc.status
         )
     session.commit()
-    lines = [
-        f"{p.submission.organization.name} {p.submission.public_id[:8]}: {p.status} in {p.cohort}"
-        for p in created
-    ]
-    return _queue_page(request, session, settings, who, published=lines)
+    return _queue_page(request, session, settings, who, plan=plan, done=confirm == "yes")
 
 
 @router.get("/inbox", response_class=HTMLResponse)

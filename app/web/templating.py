@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
+from markupsafe import Markup
+
+from app.domain.times import as_utc, local_text
 
 from .security import csrf_input
 
@@ -20,3 +24,18 @@ def static_url(context: dict, path: str) -> str:  # type: ignore[type-arg]
 
 
 templates.env.globals["static_url"] = pass_context(static_url)
+
+
+@pass_context
+def when(context: dict, value: dt.datetime | str | None) -> Markup | str:  # type: ignore[type-arg]
+    """Every time on every page: in the cohorts' zone with its abbreviation, UTC on hover."""
+    if value is None or value == "":
+        return "—"
+    moment = as_utc(dt.datetime.fromisoformat(value) if isinstance(value, str) else value)
+    zone = context["request"].app.state.settings.cohort_timezone
+    return Markup('<time datetime="{}" title="{} UTC">{}</time>').format(
+        moment.isoformat(timespec="seconds"), f"{moment:%Y-%m-%d %H:%M}", local_text(moment, zone)
+    )
+
+
+templates.env.filters["when"] = when

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hmac
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fastapi import Request
 from sqlalchemy.orm import Session
@@ -31,6 +31,8 @@ class UploadProblem(Exception):
     code: str
     message: str
     member: str | None = None
+    # What the form held, when it was read: the page shows it again filled in.
+    fields: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         error: dict[str, object] = {"code": self.code, "message": self.message}
@@ -117,6 +119,7 @@ async def handle_upload(
         sink.discard()  # a broken connection leaves no half-written file behind
         raise
     assert parsed.file is not None
+    kept = {k: v for k, v in parsed.fields.items() if k != CSRF_FIELD}
     try:
         if check_csrf:
             expected = request.cookies.get(CSRF_COOKIE, "")
@@ -129,12 +132,13 @@ async def handle_upload(
                 )
         mode = _publication_mode(parsed.fields)
         embargo = _embargo(parsed.fields, dt.datetime.now(dt.UTC).date())
-    except UploadProblem:
+    except UploadProblem as problem:
         sink.discard()
+        problem.fields = kept
         raise
     if parsed.file.size == 0:
         sink.discard()
-        raise UploadProblem(400, "empty-upload", "the uploaded file is empty")
+        raise UploadProblem(400, "empty-upload", "the uploaded file is empty", fields=kept)
     try:
         accepted = accept_upload(
             session=session,
@@ -147,7 +151,7 @@ async def handle_upload(
         )
     except IntakeError as exc:
         session.rollback()
-        raise UploadProblem(exc.status, exc.code, exc.message, exc.member) from exc
+        raise UploadProblem(exc.status, exc.code, exc.message, exc.member, kept) from exc
     if not accepted.duplicate:
         accepted.submission.publication_mode = mode  # chosen once, at upload (§11.2)
         accepted.submission.embargo_date = embargo

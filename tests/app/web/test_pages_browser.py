@@ -333,7 +333,10 @@ def test_the_review_in_the_browser_objection_answer_decision(
     page.wait_for_selector("#due-cohort")
     assert "Finalized" in page.locator("#state-label").inner_text()
     assert "finalize" in page.locator("#timeline").inner_text()
-    due = page.locator("#due-cohort").inner_text().strip()
+    due = page.locator("#due-cohort").get_attribute("data-cohort")
+    # Not "published" before the chair releases the cohort.
+    assert "once the chair publishes it" in page.locator("#due-cohort").inner_text()
+    assert page.locator("#published-in").count() == 0
     page.click("#bundle-files")
     page.locator("#file-list a", has_text="system_desc.json").first.click()
     assert '"submitter_org_names"' in page.locator("#file-content").inner_text()
@@ -356,6 +359,8 @@ def test_the_review_in_the_browser_objection_answer_decision(
     # The cohort is released at its time (the CLI's --now stands for Wednesday 08:00 PT).
     at = Cohort.parse(due).publication_at(ZoneInfo("America/Los_Angeles")).isoformat()  # type: ignore[union-attr]
     assert " as verified in " + due in portal.cli("publish", due, "--now", at)
+    page.goto(url)
+    assert page.locator("#published-in").inner_text() == f"cohort {due}"
     page.context.clear_cookies()  # the public now sees it on the curves
     page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&cohort={due}")
     page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)

@@ -1,0 +1,94 @@
+"""The review pages' forms, through real HTTP in the app (the browser walks drive them too)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.db.models import Submission
+from app.db.session import Database
+from app.services.checks import run_checks
+from app.settings import Settings
+from app.web.main import create_app
+from tests.conftest import ACCOUNTS, PASSWORD, RecordingQueue, SetClock, bearer, create_accounts
+
+
+def _sign_in(client: TestClient, key: str) -> str:
+    """Signs in through the form; returns the page's form token."""
+    client.cookies.clear()
+    client.get("/login")
+    token = client.cookies.get("epp_csrf")
+    signed = client.post(
+        "/login",
+        data={"email": ACCOUNTS[key][0], "password": PASSWORD, "csrf_token": token},
+        follow_redirects=False,
+    )
+    assert signed.status_code == 303
+    return token  # type: ignore[return-value]
+
+
+@pytest.fixture
+def chair_page(
+    settings: Settings, database: Database, good_archive: Path
+) -> Iterator[tuple[TestClient, str, str, SetClock]]:
+    tokens = create_accounts(database)
+    queue = RecordingQueue()
+    clock = SetClock(dt.datetime.now(dt.UTC))
+    with TestClient(create_app(settings, queue=queue, clock=clock)) as client:
+        uploaded = client.post(
+            "/api/v1/submissions",
+            files={"file": ("g.tar.gz", good_archive.read_bytes())},
+            data={"publication_mode": "provisional"},
+            headers=bearer(tokens["submitter"]),
+        )
+        assert uploaded.status_code == 201, uploaded.text
+        with database.session() as session:
+            run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
+            submission = session.query(Submission).one()
+            due = submission.eligible_cohort or submission.target_cohort
+        clock.to_publication_of(due)
+        token = _sign_in(client, "chair")
+        yield client, token, due, clock
+
+
+def test_publishing_from_the_page_shows_the_list_first_then_credits_the_chair(
+    chair_page: tuple[TestClient, str, str, SetClock],
+) -> None:
+    client, token, due, _clock = chair_page
+    plan = client.post("/review/publish", data={"cohort": due, "csrf_token": token})
+    assert plan.status_code == 200 and 'id="publish-plan"' in plan.text
+    assert "sub-0001" in plan.text and "would publish" in plan.text
+    assert client.get("/api/v1/cohorts").json()["data"] == []  # nothing published yet
+
+    done = client.post(
+        "/review/publish", data={"cohort": due, "confirm": "yes", "csrf_token": token}
+    )
+    assert done.status_code == 200 and 'id="published"' in done.text
+    assert f"Published in cohort {due}: 1 result." in done.text
+    assert [c["id"] for c in client.get("/api/v1/cohorts").json()["data"]] == [due]
+    sid = re.search(r'href="/submissions/([^"]+)"', done.text.split('id="published"')[1])
+    timeline = client.get(f"/submissions/{sid.group(1)}").text  # type: ignore[union-attr]
+    published = next(line for line in timeline.split("<li>") if "published" in line)
+    assert ACCOUNTS["chair"][0] in published  # credited to the chair, not "system"
+
+    again = client.post(
+        "/review/publish", data={"cohort": due, "confirm": "yes", "csrf_token": token}
+    )
+    assert f"Cohort {due} was already published" in again.text
+    assert "publishing it again changes nothing" in again.text
+
+
+def test_a_past_or_early_cohort_is_refused_with_the_reason(
+    chair_page: tuple[TestClient, str, str, SetClock],
+) -> None:
+    client, token, _due, _clock = chair_page
+    early = client.post("/review/publish", data={"cohort": "2099-01-C0", "csrf_token": token})
+    assert early.status_code == 409 and 'id="publish-error"' in early.text
+    past = client.post("/review/publish", data={"cohort": "2020-01-C0", "csrf_token": token})
+    assert past.status_code == 409 and 'id="publish-error"' in past.text
+    assert client.get("/api/v1/cohorts").json()["data"] == []
