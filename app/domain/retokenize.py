@@ -218,7 +218,7 @@ def analyse(
             [
                 _finding(
                     "tokenizer-missing",
-                    Severity.INFO,
+                    Severity.WARNING,  # nothing was checked: not a pass
                     "No reference tokenizer is configured for this benchmark model, so output "
                     f"tokens could not be re-counted{reason}",
                     point,

@@ -83,8 +83,9 @@ def reproduction_refusal(
     if curve is not None and dataset_file(settings, curve.dataset) is None:
         return ReproductionError(
             "no-dataset",
-            f"the portal has no local copy of dataset {curve.dataset!r}; an operator puts "
-            f"{curve.dataset}.jsonl (or .csv/.parquet) in {settings.effective_datasets_dir}",
+            f"the portal has no local copy of dataset {curve.dataset!r}; an operator adds "
+            f"{curve.dataset}.jsonl (or .csv/.parquet) to the datasets folder "
+            "(ENDPOINTS_PORTAL_DATASETS_DIR)",
         )
     return None
 

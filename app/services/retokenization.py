@@ -9,8 +9,11 @@ runs and started again.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import logging
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -36,6 +39,9 @@ RETOKENIZE_POINT = "retokenize_point"
 CANCELLING = "cancelling"
 CANCELLED = "cancelled"
 Clock = Callable[[], dt.datetime]
+
+
+log = logging.getLogger(__name__)
 
 
 class RetokenizationError(ServiceError):
@@ -151,10 +157,12 @@ def run_retokenization(
     problem = None
     try:
         counter = load_counter(model, load_registry(settings.tokenizer_registry))
-        retok.tokenizer = counter.name
+        retok.tokenizer = public_tokenizer_name(model, counter.name)
     except TokenizerNotFound as exc:
         counter = None
-        problem = str(exc)
+        # The reason names server paths: for the operator's log, not for the page.
+        log.warning("no reference tokenizer for %s: %s", model, exc)
+        problem = "not configured on this portal"
     path = events_path(settings, retok.artifact.sha256)
     total_bytes = max(retok.artifact.size, 1)
     started = time.monotonic()
@@ -230,6 +238,18 @@ def findings_of(session: Session, retok: Retokenization) -> list[FindingRow]:
         select(CheckRun).where(CheckRun.job_id == retok.job_id, CheckRun.kind == "retokenization")
     )
     return list(run.findings) if run else []
+
+
+def public_tokenizer_name(model: str, location: str) -> str:
+    """Which tokenizer counted, as the page may show it to anyone: the model and the
+    tokenizer file's digest, never where the server keeps it."""
+    path = Path(location)
+    file = path / "tokenizer.json" if path.is_dir() else path
+    try:
+        digest = hashlib.sha256(file.read_bytes()).hexdigest()[:12]
+    except OSError:
+        return f"{model} reference tokenizer"
+    return f"{model} reference tokenizer (tokenizer.json sha256 {digest}…)"
 
 
 def list_retokenizations(session: Session, submission: Submission) -> list[Retokenization]:

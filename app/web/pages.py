@@ -204,10 +204,18 @@ def _render_submission(
         retokenization_dict(r, findings_of(session, r))
         for r in list_retokenizations(session, submission)
     ]
+    # The latest re-count of each point: its errors belong in the verdict too.
+    latest_recounts = {r["point"]: r for r in reversed(retokenizations) if r["finished"]}
+    recount_findings = [f for r in latest_recounts.values() for f in r["findings"]]
     return templates.TemplateResponse(
         request,
         "submission.html",
         {
+            "recount_totals": {
+                "points": len(latest_recounts),
+                "errors": sum(f["severity"] == "error" for f in recount_findings),
+                "warnings": sum(f["severity"] == "warning" for f in recount_findings),
+            },
             "s": submission_summary(submission),
             "run": run,
             "groups": group_findings(rows),

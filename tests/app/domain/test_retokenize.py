@@ -160,7 +160,7 @@ def test_malformed_lines_are_reported_and_skipped(honest_run, tmp_path) -> None:
 def test_no_tokenizer_is_one_informational_finding(honest_run) -> None:  # type: ignore[no-untyped-def]
     events, summary = honest_run
     analysis = analyse(events, None, reported_from(summary), POINT)
-    assert [(f.rule, f.severity) for f in analysis.findings] == [("tokenizer-missing", "info")]
+    assert [(f.rule, f.severity) for f in analysis.findings] == [("tokenizer-missing", "warning")]
 
 
 @pytest.mark.parametrize(

@@ -135,6 +135,36 @@ def test_inflated_tokens_in_events_are_caught(setup, database, tmp_path) -> None
     [recount] = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
     rules = {f["rule"]: f for f in recount["findings"]}
     assert rules["fake-first-token"]["severity"] == "error"
+    # The verdict box counts re-count errors too, not only the checks'.
+    page = client.get(f"/submissions/{sid}").text
+    errors = sum(f["severity"] == "error" for f in recount["findings"])
+    assert f"re-counts: {errors} error(s)" in page and "checks: 0 error(s)" in page
+
+
+def test_the_tokenizer_shown_is_named_not_located(setup, database) -> None:  # type: ignore[no-untyped-def]
+    client, settings, queue, sid, events = setup
+    label, path = events[0]
+    client.put(f"/api/v1/submissions/{sid}/points/{label}/events", content=path.read_bytes())
+    _run_all(database, settings, queue)
+    [recount] = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
+    assert recount["tokenizer"].startswith("llama3_1-8b reference tokenizer (tokenizer.json sha256")
+    location = json.loads(settings.tokenizer_registry.read_text())["llama3_1-8b"]["location"]
+    assert location not in client.get(f"/submissions/{sid}").text
+
+
+def test_without_a_tokenizer_nothing_is_said_to_be_re_counted(setup, database) -> None:  # type: ignore[no-untyped-def]
+    client, settings, queue, sid, events = setup
+    bare = settings.model_copy(update={"tokenizer_registry": None})
+    label, path = events[0]
+    client.put(f"/api/v1/submissions/{sid}/points/{label}/events", content=path.read_bytes())
+    _run_all(database, bare, queue)
+    [recount] = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
+    assert recount["tokenizer"] is None
+    (missing,) = [f for f in recount["findings"] if f["rule"] == "tokenizer-missing"]
+    assert missing["severity"] == "warning" and "/" not in missing["message"]
+    page = client.get(f"/submissions/{sid}").text
+    assert "not re-counted" in page and "Not re-counted: the portal has no reference tokenizer" in page
+    assert "completed samples re-counted" not in page
 
 
 def test_bad_uploads_are_refused_and_leave_nothing(setup, database) -> None:  # type: ignore[no-untyped-def]
