@@ -37,8 +37,8 @@
 
   function hover(curve, p) {
     return [
-      "<b>" + esc(curve.system_name || curve.system) + "</b>",
-      "concurrency " + p.concurrency + (p.region ? " · " + esc(p.region.replace(/_/g, " ")) : ""),
+      "<b>" + esc(curve.system) + "</b>",
+      "concurrency " + p.concurrency + (p.region ? " · " + esc(p.region_name || p.region) : ""),
       "system " + fmt(p.system_tps, 1) + " tok/s",
       (curve.is_agentic ? "interactivity " + fmt(p.e2e_avg_interactivity, 2)
                         : fmt(p.tps_per_user, 2) + " tok/s per user"),

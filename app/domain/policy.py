@@ -20,17 +20,12 @@ from zoneinfo import ZoneInfo
 
 from .cohorts import Cohort
 from .lifecycle import TERMINAL, PublicationMode, SubmissionState
+from .regions import REGION_NAMES
 from .review import ReviewClock
 
 LATE_OBJECTION_DAYS = 90  # after finalization (rules §11.5)
 # The four concurrency regions every curve covers with its active points (rules §5.2).
 REQUIRED_REGIONS = ("low_latency", "low_concurrency", "med_concurrency", "high_concurrency")
-REGION_NAMES = {
-    "low_latency": "Ultra Low Concurrency",
-    "low_concurrency": "Low Concurrency",
-    "med_concurrency": "Medium Concurrency",
-    "high_concurrency": "High Concurrency",
-}
 MAX_POINTS = 32
 
 

@@ -106,3 +106,84 @@ def _point_order(label: str) -> tuple[str, int, str]:
     head, _, point = label.rpartition("/")
     digits = point.lstrip("r")
     return (head, int(digits) if digits.isdigit() else -1, point)
+
+
+# What buyers compare systems on, from each system's system_desc.json (rules §8.2), and
+# the declared steady-state window of each point (point.yaml, rules §4.4).
+SYSTEM_FIELDS = (
+    ("system_category", "System category"),
+    ("serving_framework", "Serving framework"),
+    ("model_precision", "Model precision"),
+    ("dataset_name", "Dataset"),
+    ("config_summary", "Configuration summary"),
+    ("disaggregated", "Disaggregated serving"),
+    ("tensor_parallel", "Tensor parallel"),
+    ("pipeline_parallel", "Pipeline parallel"),
+    ("expert_parallel", "Expert parallel"),
+    ("data_parallel", "Data parallel"),
+    ("batch", "Maximum batch size"),
+)
+NODE_FIELDS = (
+    ("host_processor_model_name", "Host processor"),
+    ("host_memory_capacity", "Host memory"),
+    ("cooling", "Cooling"),
+    ("driver", "Driver"),
+    ("operating_system", "Operating system"),
+)
+ACCELERATOR_FIELDS = (
+    ("accelerator_memory_capacity", "Accelerator memory"),
+    ("accelerator_interconnect", "Accelerator interconnect"),
+)
+
+
+def _shown(value: Any) -> str | None:
+    if value is None or value == "" or value == []:
+        return None
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _first_dict(items: Any) -> dict[str, Any]:
+    return next((i for i in items if isinstance(i, dict)), {}) if isinstance(items, list) else {}
+
+
+def system_disclosures(settings: Settings, submission: Submission) -> dict[str, dict[str, Any]]:
+    """Per system folder: the disclosures (label → value, missing ones left out), and per
+    point of each curve the declared steady-state window."""
+    import yaml
+
+    root = _root(settings, submission)
+    out: dict[str, dict[str, Any]] = {}
+    for desc_path in sorted(root.glob("results/*/*/r*/system_desc.json")):
+        system_dir = desc_path.parents[2].name
+        entry = out.setdefault(system_dir, {"fields": {}, "steady_state": {}})
+        point_dir = desc_path.parent
+        label = f"{system_dir}/{point_dir.parent.name}/{point_dir.name}"
+        try:
+            point = yaml.safe_load((point_dir / "point.yaml").read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError, UnicodeDecodeError):
+            point = {}
+        window = (point.get("steady_state") or {}) if isinstance(point, dict) else {}
+        if isinstance(window, dict) and window:
+            entry["steady_state"][label] = {
+                "verdict": window.get("verdict"),
+                "window": window.get("window") if isinstance(window.get("window"), dict) else {},
+            }
+        if entry["fields"]:
+            continue  # the first readable copy describes the system (differences: above)
+        try:
+            desc = json.loads(desc_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(desc, dict):
+            continue
+        node = _first_dict(desc.get("node_types"))
+        accelerator = _first_dict(node.get("accelerator_info"))
+        found = [(label, desc.get(key)) for key, label in SYSTEM_FIELDS]
+        if isinstance(point, dict) and desc.get("model_precision") is None:
+            found[2] = ("Model precision", point.get("model_precision"))
+        found += [(label, node.get(key)) for key, label in NODE_FIELDS]
+        found += [(label, accelerator.get(key)) for key, label in ACCELERATOR_FIELDS]
+        entry["fields"] = {k: v for k, raw in found if (v := _shown(raw)) is not None}
+    return out

@@ -216,6 +216,7 @@ def _snapshot(submission: Submission, ids: dict[tuple[str, str], str]) -> list[P
         system = systems.get(curve.system.dir_name)
         data = curve_dict(curve, active_only=True)
         data.pop("reproductions", None)
+        data.pop("region_basis", None)  # the page's explanation, not the record
         data["points"] = [compact_point(p) for p in data["points"]]
         # Invalidated points stay in the archive, tagged, with the chair's reason (§11.7).
         data["invalidated_points"] = [

@@ -18,8 +18,10 @@ from sqlalchemy.orm import Session, selectinload
 from app.db.models import CohortRelease, Publication
 from app.domain.cohorts import Cohort
 from app.domain.pareto import step_curve
+from app.domain.regions import REGION_NAMES
 from app.domain.sla import NORMALISATIONS, Sla, admissible, best_point, per_user, throughput
 from app.services.errors import ServiceError
+from app.services.views import round_metrics
 
 STATUSES = ("verified", "provisional", "unverified")
 DEFAULT_STATUSES = ("verified", "provisional")  # unverified is off by default
@@ -34,18 +36,13 @@ POINT_FIELDS = (
     "dir", "concurrency", "region", "offline", "system_tps", "tps_per_user", "tpot_p90_ms",
     "ttft_p90_ms", "e2e_avg_interactivity", "system_tps_per_kw", "accuracy",
 )  # fmt: skip
-ROUNDED = ("system_tps", "tps_per_user", "tpot_p90_ms", "ttft_p90_ms", "e2e_avg_interactivity",
-           "system_tps_per_kw")  # fmt: skip
 
 
 def compact_point(point: dict[str, Any]) -> dict[str, Any]:
     """A point as published: the fields buyers use, rounded, without empty values."""
     view = {k: point[k] for k in POINT_FIELDS if point.get(k) not in (None, "none")}
     view["offline"] = point.get("offline") or "none"
-    for key in ROUNDED:
-        if key in view:
-            view[key] = round(view[key], 3)
-    return view
+    return round_metrics(view)
 
 
 @dataclass(frozen=True)
@@ -347,6 +344,7 @@ def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> dict[str, Any]:
         "published_in": curve.published_in,
         "result_id": curve.result_id,
         "system": curve.system_name,
+        "system_dir": data.get("system_dir"),
         "organization": curve.organization,
         "division": curve.division,
         "availability": curve.availability,
@@ -466,6 +464,7 @@ def query_results(session: Session, q: ResultsQuery) -> dict[str, Any]:
             "concurrency_min": q.sla.concurrency_min,
             "region": q.sla.region,
         },
+        "region_names": REGION_NAMES,
         "curves": curves,
         "ranking": ranking,
         "no_admissible_point": without,

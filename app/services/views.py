@@ -20,6 +20,7 @@ from app.db.models import (
 )
 from app.domain.lifecycle import FINISHED, SubmissionState, result_status
 from app.domain.pareto import step_curve
+from app.domain.regions import region_basis, region_name
 
 STATE_LABELS = {
     "received": "Received, waiting for a worker",
@@ -163,11 +164,25 @@ def _clause_key(clause: str) -> tuple[Any, ...]:
     return tuple((0, int(d)) if d.isdigit() else (1, d) for d in digits)
 
 
+# Every API and page shows a point's metrics to the same precision (the published record
+# too): three decimals, whatever the bundle carried.
+ROUNDED = ("system_tps", "tps_per_user", "tpot_p90_ms", "ttft_p90_ms", "e2e_avg_interactivity",
+           "system_tps_per_kw", "point_power_kw")  # fmt: skip
+
+
+def round_metrics(view: dict[str, Any]) -> dict[str, Any]:
+    for key in ROUNDED:
+        if view.get(key) is not None:
+            view[key] = round(view[key], 3)
+    return view
+
+
 def point_dict(point: Any) -> dict[str, Any]:
-    return {
+    return round_metrics({
         "dir": point.dir_name,
         "concurrency": point.concurrency,
         "region": point.region,
+        "region_name": region_name(point.region),
         "declared_region": point.declared_region,
         "offline": point.offline_kind,
         "system_tps": point.system_tps,
@@ -183,7 +198,7 @@ def point_dict(point: Any) -> dict[str, Any]:
         "target_cohort": point.target_cohort,
         "state": getattr(point, "state", "active"),
         "state_reason": getattr(point, "state_reason", None),
-    }
+    })
 
 
 def reproduction_dict(r: Reproduction) -> dict[str, Any]:
@@ -234,8 +249,10 @@ def curve_dict(
     elected = next((p for p in active if p.offline_kind == "elected"), None)
     system = curve.system
     return {
-        "system": system.dir_name,
-        "system_name": system.system_name,
+        # The same names as the results API: the display name, and the bundle's folder
+        # (which point labels use).
+        "system": system.system_name or system.dir_name,
+        "system_dir": system.dir_name,
         "benchmark_model": curve.benchmark_model,
         "dataset": curve.dataset,
         "is_agentic": curve.is_agentic,
@@ -243,6 +260,7 @@ def curve_dict(
         "c_max": curve.c_max,
         "c_min": curve.c_min,
         "regions": curve.regions,
+        "region_basis": _region_basis(curve),
         "points": [point_dict(p) for p in (active if active_only else curve.points)],
         "step_line": [list(v) for v in steps.line],
         "frontier": [list(v) for v in steps.frontier],
@@ -256,6 +274,14 @@ def curve_dict(
             if r.point_label.startswith(f"{system.dir_name}/{curve.benchmark_model}/")
         ],
     }
+
+
+def _region_basis(curve: Any) -> list[str] | None:
+    fixed = [p.concurrency for p in curve.points if p.offline_kind != "dedicated"]
+    if curve.c_min is None or curve.c_max is None:
+        return None
+    basis = region_basis(curve.c_min, curve.c_max, min(fixed) if fixed else None)
+    return basis.lines() if basis else None
 
 
 COMPARED = (

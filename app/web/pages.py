@@ -13,6 +13,7 @@ from app.domain.accounts import Scope
 from app.domain.visibility import Access
 from app.services.accounts import Principal, authenticate, end_session, start_session
 from app.services.artifacts import latest_events
+from app.services.disclosures import system_disclosures
 from app.services.reproductions import (
     ReproductionError,
     list_reproductions,
@@ -211,6 +212,7 @@ def _render_submission(
         request,
         "submission.html",
         {
+            "disclosures": system_disclosures(settings, submission),
             "recount_totals": {
                 "points": len(latest_recounts),
                 "errors": sum(f["severity"] == "error" for f in recount_findings),
@@ -227,7 +229,7 @@ def _render_submission(
             "reproductions": [reproduction_dict(r) for r in reproductions],
             # Offered only where the request would be taken (the same predicate refuses it).
             "reproducible_points": [
-                f"{c['system']}/{c['benchmark_model']}/{p['dir']}"
+                f"{c['system_dir']}/{c['benchmark_model']}/{p['dir']}"
                 for c, row in zip(curves, submission.curves, strict=True)
                 if reproduction_refusal(settings, submission, row) is None
                 for p in c["points"]

@@ -9,6 +9,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 from markupsafe import Markup
 
+from app.domain.regions import clause_text, region_name
 from app.domain.times import as_utc, local_text
 
 from .security import csrf_input
@@ -39,3 +40,19 @@ def when(context: dict, value: dt.datetime | str | None) -> Markup | str:  # typ
 
 
 templates.env.filters["when"] = when
+
+
+templates.env.filters["region_name"] = region_name
+templates.env.filters["clause"] = clause_text
+# What the short words in the points tables mean, shown on hover where they appear.
+templates.env.globals["TERMS"] = {
+    "dedicated": "A dedicated Offline run: every sample issued at once for the system's "
+    "throughput ceiling; it has no per-user latency and counts toward no region (rules §5.7.1).",
+    "elected": "The highest-concurrency point, elected as the curve's Offline result "
+    "(rules §5.7.2); it reports its latencies as usual.",
+    "carried": "No accuracy run at this point: the accuracy of the curve's mandatory points "
+    "carries over to it (rules §4.3).",
+    "passed": "This point's own accuracy run passed the gate (rules §4.3).",
+    "failed": "This point's own accuracy run failed the gate (rules §4.3).",
+    "margin": "Up to 10% above C_max: a valid point that covers no required region (rules §5.4).",
+}

@@ -15,6 +15,7 @@ from app.domain.visibility import Access, Viewer
 from app.services.audit import timeline
 from app.services.checks import retry_check
 from app.services.decisions import decide, in_review, withdraw
+from app.services.disclosures import system_disclosures
 from app.services.policy import facts_of
 from app.services.reproductions import ReproductionError, list_reproductions, request_reproduction
 from app.services.review import review_summary
@@ -164,6 +165,7 @@ def read_submission(
     run = latest_check_run(session, submission)
     reproductions = list_reproductions(session, submission)
     review = access_to(session, who, submission) >= Access.REVIEW
+    disclosures = system_disclosures(settings, submission)
     return {
         **submission_summary(submission),
         "review": review_summary(session, settings, submission) if review else None,
@@ -173,13 +175,18 @@ def read_submission(
         else {"errors": run.error_count, "warnings": run.warning_count},
         "systems": [
             {
-                "dir": s.dir_name,
-                "system_name": s.system_name,
+                # Named as the curves and the results API name them.
+                "system": s.system_name or s.dir_name,
+                "system_dir": s.dir_name,
                 "division": s.division,
                 "availability": s.availability,
                 "accelerator_model": s.accelerator_model,
                 "accelerator_count": s.accelerator_count,
+                "node_count": s.node_count,
+                "serving_framework": s.serving_framework,
                 "provisioned_power_kw": s.provisioned_power_kw,
+                "disclosures": disclosures.get(s.dir_name, {}).get("fields", {}),
+                "steady_state": disclosures.get(s.dir_name, {}).get("steady_state", {}),
             }
             for s in submission.systems
         ],

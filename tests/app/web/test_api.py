@@ -211,3 +211,31 @@ def test_publication_mode_is_chosen_at_upload(
     other = BundleFactory(submission_id="sub-x").archive(tmp_path / "other.tar.gz")
     default = _upload(client, other.read_bytes())
     assert default.json()["publication_mode"] == "confidential"
+
+
+def test_the_submission_shows_its_disclosures_and_names_systems_as_results_do(
+    client: TestClient,
+    settings: Settings,
+    database: Database,
+    queue: RecordingQueue,
+    good_archive: Path,
+) -> None:
+    body = _upload(client, good_archive.read_bytes()).json()
+    with database.session() as session:
+        run_checks(session=session, settings=settings, job_id=queue.sent[0][0])
+    detail = client.get(f"/api/v1/submissions/{body['id']}").json()
+    (system,) = detail["systems"]
+    assert system["system"] == "Acme H200 x8" and system["system_dir"] == "Acme_H200_x8"
+    assert system["serving_framework"] == "vLLM 0.11"
+    fields = system["disclosures"]
+    assert fields["System category"] == "datacenter" and fields["Cooling"] == "air"
+    assert fields["Model precision"] == "bf16" and fields["Serving framework"] == "vLLM 0.11"
+    windows = system["steady_state"]
+    assert windows and all(w["verdict"] == "STEADY STATE" for w in windows.values())
+    (curve,) = detail["curves"]
+    assert curve["system"] == system["system"] and curve["system_dir"] == system["system_dir"]
+    # Metrics to the precision the results API publishes.
+    for point in curve["points"]:
+        assert point["system_tps"] == round(point["system_tps"], 3)
+    page = client.get(f"/submissions/{body['id']}").text
+    assert "What the system discloses" in page and "vLLM 0.11" in page and "STEADY STATE" in page

@@ -65,7 +65,7 @@ def test_the_submitter_withdraws_a_faulty_point_and_the_curve_must_still_be_comp
     client, who, sid = env
     detail = client.get(f"/api/v1/submissions/{sid}", headers=who["chair"]).json()
     curve = detail["curves"][0]
-    label = f"{curve['system']}/{curve['benchmark_model']}/r64"
+    label = f"{curve['system_dir']}/{curve['benchmark_model']}/r64"
     url = f"/api/v1/submissions/{sid}/points/{label}/state"
     bad = client.post(url, json={"state": "invalidated", "reason": "x"}, headers=who["chair"])
     assert bad.status_code == 409  # invalidation is for finalized results
