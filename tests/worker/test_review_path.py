@@ -118,7 +118,13 @@ def test_upload_review_objection_penalty_finalize_publish(
         timeline = [
             e["action"] for e in _ok(chair.get(f"/api/v1/submissions/{sid}/timeline"))["data"]
         ]
-        for step in ("objection filed", "penalty", "objection accepted the answer", "finalize", "published"):
+        for step in (
+            "objection filed",
+            "penalty",
+            "objection accepted the answer",
+            "finalize",
+            "published",
+        ):
             assert step in timeline, step
         export = public.get(f"/api/v1/cohorts/{due}/export")
         assert export.status_code == 200 and export.headers["content-type"] == "application/gzip"

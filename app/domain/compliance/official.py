@@ -10,6 +10,7 @@ second implementation of them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -321,6 +322,45 @@ def _describe_system(system_dir: Path, power: Any) -> ParsedSystem:
     return system
 
 
+_DECLARED_MODEL = re.compile(r"^model_name:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
+
+
+def _name_every_point_with_the_bad_model_name(findings: list[Finding], root: Path) -> None:
+    """The checker reports `model-name-valid` at the first point only; the fix is needed
+    in every point that declares the same name, so the fix says which ones (the message
+    stays the checker's own)."""
+    for index, finding in enumerate(findings):
+        if finding.rule != "model-name-valid" or finding.severity != Severity.ERROR:
+            continue
+        if not finding.path or not finding.path.endswith("point.yaml"):
+            continue
+        first = root / finding.path
+        model_dir = first.parent.parent
+        wanted = _declared_model(first)
+        if wanted is None or not model_dir.is_dir():
+            continue
+        same = sorted(
+            (p.parent.name for p in model_dir.glob("*/point.yaml") if _declared_model(p) == wanted),
+            key=lambda name: int(name[1:]) if name[1:].isdigit() else 0,
+        )
+        if len(same) > 1:
+            where = (
+                f"The same model_name is declared by {len(same)} points of this curve "
+                f"({', '.join(same)}): correct it in each point.yaml."
+            )
+            findings[index] = dataclasses.replace(
+                finding, fix=f"{finding.fix} {where}" if finding.fix else where
+            )
+
+
+def _declared_model(point_yaml: Path) -> str | None:
+    try:
+        found = _DECLARED_MODEL.search(point_yaml.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+    return found.group(1) if found else None
+
+
 def run_official_checks(path: Path) -> OfficialReport:
     """Run the pinned official checker on a submission directory (or its org dir)."""
     checker = _ListeningChecker(path.resolve())
@@ -365,6 +405,7 @@ def run_official_checks(path: Path) -> OfficialReport:
             )
         )
 
+    _name_every_point_with_the_bad_model_name(findings, root)
     results_dir = root / "results"
     systems = (
         [

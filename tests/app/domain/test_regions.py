@@ -15,7 +15,9 @@ from app.domain.regions import clause_text, region_basis, region_name
     "concurrencies",
     [(1, 16, 64, 128, 256, 512, 1024), (1, 4, 16, 32, 64, 128, 256), (8, 24, 96, 300, 700, 2000)],
 )
-def test_the_explained_bounds_are_the_checkers(tmp_path: Path, concurrencies: tuple[int, ...]) -> None:
+def test_the_explained_bounds_are_the_checkers(
+    tmp_path: Path, concurrencies: tuple[int, ...]
+) -> None:
     root = BundleFactory(curves=(CurveSpec(concurrencies=concurrencies),)).build(tmp_path)
     (curve,) = run_official_checks(root).curves
     basis = region_basis(curve.c_min, curve.c_max, min(concurrencies))

@@ -220,6 +220,18 @@ def test_the_explorer_shows_its_dataset_keeps_colours_and_refuses_inline(
     limit = page.evaluate("document.getElementById('chart-ttft-conc').layout.shapes[0].y0")
     assert axis == "log" and limit == 200
     assert page.locator("#export-json").get_attribute("download")  # a file, not a new page
+    # The PNG travels alone, so it carries the preliminary-results footnote (watched on
+    # its way to Plotly's own renderer, which still draws it).
+    page.evaluate(
+        "(() => { const draw = Plotly.toImage; window.imageNotes = null;"
+        " Plotly.toImage = (fig, opts) => { window.imageNotes ="
+        " fig.layout.annotations.map(a => a.text); return draw(fig, opts); }; })()"
+    )
+    with page.expect_download() as png:
+        page.click("#export-png")
+    assert png.value.suggested_filename == "pareto-llama3_1-8b-current.png"
+    notes = page.evaluate("window.imageNotes")
+    assert any("preliminary" in n for n in notes)
     # Values the API refuses are refused here in the same words, with the form kept.
     for bad in ("concurrency_min=100000000000000000000", "concurrency_min=-5", "cohort=2099-01-C0"):
         page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&{bad}")

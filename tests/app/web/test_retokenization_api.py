@@ -163,7 +163,9 @@ def test_without_a_tokenizer_nothing_is_said_to_be_re_counted(setup, database) -
     (missing,) = [f for f in recount["findings"] if f["rule"] == "tokenizer-missing"]
     assert missing["severity"] == "warning" and "/" not in missing["message"]
     page = client.get(f"/submissions/{sid}").text
-    assert "not re-counted" in page and "Not re-counted: the portal has no reference tokenizer" in page
+    assert (
+        "not re-counted" in page and "Not re-counted: the portal has no reference tokenizer" in page
+    )
     assert "completed samples re-counted" not in page
 
 

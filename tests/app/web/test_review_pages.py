@@ -33,6 +33,96 @@ def _sign_in(client: TestClient, key: str) -> str:
 
 
 @pytest.fixture
+def pages(
+    settings: Settings, database: Database, good_archive: Path
+) -> Iterator[tuple[TestClient, str]]:
+    """A confidential submission in peer review; nobody signed in yet. The portal has
+    the benchmark's dataset, so reproductions are offered."""
+    datasets = settings.data_dir.parent / "datasets"
+    datasets.mkdir(parents=True, exist_ok=True)
+    (datasets / "cnn_dailymail.jsonl").write_text('{"prompt": "summarise this"}\n')
+    settings = settings.model_copy(update={"datasets_dir": datasets})
+    tokens = create_accounts(database)
+    queue = RecordingQueue()
+    with TestClient(create_app(settings, queue=queue)) as client:
+        uploaded = client.post(
+            "/api/v1/submissions",
+            files={"file": ("g.tar.gz", good_archive.read_bytes())},
+            headers=bearer(tokens["submitter"]),
+        )
+        with database.session() as session:
+            run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
+        yield client, uploaded.json()["id"]
+
+
+def test_a_refused_objection_is_shown_again_as_it_was_typed(
+    pages: tuple[TestClient, str],
+) -> None:
+    client, sid = pages
+    token = _sign_in(client, "reviewer")
+    typed = {
+        "type": "no-such-type",
+        "title": "Throughput above the hardware's ceiling",
+        "rule_cited": "R §9.2",
+        "evidence": "first line\nsecond line",
+        "csrf_token": token,
+    }
+    refused = client.post(f"/submissions/{sid}/objections", data=typed)
+    assert refused.status_code == 422 and 'id="review-error"' in refused.text
+    assert 'value="Throughput above the hardware&#39;s ceiling"' in refused.text
+    assert 'value="R §9.2"' in refused.text and "first line\nsecond line</textarea>" in refused.text
+    assert "<details class=\"file-objection\" id=\"file-objection\" open>" in refused.text
+
+
+def test_a_refused_reproduction_keeps_its_fields_but_never_the_key(
+    pages: tuple[TestClient, str],
+) -> None:
+    client, sid = pages
+    token = _sign_in(client, "reviewer")
+    refused = client.post(
+        f"/submissions/{sid}/reproductions",
+        data={
+            "point": "Acme_H200_x8/llama3_1-8b/r64",
+            "endpoint_url": "http://127.0.0.1:9",
+            "model": "served-name",
+            "api_key": "secret-key-value",
+            "time_cap_s": "999999",
+            "csrf_token": token,
+        },
+    )
+    assert refused.status_code == 422 and "bad-time-cap" in refused.text
+    assert 'value="http://127.0.0.1:9"' in refused.text and 'value="served-name"' in refused.text
+    assert 'value="999999"' in refused.text and "secret-key-value" not in refused.text
+    assert '<option value="Acme_H200_x8/llama3_1-8b/r64" selected>' in refused.text
+
+
+def test_no_reproduction_is_offered_on_a_rejected_submission(
+    settings: Settings, database: Database, bad_archive: Path
+) -> None:
+    tokens = create_accounts(database)
+    queue = RecordingQueue()
+    with TestClient(create_app(settings, queue=queue)) as client:
+        uploaded = client.post(
+            "/api/v1/submissions",
+            files={"file": ("b.tar.gz", bad_archive.read_bytes())},
+            headers=bearer(tokens["submitter"]),
+        )
+        with database.session() as session:
+            run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
+        sid = uploaded.json()["id"]
+        token = _sign_in(client, "submitter")
+        page = client.get(f"/submissions/{sid}").text
+        assert 'id="repro-endpoint"' not in page
+        assert "a rejected submission is not reproduced" in page
+        refused = client.post(
+            f"/submissions/{sid}/reproductions",
+            data={"point": "Acme_H200_x8/llama3_1-8b/r64", "endpoint_url": "http://127.0.0.1:9",
+                  "csrf_token": token},  # fmt: skip
+        )
+        assert refused.status_code == 409 and "not-reproducible" in refused.text
+
+
+@pytest.fixture
 def chair_page(
     settings: Settings, database: Database, good_archive: Path
 ) -> Iterator[tuple[TestClient, str, str, SetClock]]:

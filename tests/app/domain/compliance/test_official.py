@@ -124,3 +124,16 @@ def test_point_labels_come_from_result_paths() -> None:
     assert point_label_for("results/sys/llama3_1-8b") is None
     assert point_label_for("results/sys/llama3_1-8b/notes/x") is None
     assert point_label_for(None) is None
+
+
+def test_a_wrong_model_name_lists_every_point_that_declares_it(tmp_path: Path) -> None:
+    """The checker reports `model-name-valid` at one point; every point needs the fix."""
+    from app.demo.bundles import BundleFactory
+
+    root = BundleFactory().build(tmp_path, breaks=("noncanonical-model-name",))
+    (finding,) = [
+        f for f in run_official_checks(root).findings
+        if f.rule == "model-name-valid" and f.severity == "error"
+    ]  # fmt: skip
+    assert "declared by 8 points of this curve (r1, r8, r16, r64" in (finding.fix or "")
+    assert finding.message.startswith("model_name 'llama3.1-8b' is not an allowed model")
