@@ -48,6 +48,22 @@ class RetokenizationError(ServiceError):
     pass
 
 
+def missing_tokenizers(settings: Settings, submission: Submission) -> list[str]:
+    """The submission's benchmark models that this portal has no reference tokenizer for:
+    their points cannot be re-counted, so the page does not offer it."""
+    registry = load_registry(settings.tokenizer_registry)
+    missing = []
+    for model in sorted({c.benchmark_model for c in submission.curves}):
+        entry = registry.get(model)
+        try:
+            found = entry is not None and entry.resolve().exists()
+        except TokenizerNotFound:
+            found = False
+        if not found:
+            missing.append(model)
+    return missing
+
+
 def request_retokenization(
     *, session: Session, queue: JobQueue, submission: Submission, point_label: str | None = None
 ) -> list[Retokenization]:

@@ -35,6 +35,7 @@ from app.services.retokenization import (
     cancel_retokenization,
     findings_of,
     list_retokenizations,
+    missing_tokenizers,
     request_retokenization,
 )
 from app.services.views import (
@@ -213,6 +214,7 @@ def _render_submission(
         "submission.html",
         {
             "disclosures": system_disclosures(settings, submission),
+            "missing_tokenizers": missing_tokenizers(settings, submission),
             "recount_totals": {
                 "points": len(latest_recounts),
                 "errors": sum(f["severity"] == "error" for f in recount_findings),

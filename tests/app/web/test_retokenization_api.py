@@ -167,6 +167,11 @@ def test_without_a_tokenizer_nothing_is_said_to_be_re_counted(setup, database) -
         "not re-counted" in page and "Not re-counted: the portal has no reference tokenizer" in page
     )
     assert "completed samples re-counted" not in page
+    assert 'id="recount-all"' in page  # this portal has the tokenizer: it offers re-counts
+    with TestClient(create_app(bare, queue=queue), headers=client.headers) as without:
+        page = without.get(f"/submissions/{sid}").text
+        assert 'id="no-tokenizer"' in page and "llama3_1-8b" in page
+        assert 'id="recount-all"' not in page  # not offered where nothing can be counted
 
 
 def test_bad_uploads_are_refused_and_leave_nothing(setup, database) -> None:  # type: ignore[no-untyped-def]

@@ -159,6 +159,10 @@ def test_the_chair_walk(page, portal: RunningPortal) -> None:  # type: ignore[no
 
 def test_the_buyer_walk(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{portal.url}/")
+    page.keyboard.press("Tab")  # the first stop skips the header
+    assert page.evaluate("document.activeElement.className") == "skip-link"
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
     page.click("header.site nav >> text=Results")
     page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
     assert page.locator("#no-sla").is_visible()  # no SLA: the page says what it ranks
