@@ -134,7 +134,7 @@ ACTIONS: dict[str, Action] = {
             frozenset({ObjectionState.ANSWERED}),
             ObjectionState.VALIDATING,
             offer="Give a validation schedule",
-            done="gave a validation schedule",
+            done="scheduled validation",
         ),
         Action(
             "resolve",

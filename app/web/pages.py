@@ -290,15 +290,21 @@ def recount_from_page(
     return RedirectResponse(f"/submissions/{public_id}#retokenization", status_code=303)
 
 
-@router.get("/retokenizations/{rid}")
-def retokenization_page(request: Request, rid: str, session: SessionDep) -> Response:
-    """A re-count is shown in its submission's re-count section."""
+def _members_retokenization(
+    request: Request, session: SessionDep, rid: str
+) -> tuple[Retokenization, Submission]:
     retok = session.scalar(select(Retokenization).where(Retokenization.public_id == rid))
     if retok is None:
         raise HTTPException(404, detail=f"no re-tokenization with id {rid!r}")
     owner = session.get(Submission, retok.submission_id)
     assert owner is not None
-    member_submission(request, session, owner.public_id)
+    return retok, member_submission(request, session, owner.public_id)
+
+
+@router.get("/retokenizations/{rid}")
+def retokenization_page(request: Request, rid: str, session: SessionDep) -> Response:
+    """A re-count is shown in its submission's re-count section."""
+    _, owner = _members_retokenization(request, session, rid)
     return RedirectResponse(f"/submissions/{owner.public_id}#retokenization", status_code=303)
 
 
@@ -307,18 +313,13 @@ def cancel_from_page(
     request: Request, rid: str, session: SessionDep, csrf_token: str = Form("")
 ) -> Response:
     verify_csrf(request, csrf_token)
-    retok = session.scalar(select(Retokenization).where(Retokenization.public_id == rid))
-    if retok is None:
-        raise HTTPException(404, detail=f"no re-tokenization with id {rid!r}")
-    owner = session.get(Submission, retok.submission_id)
-    assert owner is not None
-    member_submission(request, session, owner.public_id)
+    retok, owner = _members_retokenization(request, session, rid)
+    public_id = owner.public_id
     try:
         cancel_retokenization(session=session, retok=retok)
     except RetokenizationError as exc:
         raise HTTPException(exc.status, detail=exc.message) from exc
     session.commit()
-    public_id = session.get(Submission, retok.submission_id).public_id  # type: ignore[union-attr]
     return RedirectResponse(f"/submissions/{public_id}#retokenization", status_code=303)
 
 

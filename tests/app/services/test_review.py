@@ -567,3 +567,16 @@ def test_a_review_missed_at_week_3_costs_the_committee_seat_until_a_finalized_re
         session.flush()
         finalize(session=session, settings=settings, submission=own, at=pt(2026, 12, 22))
         assert slacker.organization.committee_suspended_at is None
+
+
+def test_every_objection_action_fits_the_audit_trail() -> None:
+    """PostgreSQL refuses what SQLite stores: each timeline entry an objection action
+    writes must fit the audit column (a long label once failed only on PostgreSQL)."""
+    from app.db.models import AuditEvent, ObjectionMessage
+    from app.domain.objections import ACTIONS, FILED, told
+
+    audit = AuditEvent.__table__.c.action.type.length
+    thread = ObjectionMessage.__table__.c.action.type.length
+    for action in [*ACTIONS, FILED]:
+        assert len(f"objection {told(action)}") <= audit, action
+        assert len(action) <= thread, action

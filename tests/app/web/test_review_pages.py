@@ -32,6 +32,28 @@ def _sign_in(client: TestClient, key: str) -> str:
     return token  # type: ignore[return-value]
 
 
+def _uploaded_and_checked(
+    client: TestClient,
+    settings: Settings,
+    database: Database,
+    queue: RecordingQueue,
+    archive: Path,
+    token: str,
+    **fields: str,
+) -> str:
+    """The archive uploaded by the submitter and checked by the worker's own service."""
+    uploaded = client.post(
+        "/api/v1/submissions",
+        files={"file": (archive.name, archive.read_bytes())},
+        data=fields,
+        headers=bearer(token),
+    )
+    assert uploaded.status_code == 201, uploaded.text
+    with database.session() as session:
+        run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
+    return uploaded.json()["id"]  # type: ignore[no-any-return]
+
+
 @pytest.fixture
 def pages(
     settings: Settings, database: Database, good_archive: Path
@@ -45,14 +67,9 @@ def pages(
     tokens = create_accounts(database)
     queue = RecordingQueue()
     with TestClient(create_app(settings, queue=queue)) as client:
-        uploaded = client.post(
-            "/api/v1/submissions",
-            files={"file": ("g.tar.gz", good_archive.read_bytes())},
-            headers=bearer(tokens["submitter"]),
+        yield client, _uploaded_and_checked(
+            client, settings, database, queue, good_archive, tokens["submitter"]
         )
-        with database.session() as session:
-            run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
-        yield client, uploaded.json()["id"]
 
 
 def test_a_refused_objection_is_shown_again_as_it_was_typed(
@@ -102,14 +119,9 @@ def test_no_reproduction_is_offered_on_a_rejected_submission(
     tokens = create_accounts(database)
     queue = RecordingQueue()
     with TestClient(create_app(settings, queue=queue)) as client:
-        uploaded = client.post(
-            "/api/v1/submissions",
-            files={"file": ("b.tar.gz", bad_archive.read_bytes())},
-            headers=bearer(tokens["submitter"]),
+        sid = _uploaded_and_checked(
+            client, settings, database, queue, bad_archive, tokens["submitter"]
         )
-        with database.session() as session:
-            run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
-        sid = uploaded.json()["id"]
         token = _sign_in(client, "submitter")
         page = client.get(f"/submissions/{sid}").text
         assert 'id="repro-endpoint"' not in page
@@ -130,15 +142,11 @@ def chair_page(
     queue = RecordingQueue()
     clock = SetClock(dt.datetime.now(dt.UTC))
     with TestClient(create_app(settings, queue=queue, clock=clock)) as client:
-        uploaded = client.post(
-            "/api/v1/submissions",
-            files={"file": ("g.tar.gz", good_archive.read_bytes())},
-            data={"publication_mode": "provisional"},
-            headers=bearer(tokens["submitter"]),
-        )
-        assert uploaded.status_code == 201, uploaded.text
+        _uploaded_and_checked(
+            client, settings, database, queue, good_archive, tokens["submitter"],
+            publication_mode="provisional",
+        )  # fmt: skip
         with database.session() as session:
-            run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
             submission = session.query(Submission).one()
             due = submission.eligible_cohort or submission.target_cohort
         clock.to_publication_of(due)
