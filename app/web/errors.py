@@ -10,16 +10,12 @@ import logging
 from http import HTTPStatus
 
 from fastapi import Request
-from fastapi.exception_handlers import (
-    http_exception_handler,
-    request_validation_exception_handler,
-)
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
-from .api.errors import error_response
+from .api.errors import STATUS_CODES, error_response
 from .security import principal
 from .templating import templates
 
@@ -82,7 +78,11 @@ def error_page(request: Request, status: int, message: str) -> Response:
 async def http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if wants_json(request):
-        return await http_exception_handler(request, exc)
+        message = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
+        if exc.status_code == 404 and message == "Not Found":
+            message = f"nothing at {request.url.path}"
+        code = STATUS_CODES.get(exc.status_code, f"http-{exc.status_code}")
+        return error_response(code, message, exc.status_code, headers=exc.headers)
     if exc.status_code == 405 and request.method in ("GET", "HEAD"):
         return RedirectResponse(nearest_page(request), status_code=303)
     message = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
@@ -96,13 +96,14 @@ async def http_error(request: Request, exc: Exception) -> Response:
 
 async def validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
-    if wants_json(request):
-        return await request_validation_exception_handler(request, exc)
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in e['loc'][1:]) or 'the request'}: {e['msg']}"
+    problems = [
+        {"field": ".".join(str(p) for p in e["loc"][1:]) or "the request", "message": e["msg"]}
         for e in exc.errors()
-    )
-    return error_page(request, 422, problems)
+    ]
+    text = "; ".join(f"{p['field']}: {p['message']}" for p in problems)
+    if wants_json(request):
+        return error_response("invalid-request", text, 422, problems=problems)
+    return error_page(request, 422, text)
 
 
 async def server_error(request: Request, exc: Exception) -> Response:

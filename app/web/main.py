@@ -20,6 +20,7 @@ from app.services.jobs import JobQueue
 from app.settings import Settings, get_settings
 
 from .api.cohorts import router as cohorts_api
+from .api.errors import ERROR_RESPONSES
 from .api.organizations import router as organizations_api
 from .api.results import router as results_api
 from .api.retokenization import router as retokenization_api
@@ -61,6 +62,7 @@ def create_app(
         # Served below from local files: the CSP allows no CDN.
         docs_url=None,
         redoc_url=None,
+        responses=ERROR_RESPONSES,
     )
     app.state.settings = settings
     app.state.rate_limiter = RateLimiter()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from app.domain.objections import ObjectionRefused
@@ -14,8 +15,45 @@ from app.services.errors import ServiceError
 Refusal = ServiceError | ObjectionRefused
 
 
-def error_response(code: str, message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+class Problem(BaseModel):
+    field: str
+    message: str
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+    field: str | None = None
+    member: str | None = None
+    problems: list[Problem] | None = None
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx and 5xx the API answers."""
+
+    error: ErrorDetail
+
+
+# The API's error responses as the OpenAPI document declares them (in place of FastAPI's
+# own validation body, which the API never sends).
+ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
+    422: {"model": ErrorBody, "description": "The request was refused; the body says why"},
+    "4XX": {"model": ErrorBody, "description": "Refused: not found, not allowed, conflict"},
+}
+
+# A stable code for the statuses an HTTP error carries without one of its own.
+STATUS_CODES = {
+    400: "bad-request", 401: "unauthorized", 403: "forbidden", 404: "not-found",
+    405: "method-not-allowed", 409: "conflict", 413: "too-large", 415: "unsupported-type",
+    422: "invalid", 429: "too-many-requests",
+}  # fmt: skip
+
+
+def error_response(
+    code: str, message: str, status: int, headers: dict[str, str] | None = None, **extra: object
+) -> JSONResponse:
+    error = {"code": code, "message": message, **{k: v for k, v in extra.items() if v}}
+    return JSONResponse({"error": error}, status_code=status, headers=headers)
 
 
 def refused(exc: Refusal) -> JSONResponse:

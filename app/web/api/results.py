@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from app.services.results import (
     QueryProblem,
@@ -20,6 +20,7 @@ from app.services.results import (
 )
 
 from ..deps import SessionDep
+from .errors import error_response
 
 router = APIRouter(prefix="/api/v1", tags=["results"])
 
@@ -152,10 +153,7 @@ def read_results(
     try:
         result = query_results(session, parse_results_query(session, request.query_params))
     except QueryProblem as problem:
-        return JSONResponse(
-            {"error": {"code": problem.code, "message": problem.message, "field": problem.field}},
-            status_code=problem.status,
-        )
+        return error_response(problem.code, problem.message, problem.status, field=problem.field)
     if format == "csv":
         rows = result["ranking"] if export == "ranking" else point_rows(result)
         columns = RANKING_COLUMNS if export == "ranking" else POINT_COLUMNS

@@ -40,23 +40,13 @@ from ..security import (
     visible_submission,
 )
 from ..uploads import UploadProblem, handle_upload
-from .errors import attempt, error_response, refused
+from .errors import ErrorBody, attempt, error_response, refused
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
 
 
-class ErrorBody(BaseModel):
-    code: str
-    message: str
-    member: str | None = None
-
-
-class ErrorResponse(BaseModel):
-    error: ErrorBody
-
-
 _UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorResponse, "description": text}
+    status: {"model": ErrorBody, "description": text}
     for status, text in (
         (400, "Malformed form or empty file"),
         (413, "Upload, archive member or expansion over the limits"),
@@ -248,7 +238,7 @@ class ReproductionRequest(BaseModel):
     "/submissions/{public_id}/reproductions",
     status_code=202,
     tags=["reproductions"],
-    responses={404: {"model": ErrorResponse}, 422: {"model": ErrorResponse}},
+    responses={404: {"model": ErrorBody}, 422: {"model": ErrorBody}},
 )
 def create_reproduction(
     public_id: str,

@@ -54,3 +54,29 @@ def test_bad_query_values_on_a_page_are_an_html_page(browser: TestClient) -> Non
     page = browser.get("/submissions/x", params={"duplicate": "many"})
     assert page.status_code == 422 and page.headers["content-type"].startswith("text/html")
     assert "duplicate" in page.text
+
+
+def test_every_api_error_has_the_one_body(browser: TestClient) -> None:
+    """Not found, wrong method, bad parameters, no credentials: `{"error": {code, message}}`
+    like every refusal of a service, never FastAPI's `{"detail": …}`."""
+    api = {"accept": "application/json"}
+    missing = browser.get("/api/v1/no-such-thing", headers=api)
+    assert missing.json() == {
+        "error": {"code": "not-found", "message": "nothing at /api/v1/no-such-thing"}
+    }
+    wrong = browser.post("/api/v1/cohorts", headers=api)
+    assert wrong.status_code == 405 and wrong.json()["error"]["code"] == "method-not-allowed"
+    assert "GET" in wrong.headers["allow"]
+    bad = browser.get("/api/v1/submissions", params={"limit": 0}, headers=api)
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid-request"
+    assert bad.json()["error"]["problems"][0]["field"] == "limit"
+    anonymous = browser.get("/api/v1/inbox", headers=api)
+    assert anonymous.status_code == 401 and anonymous.json()["error"]["code"] == "unauthorized"
+    assert anonymous.headers["www-authenticate"] == "Bearer"
+
+
+def test_the_openapi_document_describes_the_error_body(browser: TestClient) -> None:
+    spec = browser.get("/openapi.json").json()
+    assert "HTTPValidationError" not in spec["components"]["schemas"]
+    refused = spec["paths"]["/api/v1/results"]["get"]["responses"]["422"]
+    assert refused["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")

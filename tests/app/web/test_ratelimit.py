@@ -58,6 +58,6 @@ def test_uploads_per_account_are_limited(
         assert client.post("/api/v1/submissions", files=files, headers=acme).status_code == 201
         assert client.post("/api/v1/submissions", files=files, headers=acme).status_code == 200
         third = client.post("/api/v1/submissions", files=files, headers=acme)
-        assert third.status_code == 429 and "upload" in third.json()["detail"]
+        assert third.status_code == 429 and "upload" in third.json()["error"]["message"]
         chair = bearer(tokens["chair"])  # another account has its own allowance
         assert client.post("/api/v1/submissions", files=files, headers=chair).status_code == 200
