@@ -39,7 +39,7 @@ def swagger_ui_dir() -> Path:
 
 class StaticAssets:
     def __init__(self, roots: Mapping[str, Path]) -> None:
-        """roots: a URL prefix ("" or "vendor/swagger/") to the folder it serves."""
+        """roots: a URL prefix ("" or "vendor/api-docs/") to the folder it serves."""
         self._roots = dict(roots)
         self._cache: dict[str, Asset] = {}
         self._lock = threading.Lock()
