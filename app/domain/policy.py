@@ -20,12 +20,10 @@ from zoneinfo import ZoneInfo
 
 from .cohorts import Cohort
 from .lifecycle import TERMINAL, PublicationMode, SubmissionState
-from .regions import REGION_NAMES
+from .regions import REGION_NAMES, REQUIRED_REGIONS
 from .review import ReviewClock
 
 LATE_OBJECTION_DAYS = 90  # after finalization (rules §11.5)
-# The four concurrency regions every curve covers with its active points (rules §5.2).
-REQUIRED_REGIONS = ("low_latency", "low_concurrency", "med_concurrency", "high_concurrency")
 MAX_POINTS = 32
 
 

@@ -7,6 +7,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+# The four regions every curve covers with its active points (rules §5.2), and the 10%
+# margin above C_max that a point may fall in without covering any of them.
+REQUIRED_REGIONS = ("low_latency", "low_concurrency", "med_concurrency", "high_concurrency")
+REGIONS = (*REQUIRED_REGIONS, "margin")
 REGION_NAMES = {
     "low_latency": "Ultra Low Concurrency",
     "low_concurrency": "Low Concurrency",

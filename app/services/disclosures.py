@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from app.db.models import Submission
 from app.settings import Settings
 
@@ -73,16 +75,25 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, str]:
     return {prefix: json.dumps(value, sort_keys=True)}
 
 
-def compare_system_descriptions(settings: Settings, submission: Submission) -> dict[str, Any]:
-    """The fields whose values differ between points' ``system_desc.json`` copies."""
-    root = _root(settings, submission)
-    copies: dict[str, dict[str, str]] = {}
+def _system_desc_copies(root: Path) -> list[tuple[Path, str, Any]]:
+    """Each point's ``system_desc.json``: its path, the point's label
+    (``<system>/<model>/r<N>``) and its parsed content (None when unreadable)."""
+    copies = []
     for path in sorted(root.glob("results/*/*/r*/system_desc.json")):
         label = path.parent.relative_to(root / "results").as_posix()
         try:
-            copies[label] = _flatten(json.loads(path.read_text(encoding="utf-8")))
+            copies.append((path, label, json.loads(path.read_text(encoding="utf-8"))))
         except (OSError, ValueError):
-            copies[label] = {"(unreadable)": "could not be read as JSON"}
+            copies.append((path, label, None))
+    return copies
+
+
+def compare_system_descriptions(settings: Settings, submission: Submission) -> dict[str, Any]:
+    """The fields whose values differ between points' ``system_desc.json`` copies."""
+    copies: dict[str, dict[str, str]] = {
+        label: _flatten(desc) if desc is not None else {"(unreadable)": "could not be read as JSON"}
+        for _path, label, desc in _system_desc_copies(_root(settings, submission))
+    }
     # Points in concurrency order (r16 before r128), not as text sorts them.
     labels = sorted(copies, key=_point_order)
     keys = sorted({k for fields in copies.values() for k in fields})
@@ -151,39 +162,32 @@ def _first_dict(items: Any) -> dict[str, Any]:
 def system_disclosures(settings: Settings, submission: Submission) -> dict[str, dict[str, Any]]:
     """Per system folder: the disclosures (label → value, missing ones left out), and per
     point of each curve the declared steady-state window."""
-    import yaml
-
-    root = _root(settings, submission)
     out: dict[str, dict[str, Any]] = {}
-    for desc_path in sorted(root.glob("results/*/*/r*/system_desc.json")):
-        system_dir = desc_path.parents[2].name
-        entry = out.setdefault(system_dir, {"fields": {}, "steady_state": {}})
-        point_dir = desc_path.parent
-        label = f"{system_dir}/{point_dir.parent.name}/{point_dir.name}"
+    for desc_path, label, desc in _system_desc_copies(_root(settings, submission)):
+        entry = out.setdefault(label.split("/", 1)[0], {"fields": {}, "steady_state": {}})
         try:
-            point = yaml.safe_load((point_dir / "point.yaml").read_text(encoding="utf-8")) or {}
+            point = yaml.safe_load((desc_path.parent / "point.yaml").read_text(encoding="utf-8"))
         except (OSError, yaml.YAMLError, UnicodeDecodeError):
-            point = {}
-        window = (point.get("steady_state") or {}) if isinstance(point, dict) else {}
+            point = None
+        point = point if isinstance(point, dict) else {}
+        window = point.get("steady_state")
         if isinstance(window, dict) and window:
             entry["steady_state"][label] = {
                 "verdict": window.get("verdict"),
                 "window": window.get("window") if isinstance(window.get("window"), dict) else {},
             }
-        if entry["fields"]:
+        if entry["fields"] or not isinstance(desc, dict):
             continue  # the first readable copy describes the system (differences: above)
-        try:
-            desc = json.loads(desc_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if not isinstance(desc, dict):
-            continue
+        # model_precision: system_desc.json's, else the point's own disclosure.
+        precision = desc.get("model_precision")
+        values = {
+            **desc,
+            "model_precision": point.get("model_precision") if precision is None else precision,
+        }
         node = _first_dict(desc.get("node_types"))
         accelerator = _first_dict(node.get("accelerator_info"))
-        found = [(label, desc.get(key)) for key, label in SYSTEM_FIELDS]
-        if isinstance(point, dict) and desc.get("model_precision") is None:
-            found[2] = ("Model precision", point.get("model_precision"))
-        found += [(label, node.get(key)) for key, label in NODE_FIELDS]
-        found += [(label, accelerator.get(key)) for key, label in ACCELERATOR_FIELDS]
+        found = [(name, values.get(key)) for key, name in SYSTEM_FIELDS]
+        found += [(name, node.get(key)) for key, name in NODE_FIELDS]
+        found += [(name, accelerator.get(key)) for key, name in ACCELERATOR_FIELDS]
         entry["fields"] = {k: v for k, raw in found if (v := _shown(raw)) is not None}
     return out

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, selectinload
 from app.db.models import CohortRelease, Publication
 from app.domain.cohorts import Cohort
 from app.domain.pareto import step_curve
-from app.domain.regions import REGION_NAMES
+from app.domain.regions import REGIONS, region_name
 from app.domain.sla import NORMALISATIONS, Sla, admissible, best_point, per_user, throughput
 from app.services.errors import ServiceError
 from app.services.views import round_metrics
@@ -88,7 +88,6 @@ class ResultsQuery:
     normalize: str = "system"
 
 
-REGIONS = ("low_latency", "low_concurrency", "med_concurrency", "high_concurrency", "margin")
 LARGEST_CONCURRENCY = 10_000_000  # far past any served endpoint; bigger is a typo
 
 
@@ -315,6 +314,7 @@ def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> dict[str, Any]:
     derived = q.normalize != "system"
     for point in data["points"]:
         view = dict(point)
+        view["region_name"] = region_name(point.get("region"))
         y = throughput(point, q.normalize, curve.accelerator_count)
         if derived:  # otherwise the plotted y is system_tps itself
             view["y"] = None if y is None else round(y, 3)
@@ -364,9 +364,7 @@ def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> dict[str, Any]:
     }
 
 
-def _choose_benchmark(
-    benchmarks: list[dict[str, Any]], q: ResultsQuery, cohort: str | None
-) -> dict[str, Any] | None:
+def _choose_benchmark(benchmarks: list[dict[str, Any]], q: ResultsQuery) -> dict[str, Any] | None:
     if q.benchmark is None:
         # The benchmark with the most curves, so a newcomer sees the fullest chart.
         return max(benchmarks, key=lambda b: (b["curves"], b["id"] == "llama3_1-8b"), default=None)
@@ -385,8 +383,7 @@ def query_results(session: Session, q: ResultsQuery) -> dict[str, Any]:
     cohort = q.cohort or latest_cohort(session)
     visible = visible_curves(session, q.cohort or None)
     benchmarks = _benchmarks(visible)
-    # Default: the benchmark with the most curves, so a newcomer sees the fullest chart.
-    chosen = _choose_benchmark(benchmarks, q, cohort)
+    chosen = _choose_benchmark(benchmarks, q)
     benchmark = chosen["id"] if chosen else None
     dataset = None
     if chosen is not None:
@@ -464,7 +461,6 @@ def query_results(session: Session, q: ResultsQuery) -> dict[str, Any]:
             "concurrency_min": q.sla.concurrency_min,
             "region": q.sla.region,
         },
-        "region_names": REGION_NAMES,
         "curves": curves,
         "ranking": ranking,
         "no_admissible_point": without,

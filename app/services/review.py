@@ -333,45 +333,32 @@ def _entry(publication: Publication) -> dict[str, Any]:
     }
 
 
-def _released_before(session: Session, cohort_id: str) -> CohortPlan | None:
+def release_plan(
+    *,
+    session: Session,
+    settings: Settings,
+    cohort_id: str,
+    at: dt.datetime,
+    actor: str,
+    confirmed: bool,
+) -> CohortPlan:
+    """Releasing *cohort_id* now, told as a plan: what it publishes, or when and by whom
+    it had been released before. Unconfirmed, the release runs inside a savepoint that is
+    rolled back, so the chair sees exactly what the confirmed release will do; refused as
+    the release would be."""
     cohort = Cohort.parse(cohort_id.strip())
     before = released(session, cohort) if cohort is not None else None
-    if before is None:
-        return None
-    return CohortPlan(str(cohort), [], before.published_at, before.published_by)
-
-
-def plan_cohort(
-    *, session: Session, settings: Settings, cohort_id: str, at: dt.datetime, actor: str
-) -> CohortPlan:
-    """What publishing *cohort_id* now would publish, for the chair to confirm: computed
-    by publishing it inside a savepoint that is then rolled back, so the plan is exactly
-    what the release does. Refused as the release would be."""
-    if (before := _released_before(session, cohort_id)) is not None:
-        return before
-    savepoint = session.begin_nested()
+    if before is not None:
+        return CohortPlan(str(cohort), [], before.published_at, before.published_by)
+    savepoint = None if confirmed else session.begin_nested()
     try:
         created = publish_cohort(
             session=session, settings=settings, cohort_id=cohort_id.strip(), at=at, actor=actor
         )
-        return CohortPlan(cohort_id.strip(), [_entry(p) for p in created])
+        return CohortPlan(str(cohort), [_entry(p) for p in created])
     finally:
-        savepoint.rollback()
-
-
-def publish_confirmed(
-    *, session: Session, settings: Settings, cohort_id: str, at: dt.datetime, actor: str
-) -> CohortPlan:
-    """Release the cohort (as :func:`publish_cohort`), told as a plan: what it published,
-    or when and by whom it had been released before."""
-    if (before := _released_before(session, cohort_id)) is not None:
-        return before
-    created = publish_cohort(
-        session=session, settings=settings, cohort_id=cohort_id.strip(), at=at, actor=actor
-    )
-    return CohortPlan(
-        created[0].cohort if created else cohort_id.strip(), [_entry(p) for p in created]
-    )
+        if savepoint is not None:
+            savepoint.rollback()
 
 
 def record_changes(

@@ -178,27 +178,29 @@ def round_metrics(view: dict[str, Any]) -> dict[str, Any]:
 
 
 def point_dict(point: Any) -> dict[str, Any]:
-    return round_metrics({
-        "dir": point.dir_name,
-        "concurrency": point.concurrency,
-        "region": point.region,
-        "region_name": region_name(point.region),
-        "declared_region": point.declared_region,
-        "offline": point.offline_kind,
-        "system_tps": point.system_tps,
-        "tps_per_user": point.tps_per_user,
-        "tpot_p90_ms": point.tpot_p90_ms,
-        "ttft_p90_ms": point.ttft_p90_ms,
-        "e2e_avg_interactivity": point.e2e_avg_interactivity,
-        "system_tps_per_kw": point.system_tps_per_kw,
-        "point_power_kw": point.point_power_kw,
-        "n_samples_completed": point.n_samples_completed,
-        "duration_ms": point.duration_ms,
-        "accuracy": point.accuracy_status,
-        "target_cohort": point.target_cohort,
-        "state": getattr(point, "state", "active"),
-        "state_reason": getattr(point, "state_reason", None),
-    })
+    return round_metrics(
+        {
+            "dir": point.dir_name,
+            "concurrency": point.concurrency,
+            "region": point.region,
+            "region_name": region_name(point.region),
+            "declared_region": point.declared_region,
+            "offline": point.offline_kind,
+            "system_tps": point.system_tps,
+            "tps_per_user": point.tps_per_user,
+            "tpot_p90_ms": point.tpot_p90_ms,
+            "ttft_p90_ms": point.ttft_p90_ms,
+            "e2e_avg_interactivity": point.e2e_avg_interactivity,
+            "system_tps_per_kw": point.system_tps_per_kw,
+            "point_power_kw": point.point_power_kw,
+            "n_samples_completed": point.n_samples_completed,
+            "duration_ms": point.duration_ms,
+            "accuracy": point.accuracy_status,
+            "target_cohort": point.target_cohort,
+            "state": getattr(point, "state", "active"),
+            "state_reason": getattr(point, "state_reason", None),
+        }
+    )
 
 
 def reproduction_dict(r: Reproduction) -> dict[str, Any]:

@@ -77,16 +77,16 @@ def error_page(request: Request, status: int, message: str) -> Response:
 
 async def http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
+    message = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
+    no_route = exc.status_code == 404 and message == "Not Found"  # the router's own 404
     if wants_json(request):
-        message = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
-        if exc.status_code == 404 and message == "Not Found":
+        if no_route:
             message = f"nothing at {request.url.path}"
         code = STATUS_CODES.get(exc.status_code, f"http-{exc.status_code}")
         return error_response(code, message, exc.status_code, headers=exc.headers)
     if exc.status_code == 405 and request.method in ("GET", "HEAD"):
         return RedirectResponse(nearest_page(request), status_code=303)
-    message = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
-    if exc.status_code == 404 and message == "Not Found":
+    if no_route:
         message = f"There is no page at {request.url.path}."
     response = error_page(request, exc.status_code, message)
     for name, value in (exc.headers or {}).items():

@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from app.db.models import Organization, Retokenization, Submission, User
 from app.domain.accounts import Scope
+from app.domain.regions import REGIONS
 from app.domain.visibility import Access
 from app.services.accounts import Principal, authenticate, end_session, start_session
 from app.services.artifacts import latest_events
@@ -22,7 +23,6 @@ from app.services.reproductions import (
 )
 from app.services.results import (
     PRELIMINARY_FOOTNOTE,
-    REGIONS,
     STATUSES,
     QueryProblem,
     ResultsQuery,
@@ -206,6 +206,8 @@ def _render_submission(
         retokenization_dict(r, findings_of(session, r))
         for r in list_retokenizations(session, submission)
     ]
+    # Each curve's reason it cannot be reproduced (None: it can), asked once per curve.
+    refusals = [reproduction_refusal(settings, submission, row) for row in submission.curves]
     # The latest re-count of each point: its errors belong in the verdict too.
     latest_recounts = {r["point"]: r for r in reversed(retokenizations) if r["finished"]}
     recount_findings = [f for r in latest_recounts.values() for f in r["findings"]]
@@ -232,19 +234,12 @@ def _render_submission(
             # Offered only where the request would be taken (the same predicate refuses it).
             "reproducible_points": [
                 f"{c['system_dir']}/{c['benchmark_model']}/{p['dir']}"
-                for c, row in zip(curves, submission.curves, strict=True)
-                if reproduction_refusal(settings, submission, row) is None
+                for c, refusal in zip(curves, refusals, strict=True)
+                if refusal is None
                 for p in c["points"]
                 if p["offline"] != "dedicated"
             ],
-            "reproduction_blocked": next(
-                (
-                    refusal
-                    for row in submission.curves
-                    if (refusal := reproduction_refusal(settings, submission, row))
-                ),
-                None,
-            ),
+            "reproduction_blocked": next((r for r in refusals if r is not None), None),
             "reproduction_error": reproduction_error,
             "retokenizations": retokenizations,
             "has_events": bool(latest_events(session, submission)),

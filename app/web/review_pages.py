@@ -55,8 +55,7 @@ from app.services.review import (
     assign_reviewer,
     change_embargo,
     complete_review,
-    plan_cohort,
-    publish_confirmed,
+    release_plan,
     review_summary,
     reviewer_pool,
 )
@@ -522,9 +521,11 @@ def publish_from_page(
     the chair; refused before its time or for any cohort but the one due."""
     verify_csrf(request, csrf_token)
     who = _signed_in(request, Scope.PUBLISH)
-    act = publish_confirmed if confirm == "yes" else plan_cohort
     try:
-        plan = act(session=session, settings=settings, cohort_id=cohort, at=now, actor=who.email)
+        plan = release_plan(
+            session=session, settings=settings, cohort_id=cohort, at=now, actor=who.email,
+            confirmed=confirm == "yes",
+        )  # fmt: skip
     except ServiceError as exc:
         session.rollback()
         return _queue_page(

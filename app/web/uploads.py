@@ -34,12 +34,6 @@ class UploadProblem(Exception):
     # What the form held, when it was read: the page shows it again filled in.
     fields: dict[str, str] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, object]:
-        error: dict[str, object] = {"code": self.code, "message": self.message}
-        if self.member is not None:
-            error["member"] = self.member
-        return {"error": error}
-
 
 PUBLICATION_MODES = tuple(PublicationMode)
 

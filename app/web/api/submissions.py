@@ -117,7 +117,7 @@ async def create_submission(
             uploader=session.get(User, who.user_id),
         )
     except UploadProblem as problem:
-        return JSONResponse(problem.to_json(), status_code=problem.status)
+        return error_response(problem.code, problem.message, problem.status, member=problem.member)
     body = {
         **submission_summary(accepted.submission),
         "duplicate": accepted.duplicate,
