@@ -61,7 +61,7 @@
     return [
       "<b>" + esc(curve.system) + "</b> · " + esc(curve.organization),
       "status: " + curve.status + (curve.status === "provisional" ? " (peer review pending)" : ""),
-      "concurrency " + p.concurrency + (p.region ? " · " + esc(r.region_names[p.region] || p.region) : "") +
+      "concurrency " + p.concurrency + (p.region ? " · " + esc(p.region_name) : "") +
         (p.offline !== "none" ? " · Offline (" + p.offline + ")" : ""),
       "system " + fmt(p.system_tps, 1) + " tok/s · per kW " + fmt(p.system_tps_per_kw, 1),
       (curve.is_agentic ? "interactivity " + fmt(p.e2e_avg_interactivity, 2)
@@ -142,7 +142,7 @@
       return {
         type: "scatter", mode: "lines+markers", name: label(curve), showlegend: false,
         x: pts.map(function (p) { return p.concurrency; }), y: pts.map(function (p) { return p[key]; }),
-        text: pts.map(function (p) { return p.region ? (r.region_names[p.region] || p.region).replace(/ Concurrency$/, "") : ""; }),
+        text: pts.map(function (p) { return p.region ? p.region_name.replace(/ Concurrency$/, "") : ""; }),
         hovertext: pts.map(function (p) { return hover(curve, p, r); }), hoverinfo: "text",
         line: { color: colour(curve), dash: DASH[curve.status] }, opacity: OPACITY[curve.status]
       };

@@ -66,3 +66,11 @@ def test_api_docs_load_their_viewers_from_this_site(client: TestClient) -> None:
     for asset in ("swagger-ui-bundle.js", "swagger-ui.css"):
         assert client.get(_linked(page.text, f"vendor/api-docs/{asset}")).status_code == 200
     assert client.get("/redoc", follow_redirects=False).headers["location"] == "/docs"
+
+
+def test_pages_name_their_icon_so_no_browser_asks_for_a_missing_favicon(
+    client: TestClient,
+) -> None:
+    icon = _linked(client.get("/results").text, "favicon.svg")
+    served = client.get(icon)
+    assert served.status_code == 200 and served.headers["content-type"] == "image/svg+xml"
