@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .findings import Finding, Severity, portal_finding
+from .findings import Finding, Severity
+from .rules import portal_rule
 
-RULE_ID = "reproduction-margin"
-TITLE = "Reproduction within the margin"
-CLAUSE = "§11.4"
+RULE = portal_rule("reproduction-margin")
 COMPARED = (("system_tps", "system tokens/s"), ("tps_per_user", "tokens/s per user"))
 
 
@@ -41,7 +40,7 @@ def judge_reproduction(
             shortfalls.append(label)
 
     def finding(severity: Severity, message: str, fix: str | None = None) -> Finding:
-        return portal_finding(RULE_ID, TITLE, CLAUSE, severity, message, point=point, fix=fix)
+        return RULE.finding(severity, message, point=point, fix=fix)
 
     detail = "; ".join(compared)
     if not compared:

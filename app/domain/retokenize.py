@@ -22,7 +22,8 @@ from harness.events import Output
 from harness.summary import Completed, SummaryOptions, summarize
 from harness.tokens import TokenCounter
 
-from .findings import Finding, Severity, portal_finding
+from .findings import Finding, Severity
+from .rules import portal_rule
 
 EVIDENCE_SAMPLES = 10
 # A long response whose whitespace makes up more than this share is padded, and one that
@@ -32,22 +33,6 @@ PADDING_SHARE = 0.5
 PADDING_MIN_CHARS = 200
 REPETITION_RATIO = 0.08
 _WHITESPACE = re.compile(r"\s+")
-
-RULES: dict[str, tuple[str, str]] = {
-    # id: (title, clause)
-    "recounted-output-tokens": ("Re-counted output tokens", "§1.3"),
-    "recounted-system-tps": ("Re-counted system throughput", "§1.3"),
-    "recounted-tpot-p90": ("Re-counted TPOT P90", "§4.1"),
-    "recounted-tps-per-user": ("Re-counted tokens/s per user", "§4.1"),
-    "recounted-ttft-p90": ("Re-computed TTFT P90", "§4.1"),
-    "recounted-sample-accounting": ("Re-counted samples", "§4.1"),
-    "fake-first-token": ("Genuine first token", "§4.1"),
-    "duplicated-output": ("Duplicated or padded output", "§1.3"),
-    "truncated-responses": ("Truncated responses", "§1.3"),
-    "events-malformed": ("Readable run events", "§1.3"),
-    "tokenizer-missing": ("Reference tokenizer", "§1.3"),
-}
-
 
 @dataclass(frozen=True)
 class Tolerances:
@@ -104,8 +89,7 @@ class Cancelled(Exception):
 def _finding(
     rule: str, severity: Severity, message: str, point: str, fix: str | None = None
 ) -> Finding:
-    title, clause = RULES[rule]
-    return portal_finding(rule, title, clause, severity, message, point=point, fix=fix)
+    return portal_rule(rule).finding(severity, message, point=point, fix=fix)
 
 
 def is_fake_first_chunk(text: str) -> bool:

@@ -25,6 +25,7 @@ from .api.organizations import router as organizations_api
 from .api.results import router as results_api
 from .api.retokenization import router as retokenization_api
 from .api.review import router as review_api
+from .api.rules import router as rules_api
 from .api.submissions import router as submissions_api
 from .assets import StaticAssets, swagger_ui_dir
 from .errors import http_error, server_error, validation_error
@@ -98,6 +99,7 @@ def create_app(
     app.include_router(submissions_api)
     app.include_router(cohorts_api)
     app.include_router(results_api)
+    app.include_router(rules_api)
     app.include_router(retokenization_api)
     app.include_router(review_api)
     app.include_router(organizations_api)

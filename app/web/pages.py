@@ -38,6 +38,7 @@ from app.services.retokenization import (
     missing_tokenizers,
     request_retokenization,
 )
+from app.services.rules import rule_catalogue, rule_view
 from app.services.views import (
     curve_dict,
     group_findings,
@@ -110,6 +111,11 @@ def results_page(request: Request, session: SessionDep) -> Response:
     )
 
 
+@router.get("/rules", response_class=HTMLResponse)
+def rules_page(request: Request) -> Response:
+    return templates.TemplateResponse(request, "rules.html", {"catalogue": rule_catalogue()})
+
+
 def sign_in_first(request: Request) -> RedirectResponse:
     return RedirectResponse(f"/login?{urlencode({'next': request.url.path})}", status_code=303)
 
@@ -136,6 +142,7 @@ def _upload_page(
         "upload.html",
         {
             "error": problem,
+            "rule": rule_view(problem.code) if problem else None,
             "limit": settings.max_upload_bytes,
             "organization": organization.name if organization else None,
         },

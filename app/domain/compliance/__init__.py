@@ -16,7 +16,7 @@ from .official import (
     checker_version,
     run_official_checks,
 )
-from .portal_rules import RULES, EarlierUpload, PortalContext, run_portal_rules
+from .portal_rules import EarlierUpload, PortalContext, run_portal_rules
 from .readable import scan_readable
 
 
@@ -76,7 +76,6 @@ def run_compliance(
 
 
 __all__ = [
-    "RULES",
     "ComplianceResult",
     "EarlierUpload",
     "OfficialReport",

@@ -1,8 +1,8 @@
 """The portal's own rules: what the official checker cannot know.
 
-Each rule has a kebab-case id that never collides with an official one, a clause, and
-one check function returning findings of the common shape. The registry is the single
-list the worker, the CLI and the documentation read.
+Each rule is catalogued in :mod:`app.domain.rules` (its id never collides with an
+official one); here is one check function per rule, returning findings of the common
+shape.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..cohorts import BusinessCalendar, Cohort
-from ..findings import Finding, Severity, portal_finding
-from . import readable
+from ..findings import Finding, Severity
+from ..rules import portal_rule
 from .official import OfficialReport
 
 
@@ -36,22 +36,10 @@ class PortalContext:
     eligible_cohort: Cohort | None = field(default=None)
 
 
-@dataclass(frozen=True)
-class PortalRule:
-    id: str
-    title: str
-    clause: str
-    summary: str
-    check: Callable[[PortalContext], list[Finding]]
-
-    def finding(self, severity: Severity, message: str, fix: str | None = None) -> Finding:
-        return portal_finding(self.id, self.title, self.clause, severity, message, fix=fix)
-
-
 def _check_duplicate(ctx: PortalContext) -> list[Finding]:
     if ctx.earlier_uploads is None:
         return []
-    rule = RULES["duplicate-upload"]
+    rule = portal_rule("duplicate-upload")
     if not ctx.earlier_uploads:
         return [rule.finding(Severity.INFO, "No earlier upload has the same bundle content")]
     first = min(ctx.earlier_uploads, key=lambda u: u.uploaded_at)
@@ -69,7 +57,7 @@ def _check_duplicate(ctx: PortalContext) -> list[Finding]:
 
 
 def _check_cutoff(ctx: PortalContext) -> list[Finding]:
-    rule = RULES["target-cohort-cutoff"]
+    rule = portal_rule("target-cohort-cutoff")
     declared = sorted(
         {p.target_cohort for p in ctx.official.points if p.target_cohort},
     )
@@ -110,44 +98,10 @@ def _check_cutoff(ctx: PortalContext) -> list[Finding]:
     return findings
 
 
-RULES: dict[str, PortalRule] = {
-    rule.id: rule
-    for rule in (
-        PortalRule(
-            id="duplicate-upload",
-            title="Duplicate upload",
-            clause="portal",
-            summary="The bundle's content equals an earlier upload's (cli_metadata.json aside).",
-            check=_check_duplicate,
-        ),
-        PortalRule(
-            id=readable.RULE,
-            title=readable.TITLE,
-            clause=readable.CLAUSE,
-            summary="Every JSON/YAML file under results/ is UTF-8, at most 8 MiB, nests at "
-            "most 64 levels, has no alias bomb, no repeated key, no NaN or Infinity and no "
-            "integer beyond ±2^64; otherwise the bundle is rejected before the checker runs.",
-            check=lambda _ctx: [],  # runs first, in run_compliance, on the files themselves
-        ),
-        PortalRule(
-            id="reproduction-margin",
-            title="Reproduction within the margin",
-            clause="§11.4",
-            summary="A reproduction run of a point measures system tokens/s and tokens/s per "
-            "user no more than the reproducibility margin (10%) below the submitted values.",
-            check=lambda _ctx: [],  # judged when a reproduction finishes, not at intake
-        ),
-        PortalRule(
-            id="target-cohort-cutoff",
-            title="Target cohort cutoff",
-            clause="§4.1",
-            summary="Automated checks must pass at least one business day before the "
-            "target cohort's Wednesday; otherwise the results roll to the next cohort.",
-            check=_check_cutoff,
-        ),
-    )
-}
+# The portal's own automated checks, in the order they run (their titles, clauses and
+# explanations are in the rule catalogue).
+CHECKS: tuple[Callable[[PortalContext], list[Finding]], ...] = (_check_duplicate, _check_cutoff)
 
 
 def run_portal_rules(ctx: PortalContext) -> list[Finding]:
-    return [finding for rule in RULES.values() for finding in rule.check(ctx)]
+    return [finding for check in CHECKS for finding in check(ctx)]

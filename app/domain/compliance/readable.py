@@ -18,11 +18,10 @@ from typing import Any
 
 import yaml
 
-from ..findings import Finding, Severity, portal_finding
+from ..findings import Finding, Severity
+from ..rules import portal_rule
 
-RULE = "readable-files"
-TITLE = "Metadata files are plain, bounded data"
-CLAUSE = "portal"
+RULE = portal_rule("readable-files")
 MAX_METADATA_BYTES = 8 * 1024 * 1024
 MAX_YAML_ALIASES = 1000
 MAX_EXPANDED_NODES = 1_000_000  # what the document becomes once its aliases are expanded
@@ -168,14 +167,6 @@ def scan_readable(root: Path) -> list[Finding]:
             read_data(path)
         except Unreadable as problem:
             relative = path.relative_to(root).as_posix()
-            finding = portal_finding(
-                RULE,
-                TITLE,
-                CLAUSE,
-                Severity.ERROR,
-                f"{relative}: {problem}",
-                fix="Write the file again with the submission CLI; metadata files are "
-                "UTF-8 JSON or YAML with finite numbers and each key once.",
-            )
+            finding = RULE.finding(Severity.ERROR, f"{relative}: {problem}", fix=RULE.fix)
             findings.append(finding)
     return findings

@@ -9,7 +9,6 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from app.db.models import User
-from app.domain.compliance import RULES
 from app.domain.policy import may_recheck
 from app.domain.visibility import Access, Viewer
 from app.services.audit import timeline
@@ -210,17 +209,6 @@ def recheck_submission(public_id: str, session: SessionDep, queue: QueueDep, who
     retry_check(session=session, queue=queue, submission=submission)
     session.commit()
     return {"queued": True, "links": _links(public_id)}
-
-
-@router.get("/rules", tags=["rules"])
-def read_portal_rules() -> dict[str, Any]:
-    """The portal's own rules (the official ones are the checker's catalogue)."""
-    return {
-        "data": [
-            {"id": r.id, "title": r.title, "clause": r.clause, "summary": r.summary}
-            for r in RULES.values()
-        ]
-    }
 
 
 class ReproductionRequest(BaseModel):

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, tar_bytes
+from app.domain.rules import catalogue
 from app.services.checks import run_checks
 from app.settings import Settings
 from app.web.main import create_app
@@ -150,13 +151,41 @@ def test_openapi_documents_the_upload_and_the_rules(client: TestClient) -> None:
     upload = schema["paths"]["/api/v1/submissions"]["post"]
     assert "multipart/form-data" in upload["requestBody"]["content"]
     assert {"201", "413", "415", "422"} <= set(upload["responses"])
-    rules = client.get("/api/v1/rules").json()["data"]
-    assert {r["id"] for r in rules} == {
-        "duplicate-upload",
-        "readable-files",
-        "reproduction-margin",
-        "target-cohort-cutoff",
+    rules = schema["paths"]["/api/v1/rules"]["get"]["responses"]["200"]
+    assert rules["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/RuleCatalogue"
     }
+
+
+def test_the_rule_catalogue_is_every_rule_with_what_it_checks(client: TestClient) -> None:
+    body = client.get("/api/v1/rules").json()
+    by_id = {r["id"]: r for r in body["data"]}
+    assert body["checker_version"] == "1.5.3.0"
+    assert len(by_id) == len(catalogue())
+    # Official rules passed through, the portal's own from every stage.
+    assert by_id["point-count"]["source"] == "official"
+    assert by_id["path-traversal"] == {
+        **by_id["path-traversal"], "stage": "upload", "source": "portal", "severity": "error"
+    }
+    assert {"recounted-output-tokens", "reproduction-margin", "readable-files"} <= set(by_id)
+    upload = client.get("/api/v1/rules", params={"stage": "upload"}).json()["data"]
+    assert upload and {r["stage"] for r in upload} == {"upload"}
+    official = client.get("/api/v1/rules", params={"source": "official"}).json()["data"]
+    assert {r["source"] for r in official} == {"official"}
+    one = client.get("/api/v1/rules/symlink").json()
+    assert one["title"] == "No symbolic links" and one["fix"]
+    missing = client.get("/api/v1/rules/no-such-rule")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not-found"
+    wrong = client.get("/api/v1/rules", params={"stage": "later"})
+    assert wrong.status_code == 422 and wrong.json()["error"]["problems"][0]["field"] == "stage"
+
+
+def test_the_rules_page_has_an_anchor_for_every_rule(client: TestClient) -> None:
+    page = client.get("/rules")
+    assert page.status_code == 200
+    for rule_id in catalogue():
+        assert f'id="rule-{rule_id}"' in page.text
+    assert 'href="/rules"' in page.text  # the navigation leads here
 
 
 def test_upload_page_refusal_is_shown_in_the_form(client: TestClient) -> None:
@@ -168,6 +197,9 @@ def test_upload_page_refusal_is_shown_in_the_form(client: TestClient) -> None:
     response = client.post("/upload", files=evil, data={"csrf_token": token})
     assert response.status_code == 422
     assert "absolute-path" in response.text and "/etc/x" in response.text
+    # What to do about it, and the rule it broke.
+    assert 'href="/rules#rule-absolute-path"' in response.text
+    assert catalogue()["absolute-path"].fix in response.text
 
 
 def test_page_forms_refuse_a_missing_or_wrong_csrf_token(

@@ -61,6 +61,12 @@ def test_the_submitter_walk(page, portal: RunningPortal, tmp_path: Path) -> None
     page.wait_for_selector("#upload-error")
     assert page.locator("#publication_mode").input_value() == "provisional"
     assert page.locator("#embargo_date").input_value() == "2099-01-20"
+    # The refusal says what to do and leads to the rule, marked on the catalogue's page.
+    assert "What to do" in page.locator("#upload-fix").inner_text()
+    page.click("#upload-fix a")
+    page.wait_for_selector("#rules tr:target")
+    assert page.locator("#rules tr:target").get_attribute("id") == "rule-empty-upload"
+    assert _fits_the_window(page)
 
     archive = BundleFactory(
         system=SystemSpec(name="Acme walk", saturation_tps=31_000),
