@@ -85,7 +85,7 @@ def _now(text: str | None) -> dt.datetime | None:
 def cmd_publish(args: argparse.Namespace) -> int:
     """Release a cohort (the chair's API does the same): at its time, the one due now."""
     from app.db.session import Database
-    from app.services.errors import ServiceError
+    from app.domain.refusals import Refused
     from app.services.review import publish_cohort
 
     try:
@@ -105,7 +105,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
                     at=now,
                     actor=args.actor,
                 )
-            except ServiceError as exc:
+            except Refused as exc:
                 print(f"error: {exc.message} ({exc.code})", file=sys.stderr)
                 return EXIT_UNUSABLE
             session.commit()
@@ -193,7 +193,7 @@ def cmd_users(args: argparse.Namespace) -> int:
 def cmd_orgs(args: argparse.Namespace) -> int:
     """Organisations: their jurisdiction (holidays on the clocks) and committee seats."""
     from app.db.session import Database
-    from app.services.errors import ServiceError
+    from app.domain.refusals import Refused
     from app.services.organizations import (
         get_organization,
         list_organizations,
@@ -226,7 +226,7 @@ def cmd_orgs(args: argparse.Namespace) -> int:
                     organization=get_organization(session, args.slug),
                     **changes,  # type: ignore[arg-type]
                 )
-            except ServiceError as exc:
+            except Refused as exc:
                 print(f"error: {exc.message} ({exc.code})", file=sys.stderr)
                 return EXIT_UNUSABLE
             session.commit()

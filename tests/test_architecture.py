@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -35,3 +36,30 @@ def test_required_top_level_exists() -> None:
     ):
         assert (PROJECT_ROOT / name).exists(), name
     assert "make test" in (PROJECT_ROOT / ".ci/run").read_text()
+
+
+def _http_statuses_in_refusals(path: Path) -> list[str]:
+    """Integer literals 400-599 handed to anything that refuses or errs."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+        if not any(word in name for word in ("Error", "Refus", "refuse", "Rejected", "Problem")):
+            continue
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, int):
+                if 400 <= arg.value < 600:
+                    found.append(f"{path.relative_to(PROJECT_ROOT)}:{node.lineno}")
+    return found
+
+
+def test_the_domain_and_the_services_choose_no_http_status() -> None:
+    modules = [
+        *(PROJECT_ROOT / "app/domain").rglob("*.py"),
+        *(PROJECT_ROOT / "app/services").rglob("*.py"),
+    ]
+    assert modules
+    assert [hit for path in modules for hit in _http_statuses_in_refusals(path)] == []
+    # The check itself sees a status where the web layer hands one over.
+    assert _http_statuses_in_refusals(PROJECT_ROOT / "app/web/uploads.py")

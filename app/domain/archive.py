@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
+from .refusals import Kind, Refused
+
 _CHUNK = 1024 * 1024
 _MAX_NAME_LENGTH = 1024
 _MAX_DEPTH = 32
@@ -34,13 +36,24 @@ _IGNORED_TOP_LEVEL = frozenset({"__MACOSX"})
 _IGNORED_NAMES = frozenset({".DS_Store"})
 
 
-class ArchiveRejected(Exception):
-    """The archive is refused. ``code`` is stable; ``message`` says what and where."""
+# Refusals that are about size, and the one about the kind of file; the rest are about
+# what the archive holds.
+_TOO_LARGE = frozenset({"too-large", "member-too-large", "too-many-members", "compression-ratio"})
+
+
+class ArchiveRejected(Refused):
+    """The archive is refused. ``code`` is stable (a rule of the catalogue); ``message``
+    says what and where; ``member`` names the archive member."""
 
     def __init__(self, code: str, message: str, member: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        kind = (
+            Kind.UNSUPPORTED
+            if code == "unsupported-format"
+            else Kind.TOO_LARGE
+            if code in _TOO_LARGE
+            else Kind.INVALID
+        )
+        super().__init__(code, message, kind, member=member)
         self.member = member
 
 

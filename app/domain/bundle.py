@@ -12,14 +12,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .refusals import Refused
+
 _IGNORED = frozenset({"__MACOSX", ".DS_Store"})
 
 
-class LayoutRejected(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class LayoutRejected(Refused):
+    """The archive does not hold one submission as the submission CLI lays it out."""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from .refusals import Kind, Refused
+
 
 @dataclass(frozen=True)
 class ObjectionType:
@@ -171,12 +173,8 @@ def told(action_id: str) -> str:
     return action.done if action else action_id.replace("_", " ")
 
 
-class ObjectionRefused(Exception):
-    def __init__(self, code: str, message: str, status: int = 409) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
+class ObjectionRefused(Refused):
+    default_kind = Kind.CONFLICT
 
 
 def apply(action_id: str, state: ObjectionState, parties: frozenset[Party], body: str) -> Action:
@@ -184,15 +182,17 @@ def apply(action_id: str, state: ObjectionState, parties: frozenset[Party], body
     action = ACTIONS.get(action_id)
     if action is None:
         raise ObjectionRefused(
-            "bad-action", f"the action must be one of {', '.join(ACTIONS)}, not {action_id!r}", 422
+            "bad-action",
+            f"the action must be one of {', '.join(ACTIONS)}, not {action_id!r}",
+            Kind.INVALID,
         )
     if not (action.parties & parties):
         who = " or ".join(sorted(p.value for p in action.parties))
-        raise ObjectionRefused("not-your-turn", f"only the {who} may {action_id}", 403)
+        raise ObjectionRefused("not-your-turn", f"only the {who} may {action_id}", Kind.FORBIDDEN)
     if state not in action.from_states:
         raise ObjectionRefused(
             "not-allowed", f"{action_id!r} is not possible on an objection that is {state}"
         )
     if action.needs_body and not body.strip():
-        raise ObjectionRefused("body-required", f"say something to {action_id}", 422)
+        raise ObjectionRefused("body-required", f"say something to {action_id}", Kind.INVALID)
     return action

@@ -20,20 +20,12 @@ from zoneinfo import ZoneInfo
 
 from .cohorts import Cohort
 from .lifecycle import TERMINAL, PublicationMode, SubmissionState
+from .refusals import Kind, Refusal
 from .regions import REGION_NAMES, REQUIRED_REGIONS
 from .review import ReviewClock
 
 LATE_OBJECTION_DAYS = 90  # after finalization (rules §11.5)
 MAX_POINTS = 32
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """Why an action is not possible: a stable code, a message, an HTTP-like status."""
-
-    code: str
-    message: str
-    status: int = 409
 
 
 @dataclass(frozen=True)
@@ -86,7 +78,9 @@ def may_recheck(facts: SubmissionFacts) -> Refusal | None:
 def may_withdraw(actor: Actor, facts: SubmissionFacts) -> Refusal | None:
     """The submitting organisation (or the chair) withdraws at any time (rules §11.7)."""
     if not (actor.chair or actor.own_organization):
-        return Refusal("not-yours", "only the submitting organisation or the chair withdraws", 403)
+        return Refusal(
+            "not-yours", "only the submitting organisation or the chair withdraws", Kind.FORBIDDEN
+        )
     if facts.state in TERMINAL:
         return Refusal("closed", f"a {facts.state} submission cannot be withdrawn")
     if facts.state in (SubmissionState.RECEIVED, SubmissionState.CHECKING):
@@ -110,7 +104,7 @@ def may_decide(action: str, facts: SubmissionFacts) -> Refusal | None:
                 "only a finalized result is invalidated; withdraw or reject it in review",
             )
         return None
-    return Refusal("bad-decision", f"unknown decision {action!r}", 422)
+    return Refusal("bad-decision", f"unknown decision {action!r}", Kind.INVALID)
 
 
 def may_change_embargo(
@@ -119,7 +113,9 @@ def may_change_embargo(
     """The embargo date may change after submission while it still holds something back
     (rules §4.2); *today* is the cohort time zone's date (None: only who and when)."""
     if not (actor.chair or actor.own_organization):
-        return Refusal("not-yours", "only the submitting organisation or the chair changes it", 403)
+        return Refusal(
+            "not-yours", "only the submitting organisation or the chair changes it", Kind.FORBIDDEN
+        )
     if facts.state in TERMINAL:
         return Refusal("not-allowed", f"a {facts.state} submission has no embargo to change")
     if facts.mode == PublicationMode.PROVISIONAL and (facts.review_started or facts.published):
@@ -127,7 +123,9 @@ def may_change_embargo(
     if facts.state == SubmissionState.FINALIZED and facts.published:
         return Refusal("not-allowed", "the finalized result is already public")
     if embargo is not None and today is not None and embargo <= today:
-        return Refusal("bad-embargo", f"the embargo date {embargo} is not in the future", 422)
+        return Refusal(
+            "bad-embargo", f"the embargo date {embargo} is not in the future", Kind.INVALID
+        )
     return None
 
 
@@ -175,7 +173,9 @@ def may_complete_review(
 ) -> Refusal | None:
     """The assigned reviewer says the review is done, once, while it runs (rules §4.4)."""
     if not assigned:
-        return Refusal("not-your-review", "only the assigned reviewer completes the review", 403)
+        return Refusal(
+            "not-your-review", "only the assigned reviewer completes the review", Kind.FORBIDDEN
+        )
     if facts.state != SubmissionState.PASSED_CHECKS or not facts.review_started:
         return Refusal("not-in-review", "the submission is not in review")
     if completed:
@@ -202,14 +202,18 @@ def may_set_point_state(
     in dispute (the chair); after finalization the chair invalidates it (rules §11.1,
     §11.6, §11.7). A withdrawn or invalidated point stays so."""
     if target not in POINT_STATES:
-        return Refusal("bad-state", f"a point's state is one of {', '.join(POINT_STATES)}", 422)
+        return Refusal(
+            "bad-state", f"a point's state is one of {', '.join(POINT_STATES)}", Kind.INVALID
+        )
     if current in TERMINAL_POINT_STATES:
         return Refusal("point-closed", f"the point is {current}: that is final")
     if current == target:
         return Refusal("unchanged", f"the point is {current} already")
     if not actor.chair and not (actor.own_organization and target == "withdrawn"):
         return Refusal(
-            "not-yours", "the submitter withdraws its points; other changes are the chair's", 403
+            "not-yours",
+            "the submitter withdraws its points; other changes are the chair's",
+            Kind.FORBIDDEN,
         )
     if target == "invalidated":
         if facts.state != SubmissionState.FINALIZED:

@@ -13,15 +13,15 @@ from sqlalchemy.orm import Session
 from app.db.models import ApiToken, Organization, User, WebSession, utcnow
 from app.domain.accounts import PermissionDenied, Role, Scope, scopes_for
 from app.domain.bundle import slugify
+from app.domain.refusals import Kind, Refused
 
-from .errors import ServiceError
 from .security import hash_password, new_token, token_hash, verify_password
 
 SESSION_LIFETIME = dt.timedelta(hours=12)
 MIN_PASSWORD_LENGTH = 12
 
 
-class AccountError(ServiceError):
+class AccountError(Refused):
     pass
 
 
@@ -56,7 +56,7 @@ def create_user(
             "weak-password", f"passwords need at least {MIN_PASSWORD_LENGTH} characters"
         )
     if session.scalar(select(User).where(User.email == email)) is not None:
-        raise AccountError("exists", f"a user {email} exists already", 409)
+        raise AccountError("exists", f"a user {email} exists already", Kind.CONFLICT)
     org = None
     if organization:
         slug = slugify(organization)
@@ -93,7 +93,7 @@ def issue_token(
     try:
         granted = scopes_for(Role(user.role), scopes)
     except (PermissionDenied, ValueError) as exc:
-        raise AccountError("bad-scope", str(exc), 403) from exc
+        raise AccountError("bad-scope", str(exc), Kind.FORBIDDEN) from exc
     plaintext = new_token()
     token = ApiToken(
         user=user,

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from app.db.models import Point, Submission, utcnow
 from app.domain.lifecycle import DECISIONS, IllegalTransition, SubmissionState
 from app.domain.policy import Actor, may_decide, may_set_point_state, may_withdraw
+from app.domain.refusals import Kind
 from app.domain.review import ReviewPhase
 from app.settings import Settings
 
@@ -97,7 +98,7 @@ def _close(
             session, submission, DECISIONS[action], actor=actor, action=action, reason=reason, at=at
         )
     except IllegalTransition as exc:
-        raise PublishingError("not-allowed", str(exc), 409) from exc
+        raise PublishingError("not-allowed", str(exc), Kind.CONFLICT) from exc
     submission.review_phase = ReviewPhase.CLOSED.value
     keep_record(session, settings, submission, at, why=reason)
     notify(
@@ -129,7 +130,9 @@ def set_point_state(
         raise PublishingError("reason-required", "say why the point changes state")
     point = find_point(session, submission, point_label)
     if point is None:
-        raise PublishingError("unknown-point", f"no point {point_label!r} in this submission", 404)
+        raise PublishingError(
+            "unknown-point", f"no point {point_label!r} in this submission", Kind.NOT_FOUND
+        )
     asking = actor_of(who, submission)
     enforce(may_set_point_state(asking, facts_of(session, submission), point.state, state))
     before = point.state
@@ -141,7 +144,7 @@ def set_point_state(
         raise PublishingError(
             "curve-incomplete",
             f"invalidating {point_label} leaves {short}: invalidate the whole result instead",
-            409,
+            Kind.CONFLICT,
         )
     point.state_reason = reason.strip()
     record(

@@ -11,9 +11,8 @@ from typing import Any
 import yaml
 
 from app.db.models import Submission
+from app.domain.refusals import Kind, Refused
 from app.settings import Settings
-
-from .errors import ServiceError
 
 MAX_SHOWN_BYTES = 1024 * 1024
 TEXT_SUFFIXES = frozenset(
@@ -21,7 +20,7 @@ TEXT_SUFFIXES = frozenset(
 )
 
 
-class DisclosureError(ServiceError):
+class DisclosureError(Refused):
     pass
 
 
@@ -55,9 +54,11 @@ def read_bundle_file(settings: Settings, submission: Submission, rel: str) -> st
     root = _root(settings, submission)
     target = (root / rel).resolve()
     if not target.is_relative_to(root) or not target.is_file():
-        raise DisclosureError("no-such-file", f"the bundle has no file {rel!r}", 404)
+        raise DisclosureError("no-such-file", f"the bundle has no file {rel!r}", Kind.NOT_FOUND)
     if target.suffix.lower() not in TEXT_SUFFIXES:
-        raise DisclosureError("not-text", f"{rel!r} is not a text file the portal shows", 415)
+        raise DisclosureError(
+            "not-text", f"{rel!r} is not a text file the portal shows", Kind.UNSUPPORTED
+        )
     with target.open("rb") as handle:
         data = handle.read(MAX_SHOWN_BYTES + 1)
     text = data[:MAX_SHOWN_BYTES].decode("utf-8", errors="replace")

@@ -20,20 +20,22 @@ from app.domain.bundle import (
     slugify,
 )
 from app.domain.lifecycle import SubmissionState
+from app.domain.refusals import Kind, Refused
 from app.settings import Settings
 
 from .artifacts import take_bundle_events
 from .audit import record
-from .errors import ServiceError
 from .jobs import CHECK_SUBMISSION, JobQueue, enqueue_after_commit
 from .storage import BlobStore, ReceivedFile
 
 
-class IntakeError(ServiceError):
+class IntakeError(Refused):
     """An upload refused with a client error; ``member`` names the archive member."""
 
-    def __init__(self, code: str, message: str, member: str | None = None, status: int = 422):
-        super().__init__(code, message, status)
+    def __init__(
+        self, code: str, message: str, kind: Kind | None = None, member: str | None = None
+    ) -> None:
+        super().__init__(code, message, kind, member=member)
         self.member = member
 
 
@@ -109,17 +111,7 @@ def accept_upload(
         layout = locate_submission(extracted.root)
     except ArchiveRejected as exc:
         received.path.unlink(missing_ok=True)
-        status = (
-            415
-            if exc.code == "unsupported-format"
-            else (
-                413
-                if exc.code
-                in {"too-large", "member-too-large", "too-many-members", "compression-ratio"}
-                else 422
-            )
-        )
-        raise IntakeError(exc.code, exc.message, exc.member, status) from exc
+        raise IntakeError(exc.code, exc.message, exc.kind, exc.member) from exc
     except LayoutRejected as exc:
         received.path.unlink(missing_ok=True)
         shutil.rmtree(extract_dir, ignore_errors=True)

@@ -23,6 +23,7 @@ from app.domain.objections import (
     told,
 )
 from app.domain.policy import may_act_on_objections, may_object
+from app.domain.refusals import Kind
 from app.domain.times import local_text
 from app.settings import Settings
 
@@ -33,8 +34,8 @@ from .notifications import chairs, members_of, notify
 from .policy import facts_of
 
 
-def _refuse(code: str, message: str, status: int = 409) -> ObjectionRefused:
-    return ObjectionRefused(code, message, status)
+def _refuse(code: str, message: str, kind: Kind = Kind.CONFLICT) -> ObjectionRefused:
+    return ObjectionRefused(code, message, kind)
 
 
 def _committee_member(user: User) -> bool:
@@ -60,21 +61,25 @@ def file_objection(
     days after finalization, only on the late grounds (rules §11.5)."""
     at = at or utcnow()
     if not _committee_member(filer):
-        raise _refuse("not-committee", "only review-committee members file objections", 403)
+        raise _refuse(
+            "not-committee", "only review-committee members file objections", Kind.FORBIDDEN
+        )
     if filer.organization_id is None:
-        raise _refuse("no-organization", "an objection is filed by an organisation", 403)
+        raise _refuse("no-organization", "an objection is filed by an organisation", Kind.FORBIDDEN)
     if filer.organization_id == submission.organization_id:
-        raise _refuse("own-submission", "an organisation cannot object to its own submission", 403)
+        raise _refuse(
+            "own-submission", "an organisation cannot object to its own submission", Kind.FORBIDDEN
+        )
     kind = TYPES.get(type_id)
     if kind is None:
-        raise _refuse("bad-type", f"the type must be one of {', '.join(TYPES)}", 422)
+        raise _refuse("bad-type", f"the type must be one of {', '.join(TYPES)}", Kind.INVALID)
     for name, value in (("title", title), ("rule_cited", rule_cited), ("evidence", evidence)):
         if not value.strip():
             raise _refuse(
-                f"{name.replace('_', '-')}-required", f"an objection needs its {name}", 422
+                f"{name.replace('_', '-')}-required", f"an objection needs its {name}", Kind.INVALID
             )
     if point_label and find_point(session, submission, point_label) is None:
-        raise _refuse("unknown-point", f"no point {point_label!r} in this submission", 422)
+        raise _refuse("unknown-point", f"no point {point_label!r} in this submission", Kind.INVALID)
     _check_window(session, settings, submission, kind.late_ground, kind.title, at)
     objection = Objection(
         submission=submission,
@@ -128,7 +133,7 @@ def _check_window(
         late_ground=late_ground, ground=title,
     )  # fmt: skip
     if refusal is not None:
-        raise _refuse(refusal.code, refusal.message, refusal.status)
+        raise _refuse(refusal.code, refusal.message, refusal.kind)
 
 
 def _message(user: User | None, action: str, body: str, at: dt.datetime) -> ObjectionMessage:
@@ -192,7 +197,7 @@ def act(
     submission = objection.submission
     closed = may_act_on_objections(facts_of(session, submission))
     if closed is not None:
-        raise _refuse(closed.code, closed.message, closed.status)
+        raise _refuse(closed.code, closed.message, closed.kind)
     taken = apply(action, ObjectionState(objection.state), parties_of(user, objection), body)
     if (refusal := _refusal_beyond_the_table(action, user, objection)) is not None:
         raise refusal

@@ -11,22 +11,22 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import Organization, utcnow
+from app.domain.refusals import Kind, Refused
 from app.settings import Settings
 
-from .errors import ServiceError
 from .review import committee_organizations
 
 _UNSET: Any = object()
 
 
-class OrganizationError(ServiceError):
+class OrganizationError(Refused):
     pass
 
 
 def get_organization(session: Session, slug: str) -> Organization:
     found = session.scalar(select(Organization).where(Organization.slug == slug))
     if found is None:
-        raise OrganizationError("unknown-organization", f"no organisation {slug!r}", 404)
+        raise OrganizationError("unknown-organization", f"no organisation {slug!r}", Kind.NOT_FOUND)
     return found
 
 

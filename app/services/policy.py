@@ -10,21 +10,21 @@ from app.db.models import Publication, Submission, User
 from app.domain.accounts import Role, Scope
 from app.domain.lifecycle import PublicationMode, SubmissionState
 from app.domain.policy import Actor, Refusal, SubmissionFacts
+from app.domain.refusals import Refused
 
 from .accounts import Principal
-from .errors import ServiceError
 
 CHAIR_ROLES = (Role.CHAIR.value, Role.ADMIN.value)
 COMMITTEE_ROLES = (Role.REVIEWER.value, *CHAIR_ROLES)
 
 
-class PolicyError(ServiceError):
+class PolicyError(Refused):
     pass
 
 
 def enforce(refusal: Refusal | None) -> None:
     if refusal is not None:
-        raise PolicyError(refusal.code, refusal.message, refusal.status)
+        raise PolicyError(refusal.code, refusal.message, refusal.kind)
 
 
 def facts_of(session: Session, submission: Submission) -> SubmissionFacts:

@@ -39,11 +39,11 @@ from app.db.models import (
 from app.domain.cohorts import Cohort
 from app.domain.lifecycle import PublicationMode, ResultStatus, SubmissionState, result_status
 from app.domain.policy import current_cohort, may_publish, release_at
+from app.domain.refusals import Refused
 from app.settings import Settings
 
 from .audit import SYSTEM, record
 from .clocks import embargo_release
-from .errors import ServiceError
 from .results import compact_point
 from .views import curve_dict
 
@@ -53,7 +53,7 @@ ARCHIVE_TAGS = frozenset({SubmissionState.WITHDRAWN.value, SubmissionState.INVAL
 REVIEWED = frozenset({ResultStatus.VERIFIED.value, ResultStatus.PROVISIONAL.value})
 
 
-class PublishingError(ServiceError):
+class PublishingError(Refused):
     pass
 
 
@@ -95,7 +95,7 @@ def release_cohort(
         return cohort, False
     refusal = may_publish(cohort, at, _tz(settings))
     if refusal is not None:
-        raise PublishingError(refusal.code, refusal.message, refusal.status)
+        raise PublishingError(refusal.code, refusal.message, refusal.kind)
     session.add(CohortRelease(cohort=str(cohort), published_at=at, published_by=actor))
     session.flush()
     return cohort, True

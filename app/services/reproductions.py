@@ -19,13 +19,13 @@ from sqlalchemy.orm import Session
 from app.db.models import Curve, Job, Point, Reproduction, Submission, utcnow
 from app.domain.endpoints import host_allowed
 from app.domain.lifecycle import SubmissionState
+from app.domain.refusals import Kind, Refused
 from app.domain.reproduction import Measured, judge_reproduction
 from app.settings import Settings
 from harness.dataset import DatasetError, load_dataset
 from harness.loadgen import Progress, RunConfig, run_point
 from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
-from .errors import ServiceError
 from .findings import record_findings
 from .jobs import (
     JobQueue,
@@ -42,7 +42,7 @@ DATASET_SUFFIXES = (".jsonl", ".csv", ".parquet")
 Clock = Callable[[], dt.datetime]
 
 
-class ReproductionError(ServiceError):
+class ReproductionError(Refused):
     pass
 
 
@@ -61,7 +61,7 @@ def _find_point(submission: Submission, label: str) -> tuple[Curve, Point]:
         for point in curve.points:
             if f"{curve.system.dir_name}/{curve.benchmark_model}/{point.dir_name}" == label:
                 return curve, point
-    raise ReproductionError("no-such-point", f"submission has no point {label!r}", 404)
+    raise ReproductionError("no-such-point", f"submission has no point {label!r}", Kind.NOT_FOUND)
 
 
 REPRODUCIBLE_STATES = frozenset({SubmissionState.PASSED_CHECKS, SubmissionState.FINALIZED})
@@ -78,7 +78,7 @@ def reproduction_refusal(
             "not-reproducible",
             f"a {state.value.replace('_', ' ')} submission is not reproduced: only results "
             "that passed their checks are",
-            409,
+            Kind.CONFLICT,
         )
     if curve is not None and dataset_file(settings, curve.dataset) is None:
         return ReproductionError(
@@ -122,7 +122,7 @@ def request_reproduction(
             "endpoint-not-allowed",
             f"the portal does not send load to {parsed.hostname!r}; an operator adds the host "
             "to ENDPOINTS_PORTAL_REPRODUCTION_ALLOWED_HOSTS",
-            403,
+            Kind.FORBIDDEN,
         )
     if not 1 <= time_cap_s <= settings.reproduction_max_time_cap_s:
         raise ReproductionError(

@@ -18,9 +18,9 @@ from sqlalchemy.orm import Session, selectinload
 from app.db.models import CohortRelease, Publication
 from app.domain.cohorts import Cohort
 from app.domain.pareto import step_curve
+from app.domain.refusals import Kind, Refused
 from app.domain.regions import REGIONS, region_name
 from app.domain.sla import NORMALISATIONS, Sla, admissible, best_point, per_user, throughput
-from app.services.errors import ServiceError
 from app.services.views import round_metrics
 
 STATUSES = ("verified", "provisional", "unverified")
@@ -91,11 +91,11 @@ class ResultsQuery:
 LARGEST_CONCURRENCY = 10_000_000  # far past any served endpoint; bigger is a typo
 
 
-class QueryProblem(ServiceError):
+class QueryProblem(Refused):
     """A results query value that cannot be used; *field* names the parameter."""
 
     def __init__(self, field: str, message: str) -> None:
-        super().__init__("bad-query", message, 422)
+        super().__init__("bad-query", message, Kind.INVALID, field=field)
         self.field = field
 
 

@@ -19,12 +19,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import CheckRun, FindingRow, Job, Point, Retokenization, Submission, utcnow
+from app.domain.refusals import Kind, Refused
 from app.domain.retokenize import Cancelled, Reported, Tolerances, analyse
 from app.settings import Settings
 from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
 from .artifacts import events_path, latest_events
-from .errors import ServiceError
 from .findings import record_findings
 from .jobs import (
     JobQueue,
@@ -44,7 +44,7 @@ Clock = Callable[[], dt.datetime]
 log = logging.getLogger(__name__)
 
 
-class RetokenizationError(ServiceError):
+class RetokenizationError(Refused):
     pass
 
 
@@ -72,7 +72,9 @@ def request_retokenization(
     if point_label is not None:
         if point_label not in artifacts:
             raise RetokenizationError(
-                "no-events", f"no events.jsonl has been stored for point {point_label!r}", 404
+                "no-events",
+                f"no events.jsonl has been stored for point {point_label!r}",
+                Kind.NOT_FOUND,
             )
         artifacts = {point_label: artifacts[point_label]}
     created = []
@@ -103,7 +105,9 @@ def request_retokenization(
 def cancel_retokenization(*, session: Session, retok: Retokenization) -> None:
     job = retok.job
     if job is None or job.state in (JobState.SUCCEEDED, JobState.FAILED, CANCELLED):
-        raise RetokenizationError("not-running", "this re-count is not queued or running", 409)
+        raise RetokenizationError(
+            "not-running", "this re-count is not queued or running", Kind.CONFLICT
+        )
     if job.state == JobState.QUEUED:
         job.state = CANCELLED
         job.finished_at = utcnow()
@@ -124,7 +128,9 @@ def _reported(session: Session, submission: Submission, label: str) -> tuple[Rep
                     curve.benchmark_model,
                     ("agentic_inference" if curve.is_agentic else "concurrency"),
                 )
-    raise RetokenizationError("no-such-point", f"the submission has no point {label!r}", 404)
+    raise RetokenizationError(
+        "no-such-point", f"the submission has no point {label!r}", Kind.NOT_FOUND
+    )
 
 
 def _from_point(point: Point) -> Reported:

@@ -46,6 +46,7 @@ from app.domain.policy import (
     may_change_embargo,
     may_complete_review,
 )
+from app.domain.refusals import Kind, Refused
 from app.domain.review import ReviewClock, ReviewPhase
 from app.domain.times import local_text
 from app.settings import Settings
@@ -53,7 +54,6 @@ from app.settings import Settings
 from .accounts import Principal
 from .audit import SYSTEM, change_state, record
 from .clocks import business_calendar, embargo_release, review_clock, submitter_clock
-from .errors import ServiceError
 from .notifications import chairs, committee, members_of, notify, send_pending_email
 from .policy import actor_of, enforce, facts_of
 from .publishing import PublishingError, record_cohort, release_cohort, released, sync_record
@@ -63,7 +63,7 @@ Chooser = Callable[[list[User]], User]
 TMP_MAX_AGE_S = 24 * 3600  # an upload still unfinished after a day was abandoned
 
 
-class ReviewError(ServiceError):
+class ReviewError(Refused):
     pass
 
 
@@ -461,7 +461,7 @@ def finalize(
             raise PublishingError(
                 "review-not-started",
                 "peer review has not started (provisional publication or embargo pending)",
-                409,
+                Kind.CONFLICT,
             )
         open_ones = blocking_objections(session, submission)
         if open_ones:
@@ -469,11 +469,11 @@ def finalize(
             raise PublishingError(
                 "objections-open",
                 f"{len(open_ones)} objection(s) are still open: {titles}",
-                409,
+                Kind.CONFLICT,
             )
         short = curves_short(submission)
         if short:
-            raise PublishingError("curve-incomplete", f"cannot finalize: {short}", 409)
+            raise PublishingError("curve-incomplete", f"cannot finalize: {short}", Kind.CONFLICT)
     try:
         change_state(
             session,
@@ -485,7 +485,7 @@ def finalize(
             at=at,
         )
     except IllegalTransition as exc:
-        raise PublishingError("not-allowed", str(exc), 409) from exc
+        raise PublishingError("not-allowed", str(exc), Kind.CONFLICT) from exc
     submission.finalized_at = at
     submission.review_phase = ReviewPhase.CLOSED.value
     organisation = submission.organization

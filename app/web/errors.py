@@ -15,7 +15,9 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
-from .api.errors import STATUS_CODES, error_response
+from app.domain.refusals import Refused
+
+from .api.errors import STATUS_CODES, error_response, refused, status_of
 from .security import principal
 from .templating import templates
 
@@ -92,6 +94,14 @@ async def http_error(request: Request, exc: Exception) -> Response:
     for name, value in (exc.headers or {}).items():
         response.headers[name] = value
     return response
+
+
+async def refusal_error(request: Request, exc: Exception) -> Response:
+    """A refusal no route turned into its own answer (nothing was committed)."""
+    assert isinstance(exc, Refused)
+    if wants_json(request):
+        return refused(exc)
+    return error_page(request, status_of(exc), exc.message)
 
 
 async def validation_error(request: Request, exc: Exception) -> Response:

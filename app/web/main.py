@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.db.models import utcnow
 from app.db.session import Database
+from app.domain.refusals import Refused
 from app.services.jobs import JobQueue
 from app.settings import Settings, get_settings
 
@@ -28,7 +29,7 @@ from .api.review import router as review_api
 from .api.rules import router as rules_api
 from .api.submissions import router as submissions_api
 from .assets import StaticAssets, swagger_ui_dir
-from .errors import http_error, server_error, validation_error
+from .errors import http_error, refusal_error, server_error, validation_error
 from .pages import review_form_refused
 from .pages import router as pages_router
 from .ratelimit import RateLimiter
@@ -106,6 +107,7 @@ def create_app(
     app.include_router(pages_router)
     app.add_exception_handler(ReviewFormError, review_form_refused)
     app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(Refused, refusal_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(Exception, server_error)
 

@@ -51,6 +51,7 @@ from app.services.views import (
 from app.services.visibility import access_to
 from app.settings import Settings
 
+from .api.errors import status_of
 from .deps import QueueDep, SessionDep, SettingsDep
 from .ratelimit import enforce
 from .review_pages import ReviewFormError, member_submission, principal_of, review_context
@@ -107,7 +108,7 @@ def results_page(request: Request, session: SessionDep) -> Response:
             # The API takes the same parameters; empty ones are left out.
             "api_query": urlencode([(k, v) for k, v in params.multi_items() if v.strip()]),
         },
-        status_code=problem.status if problem else 200,
+        status_code=status_of(problem) if problem else 200,
     )
 
 
@@ -287,7 +288,7 @@ def recount_from_page(
             session=session, queue=queue, submission=submission, point_label=point or None
         )
     except RetokenizationError as exc:
-        raise HTTPException(exc.status, detail=exc.message) from exc
+        raise HTTPException(status_of(exc), detail=exc.message) from exc
     session.commit()
     return RedirectResponse(f"/submissions/{public_id}#retokenization", status_code=303)
 
@@ -320,7 +321,7 @@ def cancel_from_page(
     try:
         cancel_retokenization(session=session, retok=retok)
     except RetokenizationError as exc:
-        raise HTTPException(exc.status, detail=exc.message) from exc
+        raise HTTPException(status_of(exc), detail=exc.message) from exc
     session.commit()
     return RedirectResponse(f"/submissions/{public_id}#retokenization", status_code=303)
 
@@ -361,7 +362,7 @@ def reproduce_from_page(
                  "time_cap_s": f"{time_cap_s:g}"}  # fmt: skip
         return _render_submission(
             request, session, settings, public_id, reproduction_error=exc,
-            kept={"reproduce": typed}, status_code=exc.status,
+            kept={"reproduce": typed}, status_code=status_of(exc),
         )  # fmt: skip
     session.commit()
     return RedirectResponse(f"/submissions/{public_id}#reproductions", status_code=303)

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Submission, User, utcnow
 from app.domain.accounts import Scope
-from app.domain.objections import ACTIONS, TYPES, ObjectionRefused
+from app.domain.objections import ACTIONS, TYPES
 from app.domain.policy import (
     POINT_STATES,
     current_cohort,
@@ -28,6 +28,7 @@ from app.domain.policy import (
     may_set_point_state,
     may_withdraw,
 )
+from app.domain.refusals import Refused
 from app.domain.visibility import Access
 from app.services.accounts import Principal
 from app.services.audit import timeline
@@ -39,7 +40,6 @@ from app.services.disclosures import (
     compare_system_descriptions,
     read_bundle_file,
 )
-from app.services.errors import ServiceError
 from app.services.notifications import inbox, mark_read
 from app.services.objections import (
     act,
@@ -62,6 +62,7 @@ from app.services.review import (
 from app.services.views import submission_summary
 from app.settings import Settings
 
+from .api.errors import status_of
 from .deps import NowDep, SessionDep, SettingsDep
 from .security import verify_csrf, visible_submission
 from .templating import templates
@@ -163,9 +164,9 @@ def _back(public_id: str, anchor: str = "review") -> RedirectResponse:
 
 
 def _refused(
-    public_id: str, exc: ServiceError | ObjectionRefused, form: str, kept: dict[str, str]
+    public_id: str, exc: Refused, form: str, kept: dict[str, str]
 ) -> ReviewFormError:
-    return ReviewFormError(public_id, f"{exc.message} ({exc.code})", exc.status, form, kept)
+    return ReviewFormError(public_id, f"{exc.message} ({exc.code})", status_of(exc), form, kept)
 
 
 def _form(
@@ -190,7 +191,7 @@ def _carry_out(
     (with *form* filled in again from *kept*)."""
     try:
         work()
-    except (ServiceError, ObjectionRefused) as exc:
+    except Refused as exc:
         session.rollback()
         raise _refused(public_id, exc, form, kept or {}) from exc
     session.commit()
@@ -448,7 +449,7 @@ def files_page(
         try:
             content = read_bundle_file(settings, submission, path)
         except DisclosureError as exc:
-            raise HTTPException(exc.status, detail=exc.message) from exc
+            raise HTTPException(status_of(exc), detail=exc.message) from exc
     return templates.TemplateResponse(
         request,
         "files.html",
@@ -526,10 +527,10 @@ def publish_from_page(
             session=session, settings=settings, cohort_id=cohort, at=now, actor=who.email,
             confirmed=confirm == "yes",
         )  # fmt: skip
-    except ServiceError as exc:
+    except Refused as exc:
         session.rollback()
         return _queue_page(
-            request, session, settings, who, error=exc.message, status_code=exc.status
+            request, session, settings, who, error=exc.message, status_code=status_of(exc)
         )
     session.commit()
     return _queue_page(request, session, settings, who, plan=plan, done=confirm == "yes")

@@ -16,6 +16,7 @@ from app.services.jobs import JobQueue
 from app.services.storage import UploadSink, UploadTooLarge
 from app.settings import Settings
 
+from .api.errors import status_of
 from .multipart import MultipartError, receive_upload
 from .ratelimit import enforce
 from .security import CSRF_COOKIE, CSRF_FIELD
@@ -145,7 +146,7 @@ async def handle_upload(
         )
     except IntakeError as exc:
         session.rollback()
-        raise UploadProblem(exc.status, exc.code, exc.message, exc.member, kept) from exc
+        raise UploadProblem(status_of(exc), exc.code, exc.message, exc.member, kept) from exc
     if not accepted.duplicate:
         accepted.submission.publication_mode = mode  # chosen once, at upload (§11.2)
         accepted.submission.embargo_date = embargo

@@ -15,8 +15,8 @@ from starlette.background import BackgroundTask
 from app.db.models import Publication
 from app.domain.accounts import Scope
 from app.domain.cohorts import Cohort
+from app.domain.refusals import Refused
 from app.services.accounts import Principal
-from app.services.errors import ServiceError
 from app.services.export import cohort_exists, write_cohort_export
 from app.services.review import publish_cohort
 
@@ -71,7 +71,7 @@ def publish(
         created = publish_cohort(
             session=session, settings=settings, cohort_id=cohort_id, at=now, actor=chair.email
         )
-    except ServiceError as exc:
+    except Refused as exc:
         session.rollback()
         return refused(exc)
     session.commit()

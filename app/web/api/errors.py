@@ -9,10 +9,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from app.domain.objections import ObjectionRefused
-from app.services.errors import ServiceError
-
-Refusal = ServiceError | ObjectionRefused
+from app.domain.refusals import Kind, Refused
 
 
 class Problem(BaseModel):
@@ -56,15 +53,26 @@ def error_response(
     return JSONResponse({"error": error}, status_code=status, headers=headers)
 
 
-def refused(exc: Refusal) -> JSONResponse:
-    return error_response(exc.code, exc.message, exc.status)
+# The one place a refusal's kind becomes an HTTP status.
+HTTP_STATUS = {
+    Kind.INVALID: 422, Kind.NOT_FOUND: 404, Kind.CONFLICT: 409, Kind.FORBIDDEN: 403,
+    Kind.TOO_LARGE: 413, Kind.UNSUPPORTED: 415,
+}  # fmt: skip
+
+
+def status_of(exc: Refused) -> int:
+    return HTTP_STATUS[exc.kind]
+
+
+def refused(exc: Refused) -> JSONResponse:
+    return error_response(exc.code, exc.message, status_of(exc), **exc.detail)
 
 
 def attempt(session: Session, work: Callable[[], object]) -> JSONResponse | None:
     """Run a service call and commit; a refusal rolls back and becomes the error body."""
     try:
         work()
-    except (ServiceError, ObjectionRefused) as exc:
+    except Refused as exc:
         session.rollback()
         return refused(exc)
     session.commit()

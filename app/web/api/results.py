@@ -20,7 +20,7 @@ from app.services.results import (
 )
 
 from ..deps import SessionDep
-from .errors import error_response
+from .errors import refused
 
 router = APIRouter(prefix="/api/v1", tags=["results"])
 
@@ -153,7 +153,7 @@ def read_results(
     try:
         result = query_results(session, parse_results_query(session, request.query_params))
     except QueryProblem as problem:
-        return error_response(problem.code, problem.message, problem.status, field=problem.field)
+        return refused(problem)
     if format == "csv":
         rows = result["ranking"] if export == "ranking" else point_rows(result)
         columns = RANKING_COLUMNS if export == "ranking" else POINT_COLUMNS

@@ -205,7 +205,7 @@ def recheck_submission(public_id: str, session: SessionDep, queue: QueueDep, who
     submission = submitter_or_chair(session, who, public_id)
     refusal = may_recheck(facts_of(session, submission))
     if refusal is not None:
-        return error_response(refusal.code, refusal.message, refusal.status)
+        return refused(refusal.refused())
     retry_check(session=session, queue=queue, submission=submission)
     session.commit()
     return {"queued": True, "links": _links(public_id)}

@@ -24,6 +24,7 @@ from app.domain.policy import (
     may_set_point_state,
     may_withdraw,
 )
+from app.domain.refusals import Kind
 from app.domain.review import ReviewClock
 
 PT = ZoneInfo("America/Los_Angeles")
@@ -54,7 +55,7 @@ def test_withdrawal_is_the_submitters_or_the_chairs_at_any_time_until_terminal()
     for state in (S.CHECK_ERROR, S.PASSED_CHECKS, S.FINALIZED):
         assert may_withdraw(OWNER, SubmissionFacts(state)) is None
         assert may_withdraw(CHAIR, SubmissionFacts(state)) is None
-        assert may_withdraw(RIVAL, SubmissionFacts(state)).status == 403  # type: ignore[union-attr]
+        assert may_withdraw(RIVAL, SubmissionFacts(state)).kind == Kind.FORBIDDEN  # type: ignore[union-attr]
     for state in (S.REJECTED, S.WITHDRAWN, S.INVALIDATED):
         assert may_withdraw(OWNER, SubmissionFacts(state)).code == "closed"  # type: ignore[union-attr]
 
@@ -70,7 +71,7 @@ def test_point_states() -> None:
     assert may_set_point_state(CHAIR, review, "active", "invalidated").code == "not-allowed"  # type: ignore[union-attr]
     assert may_set_point_state(CHAIR, final, "active", "invalidated") is None
     assert may_set_point_state(OWNER, final, "active", "withdrawn").code == "not-allowed"  # type: ignore[union-attr]
-    assert may_set_point_state(CHAIR, final, "active", "nope").status == 422  # type: ignore[union-attr]
+    assert may_set_point_state(CHAIR, final, "active", "nope").kind == Kind.INVALID  # type: ignore[union-attr]
 
 
 def test_embargo_changes_while_it_holds_something_back() -> None:
@@ -78,7 +79,7 @@ def test_embargo_changes_while_it_holds_something_back() -> None:
     later = dt.date(2026, 12, 20)
     provisional = SubmissionFacts(S.PASSED_CHECKS, mode=PublicationMode.PROVISIONAL)
     assert may_change_embargo(OWNER, provisional, later, today) is None
-    assert may_change_embargo(RIVAL, provisional, later, today).status == 403  # type: ignore[union-attr]
+    assert may_change_embargo(RIVAL, provisional, later, today).kind == Kind.FORBIDDEN  # type: ignore[union-attr]
     out = SubmissionFacts(S.PASSED_CHECKS, mode=PublicationMode.PROVISIONAL, published=True)
     assert may_change_embargo(OWNER, out, later, today).code == "not-allowed"  # type: ignore[union-attr]
     assert may_change_embargo(OWNER, provisional, today, today).code == "bad-embargo"  # type: ignore[union-attr]

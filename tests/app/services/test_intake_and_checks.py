@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from app.db.models import CheckRun, FindingRow, Job, Point, StoredFile, Submission
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, tar_bytes
+from app.domain.refusals import Kind
 from app.services.checks import fail_check, retry_check, run_checks
 from app.services.intake import IntakeError, accept_upload
 from app.services.recovery import recover_jobs
@@ -115,7 +116,7 @@ def test_hostile_archive_leaves_nothing_behind(
     bundles_before = sorted(settings.bundles_dir.iterdir())
     with pytest.raises(IntakeError) as error:
         _accept(database, settings, queue, evil)
-    assert error.value.code == "symlink" and error.value.status == 422
+    assert error.value.code == "symlink" and error.value.kind == Kind.INVALID
     assert _count(database, Submission) == 1 and _count(database, StoredFile) == 1
     assert sorted(settings.bundles_dir.iterdir()) == bundles_before
     assert list(settings.tmp_dir.iterdir()) == []

@@ -52,13 +52,13 @@ from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
 from app.domain.cohorts import Cohort
 from app.domain.lifecycle import TERMINAL, SubmissionState
-from app.domain.objections import ACTIONS, ObjectionRefused
+from app.domain.objections import ACTIONS
 from app.domain.policy import current_cohort, may_recheck
+from app.domain.refusals import Refused
 from app.domain.visibility import Access
 from app.services.accounts import principal_for_token
 from app.services.checks import retry_check, run_checks
 from app.services.decisions import decide, set_point_state, withdraw
-from app.services.errors import ServiceError
 from app.services.intake import accept_upload
 from app.services.objections import act, file_objection
 from app.services.policy import facts_of
@@ -91,7 +91,7 @@ MAX_UPLOADS = 5
 # What the examples reached, so the test fails if the sequences stop reaching the states
 # that matter (a model test that never publishes proves nothing).
 STATS: Counter[str] = Counter()
-REFUSED = (ServiceError, ObjectionRefused)
+REFUSED = Refused
 CHARTED = ("verified", "provisional", "unverified")
 # Whose turn each objection action is (the objector is the "reviewer" account's Cumulus).
 ANSWERED_BY = {

@@ -12,6 +12,7 @@ from sqlalchemy import select
 from app.db.models import Objection, Organization, Publication, Submission
 from app.db.session import Database
 from app.domain.policy import may_recheck
+from app.domain.refusals import Kind
 from app.services.decisions import decide, set_point_state
 from app.services.export import write_cohort_export
 from app.services.objections import act
@@ -125,7 +126,7 @@ def test_cohorts_are_published_at_their_time_and_only_the_one_due(
         ):
             with pytest.raises(PublishingError) as refused:
                 publish_cohort(session=session, settings=settings, cohort_id=cohort, at=at)
-            assert refused.value.code == code and refused.value.status == 409
+            assert refused.value.code == code and refused.value.kind == Kind.CONFLICT
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0",
                        at=pt(2026, 12, 2, 8))  # fmt: skip
 
