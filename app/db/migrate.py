@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from alembic import command
 from alembic.config import Config
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+from app.bundled import bundled_dir
 
 
 def alembic_config(database_url: str) -> Config:
-    config = Config(str(PROJECT_ROOT / "alembic.ini"))
-    config.set_main_option("script_location", str(PROJECT_ROOT / "migrations"))
+    # No alembic.ini: that file is for the `alembic` command in a checkout; the
+    # installed package carries only the migrations.
+    config = Config()
+    config.set_main_option("script_location", str(bundled_dir("migrations")))
     config.attributes["database_url"] = database_url
     config.attributes["configure_logging"] = False
     return config

@@ -32,6 +32,10 @@ class Asset:
     digest: str
 
 
+# The folder is a package only so that it travels in the wheel; its Python is not served.
+_NOT_SERVED = frozenset({".py", ".pyc"})
+
+
 def swagger_ui_dir() -> Path:
     """Swagger UI, from a pinned package rather than a CDN the CSP would block."""
     return Path(str(importlib.resources.files("fastapi_offline") / "static"))
@@ -50,7 +54,11 @@ class StaticAssets:
                 continue
             base = root.resolve()
             candidate = (base / path[len(prefix) :]).resolve()
-            if candidate.is_relative_to(base) and candidate.is_file():
+            if (
+                candidate.is_relative_to(base)
+                and candidate.is_file()
+                and candidate.suffix not in _NOT_SERVED
+            ):
                 return candidate
         return None
 

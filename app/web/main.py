@@ -6,7 +6,6 @@ import datetime as dt
 import gc
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -14,6 +13,7 @@ from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.bundled import bundled_dir
 from app.db.models import utcnow
 from app.db.session import Database
 from app.domain.refusals import Refused
@@ -37,7 +37,7 @@ from .review_pages import ReviewFormError
 from .security import csrf_and_headers
 from .templating import templates
 
-STATIC_DIR = Path(__file__).resolve().parents[2] / "static"
+STATIC_DIR = bundled_dir("static")
 
 
 @asynccontextmanager

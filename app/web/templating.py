@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
 from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 from markupsafe import Markup
 
+from app.bundled import bundled_dir
 from app.domain.regions import clause_text, region_name
 from app.domain.times import as_utc, local_text
 
 from .security import csrf_input
 
-TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
+TEMPLATES_DIR = bundled_dir("templates")
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 templates.env.globals["csrf_input"] = csrf_input
 

@@ -1,0 +1,1 @@
+"""Alembic migrations; a package only so that they travel in the wheel."""
