@@ -24,11 +24,10 @@ from app.db.migrate import upgrade
 from app.db.session import Database
 from app.demo.bundles import BundleFactory
 from app.settings import Settings
+from tests.support.services import postgres_url, redis_url
 
 REQUIRE_SERVICES = os.environ.get("ENDPOINTS_PORTAL_REQUIRE_SERVICES") == "1"
 # Where the test services listen (.ci/services.sh starts them and prints these).
-POSTGRES_URL = os.environ.get("ENDPOINTS_PORTAL_TEST_POSTGRES_URL")
-REDIS_URL = os.environ.get("ENDPOINTS_PORTAL_TEST_REDIS_URL")
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -54,10 +53,11 @@ class RecordingQueue:
 @contextmanager
 def fresh_postgres_database() -> Iterator[str]:
     """A new, empty PostgreSQL database for one test (or one portal), dropped after."""
-    require(POSTGRES_URL is not None, "PostgreSQL (ENDPOINTS_PORTAL_TEST_POSTGRES_URL)")
+    admin_url = postgres_url()
+    require(admin_url is not None, "PostgreSQL (ENDPOINTS_PORTAL_TEST_POSTGRES_URL)")
     import psycopg
 
-    admin_url = str(POSTGRES_URL)
+    assert admin_url is not None
     name = f"portal_test_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
@@ -352,10 +352,11 @@ def portal(
         yield running
         stop_portal(running)
         return
-    require(REDIS_URL is not None, "Redis (ENDPOINTS_PORTAL_TEST_REDIS_URL)")
+    server = redis_url()
+    require(server is not None, "Redis (ENDPOINTS_PORTAL_TEST_REDIS_URL)")
     import redis
 
-    redis_db = f"{REDIS_URL}/1"
+    redis_db = f"{server}/1"
     redis.Redis.from_url(redis_db).flushdb()
     with fresh_postgres_database() as url:
         running = start_portal(

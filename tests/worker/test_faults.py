@@ -8,7 +8,6 @@ every accepted upload stays in the database; no half-written file is taken as co
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -25,7 +24,6 @@ from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
 from app.settings import Settings
 from tests.conftest import (
-    REDIS_URL,
     RunningPortal,
     free_port,
     fresh_postgres_database,
@@ -34,6 +32,7 @@ from tests.conftest import (
     start_portal,
     stop_portal,
 )
+from tests.support.services import redis_server_binary, redis_url
 
 pytestmark = pytest.mark.slow
 # A lost job is noticed within seconds, not the production five minutes.
@@ -55,9 +54,9 @@ def faulty(
         yield portal
         stop_portal(portal)
         return
-    require(REDIS_URL is not None, "Redis (ENDPOINTS_PORTAL_TEST_REDIS_URL)")
+    require(redis_url() is not None, "Redis (ENDPOINTS_PORTAL_TEST_REDIS_URL)")
     with fresh_postgres_database() as url:
-        env = {**FAST_RECOVERY, "DATABASE_URL": url, "REDIS_URL": f"{REDIS_URL}/2"}
+        env = {**FAST_RECOVERY, "DATABASE_URL": url, "REDIS_URL": f"{redis_url()}/2"}
         import redis
 
         redis.Redis.from_url(env["REDIS_URL"]).flushdb()
@@ -331,8 +330,9 @@ def test_web_killed_during_an_upload_leaves_nothing_half_written(
 
 
 def _redis_server(port: int, tmp: Path) -> subprocess.Popen[bytes]:
-    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
-    require(Path(binary).exists(), "redis-server")
+    binary = redis_server_binary()
+    require(binary is not None, "redis-server")
+    assert binary is not None
     process = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp)],
         stdout=subprocess.DEVNULL,
@@ -353,7 +353,7 @@ def _reachable(port: int) -> bool:
 def test_uploads_are_accepted_while_the_broker_is_down_and_checked_when_it_is_back(
     tmp_path: Path, good_archive: Path
 ) -> None:
-    require(REDIS_URL is not None, "Redis (ENDPOINTS_PORTAL_TEST_REDIS_URL)")
+    require(redis_url() is not None, "Redis (ENDPOINTS_PORTAL_TEST_REDIS_URL)")
     port = free_port()
     broker = _redis_server(port, tmp_path)
     with fresh_postgres_database() as url:

@@ -75,12 +75,12 @@ from app.services.visibility import access_to
 from app.settings import Settings
 from tests.conftest import (
     ACCOUNTS,
-    POSTGRES_URL,
     RecordingQueue,
     create_accounts,
     fresh_postgres_database,
     require,
 )
+from tests.support.services import postgres_url
 
 PT = ZoneInfo("America/Los_Angeles")
 # Monday before US Thanksgiving; 2026-12-02 is the first cohort, DST ends 2026-11-01 and
@@ -570,7 +570,7 @@ def test_the_published_record_always_agrees_with_the_review(
         return manager.__enter__()
 
     if backend == "postgresql":
-        require(POSTGRES_URL is not None, "PostgreSQL (ENDPOINTS_PORTAL_TEST_POSTGRES_URL)")
+        require(postgres_url() is not None, "PostgreSQL (ENDPOINTS_PORTAL_TEST_POSTGRES_URL)")
 
     class Model(LifecycleModel):
         pass

@@ -1,0 +1,1 @@
+"""What the tests share: services, accounts, bundles, a checked submission."""

