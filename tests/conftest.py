@@ -24,6 +24,7 @@ from app.db.migrate import upgrade
 from app.db.session import Database
 from app.demo.bundles import BundleFactory
 from app.settings import Settings
+from tests.support.bundles import broken
 from tests.support.services import postgres_url, redis_url
 
 REQUIRE_SERVICES = os.environ.get("ENDPOINTS_PORTAL_REQUIRE_SERVICES") == "1"
@@ -132,7 +133,7 @@ def good_archive(bundle_cache: Path) -> Path:
 @pytest.fixture(scope="session")
 def bad_archive(bundle_cache: Path) -> Path:
     return BundleFactory(submission_id="sub-bad").archive(
-        bundle_cache / "bad.tar.gz", breaks=("inflated-system-tps", "wrong-seed")
+        bundle_cache / "bad.tar.gz", edits=broken("inflated-system-tps", "wrong-seed")
     )
 
 

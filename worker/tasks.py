@@ -5,26 +5,21 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
-from collections.abc import Callable
-from functools import lru_cache, partial
-from typing import Any
+from functools import lru_cache
 
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
+from app.broker import CLOCK_TASK
 from app.db.models import Job
 from app.db.session import Database
-from app.services.checks import fail_check, run_checks
+from app.services.job_kinds import JOB_KINDS, JobKind
 from app.services.recovery import recover_jobs
-from app.services.reproductions import fail_reproduction, run_reproduction
-from app.services.retokenization import fail_retokenization, run_retokenization
 from app.services.review import advance_clocks
 from app.settings import get_settings
 
-from .celery_app import CLOCK_TASK, CeleryJobQueue, celery_app
+from .celery_app import celery_app, job_queue
 
 log = logging.getLogger(__name__)
-RunService = Callable[..., Any]
-FailService = Callable[..., None]
 _stop = threading.Event()
 
 
@@ -33,38 +28,33 @@ def database() -> Database:
     return Database(get_settings().effective_database_url)
 
 
-def _run_job(job_id: int, run: RunService, fail: FailService, doing: str) -> None:
-    """Open a session, run one service; if it raises, the job row says why."""
+def run_job(kind: JobKind, job_id: int) -> None:
+    """Open a session, run one job; if it raises, the job row says why."""
     settings = get_settings()
     with database().session() as session:
         try:
-            run(session=session, settings=settings, job_id=job_id)
+            kind.run(session=session, settings=settings, job_id=job_id, queue=job_queue())
         except Exception as exc:  # whatever went wrong, the job must not stay "running"
-            log.exception("job %s failed while %s", job_id, doing)
+            log.exception("job %s failed while %s", job_id, kind.doing)
             session.rollback()
             job = session.get(Job, job_id)
             if job is not None:
-                fail(
+                kind.fail(
                     session=session,
                     job=job,
-                    reason=f"internal error while {doing}: {type(exc).__name__}: {exc}",
+                    reason=f"internal error while {kind.doing}: {type(exc).__name__}: {exc}",
                 )
 
 
-@celery_app.task(name="portal.check_submission")
-def check_submission(job_id: int) -> None:
-    # Passing submissions with run events get their re-counts queued next.
-    _run_job(job_id, partial(run_checks, queue=CeleryJobQueue()), fail_check, "checking")
+def _task_for(kind: JobKind) -> None:
+    @celery_app.task(name=kind.task)
+    def task(job_id: int) -> None:
+        run_job(kind, job_id)
 
 
-@celery_app.task(name="portal.retokenize_point")
-def retokenize_point(job_id: int) -> None:
-    _run_job(job_id, run_retokenization, fail_retokenization, "re-counting tokens")
-
-
-@celery_app.task(name="portal.reproduce_point")
-def reproduce_point(job_id: int) -> None:
-    _run_job(job_id, run_reproduction, fail_reproduction, "reproducing")
+# One task per kind of job (the registry: app.services.job_kinds).
+for _kind in JOB_KINDS.values():
+    _task_for(_kind)
 
 
 @celery_app.task(name=CLOCK_TASK, ignore_result=True)
@@ -82,7 +72,7 @@ def run_clocks(now: str | None = None) -> list[str]:
 def recover_once() -> list[int]:
     settings = get_settings()
     with database().session() as session:
-        sent = recover_jobs(session=session, settings=settings, queue=CeleryJobQueue())
+        sent = recover_jobs(session=session, settings=settings, queue=job_queue())
     if sent:
         log.warning("re-sent lost jobs %s", sent)
     return sent

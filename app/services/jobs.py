@@ -31,6 +31,11 @@ class JobState:
 
 CHECK_SUBMISSION = "check_submission"
 
+
+def task_name(kind: str) -> str:
+    """The worker task that carries jobs of *kind* (the registry: job_kinds.JOB_KINDS)."""
+    return f"portal.{kind}"
+
 log = logging.getLogger(__name__)
 
 _PENDING_KEY = "endpoints_portal_pending_jobs"

@@ -7,10 +7,9 @@ from sqlalchemy.orm import Session
 from app.db.models import utcnow
 from app.settings import Settings
 
-from .checks import Clock, fail_check
-from .jobs import CHECK_SUBMISSION, JobQueue, enqueue_after_commit, recover_lost_jobs
-from .reproductions import REPRODUCE_POINT, fail_reproduction
-from .retokenization import RETOKENIZE_POINT, fail_retokenization
+from .checks import Clock
+from .job_kinds import JOB_KINDS
+from .jobs import JobQueue, enqueue_after_commit, recover_lost_jobs
 
 
 def recover_jobs(
@@ -25,12 +24,7 @@ def recover_jobs(
     )
     for job in given_up:
         reason = job.error or "the worker running it was lost"
-        if job.kind == CHECK_SUBMISSION:
-            fail_check(session=session, job=job, reason=reason, clock=clock)
-        elif job.kind == REPRODUCE_POINT:
-            fail_reproduction(session=session, job=job, reason=reason)
-        elif job.kind == RETOKENIZE_POINT:
-            fail_retokenization(session=session, job=job, reason=reason)
+        JOB_KINDS[job.kind].fail(session=session, job=job, reason=reason, clock=clock)
     for job in resend:
         enqueue_after_commit(session, queue, job)
     session.commit()

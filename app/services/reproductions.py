@@ -268,14 +268,14 @@ def _finish_failed(
     session.commit()
 
 
-def fail_reproduction(*, session: Session, job: Job, reason: str) -> None:
+def fail_reproduction(*, session: Session, job: Job, reason: str, clock: Clock = utcnow) -> None:
     reproduction = session.scalar(select(Reproduction).where(Reproduction.job_id == job.id))
     if reproduction is None:
         job.state = JobState.FAILED
         job.error = reason
         session.commit()
         return
-    _finish_failed(session, job, reproduction, reason, utcnow)
+    _finish_failed(session, job, reproduction, reason, clock)
 
 
 def list_reproductions(session: Session, submission: Submission) -> list[Reproduction]:

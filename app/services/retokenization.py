@@ -245,10 +245,12 @@ def _cancelled(session: Session, job: Job, retok: Retokenization, clock: Clock) 
     session.commit()
 
 
-def fail_retokenization(*, session: Session, job: Job, reason: str) -> None:
+def fail_retokenization(
+    *, session: Session, job: Job, reason: str, clock: Clock = utcnow
+) -> None:
     job.state = JobState.FAILED
     job.error = reason
-    job.finished_at = utcnow()
+    job.finished_at = clock()
     retok = session.scalar(select(Retokenization).where(Retokenization.job_id == job.id))
     if retok is not None:
         retok.finished_at = job.finished_at

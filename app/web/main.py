@@ -13,6 +13,7 @@ from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.broker import CeleryJobQueue, make_celery
 from app.bundled import bundled_dir
 from app.db.models import utcnow
 from app.db.session import Database
@@ -70,9 +71,6 @@ def create_app(
     app.state.rate_limiter = RateLimiter()
     app.state.db = Database(settings.effective_database_url)
     if queue is None:
-        # Imported here so that tests can run the app with another queue.
-        from worker.celery_app import CeleryJobQueue, make_celery
-
         queue = CeleryJobQueue(make_celery(settings))
     app.state.queue = queue
     # What "now" is for the chair's time-bound acts (publishing, decisions): the wall

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from app.demo.bundles import BundleFactory, tar_bytes
+from app.demo.bundles import BundleFactory
 from tests.conftest import PROJECT_ROOT, start_portal, stop_portal
+from tests.support.bundles import broken, tar_bytes
 
 FINDING_KEYS = {"rule", "severity", "passed", "clause", "title", "message", "fix", "path", "point"}
 
@@ -39,7 +40,7 @@ def test_passing_archive_exits_zero_with_json(good_archive: Path) -> None:
 
 
 def test_rejected_directory_exits_one_and_keeps_official_ids(tmp_path: Path) -> None:
-    root = BundleFactory().build(tmp_path, breaks=("zero-tpot-p90", "missing-system-power"))
+    root = BundleFactory().build(tmp_path, edits=broken("zero-tpot-p90", "missing-system-power"))
     result = _check(str(root.parent))  # the organisation directory works too
     assert result.returncode == 1
     assert "metric-consistency-tpot-p90" in result.stdout and "power-descriptor" in result.stdout

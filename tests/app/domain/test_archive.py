@@ -13,13 +13,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.demo.bundles import tar_bytes
 from app.domain.archive import (
     ArchiveLimits,
     ArchiveRejected,
     extract_archive,
     normalise_member_name,
 )
+from tests.support.bundles import tar_bytes
 
 LIMITS = ArchiveLimits(
     max_members=50,

@@ -16,7 +16,7 @@ from submission_checker.messages import catalog as official_catalog
 import app.domain.archive
 import app.domain.bundle
 import app.services.intake
-from app.demo.bundles import BREAKAGES, BundleFactory
+from app.demo.bundles import BundleFactory
 from app.domain.cohorts import BusinessCalendar
 from app.domain.compliance import EarlierUpload, run_compliance
 from app.domain.findings import Finding, Severity, Source
@@ -24,6 +24,7 @@ from app.domain.reproduction import Measured, judge_reproduction
 from app.domain.retokenize import Reported, analyse
 from app.domain.rules import PORTAL_RULES, Stage, catalogue, is_catalogued, portal_rule
 from harness.sim import sim_token_counter
+from tests.support.bundles import BREAKAGES, broken
 
 CALENDAR = BusinessCalendar.of("America/Los_Angeles")
 KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
@@ -96,7 +97,7 @@ def _emitted(tmp_path: Path) -> list[Finding]:
     earlier = [EarlierUpload("EP-1", at - dt.timedelta(days=1))]
     findings: list[Finding] = []
     for name in sorted(BREAKAGES):
-        root = BundleFactory().build(tmp_path / name, breaks=(name,))
+        root = BundleFactory().build(tmp_path / name, edits=broken(name))
         findings += run_compliance(
             root, evaluated_at=at, calendar=CALENDAR, earlier_uploads=earlier
         ).findings

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from app.db.models import CheckRun, FindingRow, Job, Point, StoredFile, Submission
 from app.db.session import Database
-from app.demo.bundles import BundleFactory, tar_bytes
+from app.demo.bundles import BundleFactory
 from app.domain.refusals import Kind
 from app.services.checks import fail_check, retry_check, run_checks
 from app.services.intake import IntakeError, accept_upload
@@ -20,6 +20,7 @@ from app.services.recovery import recover_jobs
 from app.services.storage import receive_local
 from app.settings import Settings
 from tests.conftest import RecordingQueue
+from tests.support.bundles import tar_bytes
 
 IN_TIME = dt.datetime(2026, 11, 30, 20, 0, tzinfo=dt.UTC)
 

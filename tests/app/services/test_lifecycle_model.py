@@ -80,6 +80,7 @@ from tests.conftest import (
     fresh_postgres_database,
     require,
 )
+from tests.support.bundles import broken
 from tests.support.services import postgres_url
 
 PT = ZoneInfo("America/Los_Angeles")
@@ -121,7 +122,7 @@ def _archives(folder: Path) -> list[Path]:
         )
         built.append(factory.archive(folder / f"good-{i}.tar.gz"))
     bad = BundleFactory(submission_id="sub-model-bad").archive(
-        folder / "bad.tar.gz", breaks=("inflated-system-tps",)
+        folder / "bad.tar.gz", edits=broken("inflated-system-tps")
     )
     return [*built, bad]
 

@@ -10,12 +10,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.db.session import Database
-from app.demo.bundles import BundleFactory, tar_bytes
+from app.demo.bundles import BundleFactory
 from app.domain.rules import catalogue
 from app.services.checks import run_checks
 from app.settings import Settings
 from app.web.main import create_app
 from tests.conftest import RecordingQueue, bearer, create_accounts
+from tests.support.bundles import tar_bytes
 
 
 @pytest.fixture

@@ -56,7 +56,7 @@ def test_rejected_submission_lists_errors_with_fix_and_point(
 def test_hostile_upload_is_refused_in_the_form(page, portal: RunningPortal, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     import tarfile
 
-    from app.demo.bundles import tar_bytes
+    from tests.support.bundles import tar_bytes
 
     info = tarfile.TarInfo("../../escape.txt")
     evil = tmp_path / "evil.tar.gz"

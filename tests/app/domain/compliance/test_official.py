@@ -11,9 +11,10 @@ from submission_checker.checker import SubmissionChecker
 from submission_checker.models.loader import load_result_summary
 from submission_checker.models.regions import classify_concurrency, compute_regions
 
-from app.demo.bundles import BREAKAGES, EXPECTED_RULES, BundleFactory, CurveSpec
+from app.demo.bundles import BundleFactory, CurveSpec
 from app.domain.compliance.official import point_label_for, run_official_checks
 from app.domain.findings import Severity
+from tests.support.bundles import BREAKAGES, EXPECTED_RULES, broken
 
 CURVES = {
     "dedicated-offline": (CurveSpec(),),
@@ -42,7 +43,7 @@ def test_realistic_bundles_pass_with_no_warnings(name: str, tmp_path: Path) -> N
 
 @pytest.mark.parametrize("breakage", sorted(BREAKAGES))
 def test_findings_equal_the_official_report(breakage: str, tmp_path: Path) -> None:
-    root = BundleFactory().build(tmp_path, breaks=(breakage,))
+    root = BundleFactory().build(tmp_path, edits=broken(breakage))
     ours = run_official_checks(root)
     theirs = _official(root)
     assert [(f.rule, f.key, f.severity.value, f.message) for f in ours.findings] == theirs
@@ -80,7 +81,7 @@ def test_derived_values_are_the_checkers(tmp_path: Path) -> None:
 
 
 def test_stored_copies_that_disagree_are_reported_not_used(tmp_path: Path) -> None:
-    root = BundleFactory().build(tmp_path, breaks=("inflated-system-tps",))
+    root = BundleFactory().build(tmp_path, edits=broken("inflated-system-tps"))
     report = run_official_checks(root)
     bad = next(
         f
@@ -130,7 +131,7 @@ def test_a_wrong_model_name_lists_every_point_that_declares_it(tmp_path: Path) -
     """The checker reports `model-name-valid` at one point; every point needs the fix."""
     from app.demo.bundles import BundleFactory
 
-    root = BundleFactory().build(tmp_path, breaks=("noncanonical-model-name",))
+    root = BundleFactory().build(tmp_path, edits=broken("noncanonical-model-name"))
     (finding,) = [
         f for f in run_official_checks(root).findings
         if f.rule == "model-name-valid" and f.severity == "error"

@@ -1,0 +1,51 @@
+"""The Celery application as the portal configures it, and the job queue that sends to it.
+
+The web process only sends (a task by name); the worker process (``worker/``) registers
+the tasks and runs them. Both build their Celery app here, so the web never imports the
+worker.
+
+Late acknowledgement and a prefetch of one: a worker that dies mid-task leaves its
+message to be redelivered, and the job row (not Celery's result backend) says where
+the work stands.
+"""
+
+from __future__ import annotations
+
+from celery import Celery
+
+from app.services.jobs import task_name
+from app.settings import Settings
+
+CLOCK_TASK = "portal.advance_clocks"
+
+
+def make_celery(settings: Settings, include: tuple[str, ...] = ()) -> Celery:
+    """*include*: the modules that register tasks (the worker's; the web sends only)."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    app = Celery("endpoints_portal", broker=settings.broker_url, include=list(include))
+    app.conf.update(
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_ignore_result=True,
+        task_default_queue="portal",
+        broker_connection_retry_on_startup=True,
+        worker_hijack_root_logger=False,
+        worker_concurrency=settings.worker_concurrency,
+        # The review clocks (rules §11.3): penalties, phases, embargo releases, e-mail.
+        beat_schedule={
+            "review-clocks": {"task": CLOCK_TASK, "schedule": settings.clock_interval_s}
+        },
+        beat_schedule_filename=str(settings.data_dir / "celerybeat-schedule"),
+    )
+    return app
+
+
+class CeleryJobQueue:
+    """The services' JobQueue, backed by Celery: a job is sent to its kind's task."""
+
+    def __init__(self, app: Celery) -> None:
+        self.app = app
+
+    def send(self, job_id: int, kind: str) -> None:
+        self.app.send_task(task_name(kind), args=[job_id])
