@@ -26,14 +26,17 @@ install-test: $(VENV)/.installed-test
 run: install
 	$(BIN)/endpoints-portal serve --host 127.0.0.1 --port 8000
 
-## Install everything and run the whole test suite (layering contracts included).
+## Install everything and run the whole test suite (lint, layering contracts, mypy --strict).
 test: install-test
 	$(BIN)/ruff check app worker harness tests migrations
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 lint: install-test
 	$(BIN)/ruff check app worker harness tests migrations
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 migrate: install
 	$(BIN)/endpoints-portal migrate

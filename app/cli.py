@@ -135,6 +135,7 @@ def cmd_users(args: argparse.Namespace) -> int:
     from app.db.models import ApiToken, User
     from app.db.session import Database
     from app.domain.accounts import Role
+    from app.domain.refusals import Kind
     from app.services.accounts import AccountError, create_user, issue_token, revoke_token
 
     settings = get_settings()
@@ -144,7 +145,7 @@ def cmd_users(args: argparse.Namespace) -> int:
         with database.session() as session:
             try:
                 if args.users_command == "create":
-                    user = create_user(
+                    created = create_user(
                         session=session,
                         email=args.email,
                         password=_password(args),
@@ -153,11 +154,11 @@ def cmd_users(args: argparse.Namespace) -> int:
                         organization=args.org,
                     )
                     session.commit()
-                    print(f"created {user.email} ({user.role})")
+                    print(f"created {created.email} ({created.role})")
                 elif args.users_command == "token":
                     user = session.scalar(select(User).where(User.email == args.email.lower()))
                     if user is None:
-                        raise AccountError("no-user", f"no user {args.email}", 404)
+                        raise AccountError("no-user", f"no user {args.email}", Kind.NOT_FOUND)
                     token, plaintext = issue_token(
                         session=session, user=user, name=args.name, scopes=args.scope or None
                     )
@@ -173,7 +174,9 @@ def cmd_users(args: argparse.Namespace) -> int:
                         select(ApiToken).where(ApiToken.prefix == args.prefix)
                     ).all()
                     if not rows:
-                        raise AccountError("no-token", f"no token starts {args.prefix}", 404)
+                        raise AccountError(
+                            "no-token", f"no token starts {args.prefix}", Kind.NOT_FOUND
+                        )
                     for row in rows:
                         revoke_token(session=session, token=row)
                     session.commit()

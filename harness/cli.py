@@ -14,10 +14,12 @@ from .agentic import load_agentic
 from .dataset import DatasetError, load_dataset
 from .loadgen import LOAD_PATTERNS, RunConfig, options_from_run_dir, run_point, write_summary
 from .sim import SimConfig, run_server
-from .tokens import TokenizerNotFound, load_counter, load_registry
+from .tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
 
 
-def _counter(spec: str | None, chat_template: str | None, registry: str | None):  # type: ignore[no-untyped-def]
+def _counter(
+    spec: str | None, chat_template: str | None, registry: str | None
+) -> TokenCounter | None:
     if not spec:
         return None
     entries = load_registry(Path(registry)) if registry else None

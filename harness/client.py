@@ -7,21 +7,16 @@ negative (the official client stamps completion on another path and sometimes is
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import orjson
 
 from .events import Output
 
-try:
-    import orjson
-
-    _loads = orjson.loads
-except ImportError:  # pragma: no cover
-    _loads = json.loads
+_loads = orjson.loads
 
 
 @dataclass
@@ -79,8 +74,8 @@ class _Accumulator:
         choice = (message.get("choices") or [{}])[0]
         msg = choice.get("message") or {"content": choice.get("text", "")}
         self.content.append(msg.get("content") or "")
-        if msg.get("reasoning_content") or msg.get("reasoning"):
-            self.reasoning.append(msg.get("reasoning_content") or msg.get("reasoning"))
+        if reasoning := msg.get("reasoning_content") or msg.get("reasoning"):
+            self.reasoning.append(reasoning)
         self.finish_reason = choice.get("finish_reason")
 
     def output(self, streaming: bool) -> Output:

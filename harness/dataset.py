@@ -56,7 +56,8 @@ def _rows(path: Path) -> list[dict[str, Any]]:
             import pyarrow.parquet as pq
         except ImportError as exc:
             raise DatasetError("reading Parquet needs pyarrow (pip install pyarrow)") from exc
-        return pq.read_table(path).to_pylist()
+        rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+        return rows
     raise DatasetError(f"{path}: unsupported dataset type {suffix!r} (jsonl, csv or parquet)")
 
 

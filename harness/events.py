@@ -8,25 +8,24 @@ generator), ``sample_uuid``, ``conversation_id``, ``turn``, ``data`` and, on com
 from __future__ import annotations
 
 import gzip
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypedDict
 
-try:  # orjson is much faster for the hot path; json is the fallback
-    import orjson
+import orjson  # a pinned dependency: much faster than json on the hot path
 
-    def _dumps(obj: Any) -> bytes:
-        return orjson.dumps(obj)
+_dumps = orjson.dumps
+_loads = orjson.loads
 
-    _loads = orjson.loads
-except ImportError:  # pragma: no cover
 
-    def _dumps(obj: Any) -> bytes:
-        return json.dumps(obj, separators=(",", ":")).encode()
 
-    _loads = json.loads
+class Where(TypedDict):
+    """Which conversation and turn an event belongs to (agentic runs)."""
+
+    conversation_id: str
+    turn: int | None
+
 
 SESSION_STARTED = "session.started"
 SESSION_ENDED = "session.ended"

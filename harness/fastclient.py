@@ -18,20 +18,12 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
+import orjson
+
 from .client import Response, _Accumulator, _deltas
 
-try:
-    import orjson
-
-    _dumps = orjson.dumps
-    _loads = orjson.loads
-except ImportError:  # pragma: no cover
-    import json
-
-    def _dumps(obj: Any) -> bytes:
-        return json.dumps(obj).encode()
-
-    _loads = json.loads
+_dumps = orjson.dumps
+_loads = orjson.loads
 
 _CONTENT = re.compile(rb'"content"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _FINISH = re.compile(rb'"finish_reason"\s*:\s*"([a-z_]+)"')

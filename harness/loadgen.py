@@ -190,7 +190,7 @@ class _Session:
         if index is not None:
             self.index_map[sample_uuid] = index
         self.issued += 1
-        where = {"conversation_id": conversation_id, "turn": turn}
+        where: ev.Where = {"conversation_id": conversation_id, "turn": turn}
         self.writer.write(ev.ISSUED, time.monotonic_ns(), sample_uuid, prompt.to_data(), **where)
 
         def first(ns: int) -> None:
@@ -244,7 +244,7 @@ class _Session:
         """A turn never sent because its conversation was aborted: a failure on record."""
         sample_uuid = uuid.uuid4().hex
         now = time.monotonic_ns()
-        where = {"conversation_id": conversation_id, "turn": turn}
+        where: ev.Where = {"conversation_id": conversation_id, "turn": turn}
         self.issued += 1
         self.writer.write(ev.ISSUED, now, sample_uuid, Prompt().to_data(), **where)
         self.writer.write(

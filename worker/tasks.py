@@ -47,9 +47,11 @@ def run_job(kind: JobKind, job_id: int) -> None:
 
 
 def _task_for(kind: JobKind) -> None:
-    @celery_app.task(name=kind.task)
     def task(job_id: int) -> None:
         run_job(kind, job_id)
+
+    # Registered by call, not as a decorator: Celery is untyped, the function stays typed.
+    celery_app.task(name=kind.task)(task)
 
 
 # One task per kind of job (the registry: app.services.job_kinds).
@@ -57,7 +59,6 @@ for _kind in JOB_KINDS.values():
     _task_for(_kind)
 
 
-@celery_app.task(name=CLOCK_TASK, ignore_result=True)
 def run_clocks(now: str | None = None) -> list[str]:
     """What the review clocks do by *now* (ISO 8601; the real time when absent)."""
     at = dt.datetime.fromisoformat(now) if now else None
@@ -67,6 +68,9 @@ def run_clocks(now: str | None = None) -> list[str]:
     for action in report.actions:
         log.info("clock: %s", action)
     return report.actions
+
+
+celery_app.task(name=CLOCK_TASK, ignore_result=True)(run_clocks)
 
 
 def recover_once() -> list[int]:
@@ -86,7 +90,6 @@ def _recovery_loop() -> None:
             log.exception("job recovery round failed")
 
 
-@worker_process_init.connect
 def _after_fork(**_: object) -> None:
     # A forked pool process must not share the parent's database connections.
     if database.cache_info().currsize:
@@ -94,12 +97,15 @@ def _after_fork(**_: object) -> None:
     database.cache_clear()
 
 
-@worker_ready.connect
 def _on_ready(**_: object) -> None:
     recover_once()
     threading.Thread(target=_recovery_loop, name="job-recovery", daemon=True).start()
 
 
-@worker_shutdown.connect
 def _on_shutdown(**_: object) -> None:
     _stop.set()
+
+
+worker_process_init.connect(_after_fork)
+worker_ready.connect(_on_ready)
+worker_shutdown.connect(_on_shutdown)

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from .refusals import Kind, Refused
 
@@ -356,7 +356,7 @@ def _safe_target(dest: Path, name: str) -> Path:
     return target
 
 
-def _write_member(dest: Path, name: str, source: BinaryIO, declared: int) -> None:
+def _write_member(dest: Path, name: str, source: IO[bytes], declared: int) -> None:
     target = _safe_target(dest, name)
     target.parent.mkdir(parents=True, exist_ok=True)
     written = 0

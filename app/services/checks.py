@@ -79,12 +79,12 @@ def _store_results(session: Session, submission: Submission, result: ComplianceR
         session.add(system)
         systems[parsed.dir_name] = system
     for parsed_curve in result.official.curves:
-        system = systems.get(parsed_curve.system)
-        if system is None:
+        curve_system = systems.get(parsed_curve.system)
+        if curve_system is None:
             continue
         curve = Curve(
             submission=submission,
-            system=system,
+            system=curve_system,
             benchmark_model=parsed_curve.model,
             dataset=parsed_curve.dataset,
             is_agentic=parsed_curve.is_agentic,

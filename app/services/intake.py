@@ -72,7 +72,7 @@ def _same_organisation(organisation: Organization, declared: str) -> None:
             "organisation-mismatch",
             f"the bundle's system_desc.json names the submitter {declared!r}, but you submit "
             f"for {organisation.name!r}",
-            "submitter_org_names",
+            member="submitter_org_names",
         )
 
 

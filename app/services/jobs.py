@@ -99,7 +99,7 @@ def claim_job(
     )
     session.commit()
     session.refresh(job)
-    return taken.rowcount == 1  # type: ignore[attr-defined]
+    return bool(taken.rowcount == 1)  # type: ignore[attr-defined]
 
 
 def set_progress(session: Session, job: Job, stage: str, progress: float) -> None:

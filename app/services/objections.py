@@ -202,6 +202,7 @@ def act(
     if (refusal := _refusal_beyond_the_table(action, user, objection)) is not None:
         raise refusal
     if action == "join":
+        assert user.organization_id is not None  # parties_of made them an objector's org
         objection.by_organizations = [*objection.by_organizations, user.organization_id]
     if action in ("acknowledge", "contest"):
         objection.submitter_answered_at = objection.submitter_answered_at or at

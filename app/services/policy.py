@@ -9,8 +9,8 @@ from sqlalchemy.orm import Session
 from app.db.models import Publication, Submission, User
 from app.domain.accounts import Role, Scope
 from app.domain.lifecycle import PublicationMode, SubmissionState
-from app.domain.policy import Actor, Refusal, SubmissionFacts
-from app.domain.refusals import Refused
+from app.domain.policy import Actor, SubmissionFacts
+from app.domain.refusals import Refusal, Refused
 
 from .accounts import Principal
 

@@ -215,7 +215,7 @@ def visible_curves(session: Session, cohort: str | None) -> list[VisibleCurve]:
             func.count(Publication.removed_at),
         ).where(Publication.cohort <= cohort if cohort is not None else Publication.id.is_not(None))
     ).one()
-    key = (str(session.get_bind().url), cohort or "*", newest or 0, kept, removed)
+    key = (str(session.get_bind().engine.url), cohort or "*", newest or 0, kept, removed)
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
@@ -404,35 +404,35 @@ def query_results(session: Session, q: ResultsQuery) -> dict[str, Any]:
                 curves.append(_curve_view(curve, q))
     curves.sort(key=lambda c: (c["organization"].lower(), c["system"].lower()))
     ranking, without = [], []
-    for curve in curves:
-        best = next((p for p in curve["points"] if p["dir"] == curve["best"]), None)
+    for view in curves:
+        best = next((p for p in view["points"] if p["dir"] == view["best"]), None)
         if best is None:
             without.append(
                 {
-                    "system": curve["system"],
-                    "organization": curve["organization"],
-                    "status": curve["status"],
-                    "curve": curve["id"],
+                    "system": view["system"],
+                    "organization": view["organization"],
+                    "status": view["status"],
+                    "curve": view["id"],
                 }
             )
             continue
         ranking.append(
             {
-                "system": curve["system"],
-                "organization": curve["organization"],
-                "status": curve["status"],
-                "curve": curve["id"],
-                "submission": curve["submission"],
-                "result_id": curve["result_id"],
-                "accelerator_model": curve["accelerator_model"],
-                "accelerator_count": curve["accelerator_count"],
-                "provisioned_power_kw": curve["provisioned_power_kw"],
-                "division": curve["division"],
-                "availability": curve["availability"],
+                "system": view["system"],
+                "organization": view["organization"],
+                "status": view["status"],
+                "curve": view["id"],
+                "submission": view["submission"],
+                "result_id": view["result_id"],
+                "accelerator_model": view["accelerator_model"],
+                "accelerator_count": view["accelerator_count"],
+                "provisioned_power_kw": view["provisioned_power_kw"],
+                "division": view["division"],
+                "availability": view["availability"],
                 "point": best["dir"],
                 "concurrency": best["concurrency"],
                 "region": best.get("region"),
-                "throughput": throughput(best, q.normalize, curve["accelerator_count"]),
+                "throughput": throughput(best, q.normalize, view["accelerator_count"]),
                 "system_tps": best["system_tps"],
                 "system_tps_per_kw": best.get("system_tps_per_kw"),
                 "tps_per_user": best.get("tps_per_user"),

@@ -16,7 +16,8 @@ from app.settings import Settings
 
 
 def get_settings_dep(request: Request) -> Settings:
-    return request.app.state.settings
+    settings: Settings = request.app.state.settings
+    return settings
 
 
 def get_session(request: Request) -> Iterator[Session]:
@@ -25,12 +26,14 @@ def get_session(request: Request) -> Iterator[Session]:
 
 
 def get_queue(request: Request) -> JobQueue:
-    return request.app.state.queue
+    queue: JobQueue = request.app.state.queue
+    return queue
 
 
 def get_now(request: Request) -> dt.datetime:
     """The app's "now" (``create_app(clock=…)``; the wall clock by default)."""
-    return request.app.state.clock()
+    now: dt.datetime = request.app.state.clock()
+    return now
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]

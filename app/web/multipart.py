@@ -26,6 +26,16 @@ class MultipartError(Exception):
 
 
 @dataclass
+class _Part:
+    """The part of the form being read."""
+
+    headers: dict[bytes, bytes] = field(default_factory=dict)
+    name: str | None = None
+    filename: str | None = None
+    buf: bytearray = field(default_factory=bytearray)
+
+
+@dataclass
 class ParsedUpload:
     file: ReceivedFile | None = None
     filename: str | None = None
@@ -44,15 +54,13 @@ async def receive_upload(
             415,
         )
     result = ParsedUpload()
-    state: dict[str, object] = {"headers": {}, "name": None, "filename": None, "buf": bytearray()}
+    part = _Part()
     header_field = bytearray()
     header_value = bytearray()
 
     def on_part_begin() -> None:
-        state["headers"] = {}
-        state["name"] = None
-        state["filename"] = None
-        state["buf"] = bytearray()
+        nonlocal part
+        part = _Part()
 
     def on_header_field(data: bytes, start: int, end: int) -> None:
         header_field.extend(data[start:end])
@@ -61,38 +69,34 @@ async def receive_upload(
         header_value.extend(data[start:end])
 
     def on_header_end() -> None:
-        state["headers"][bytes(header_field).lower()] = bytes(header_value)  # type: ignore[index]
+        part.headers[bytes(header_field).lower()] = bytes(header_value)
         header_field.clear()
         header_value.clear()
 
     def on_headers_finished() -> None:
-        disposition = state["headers"].get(b"content-disposition", b"")  # type: ignore[attr-defined]
+        disposition = part.headers.get(b"content-disposition", b"")
         _, options = parse_options_header(disposition)
         name = options.get(b"name", b"").decode("utf-8", "replace")
-        state["name"] = name
+        part.name = name
         if b"filename" in options:
-            state["filename"] = options[b"filename"].decode("utf-8", "replace")
+            part.filename = options[b"filename"].decode("utf-8", "replace")
             if name == file_field and result.filename is not None:
                 raise MultipartError("several-files", "send exactly one archive per upload")
 
     def on_part_data(data: bytes, start: int, end: int) -> None:
         chunk = data[start:end]
-        if state["name"] == file_field and state["filename"] is not None:
+        if part.name == file_field and part.filename is not None:
             sink.write(chunk)
             return
-        buf: bytearray = state["buf"]  # type: ignore[assignment]
-        buf.extend(chunk)
-        if len(buf) > _MAX_FIELD_BYTES:
-            raise MultipartError(
-                "field-too-large", f"form field {state['name']!r} is too long", 413
-            )
+        part.buf.extend(chunk)
+        if len(part.buf) > _MAX_FIELD_BYTES:
+            raise MultipartError("field-too-large", f"form field {part.name!r} is too long", 413)
 
     def on_part_end() -> None:
-        name = state["name"]
-        if name == file_field and state["filename"] is not None:
-            result.filename = str(state["filename"])
-        elif isinstance(name, str) and name:
-            result.fields[name] = bytes(state["buf"]).decode("utf-8", "replace")  # type: ignore[arg-type]
+        if part.name == file_field and part.filename is not None:
+            result.filename = part.filename
+        elif part.name:
+            result.fields[part.name] = bytes(part.buf).decode("utf-8", "replace")
 
     parser = MultipartParser(
         params[b"boundary"],

@@ -342,6 +342,8 @@ def reproduce_from_page(
 ) -> Response:
     verify_csrf(request, csrf_token)
     submission = member_submission(request, session, public_id)
+    who = principal_of(request)
+    assert who is not None  # member_submission let only the signed-in through
     try:
         request_reproduction(
             session=session,
@@ -353,7 +355,7 @@ def reproduce_from_page(
             model=model or None,
             api_key=api_key or None,
             time_cap_s=time_cap_s,
-            requested_by=principal_of(request).email,  # type: ignore[union-attr]
+            requested_by=who.email,
         )
     except ReproductionError as exc:
         session.rollback()

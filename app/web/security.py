@@ -25,9 +25,9 @@ CSRF_FIELD = "csrf_token"
 
 
 def principal(request: Request, session: SessionDep) -> Principal | None:
-    cached = getattr(request.state, "principal", False)
-    if cached is not False:
-        return cached  # type: ignore[no-any-return]
+    if hasattr(request.state, "principal"):  # worked out once per request
+        cached: Principal | None = request.state.principal
+        return cached
     found: Principal | None = None
     auth = request.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
@@ -19,16 +20,17 @@ templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 templates.env.globals["csrf_input"] = csrf_input
 
 
-def static_url(context: dict, path: str) -> str:  # type: ignore[type-arg]
+def static_url(context: dict[str, Any], path: str) -> str:
     """A static file's link, carrying its content digest (app/web/assets.py)."""
-    return context["request"].app.state.assets.url(path)  # type: ignore[no-any-return]
+    url: str = context["request"].app.state.assets.url(path)
+    return url
 
 
 templates.env.globals["static_url"] = pass_context(static_url)
 
 
 @pass_context
-def when(context: dict, value: dt.datetime | str | None) -> Markup | str:  # type: ignore[type-arg]
+def when(context: dict[str, Any], value: dt.datetime | str | None) -> Markup | str:
     """Every time on every page: in the cohorts' zone with its abbreviation, UTC on hover."""
     if value is None or value == "":
         return "—"

@@ -82,5 +82,6 @@ __all__ = [
     "ParsedCurve",
     "ParsedPoint",
     "ParsedSystem",
+    "checker_version",
     "run_compliance",
 ]

@@ -142,14 +142,21 @@ class _ListeningChecker(SubmissionChecker):
             self.curves[key] = ParsedCurve(system=key[0], model=key[1])
         return self.curves[key]
 
-    def _load_system_power(self, system_dir, facts):  # type: ignore[no-untyped-def]
+    def _load_system_power(self, system_dir: Path, facts: Any) -> Any:
         computation, results = super()._load_system_power(system_dir, facts)
         self.power_by_system[system_dir.name] = computation
         return computation, results
 
-    def _derive_regions(  # type: ignore[no-untyped-def]
-        self, c_max, loaded, unparsed, point_dir_count, model_dir, sd_path, c_min_override=None
-    ):
+    def _derive_regions(
+        self,
+        c_max: Any,
+        loaded: Any,
+        unparsed: Any,
+        point_dir_count: Any,
+        model_dir: Path,
+        sd_path: Any,
+        c_min_override: Any = None,
+    ) -> Any:
         regions, results = super()._derive_regions(
             c_max, loaded, unparsed, point_dir_count, model_dir, sd_path, c_min_override
         )
@@ -171,7 +178,9 @@ class _ListeningChecker(SubmissionChecker):
         self._regions = regions
         return regions, results
 
-    def _check_point(self, point, regions, loaded_points, power=None):  # type: ignore[no-untyped-def]
+    def _check_point(
+        self, point: Any, regions: Any, loaded_points: Any, power: Any = None
+    ) -> Any:
         before = len(loaded_points)
         results = super()._check_point(point, regions, loaded_points, power)
         if len(loaded_points) == before:
@@ -226,7 +235,7 @@ class _ListeningChecker(SubmissionChecker):
         )
         return results
 
-    def _load_curve_accuracy(self, points):  # type: ignore[no-untyped-def]
+    def _load_curve_accuracy(self, points: Any) -> Any:
         by_concurrency, first_dir, results = super()._load_curve_accuracy(points)
         if points:
             model_dir = points[0][0].parent
@@ -386,10 +395,10 @@ def run_official_checks(path: Path) -> OfficialReport:
     findings: list[Finding] = []
     for result in report.results:
         relative = _relative(result.path, root)
-        point = point_label_for(relative)
+        point_label = point_label_for(relative)
         if result.rule in _PER_POINT_ACCURACY_RULES and expected:
             if (expected[0][0], expected[0][1]) == (result.rule, result.message):
-                point = expected.pop(0)[2]
+                point_label = expected.pop(0)[2]
         findings.append(
             Finding(
                 rule=result.rule,
@@ -400,7 +409,7 @@ def run_official_checks(path: Path) -> OfficialReport:
                 fix=result.fix,
                 clause=result.spec_ref,
                 path=relative,
-                point=point,
+                point=point_label,
                 source=Source.OFFICIAL,
             )
         )

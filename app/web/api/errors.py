@@ -3,7 +3,7 @@ service call becomes it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
@@ -47,7 +47,21 @@ STATUS_CODES = {
 
 
 def error_response(
-    code: str, message: str, status: int, headers: dict[str, str] | None = None, **extra: object
+    code: str,
+    message: str,
+    status: int,
+    headers: Mapping[str, str] | None = None,
+    **extra: object,
+) -> JSONResponse:
+    return _answer(code, message, status, headers, extra)
+
+
+def _answer(
+    code: str,
+    message: str,
+    status: int,
+    headers: Mapping[str, str] | None,
+    extra: Mapping[str, object],
 ) -> JSONResponse:
     error = {"code": code, "message": message, **{k: v for k, v in extra.items() if v}}
     return JSONResponse({"error": error}, status_code=status, headers=headers)
@@ -65,7 +79,7 @@ def status_of(exc: Refused) -> int:
 
 
 def refused(exc: Refused) -> JSONResponse:
-    return error_response(exc.code, exc.message, status_of(exc), **exc.detail)
+    return _answer(exc.code, exc.message, status_of(exc), None, exc.detail)
 
 
 def attempt(session: Session, work: Callable[[], object]) -> JSONResponse | None:

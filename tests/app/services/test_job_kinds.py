@@ -36,10 +36,11 @@ def test_every_job_the_services_make_is_of_a_registered_kind() -> None:
 
 
 def test_the_worker_registers_one_task_per_kind() -> None:
+    import worker.tasks  # noqa: F401  (registers the tasks)
+    from app.broker import CLOCK_TASK
     from worker.celery_app import celery_app
-    from worker.tasks import run_clocks
 
     portal_tasks = {name for name in celery_app.tasks if name.startswith("portal.")}
-    assert portal_tasks == {kind.task for kind in JOB_KINDS.values()} | {run_clocks.name}
+    assert portal_tasks == {kind.task for kind in JOB_KINDS.values()} | {CLOCK_TASK}
     for kind in JOB_KINDS.values():
         assert kind.doing and callable(kind.run) and callable(kind.fail)
