@@ -16,8 +16,7 @@ from app.services.job_kinds import JOB_KINDS, JobKind
 from app.services.recovery import recover_jobs
 from app.services.review import advance_clocks
 from app.settings import get_settings
-
-from .celery_app import celery_app, job_queue
+from worker.celery_app import celery_app, job_queue
 
 log = logging.getLogger(__name__)
 _stop = threading.Event()

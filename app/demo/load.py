@@ -21,14 +21,13 @@ from sqlalchemy import func, select
 
 from app.db.models import Submission
 from app.db.session import Database
+from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
 from app.services.checks import run_checks
 from app.services.intake import accept_upload
 from app.services.jobs import CHECK_SUBMISSION
 from app.services.review import finalize, publish_cohort
 from app.services.storage import receive_local
 from app.settings import Settings
-
-from .bundles import BundleFactory, CurveSpec, SystemSpec
 
 log = logging.getLogger(__name__)
 

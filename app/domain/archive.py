@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, BinaryIO
 
-from .refusals import Kind, Refused
+from app.domain.refusals import Kind, Refused
 
 _CHUNK = 1024 * 1024
 _MAX_NAME_LENGTH = 1024

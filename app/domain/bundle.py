@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .refusals import Refused
+from app.domain.refusals import Refused
 
 _IGNORED = frozenset({"__MACOSX", ".DS_Store"})
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from .refusals import Kind, Refused
+from app.domain.refusals import Kind, Refused
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
-from .cohorts import Cohort
-from .lifecycle import TERMINAL, PublicationMode, SubmissionState
-from .refusals import Kind, Refusal
-from .regions import REGION_NAMES, REQUIRED_REGIONS
-from .review import ReviewClock
+from app.domain.cohorts import Cohort
+from app.domain.lifecycle import TERMINAL, PublicationMode, SubmissionState
+from app.domain.refusals import Kind, Refusal
+from app.domain.regions import REGION_NAMES, REQUIRED_REGIONS
+from app.domain.review import ReviewClock
 
 LATE_OBJECTION_DAYS = 90  # after finalization (rules §11.5)
 MAX_POINTS = 32

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .findings import Finding, Severity
-from .rules import portal_rule
+from app.domain.findings import Finding, Severity
+from app.domain.rules import portal_rule
 
 RULE = portal_rule("reproduction-margin")
 COMPARED = (("system_tps", "system tokens/s"), ("tps_per_user", "tokens/s per user"))

@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.domain.findings import Finding, Severity
+from app.domain.rules import portal_rule
 from harness.events import Output
 from harness.summary import Completed, SummaryOptions, summarize
 from harness.tokens import TokenCounter
-
-from .findings import Finding, Severity
-from .rules import portal_rule
 
 EVIDENCE_SAMPLES = 10
 # A long response whose whitespace makes up more than this share is padded, and one that

@@ -15,7 +15,7 @@ import datetime as dt
 import enum
 from dataclasses import dataclass
 
-from .cohorts import BusinessCalendar
+from app.domain.cohorts import BusinessCalendar
 
 END_OF_DAY = dt.time(23, 59, 59)
 

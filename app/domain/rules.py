@@ -16,7 +16,7 @@ from functools import cache
 
 from submission_checker import messages as official_messages
 
-from .findings import Finding, Severity, Source, portal_finding
+from app.domain.findings import Finding, Severity, Source, portal_finding
 
 
 class Stage(enum.StrEnum):

@@ -14,8 +14,7 @@ from app.db.models import ApiToken, Organization, User, WebSession, utcnow
 from app.domain.accounts import PermissionDenied, Role, Scope, scopes_for
 from app.domain.bundle import slugify
 from app.domain.refusals import Kind, Refused
-
-from .security import hash_password, new_token, token_hash, verify_password
+from app.services.security import hash_password, new_token, token_hash, verify_password
 
 SESSION_LIFETIME = dt.timedelta(hours=12)
 MIN_PASSWORD_LENGTH = 12

@@ -19,9 +19,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import RunArtifact, Submission
+from app.services.storage import UploadTooLarge
 from app.settings import Settings
-
-from .storage import UploadTooLarge
 
 EVENTS = "events"
 _CHUNK = 1024 * 1024

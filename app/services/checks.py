@@ -18,12 +18,10 @@ from app.db.models import Curve, Job, Point, Submission, System, utcnow
 from app.domain.compliance import ComplianceResult, EarlierUpload, run_compliance
 from app.domain.findings import Severity, Verdict
 from app.domain.lifecycle import SubmissionState
-from app.settings import Settings
-
-from .audit import change_state
-from .clocks import business_calendar
-from .findings import record_findings
-from .jobs import (
+from app.services.audit import change_state
+from app.services.clocks import business_calendar
+from app.services.findings import record_findings
+from app.services.jobs import (
     CHECK_SUBMISSION,
     JobQueue,
     JobState,
@@ -32,8 +30,9 @@ from .jobs import (
     mark_succeeded,
     set_progress,
 )
-from .retokenization import request_retokenization
-from .review import on_checks_passed
+from app.services.retokenization import request_retokenization
+from app.services.review import on_checks_passed
+from app.settings import Settings
 
 Clock = Callable[[], dt.datetime]
 

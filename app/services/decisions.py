@@ -17,14 +17,13 @@ from app.domain.lifecycle import DECISIONS, IllegalTransition, SubmissionState
 from app.domain.policy import Actor, may_decide, may_set_point_state, may_withdraw
 from app.domain.refusals import Kind
 from app.domain.review import ReviewPhase
+from app.services.accounts import Principal
+from app.services.audit import change_state, record
+from app.services.notifications import committee, members_of, notify
+from app.services.policy import actor_of, enforce, facts_of
+from app.services.publishing import PublishingError
+from app.services.review import curves_short, finalize, keep_record
 from app.settings import Settings
-
-from .accounts import Principal
-from .audit import change_state, record
-from .notifications import committee, members_of, notify
-from .policy import actor_of, enforce, facts_of
-from .publishing import PublishingError
-from .review import curves_short, finalize, keep_record
 
 NEEDS_REASON = frozenset({"reject", "withdraw", "invalidate"})
 

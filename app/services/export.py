@@ -16,10 +16,9 @@ from sqlalchemy.orm import Session
 from app.db.models import Submission
 from app.domain.cohorts import Cohort
 from app.domain.visibility import Access, Viewer, access
+from app.services.results import cohort_was_released, visible_curves
+from app.services.storage import BlobStore
 from app.settings import Settings
-
-from .results import cohort_was_released, visible_curves
-from .storage import BlobStore
 
 # Unverified results are never reviewed: chartable, but not part of the official record
 # (architecture, decision 7).

@@ -21,12 +21,11 @@ from app.domain.bundle import (
 )
 from app.domain.lifecycle import SubmissionState
 from app.domain.refusals import Kind, Refused
+from app.services.artifacts import take_bundle_events
+from app.services.audit import record
+from app.services.jobs import CHECK_SUBMISSION, JobQueue, enqueue_after_commit
+from app.services.storage import BlobStore, ReceivedFile
 from app.settings import Settings
-
-from .artifacts import take_bundle_events
-from .audit import record
-from .jobs import CHECK_SUBMISSION, JobQueue, enqueue_after_commit
-from .storage import BlobStore, ReceivedFile
 
 
 class IntakeError(Refused):

@@ -14,12 +14,11 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.services.checks import fail_check, run_checks
+from app.services.jobs import CHECK_SUBMISSION, JobQueue, task_name
+from app.services.reproductions import REPRODUCE_POINT, fail_reproduction, run_reproduction
+from app.services.retokenization import RETOKENIZE_POINT, fail_retokenization, run_retokenization
 from app.settings import Settings
-
-from .checks import fail_check, run_checks
-from .jobs import CHECK_SUBMISSION, JobQueue, task_name
-from .reproductions import REPRODUCE_POINT, fail_reproduction, run_reproduction
-from .retokenization import RETOKENIZE_POINT, fail_retokenization, run_retokenization
 
 # run(session=, settings=, job_id=, queue=): one job, start to end.
 RunJob = Callable[..., Any]

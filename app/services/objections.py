@@ -25,13 +25,12 @@ from app.domain.objections import (
 from app.domain.policy import may_act_on_objections, may_object
 from app.domain.refusals import Kind
 from app.domain.times import local_text
+from app.services.audit import record
+from app.services.clocks import review_clock, submitter_clock
+from app.services.decisions import find_point
+from app.services.notifications import chairs, members_of, notify
+from app.services.policy import facts_of
 from app.settings import Settings
-
-from .audit import record
-from .clocks import review_clock, submitter_clock
-from .decisions import find_point
-from .notifications import chairs, members_of, notify
-from .policy import facts_of
 
 
 def _refuse(code: str, message: str, kind: Kind = Kind.CONFLICT) -> ObjectionRefused:

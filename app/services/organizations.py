@@ -12,9 +12,8 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Organization, utcnow
 from app.domain.refusals import Kind, Refused
+from app.services.review import committee_organizations
 from app.settings import Settings
-
-from .review import committee_organizations
 
 _UNSET: Any = object()
 

@@ -11,8 +11,7 @@ from app.domain.accounts import Role, Scope
 from app.domain.lifecycle import PublicationMode, SubmissionState
 from app.domain.policy import Actor, SubmissionFacts
 from app.domain.refusals import Refusal, Refused
-
-from .accounts import Principal
+from app.services.accounts import Principal
 
 CHAIR_ROLES = (Role.CHAIR.value, Role.ADMIN.value)
 COMMITTEE_ROLES = (Role.REVIEWER.value, *CHAIR_ROLES)

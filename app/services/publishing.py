@@ -40,12 +40,11 @@ from app.domain.cohorts import Cohort
 from app.domain.lifecycle import PublicationMode, ResultStatus, SubmissionState, result_status
 from app.domain.policy import current_cohort, may_publish, release_at
 from app.domain.refusals import Refused
+from app.services.audit import SYSTEM, record
+from app.services.clocks import embargo_release
+from app.services.results import compact_point
+from app.services.views import curve_dict
 from app.settings import Settings
-
-from .audit import SYSTEM, record
-from .clocks import embargo_release
-from .results import compact_point
-from .views import curve_dict
 
 _NOT_COPIED = frozenset({"id", "publication_id"})
 ARCHIVE_TAGS = frozenset({SubmissionState.WITHDRAWN.value, SubmissionState.INVALIDATED.value})

@@ -5,11 +5,10 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from app.db.models import utcnow
+from app.services.checks import Clock
+from app.services.job_kinds import JOB_KINDS
+from app.services.jobs import JobQueue, enqueue_after_commit, recover_lost_jobs
 from app.settings import Settings
-
-from .checks import Clock
-from .job_kinds import JOB_KINDS
-from .jobs import JobQueue, enqueue_after_commit, recover_lost_jobs
 
 
 def recover_jobs(

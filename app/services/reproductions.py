@@ -21,13 +21,8 @@ from app.domain.endpoints import host_allowed
 from app.domain.lifecycle import SubmissionState
 from app.domain.refusals import Kind, Refused
 from app.domain.reproduction import Measured, judge_reproduction
-from app.settings import Settings
-from harness.dataset import DatasetError, load_dataset
-from harness.loadgen import Progress, RunConfig, run_point
-from harness.tokens import TokenizerNotFound, load_counter, load_registry
-
-from .findings import record_findings
-from .jobs import (
+from app.services.findings import record_findings
+from app.services.jobs import (
     JobQueue,
     JobState,
     claim_job,
@@ -35,7 +30,11 @@ from .jobs import (
     mark_succeeded,
     set_progress,
 )
-from .secrets import decrypt, encrypt
+from app.services.secrets import decrypt, encrypt
+from app.settings import Settings
+from harness.dataset import DatasetError, load_dataset
+from harness.loadgen import Progress, RunConfig, run_point
+from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
 REPRODUCE_POINT = "reproduce_point"
 DATASET_SUFFIXES = (".jsonl", ".csv", ".parquet")

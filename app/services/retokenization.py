@@ -21,12 +21,9 @@ from sqlalchemy.orm import Session
 from app.db.models import CheckRun, FindingRow, Job, Point, Retokenization, Submission, utcnow
 from app.domain.refusals import Kind, Refused
 from app.domain.retokenize import Cancelled, Reported, Tolerances, analyse
-from app.settings import Settings
-from harness.tokens import TokenizerNotFound, load_counter, load_registry
-
-from .artifacts import events_path, latest_events
-from .findings import record_findings
-from .jobs import (
+from app.services.artifacts import events_path, latest_events
+from app.services.findings import record_findings
+from app.services.jobs import (
     JobQueue,
     JobState,
     claim_job,
@@ -34,6 +31,8 @@ from .jobs import (
     mark_succeeded,
     set_progress,
 )
+from app.settings import Settings
+from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
 RETOKENIZE_POINT = "retokenize_point"
 CANCELLING = "cancelling"

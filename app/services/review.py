@@ -49,15 +49,20 @@ from app.domain.policy import (
 from app.domain.refusals import Kind, Refused
 from app.domain.review import ReviewClock, ReviewPhase
 from app.domain.times import local_text
+from app.services.accounts import Principal
+from app.services.audit import SYSTEM, change_state, record
+from app.services.clocks import business_calendar, embargo_release, review_clock, submitter_clock
+from app.services.notifications import chairs, committee, members_of, notify, send_pending_email
+from app.services.policy import actor_of, enforce, facts_of
+from app.services.publishing import (
+    PublishingError,
+    record_cohort,
+    release_cohort,
+    released,
+    sync_record,
+)
+from app.services.storage import sweep_tmp
 from app.settings import Settings
-
-from .accounts import Principal
-from .audit import SYSTEM, change_state, record
-from .clocks import business_calendar, embargo_release, review_clock, submitter_clock
-from .notifications import chairs, committee, members_of, notify, send_pending_email
-from .policy import actor_of, enforce, facts_of
-from .publishing import PublishingError, record_cohort, release_cohort, released, sync_record
-from .storage import sweep_tmp
 
 Chooser = Callable[[list[User]], User]
 TMP_MAX_AGE_S = 24 * 3600  # an upload still unfinished after a day was abandoned

@@ -9,8 +9,7 @@ from sqlalchemy.orm import Session
 from app.db.models import Publication, Submission
 from app.domain.accounts import Scope
 from app.domain.visibility import Access, Viewer, access
-
-from .accounts import Principal
+from app.services.accounts import Principal
 
 
 def viewer_of(who: Principal | None) -> Viewer:

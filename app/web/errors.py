@@ -16,10 +16,9 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
 from app.domain.refusals import Refused
-
-from .api.errors import STATUS_CODES, error_response, refused, status_of
-from .security import principal
-from .templating import templates
+from app.web.api.errors import STATUS_CODES, error_response, refused, status_of
+from app.web.security import principal
+from app.web.templating import templates
 
 log = logging.getLogger(__name__)
 

@@ -20,23 +20,22 @@ from app.db.session import Database
 from app.domain.refusals import Refused
 from app.services.jobs import JobQueue
 from app.settings import Settings, get_settings
-
-from .api.cohorts import router as cohorts_api
-from .api.errors import ERROR_RESPONSES
-from .api.organizations import router as organizations_api
-from .api.results import router as results_api
-from .api.retokenization import router as retokenization_api
-from .api.review import router as review_api
-from .api.rules import router as rules_api
-from .api.submissions import router as submissions_api
-from .assets import StaticAssets, swagger_ui_dir
-from .errors import http_error, refusal_error, server_error, validation_error
-from .pages import review_form_refused
-from .pages import router as pages_router
-from .ratelimit import RateLimiter
-from .review_pages import ReviewFormError
-from .security import csrf_and_headers
-from .templating import templates
+from app.web.api.cohorts import router as cohorts_api
+from app.web.api.errors import ERROR_RESPONSES
+from app.web.api.organizations import router as organizations_api
+from app.web.api.results import router as results_api
+from app.web.api.retokenization import router as retokenization_api
+from app.web.api.review import router as review_api
+from app.web.api.rules import router as rules_api
+from app.web.api.submissions import router as submissions_api
+from app.web.assets import StaticAssets, swagger_ui_dir
+from app.web.errors import http_error, refusal_error, server_error, validation_error
+from app.web.pages import review_form_refused
+from app.web.pages import router as pages_router
+from app.web.ratelimit import RateLimiter
+from app.web.review_pages import ReviewFormError
+from app.web.security import csrf_and_headers
+from app.web.templating import templates
 
 STATIC_DIR = bundled_dir("static")
 

@@ -50,21 +50,20 @@ from app.services.views import (
 )
 from app.services.visibility import access_to
 from app.settings import Settings
-
-from .api.errors import status_of
-from .deps import QueueDep, SessionDep, SettingsDep
-from .ratelimit import enforce
-from .review_pages import ReviewFormError, member_submission, principal_of, review_context
-from .review_pages import router as review_router
-from .security import (
+from app.web.api.errors import status_of
+from app.web.deps import QueueDep, SessionDep, SettingsDep
+from app.web.ratelimit import enforce
+from app.web.review_pages import ReviewFormError, member_submission, principal_of, review_context
+from app.web.review_pages import router as review_router
+from app.web.security import (
     SESSION_COOKIE,
     PrincipalDep,
     principal,
     verify_csrf,
     visible_submission,
 )
-from .templating import templates
-from .uploads import UploadProblem, handle_upload
+from app.web.templating import templates
+from app.web.uploads import UploadProblem, handle_upload
 
 # Every page knows who is signed in (for the header), from a session cookie.
 router = APIRouter(include_in_schema=False, dependencies=[Depends(principal)])

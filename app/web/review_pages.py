@@ -61,11 +61,10 @@ from app.services.review import (
 )
 from app.services.views import submission_summary
 from app.settings import Settings
-
-from .api.errors import status_of
-from .deps import NowDep, SessionDep, SettingsDep
-from .security import verify_csrf, visible_submission
-from .templating import templates
+from app.web.api.errors import status_of
+from app.web.deps import NowDep, SessionDep, SettingsDep
+from app.web.security import verify_csrf, visible_submission
+from app.web.templating import templates
 
 router = APIRouter(include_in_schema=False)
 

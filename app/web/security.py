@@ -16,8 +16,7 @@ from app.domain.accounts import Scope
 from app.domain.visibility import Access
 from app.services.accounts import Principal, principal_for_session, principal_for_token
 from app.services.visibility import access_to
-
-from .deps import SessionDep, submission_or_404
+from app.web.deps import SessionDep, submission_or_404
 
 SESSION_COOKIE = "epp_session"
 CSRF_COOKIE = "epp_csrf"

@@ -12,8 +12,7 @@ from markupsafe import Markup
 from app.bundled import bundled_dir
 from app.domain.regions import clause_text, region_name
 from app.domain.times import as_utc, local_text
-
-from .security import csrf_input
+from app.web.security import csrf_input
 
 TEMPLATES_DIR = bundled_dir("templates")
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))

@@ -15,11 +15,10 @@ from app.services.intake import AcceptedUpload, IntakeError, accept_upload
 from app.services.jobs import JobQueue
 from app.services.storage import UploadSink, UploadTooLarge
 from app.settings import Settings
-
-from .api.errors import status_of
-from .multipart import MultipartError, receive_upload
-from .ratelimit import enforce
-from .security import CSRF_COOKIE, CSRF_FIELD
+from app.web.api.errors import status_of
+from app.web.multipart import MultipartError, receive_upload
+from app.web.ratelimit import enforce
+from app.web.security import CSRF_COOKIE, CSRF_FIELD
 
 # Multipart framing around the file part; generous, only used for an early refusal.
 _FRAMING_ALLOWANCE = 64 * 1024

@@ -6,9 +6,8 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cohorts import BusinessCalendar, Cohort
-from ..findings import SEVERITY_ORDER, Finding, Verdict, verdict_of
-from .official import (
+from app.domain.cohorts import BusinessCalendar, Cohort
+from app.domain.compliance.official import (
     OfficialReport,
     ParsedCurve,
     ParsedPoint,
@@ -16,8 +15,9 @@ from .official import (
     checker_version,
     run_official_checks,
 )
-from .portal_rules import EarlierUpload, PortalContext, run_portal_rules
-from .readable import scan_readable
+from app.domain.compliance.portal_rules import EarlierUpload, PortalContext, run_portal_rules
+from app.domain.compliance.readable import scan_readable
+from app.domain.findings import SEVERITY_ORDER, Finding, Verdict, verdict_of
 
 
 @dataclass

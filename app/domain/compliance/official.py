@@ -26,7 +26,7 @@ from submission_checker.models.aggregate.context import ModelContext
 from submission_checker.models.file.point_config import OFFLINE_DEDICATED
 from submission_checker.models.regions import classify_concurrency
 
-from ..findings import Finding, Severity, Source
+from app.domain.findings import Finding, Severity, Source
 
 CHECKER_DISTRIBUTION = "endpoints-submission-cli"
 AGENTIC_LOAD_PATTERN = "agentic_inference"

@@ -11,10 +11,10 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..cohorts import BusinessCalendar, Cohort
-from ..findings import Finding, Severity
-from ..rules import portal_rule
-from .official import OfficialReport
+from app.domain.cohorts import BusinessCalendar, Cohort
+from app.domain.compliance.official import OfficialReport
+from app.domain.findings import Finding, Severity
+from app.domain.rules import portal_rule
 
 
 @dataclass(frozen=True)

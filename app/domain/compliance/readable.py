@@ -18,8 +18,8 @@ from typing import Any
 
 import yaml
 
-from ..findings import Finding, Severity
-from ..rules import portal_rule
+from app.domain.findings import Finding, Severity
+from app.domain.rules import portal_rule
 
 RULE = portal_rule("readable-files")
 MAX_METADATA_BYTES = 8 * 1024 * 1024

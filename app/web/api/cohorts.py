@@ -19,10 +19,9 @@ from app.domain.refusals import Refused
 from app.services.accounts import Principal
 from app.services.export import cohort_exists, write_cohort_export
 from app.services.review import publish_cohort
-
-from ..deps import NowDep, SessionDep, SettingsDep
-from ..security import require
-from .errors import refused
+from app.web.api.errors import refused
+from app.web.deps import NowDep, SessionDep, SettingsDep
+from app.web.security import require
 
 router = APIRouter(prefix="/api/v1", tags=["cohorts"])
 

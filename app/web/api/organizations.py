@@ -15,10 +15,9 @@ from app.services.organizations import (
     organization_dict,
     update_organization,
 )
-
-from ..deps import NowDep, SessionDep, SettingsDep
-from ..security import ChairDep, MemberDep
-from .errors import attempt
+from app.web.api.errors import attempt
+from app.web.deps import NowDep, SessionDep, SettingsDep
+from app.web.security import ChairDep, MemberDep
 
 router = APIRouter(prefix="/api/v1", tags=["organizations"])
 

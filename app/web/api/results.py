@@ -18,9 +18,8 @@ from app.services.results import (
     parse_results_query,
     query_results,
 )
-
-from ..deps import SessionDep
-from .errors import refused
+from app.web.api.errors import refused
+from app.web.deps import SessionDep
 
 router = APIRouter(prefix="/api/v1", tags=["results"])
 

@@ -23,10 +23,9 @@ from app.services.retokenization import (
 )
 from app.services.storage import UploadTooLarge
 from app.services.views import retokenization_dict
-
-from ..deps import QueueDep, SessionDep, SettingsDep
-from ..security import MemberDep, PrincipalDep, submitter_or_chair, visible_submission
-from .errors import error_response, refused
+from app.web.api.errors import error_response, refused
+from app.web.deps import QueueDep, SessionDep, SettingsDep
+from app.web.security import MemberDep, PrincipalDep, submitter_or_chair, visible_submission
 
 router = APIRouter(prefix="/api/v1", tags=["re-tokenization"])
 

@@ -31,9 +31,9 @@ from app.services.review import (
     review_summary,
 )
 from app.services.views import submission_summary
-
-from ..deps import NowDep, SessionDep, SettingsDep, submission_or_404
-from ..security import (
+from app.web.api.errors import attempt, refused
+from app.web.deps import NowDep, SessionDep, SettingsDep, submission_or_404
+from app.web.security import (
     ChairDep,
     MemberDep,
     PrincipalDep,
@@ -41,7 +41,6 @@ from ..security import (
     submitter_or_chair,
     visible_submission,
 )
-from .errors import attempt, refused
 
 router = APIRouter(prefix="/api/v1", tags=["review"])
 

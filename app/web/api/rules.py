@@ -8,8 +8,7 @@ from fastapi.responses import JSONResponse
 from app.domain.findings import Source
 from app.domain.rules import Stage
 from app.services.rules import RuleCatalogue, RuleView, rule_catalogue, rule_view
-
-from .errors import error_response
+from app.web.api.errors import error_response
 
 router = APIRouter(prefix="/api/v1", tags=["rules"])
 

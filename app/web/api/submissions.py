@@ -28,9 +28,9 @@ from app.services.views import (
     submission_summary,
 )
 from app.services.visibility import access_to, viewer_of
-
-from ..deps import NowDep, QueueDep, SessionDep, SettingsDep, submission_or_404
-from ..security import (
+from app.web.api.errors import ErrorBody, attempt, error_response, refused
+from app.web.deps import NowDep, QueueDep, SessionDep, SettingsDep, submission_or_404
+from app.web.security import (
     ChairDep,
     MemberDep,
     PrincipalDep,
@@ -38,8 +38,7 @@ from ..security import (
     submitter_or_chair,
     visible_submission,
 )
-from ..uploads import UploadProblem, handle_upload
-from .errors import ErrorBody, attempt, error_response, refused
+from app.web.uploads import UploadProblem, handle_upload
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
 
