@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from celery import Celery
 
-from app.services.jobs import task_name
+from app.jobs.queue import task_name
 from app.settings import Settings
 
 CLOCK_TASK = "portal.advance_clocks"

@@ -13,12 +13,12 @@ import tempfile
 import threading
 from pathlib import Path
 
-from app.domain.accounts import Role, Scope
-from app.domain.archive import ArchiveRejected, extract_archive
-from app.domain.bundle import LayoutRejected, locate_submission
-from app.domain.compliance import ComplianceResult, run_compliance
-from app.domain.findings import Severity, Verdict
+from app.accounts.domain import Role, Scope
+from app.checks.domain.compliance import ComplianceResult, run_compliance
+from app.checks.domain.findings import Severity, Verdict
 from app.settings import Settings, get_settings
+from app.submissions.domain.archive import ArchiveRejected, extract_archive
+from app.submissions.domain.bundle import LayoutRejected, locate_submission
 
 EXIT_PASSED = 0
 EXIT_REJECTED = 1
@@ -84,9 +84,9 @@ def _now(text: str | None) -> dt.datetime | None:
 
 def cmd_publish(args: argparse.Namespace) -> int:
     """Release a cohort (the chair's API does the same): at its time, the one due now."""
+    from app.core.refusals import Refused
     from app.db.session import Database
-    from app.domain.refusals import Refused
-    from app.services.review import publish_cohort
+    from app.review.services.review import publish_cohort
 
     try:
         now = _now(args.now)
@@ -132,11 +132,11 @@ def cmd_users(args: argparse.Namespace) -> int:
     """Accounts and API tokens (the first admin comes from here)."""
     from sqlalchemy import select
 
+    from app.accounts.domain import Role
+    from app.accounts.services.accounts import AccountError, create_user, issue_token, revoke_token
+    from app.core.refusals import Kind
     from app.db.models import ApiToken, User
     from app.db.session import Database
-    from app.domain.accounts import Role
-    from app.domain.refusals import Kind
-    from app.services.accounts import AccountError, create_user, issue_token, revoke_token
 
     settings = get_settings()
     _migrate(settings)
@@ -195,14 +195,14 @@ def cmd_users(args: argparse.Namespace) -> int:
 
 def cmd_orgs(args: argparse.Namespace) -> int:
     """Organisations: their jurisdiction (holidays on the clocks) and committee seats."""
-    from app.db.session import Database
-    from app.domain.refusals import Refused
-    from app.services.organizations import (
+    from app.accounts.services.organizations import (
         get_organization,
         list_organizations,
         organization_dict,
         update_organization,
     )
+    from app.core.refusals import Refused
+    from app.db.session import Database
 
     settings = get_settings()
     _migrate(settings)
@@ -275,7 +275,7 @@ def cmd_scheduler(args: argparse.Namespace) -> int:
 def cmd_clock(args: argparse.Namespace) -> int:
     """The review clocks once, at --now (an operator's or a test's controllable clock)."""
     from app.db.session import Database
-    from app.services.review import advance_clocks
+    from app.review.services.review import advance_clocks
 
     try:
         now = _now(args.now)
@@ -363,7 +363,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Web and one worker process: what ``make run`` starts."""
     import uvicorn
 
-    from app.services.storage import sweep_tmp
+    from app.submissions.services.storage import sweep_tmp
 
     settings = get_settings()
     _migrate(settings)
@@ -415,7 +415,7 @@ def _print_text(result: ComplianceResult, out: object = sys.stdout) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the worker's checks locally, with no database and no server."""
     from app.db.models import utcnow
-    from app.services.clocks import business_calendar
+    from app.review.services.clocks import business_calendar
 
     settings = get_settings()
     path = Path(args.path)
@@ -424,7 +424,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_UNUSABLE
     with tempfile.TemporaryDirectory(prefix="endpoints-portal-check-") as tmp:
         if path.is_file():
-            from app.services.intake import archive_limits
+            from app.submissions.services.intake import archive_limits
 
             try:
                 extracted = extract_archive(path, Path(tmp) / "bundle", archive_limits(settings))

@@ -34,8 +34,8 @@ from app.db.models import (  # noqa: E402
     Submission,
 )
 from app.db.session import Database  # noqa: E402
-from app.domain.pareto import step_curve  # noqa: E402
-from app.services.results import compact_point  # noqa: E402
+from app.results.domain.pareto import step_curve  # noqa: E402
+from app.results.services.results import compact_point  # noqa: E402
 from app.settings import Settings  # noqa: E402
 
 CONCURRENCIES = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1100)

@@ -3,7 +3,7 @@
 Generates an events file of realistic streamed responses (1 GB by default), then, each in
 its own process so peak RSS is its own:
   1. raw: the same tokenizer encoding the same response texts in one process loop;
-  2. re-count: the portal's analysis (``app.domain.retokenize.analyse``: the harness
+  2. re-count: the portal's analysis (``app.runs.domain.retokenize.analyse``: the harness
      summary, batched tokenization, integrity scans) streaming the file.
 Prints tokens/s for both, their ratio and the re-count's peak RSS. Targets on 2 cores:
 ratio >= 0.8, peak RSS under 500 MB. The last line is `ratio=<x> peak_rss_mb=<y>`.
@@ -131,7 +131,7 @@ def child_raw(events: Path) -> dict[str, float]:
 
 
 def child_recount(events: Path) -> dict[str, float]:
-    from app.domain.retokenize import Reported, analyse
+    from app.runs.domain.retokenize import Reported, analyse
     from harness.tokens import BUILTIN_REGISTRY
 
     counter = BUILTIN_REGISTRY["deepseek-r1"].load()

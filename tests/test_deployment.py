@@ -14,7 +14,7 @@ import yaml
 
 from app.cli import build_parser
 from app.settings import Settings
-from tests.conftest import PROJECT_ROOT
+from tests.support import PROJECT_ROOT
 
 COMPOSE = yaml.safe_load((PROJECT_ROOT / "docker-compose.yml").read_text())
 SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]

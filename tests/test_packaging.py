@@ -15,7 +15,8 @@ import httpx
 import pytest
 
 from app.demo.bundles import BundleFactory
-from tests.conftest import PROJECT_ROOT, free_port
+from tests.support import PROJECT_ROOT
+from tests.support.portal import free_port
 
 
 def test_every_package_of_the_checkout_is_in_the_wheel() -> None:

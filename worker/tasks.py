@@ -12,9 +12,9 @@ from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from app.broker import CLOCK_TASK
 from app.db.models import Job
 from app.db.session import Database
-from app.services.job_kinds import JOB_KINDS, JobKind
-from app.services.recovery import recover_jobs
-from app.services.review import advance_clocks
+from app.jobs.kinds import JOB_KINDS, JobKind
+from app.jobs.recovery import recover_jobs
+from app.review.services.review import advance_clocks
 from app.settings import get_settings
 from worker.celery_app import celery_app, job_queue
 
@@ -53,7 +53,7 @@ def _task_for(kind: JobKind) -> None:
     celery_app.task(name=kind.task)(task)
 
 
-# One task per kind of job (the registry: app.services.job_kinds).
+# One task per kind of job (the registry: app.jobs.kinds).
 for _kind in JOB_KINDS.values():
     _task_for(_kind)
 

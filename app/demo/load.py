@@ -19,15 +19,15 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
+from app.checks.services.checks import run_checks
 from app.db.models import Submission
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
-from app.services.checks import run_checks
-from app.services.intake import accept_upload
-from app.services.jobs import CHECK_SUBMISSION
-from app.services.review import finalize, publish_cohort
-from app.services.storage import receive_local
+from app.jobs.queue import CHECK_SUBMISSION
+from app.review.services.review import finalize, publish_cohort
 from app.settings import Settings
+from app.submissions.services.intake import accept_upload
+from app.submissions.services.storage import receive_local
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from fastapi import Depends, HTTPException, Request
 from sqlalchemy.orm import Session
 
 from app.db.models import Submission
-from app.services.jobs import JobQueue
-from app.services.views import get_submission
+from app.jobs.queue import JobQueue
 from app.settings import Settings
+from app.submissions.services.views import get_submission
 
 
 def get_settings_dep(request: Request) -> Settings:

@@ -15,9 +15,9 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
-from app.domain.refusals import Refused
-from app.web.api.errors import STATUS_CODES, error_response, refused, status_of
-from app.web.security import principal
+from app.accounts.web.security import principal
+from app.core.refusals import Refused
+from app.web.api_errors import STATUS_CODES, error_response, refused, status_of
 from app.web.templating import templates
 
 log = logging.getLogger(__name__)

@@ -13,31 +13,39 @@ from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.accounts.web import api as accounts_api
+from app.accounts.web import pages as accounts_pages
+from app.accounts.web.security import csrf_and_headers
 from app.broker import CeleryJobQueue, make_celery
 from app.bundled import bundled_dir
+from app.checks.web import api as checks_api
+from app.checks.web import pages as checks_pages
+from app.core.refusals import Refused
 from app.db.models import utcnow
 from app.db.session import Database
-from app.domain.refusals import Refused
-from app.services.jobs import JobQueue
+from app.jobs.queue import JobQueue
+from app.publishing.web import api as publishing_api
+from app.results.web import api as results_api
+from app.results.web import pages as results_pages
+from app.review.web import api as review_api
+from app.review.web import pages as review_pages
+from app.runs.web import api as runs_api
+from app.runs.web import pages as runs_pages
 from app.settings import Settings, get_settings
-from app.web.api.cohorts import router as cohorts_api
-from app.web.api.errors import ERROR_RESPONSES
-from app.web.api.organizations import router as organizations_api
-from app.web.api.results import router as results_api
-from app.web.api.retokenization import router as retokenization_api
-from app.web.api.review import router as review_api
-from app.web.api.rules import router as rules_api
-from app.web.api.submissions import router as submissions_api
+from app.submissions.web import api as submissions_api
+from app.submissions.web import pages as submissions_pages
+from app.web.api_errors import ERROR_RESPONSES
 from app.web.assets import StaticAssets, swagger_ui_dir
 from app.web.errors import http_error, refusal_error, server_error, validation_error
-from app.web.pages import review_form_refused
-from app.web.pages import router as pages_router
 from app.web.ratelimit import RateLimiter
-from app.web.review_pages import ReviewFormError
-from app.web.security import csrf_and_headers
 from app.web.templating import templates
 
 STATIC_DIR = bundled_dir("static")
+# Each feature's API routes and pages; the API's paths all start /api/v1.
+FEATURES = (
+    submissions_api, runs_api, review_api, publishing_api, results_api, checks_api, accounts_api,
+    review_pages, submissions_pages, runs_pages, results_pages, checks_pages, accounts_pages,
+)  # fmt: skip
 
 
 @asynccontextmanager
@@ -94,15 +102,9 @@ def create_app(
     app.middleware("http")(csrf_and_headers)
     # Pages and JSON compressed on the way out; static files come compressed already.
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
-    app.include_router(submissions_api)
-    app.include_router(cohorts_api)
-    app.include_router(results_api)
-    app.include_router(rules_api)
-    app.include_router(retokenization_api)
-    app.include_router(review_api)
-    app.include_router(organizations_api)
-    app.include_router(pages_router)
-    app.add_exception_handler(ReviewFormError, review_form_refused)
+    for feature in FEATURES:
+        app.include_router(feature.router)
+    app.add_exception_handler(review_pages.ReviewFormError, submissions_pages.review_form_refused)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(Refused, refusal_error)
     app.add_exception_handler(RequestValidationError, validation_error)

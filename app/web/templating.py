@@ -9,10 +9,10 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 from markupsafe import Markup
 
+from app.accounts.web.security import csrf_input
 from app.bundled import bundled_dir
-from app.domain.regions import clause_text, region_name
-from app.domain.times import as_utc, local_text
-from app.web.security import csrf_input
+from app.core.regions import clause_text, region_name
+from app.core.times import as_utc, local_text
 
 TEMPLATES_DIR = bundled_dir("templates")
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))

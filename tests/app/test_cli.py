@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from app.demo.bundles import BundleFactory
-from tests.conftest import PROJECT_ROOT, start_portal, stop_portal
+from tests.support import PROJECT_ROOT
 from tests.support.bundles import broken, tar_bytes
+from tests.support.portal import start_portal, stop_portal
 
 FINDING_KEYS = {"rule", "severity", "passed", "clause", "title", "message", "fix", "path", "point"}
 

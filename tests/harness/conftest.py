@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers
 
-from harness.sim import WORDS, SimConfig, SimServer
+from harness.sim import WORDS, SimConfig
+from tests.support.sim import RunningSim
 
 # A small chat template in the usual style, rendering reasoning and tool calls.
 CHAT_TEMPLATE = (
@@ -59,36 +58,6 @@ def local_tokenizer_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         json.dumps({"bos_token": "<|bos|>", "eos_token": "<|end|>", "chat_template": CHAT_TEMPLATE})
     )
     return out
-
-
-class RunningSim:
-    """The simulator on its own event loop in a thread (callers may run a loop of their own)."""
-
-    def __init__(self, config: SimConfig) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.server = SimServer(config)
-        self.port = 0
-        ready = threading.Event()
-
-        def run() -> None:
-            asyncio.set_event_loop(self.loop)
-            self.port = self.loop.run_until_complete(self.server.start())
-            ready.set()
-            self.loop.run_forever()
-
-        self.thread = threading.Thread(target=run, daemon=True)
-        self.thread.start()
-        if not ready.wait(10):
-            raise RuntimeError("the simulator did not start")
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
 
 
 @pytest.fixture

@@ -15,37 +15,7 @@ from harness.dataset import DatasetError
 from harness.events import read_events
 from harness.loadgen import RunConfig, run_point
 from harness.sim import SimConfig, sim_token_counter
-
-CALL = [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]
-
-
-def _conversation(cid: str, delay: float = 0.0) -> list[dict]:  # type: ignore[type-arg]
-    return [
-        {
-            "conversation_id": cid,
-            "turn": 1,
-            "role": "user",
-            "content": "find x",
-            "system": "You are helpful.",
-            "tools": [{"type": "function", "function": {"name": "lookup"}}],
-        },
-        {"conversation_id": cid, "turn": 2, "role": "assistant", "tool_calls": CALL},
-        {
-            "conversation_id": cid,
-            "turn": 3,
-            "role": "tool",
-            "delay_seconds": delay,
-            "tool_results": [{"tool_call_id": "c1", "content": "x is 4"}],
-        },
-        {"conversation_id": cid, "turn": 4, "role": "assistant", "content": "x is 4."},
-        {
-            "conversation_id": cid,
-            "turn": 5,
-            "role": "user",
-            "content": "thanks",
-            "max_new_tokens": 7,
-        },
-    ]
+from tests.support.sweeps import CALL, conversation
 
 
 def _write(path: Path, rows: list[dict]) -> Path:  # type: ignore[type-arg]
@@ -54,7 +24,7 @@ def _write(path: Path, rows: list[dict]) -> Path:  # type: ignore[type-arg]
 
 
 def test_prompts_are_rebuilt_from_the_recorded_conversation(tmp_path: Path) -> None:
-    rows = [{"_type": "dataset_metadata", "version": 1}, *_conversation("a", delay=1.5)]
+    rows = [{"_type": "dataset_metadata", "version": 1}, *conversation("a", delay=1.5)]
     [conv] = load_agentic(_write(tmp_path / "d.jsonl", rows))
     assert [t.turn for t in conv.turns] == [1, 3, 5]  # user and tool rows are client turns
     tool_turn = conv.turns[1]
@@ -80,11 +50,11 @@ def test_prompts_are_rebuilt_from_the_recorded_conversation(tmp_path: Path) -> N
             lambda rows: rows[:1] + [dict(rows[1], tool_calls=None, content="hi")] + rows[2:],
             "must follow an assistant tool call",
         ),
-        (lambda rows: rows[:2] + _conversation("b")[:1] + rows[2:], "not contiguous"),
+        (lambda rows: rows[:2] + conversation("b")[:1] + rows[2:], "not contiguous"),
     ],
 )
 def test_malformed_datasets_are_refused_naming_the_line(tmp_path: Path, mutate, message) -> None:  # type: ignore[no-untyped-def]
-    path = _write(tmp_path / "d.jsonl", mutate(_conversation("a")))
+    path = _write(tmp_path / "d.jsonl", mutate(conversation("a")))
     with pytest.raises(DatasetError, match=message) as error:
         load_agentic(path)
     assert "d.jsonl:" in str(error.value)
@@ -105,7 +75,7 @@ def test_salt_wraps_the_system_prompt_per_pass_and_conversation() -> None:
 def test_agentic_run_routes_sessions_and_reports_interactivity(sim, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     endpoint = sim(SimConfig(ttft_ms=2, tpot_ms=0.5, output_tokens=10, output_spread=0))
     dataset = _write(
-        tmp_path / "d.jsonl", [*_conversation("a", 0.05), *_conversation("b"), *_conversation("c")]
+        tmp_path / "d.jsonl", [*conversation("a", 0.05), *conversation("b"), *conversation("c")]
     )
     config = RunConfig(
         endpoint=endpoint.url,
@@ -138,7 +108,7 @@ def test_agentic_run_routes_sessions_and_reports_interactivity(sim, tmp_path: Pa
 
 def test_a_failed_turn_aborts_its_conversation(sim, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     endpoint = sim(SimConfig(error_rate=1.0))
-    dataset = _write(tmp_path / "d.jsonl", _conversation("a"))
+    dataset = _write(tmp_path / "d.jsonl", conversation("a"))
     result = run_point(
         RunConfig(endpoint=endpoint.url, model="sim", load_pattern="agentic_inference"),
         load_agentic(dataset),
@@ -156,7 +126,7 @@ def test_a_failed_turn_aborts_its_conversation(sim, tmp_path: Path) -> None:  # 
 
 
 def test_salting_needs_a_system_prompt(sim, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    rows = [dict(r) for r in _conversation("a")]
+    rows = [dict(r) for r in conversation("a")]
     rows[0].pop("system")
     endpoint = sim(SimConfig.instant(3))
     with pytest.raises(ValueError, match="system prompt"):

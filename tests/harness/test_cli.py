@@ -12,7 +12,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import PROJECT_ROOT, free_port
+from tests.support import PROJECT_ROOT
+from tests.support.portal import free_port
 
 
 def _harness(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -10,16 +10,16 @@ import pytest
 import yaml
 from submission_checker.models.regions import compute_regions, covered_region
 
-from app.demo.bundles import SEED_SET_A, BundleFactory
-from app.services.checks import run_checks
-from app.services.intake import accept_upload
-from app.services.storage import receive_local
-from app.services.views import curve_dict, get_submission
+from app.checks.services.checks import run_checks
+from app.submissions.services.intake import accept_upload
+from app.submissions.services.storage import receive_local
+from app.submissions.services.views import curve_dict, get_submission
 from harness.dataset import load_dataset
 from harness.loadgen import RunConfig
 from harness.sim import SimConfig
 from harness.sweep import SweepSpec, plan_points, run_sweep
 from harness.tokens import TokenCounter
+from tests.support.sweeps import spec_file
 
 
 @pytest.mark.parametrize("c_max", [64, 100, 1024, 8192])
@@ -35,46 +35,6 @@ def test_plan_covers_every_mandatory_band(c_max: int) -> None:
     assert [p.concurrency for p in elected if p.offline == "elected"] == [c_max]
 
 
-def _spec_file(tmp_path: Path) -> Path:
-    factory = BundleFactory()
-    accuracy = {
-        "accuracy_scores": [
-            {
-                "dataset_name": "cnn_dailymail",
-                "dataset_type": "accuracy",
-                "num_samples": 13368,
-                "score": {
-                    "rouge1": 38.9,
-                    "rouge2": 15.95,
-                    "rougeL": 24.55,
-                    "rougeLsum": 35.8,
-                    "gen_len": 8167644,
-                },
-            },
-        ]
-    }
-    (tmp_path / "system_desc.json").write_text(json.dumps(factory._system_desc()))
-    (tmp_path / "system_power.json").write_text(json.dumps(factory._system_power()))
-    (tmp_path / "accuracy_results.json").write_text(json.dumps(accuracy))
-    spec = {
-        "division": "Standardized",
-        "model_name": "llama3_1-8b",
-        "model_precision": "bf16",
-        "link_to_model": "https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct",
-        "dataset": "sim_prompts",  # not in the official minimum-count table
-        "dataset_name": "sim prompts",
-        "dataset_link": "https://example.org/sim",
-        "seed_set": "A",
-        "seeds": SEED_SET_A,
-        "target_cohort": "2026-12-C0",
-        "submission_id": "sweep-001",
-        "system_desc": "system_desc.json",
-        "system_power": "system_power.json",
-        "accuracy_results": "accuracy_results.json",
-    }
-    path = tmp_path / "submission.yaml"
-    path.write_text(yaml.safe_dump(spec))
-    return path
 
 
 def test_sweep_against_the_simulator_passes_the_official_checker(
@@ -92,7 +52,7 @@ def test_sweep_against_the_simulator_passes_the_official_checker(
     dataset.write_text(
         "".join(json.dumps({"prompt": f"lorem ipsum {i}"}) + "\n" for i in range(70))
     )
-    spec = SweepSpec.load(_spec_file(tmp_path), c_max=64)
+    spec = SweepSpec.load(spec_file(tmp_path), c_max=64)
     result = run_sweep(
         base=RunConfig(endpoint=endpoint.url, model="sim"),
         spec=spec,
@@ -135,7 +95,7 @@ def test_sweep_against_the_simulator_passes_the_official_checker(
 def test_agentic_sweep_passes_the_agentic_gates(sim, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from harness.agentic import load_agentic
     from harness.sim import sim_token_counter
-    from tests.harness.test_agentic import _conversation
+    from tests.support.sweeps import conversation
 
     # Kimi K3's per-turn output must average 425-520 tokens; the simulator gives 472.
     endpoint = sim(
@@ -143,12 +103,12 @@ def test_agentic_sweep_passes_the_agentic_gates(sim, tmp_path: Path) -> None:  #
             ttft_ms=0, tpot_ms=0, prefill_ms_per_1k_tokens=0, output_tokens=472, output_spread=0
         )
     )
-    rows = [dict(r) for cid in ("a", "b", "c", "d") for r in _conversation(cid)]
+    rows = [dict(r) for cid in ("a", "b", "c", "d") for r in conversation(cid)]
     for row in rows:
         row.pop("max_new_tokens", None)
     dataset = tmp_path / "agentic.jsonl"
     dataset.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    spec_path = _spec_file(tmp_path)
+    spec_path = spec_file(tmp_path)
     spec = yaml.safe_load(spec_path.read_text())
     spec.update(model_name="kimi-k3", dataset="sim_agentic", dataset_name="sim agentic")
     (tmp_path / "accuracy_results.json").write_text(

@@ -16,8 +16,13 @@ import socket
 import subprocess
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+
+import pytest
 
 
 def _free_port() -> int:
@@ -123,3 +128,34 @@ def postgres_url() -> str | None:
 
 def redis_url() -> str | None:
     return os.environ.get("ENDPOINTS_PORTAL_TEST_REDIS_URL") or embedded_redis_url()
+
+
+# In CI nothing may be skipped for a missing service (.ci/run sets this).
+REQUIRE_SERVICES = os.environ.get("ENDPOINTS_PORTAL_REQUIRE_SERVICES") == "1"
+
+
+def require(condition: bool, what: str) -> None:
+    """Skip when a service is missing, except in CI, where that is a failure."""
+    if condition:
+        return
+    if REQUIRE_SERVICES:
+        pytest.fail(f"{what} is required (ENDPOINTS_PORTAL_REQUIRE_SERVICES=1)")
+    pytest.skip(f"{what} is not available")
+
+
+@contextmanager
+def fresh_postgres_database() -> Iterator[str]:
+    """A new, empty PostgreSQL database for one test (or one portal), dropped after."""
+    admin_url = postgres_url()
+    require(admin_url is not None, "PostgreSQL (ENDPOINTS_PORTAL_TEST_POSTGRES_URL)")
+    import psycopg
+
+    assert admin_url is not None
+    name = f"portal_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield admin_url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -23,16 +23,8 @@ from app.db.models import CheckRun, Job, Point, Retokenization, StoredFile, Subm
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
 from app.settings import Settings
-from tests.conftest import (
-    RunningPortal,
-    free_port,
-    fresh_postgres_database,
-    kill_leftovers,
-    require,
-    start_portal,
-    stop_portal,
-)
-from tests.support.services import redis_server_binary, redis_url
+from tests.support.portal import RunningPortal, free_port, kill_leftovers, start_portal, stop_portal
+from tests.support.services import fresh_postgres_database, redis_server_binary, redis_url, require
 
 pytestmark = pytest.mark.slow
 # A lost job is noticed within seconds, not the production five minutes.
@@ -191,7 +183,7 @@ def _big_events(source: Path, target: Path, copies: int) -> None:
 
 
 def test_worker_killed_mid_recount_redoes_it_once(faulty: RunningPortal, tmp_path: Path) -> None:
-    from tests.app.web.test_retokenization_api import make_sweep
+    from tests.support.sweeps import make_sweep
 
     with ThreadPoolExecutor(1) as pool:  # the harness runs its own event loop
         archive, events, tokenizer_dir = pool.submit(make_sweep, tmp_path / "sweep").result()
@@ -236,7 +228,7 @@ def test_pool_process_killed_mid_reproduction_is_redone(
     faulty: RunningPortal, good_archive: Path
 ) -> None:
     from harness.sim import SimConfig
-    from tests.harness.conftest import RunningSim
+    from tests.support.sim import RunningSim
 
     public_id = _upload(faulty, good_archive)
     wait_for(lambda: _state(faulty, public_id) == "passed_checks", 60, step=0.2)

@@ -12,9 +12,10 @@ from zoneinfo import ZoneInfo
 import httpx
 import pytest
 
+from app.core.cohorts import Cohort
 from app.demo.bundles import BundleFactory, SystemSpec
-from app.domain.cohorts import Cohort
-from tests.conftest import ACCOUNTS, RunningPortal
+from tests.support.accounts import ACCOUNTS
+from tests.support.portal import RunningPortal
 
 pytestmark = pytest.mark.slow
 PT = ZoneInfo("America/Los_Angeles")

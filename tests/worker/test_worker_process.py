@@ -16,7 +16,9 @@ import pytest
 from app.db.session import Database
 from app.demo.bundles import BundleFactory
 from app.settings import Settings
-from tests.conftest import PROJECT_ROOT, RunningPortal, bearer, create_accounts, free_port
+from tests.support import PROJECT_ROOT
+from tests.support.accounts import bearer, create_accounts
+from tests.support.portal import RunningPortal, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -148,7 +150,7 @@ def test_reproduction_runs_in_the_worker_against_the_simulator(
     portal: RunningPortal, good_archive: Path
 ) -> None:
     from harness.sim import SimConfig
-    from tests.harness.conftest import RunningSim
+    from tests.support.sim import RunningSim
 
     body = _upload(portal, good_archive)
     portal.wait_finished(str(body["id"]))
@@ -193,7 +195,7 @@ def test_bundle_events_are_recounted_by_the_worker_after_checks(
     import shutil
     import tarfile
 
-    from tests.app.web.test_retokenization_api import make_sweep
+    from tests.support.sweeps import make_sweep
 
     archive, events, _tokenizer = make_sweep(tmp_path / "sweep")
     unpacked = tmp_path / "bundle"

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.app.web.browser import watched_page
+from tests.support.browser import watched_page
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from app.db.session import Database
 from app.settings import Settings
 from app.web.main import STATIC_DIR, create_app
-from tests.conftest import RecordingQueue
+from tests.support.fakes import RecordingQueue
 
 
 @pytest.fixture

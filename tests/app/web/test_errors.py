@@ -10,7 +10,8 @@ from fastapi.testclient import TestClient
 from app.db.session import Database
 from app.settings import Settings
 from app.web.main import create_app
-from tests.conftest import RecordingQueue, create_accounts
+from tests.support.accounts import create_accounts
+from tests.support.fakes import RecordingQueue
 
 HTML = {"accept": "text/html,application/xhtml+xml"}
 

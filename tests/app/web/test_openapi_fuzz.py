@@ -21,7 +21,8 @@ from app.db.session import Database
 from app.demo.load import load_demo
 from app.settings import Settings
 from app.web.main import create_app
-from tests.conftest import RecordingQueue, bearer, create_accounts
+from tests.support.accounts import bearer, create_accounts
+from tests.support.fakes import RecordingQueue
 
 
 @schemathesis.serializer("application/x-ndjson")

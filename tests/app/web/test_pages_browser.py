@@ -7,9 +7,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from app.domain.cohorts import Cohort
-from tests.app.web.browser import sign_in
-from tests.conftest import RunningPortal
+from app.core.cohorts import Cohort
+from tests.support.browser import sign_in
+from tests.support.portal import RunningPortal
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -99,7 +99,7 @@ def test_reproduce_a_point_from_the_page_and_see_it_on_the_chart(
     page, portal: RunningPortal, good_archive: Path
 ) -> None:  # type: ignore[no-untyped-def]
     from harness.sim import SimConfig
-    from tests.harness.conftest import RunningSim
+    from tests.support.sim import RunningSim
 
     sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=1, output_tokens=20, output_spread=0))
     try:
@@ -249,7 +249,7 @@ def test_recount_section_follows_the_job_and_compares_values(
     import tarfile
     from concurrent.futures import ThreadPoolExecutor
 
-    from tests.app.web.test_retokenization_api import make_sweep
+    from tests.support.sweeps import make_sweep
 
     # The harness runs its own event loop: not in this thread, where Playwright's runs.
     with ThreadPoolExecutor(1) as pool:

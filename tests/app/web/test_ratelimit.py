@@ -10,7 +10,8 @@ from app.db.session import Database
 from app.settings import Settings
 from app.web.main import create_app
 from app.web.ratelimit import RateLimiter
-from tests.conftest import ACCOUNTS, PASSWORD, RecordingQueue, bearer, create_accounts
+from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts
+from tests.support.fakes import RecordingQueue
 
 
 def test_the_limits_are_settings_with_defaults() -> None:

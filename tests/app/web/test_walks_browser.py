@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from app.demo.bundles import BundleFactory, SystemSpec
-from tests.app.web.browser import sign_in
-from tests.conftest import ACCOUNTS, PASSWORD, RunningPortal
+from tests.support.accounts import ACCOUNTS, PASSWORD
+from tests.support.browser import sign_in
+from tests.support.portal import RunningPortal
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -1,0 +1,1 @@
+"""Accounts: users, organisations, API tokens, sign-in and the form token."""

@@ -1,0 +1,64 @@
+"""/api/v1/organizations: jurisdictions (rules §11.3) and committee appointments (§4.4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from app.accounts.services.organizations import (
+    get_organization,
+    list_organizations,
+    organization_dict,
+    update_organization,
+)
+from app.accounts.web.security import ChairDep, MemberDep
+from app.db.models import Organization
+from app.web.api_errors import attempt
+from app.web.deps import NowDep, SessionDep, SettingsDep
+
+router = APIRouter(prefix="/api/v1", tags=["organizations"])
+
+
+@router.get("/organizations")
+def read_organizations(
+    session: SessionDep, settings: SettingsDep, who: MemberDep, now: NowDep
+) -> dict[str, Any]:
+    """Every organisation with its jurisdiction and whether it is on the review committee
+    now (a finalized result in the last 6 months or 12 cohorts, or appointed)."""
+    return {"data": list_organizations(session, settings, now)}
+
+
+class OrganizationChange(BaseModel):
+    country: str | None = Field(
+        default=None, max_length=2, description="ISO 3166-1 alpha-2; its holidays stop the clocks"
+    )
+    subdivision: str | None = Field(default=None, max_length=8, description="e.g. CA for US-CA")
+    committee_appointed: bool | None = Field(
+        default=None, description="the chair's appointment to the review committee"
+    )
+
+
+@router.patch("/organizations/{slug}")
+def change_organization(
+    slug: str,
+    body: OrganizationChange,
+    session: SessionDep,
+    settings: SettingsDep,
+    chair: ChairDep,
+    now: NowDep,
+) -> JSONResponse:
+    """The chair sets an organisation's jurisdiction or appoints it to the committee; only
+    the fields sent change."""
+    changes = body.model_dump(exclude_unset=True)
+    found: dict[str, Organization] = {}
+
+    def work() -> None:
+        found["org"] = update_organization(
+            session=session, organization=get_organization(session, slug), **changes
+        )
+
+    failed = attempt(session, work)
+    return failed or JSONResponse(organization_dict(session, settings, found["org"], now))

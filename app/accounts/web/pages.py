@@ -1,0 +1,82 @@
+"""Signing in and out."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from fastapi import Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.accounts.services.accounts import authenticate, end_session, start_session
+from app.accounts.web.security import (
+    SESSION_COOKIE,
+    page_router,
+    verify_csrf,
+)
+from app.web.deps import SessionDep
+from app.web.ratelimit import enforce
+from app.web.templating import templates
+
+router = page_router()
+
+
+def sign_in_first(request: Request) -> RedirectResponse:
+    return RedirectResponse(f"/login?{urlencode({'next': request.url.path})}", status_code=303)
+
+
+def _local_path(target: str) -> str:
+    """Only a path on this site (no scheme, no host): an open redirect otherwise."""
+    return target if target.startswith("/") and not target.startswith("//") else "/"
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_form(request: Request, next: str = "/") -> Response:
+    return templates.TemplateResponse(
+        request, "accounts/login.html", {"error": None, "next": _local_path(next)}
+    )
+
+
+@router.post("/login")
+def login(
+    request: Request,
+    session: SessionDep,
+    email: str = Form(""),
+    password: str = Form(""),
+    next: str = Form("/"),
+    csrf_token: str = Form(""),
+) -> Response:
+    verify_csrf(request, csrf_token)
+    limit = request.app.state.settings.login_attempts_per_minute
+    enforce(request, "sign-in", limit, 60)
+    enforce(request, "sign-in", limit, 60, key=f"email:{email.strip().lower()}")
+    user = authenticate(session=session, email=email, password=password)
+    if user is None:
+        return templates.TemplateResponse(
+            request,
+            "accounts/login.html",
+            {"error": "Wrong e-mail or password.", "next": _local_path(next), "email": email},
+            status_code=401,
+        )
+    secret = start_session(session=session, user=user)
+    session.commit()
+    response = RedirectResponse(_local_path(next), status_code=303)
+    response.set_cookie(
+        SESSION_COOKIE,
+        secret,
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+        max_age=12 * 3600,
+    )
+    return response
+
+
+@router.post("/logout")
+def logout(request: Request, session: SessionDep, csrf_token: str = Form("")) -> Response:
+    verify_csrf(request, csrf_token)
+    if cookie := request.cookies.get(SESSION_COOKIE):
+        end_session(session=session, cookie=cookie)
+        session.commit()
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(SESSION_COOKIE)
+    return response

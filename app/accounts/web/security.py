@@ -1,0 +1,147 @@
+"""Who is asking (Bearer token or session cookie), scope checks, CSRF and headers."""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from markupsafe import Markup
+from sqlalchemy.orm import Session
+
+from app.accounts.domain import Scope
+from app.accounts.services.accounts import Principal, principal_for_session, principal_for_token
+from app.db.models import Submission
+from app.submissions.domain.visibility import Access
+from app.submissions.services.visibility import access_to
+from app.web.deps import SessionDep, submission_or_404
+
+SESSION_COOKIE = "epp_session"
+CSRF_COOKIE = "epp_csrf"
+CSRF_FIELD = "csrf_token"
+
+
+def principal(request: Request, session: SessionDep) -> Principal | None:
+    if hasattr(request.state, "principal"):  # worked out once per request
+        cached: Principal | None = request.state.principal
+        return cached
+    found: Principal | None = None
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        found = principal_for_token(session, auth[7:].strip())
+        session.commit()  # keeps the token's last use
+        if found is None:
+            raise HTTPException(
+                401,
+                detail="the API token is unknown or revoked",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+    elif cookie := request.cookies.get(SESSION_COOKIE):
+        found = principal_for_session(session, cookie)
+    request.state.principal = found
+    return found
+
+
+PrincipalDep = Annotated[Principal | None, Depends(principal)]
+
+
+def require(scope: Scope) -> Callable[..., Principal]:
+    def check(who: PrincipalDep) -> Principal:
+        if who is None:
+            raise HTTPException(
+                401, detail="sign in or send an API token", headers={"WWW-Authenticate": "Bearer"}
+            )
+        if not who.has(scope):
+            raise HTTPException(403, detail=f"this needs the {scope.value!r} scope")
+        return who
+
+    return check
+
+
+MemberDep = Annotated[Principal, Depends(require(Scope.SUBMIT))]
+ReviewerDep = Annotated[Principal, Depends(require(Scope.REVIEW))]
+ChairDep = Annotated[Principal, Depends(require(Scope.PUBLISH))]
+
+
+def submitter_or_chair(session: Session, who: Principal, public_id: str) -> Submission:
+    """The submission, if *who* belongs to its organisation or holds the chair's scope."""
+    submission = visible_submission(session, who, public_id, Access.REVIEW)
+    if who.organization_id != submission.organization_id and not who.has(Scope.PUBLISH):
+        raise HTTPException(
+            403, detail="only the submitting organisation (or the chair) may do this"
+        )
+    return submission
+
+
+def visible_submission(
+    session: Session, who: Principal | None, public_id: str, need: Access = Access.RESULTS
+) -> Submission:
+    """The submission if *who* may see it to the *need* level (rules §11.9): 404 when it
+    is not public at all, 403 when only its results are."""
+    submission = submission_or_404(session, public_id)
+    level = access_to(session, who, submission)
+    if level == Access.NONE:
+        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
+    if level < need:
+        raise HTTPException(
+            403,
+            detail="findings, code and artifacts of a result in peer review are seen by the "
+            "committee and the submitting organisations only (rules §11.9); sign in",
+        )
+    return submission
+
+
+def csrf_token(request: Request) -> str:
+    return str(getattr(request.state, "csrf", ""))
+
+
+def csrf_input(request: Request) -> Markup:
+    return Markup('<input type="hidden" name="{}" value="{}">').format(
+        CSRF_FIELD, csrf_token(request)
+    )
+
+
+def verify_csrf(request: Request, submitted: str | None) -> None:
+    """Forms carry the token from their page; a cross-site post cannot know it."""
+    expected = request.cookies.get(CSRF_COOKIE, "")
+    if not expected or not submitted or not hmac.compare_digest(expected, submitted):
+        raise HTTPException(
+            403,
+            detail="the form's security token is missing or stale; reload the page and try again",
+        )
+
+
+async def csrf_and_headers(
+    request: Request, call_next: Callable[[Request], Awaitable[Response]]
+) -> Response:
+    """Give every browser a CSRF cookie, and every response the security headers."""
+    token = request.cookies.get(CSRF_COOKIE)
+    fresh = token is None
+    request.state.csrf = token or secrets.token_urlsafe(24)
+    response = await call_next(request)
+    # Only pages carry forms; a fetch or an asset answered while the cookie is missing must
+    # not set a second token that overwrites the one a page's form was just given.
+    if fresh and response.headers.get("content-type", "").startswith("text/html"):
+        response.set_cookie(
+            CSRF_COOKIE,
+            request.state.csrf,
+            httponly=True,
+            samesite="lax",
+            secure=request.url.scheme == "https",
+        )
+    headers = response.headers
+    headers.setdefault("X-Content-Type-Options", "nosniff")
+    headers.setdefault("Referrer-Policy", "same-origin")
+    headers.setdefault(
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
+        "script-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
+    )
+    return response
+
+
+def page_router() -> APIRouter:
+    """A feature's pages: each knows who is signed in (for the header), from the cookie."""
+    return APIRouter(include_in_schema=False, dependencies=[Depends(principal)])

@@ -1,0 +1,437 @@
+"""Adapter around the pinned official checker (`endpoints-submission-cli`).
+
+The checker is the reference implementation of every automated rule (architecture,
+decision 1). This module runs it unchanged and turns its report into portal
+:class:`~app.checks.domain.findings.Finding` records. It also keeps what the checker derives
+on the way (regions, per-point metrics, power denominators) by listening at the
+checker's own steps, so the numbers the portal stores are the checker's numbers, not a
+second implementation of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from submission_checker.checker import SubmissionChecker
+from submission_checker.models import PointPower
+from submission_checker.models import Severity as OfficialSeverity
+from submission_checker.models.aggregate.context import ModelContext
+from submission_checker.models.file.point_config import OFFLINE_DEDICATED
+from submission_checker.models.regions import classify_concurrency
+
+from app.checks.domain.findings import Finding, Severity, Source
+
+CHECKER_DISTRIBUTION = "endpoints-submission-cli"
+AGENTIC_LOAD_PATTERN = "agentic_inference"
+_POINT_DIR = re.compile(r"r(\d+)")
+# The checker reports these for every accuracy-carrying point at one shared path
+# (bundle-format digest §3.5); the adapter attributes them to their real point.
+_PER_POINT_ACCURACY_RULES = frozenset({"accuracy-gate", "accuracy-sample-count"})
+
+
+def _finite(value: float | None) -> float | None:
+    """NaN and infinities in a submitted file are stored as absent, never as numbers."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+def checker_version() -> str:
+    return version(CHECKER_DISTRIBUTION)
+
+
+@dataclass
+class ParsedPoint:
+    """One Pareto point with the values the official checker derives for it."""
+
+    system: str
+    model: str
+    dir_name: str
+    concurrency: int
+    offline: str
+    load_pattern: str
+    region: str | None
+    declared_region: str | None
+    dataset: str | None
+    target_cohort: str | None
+    seed_set: str | None
+    system_tps: float
+    tps_per_user: float | None
+    tpot_p90_ms: float | None
+    ttft_p90_ms: float | None
+    e2e_avg_interactivity: float | None
+    point_power_kw: float | None
+    system_tps_per_kw: float | None
+    n_samples_completed: int
+    n_samples_issued: int
+    n_samples_failed: int
+    duration_ms: float
+    total_output_tokens: int
+    accuracy: str = "none"
+
+    @property
+    def label(self) -> str:
+        return f"{self.system}/{self.model}/{self.dir_name}"
+
+
+@dataclass
+class ParsedCurve:
+    system: str
+    model: str
+    c_max: int | None = None
+    c_min: int | None = None
+    c_min_overridden: bool = False
+    regions: dict[str, list[int]] | None = None
+    points: list[ParsedPoint] = field(default_factory=list)
+
+    @property
+    def is_agentic(self) -> bool:
+        patterns = {p.load_pattern for p in self.points if p.offline != OFFLINE_DEDICATED}
+        return patterns == {AGENTIC_LOAD_PATTERN}
+
+    @property
+    def dataset(self) -> str | None:
+        return next((p.dataset for p in self.points if p.dataset), None)
+
+
+@dataclass
+class ParsedSystem:
+    dir_name: str
+    system_name: str | None = None
+    shortened_name: str | None = None
+    submitter_org: str | None = None
+    division: str | None = None
+    availability: str | None = None
+    accelerator_model: str | None = None
+    accelerator_count: int | None = None
+    node_count: int | None = None
+    serving_framework: str | None = None
+    provisioned_power_kw: float | None = None
+
+
+@dataclass
+class OfficialReport:
+    checker_version: str
+    root: Path
+    findings: list[Finding]
+    systems: list[ParsedSystem]
+    curves: list[ParsedCurve]
+
+    @property
+    def points(self) -> list[ParsedPoint]:
+        return [p for c in self.curves for p in c.points]
+
+
+class _ListeningChecker(SubmissionChecker):
+    """The official checker, unchanged, with a note taken at each derivation step."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.power_by_system: dict[str, Any] = {}
+        self.curves: dict[tuple[str, str], ParsedCurve] = {}
+        self.accuracy_by_curve: dict[tuple[str, str], tuple[dict[int, Any], Path | None]] = {}
+
+    def _curve(self, model_dir: Path) -> ParsedCurve:
+        key = (model_dir.parent.name, model_dir.name)
+        if key not in self.curves:
+            self.curves[key] = ParsedCurve(system=key[0], model=key[1])
+        return self.curves[key]
+
+    def _load_system_power(self, system_dir: Path, facts: Any) -> Any:
+        computation, results = super()._load_system_power(system_dir, facts)
+        self.power_by_system[system_dir.name] = computation
+        return computation, results
+
+    def _derive_regions(
+        self,
+        c_max: Any,
+        loaded: Any,
+        unparsed: Any,
+        point_dir_count: Any,
+        model_dir: Path,
+        sd_path: Any,
+        c_min_override: Any = None,
+    ) -> Any:
+        regions, results = super()._derive_regions(
+            c_max, loaded, unparsed, point_dir_count, model_dir, sd_path, c_min_override
+        )
+        curve = self._curve(model_dir)
+        curve.c_max = c_max
+        if regions is not None:
+            curve.c_min = regions.low_latency.end
+            curve.c_min_overridden = regions.c_min_overridden
+            curve.regions = {
+                name: [bounds.start, bounds.end]
+                for name, bounds in (
+                    ("low_latency", regions.low_latency),
+                    ("low_concurrency", regions.low_concurrency),
+                    ("med_concurrency", regions.med_concurrency),
+                    ("high_concurrency", regions.high_concurrency),
+                    ("margin", regions.margin),
+                )
+            }
+        self._regions = regions
+        return regions, results
+
+    def _check_point(
+        self, point: Any, regions: Any, loaded_points: Any, power: Any = None
+    ) -> Any:
+        before = len(loaded_points)
+        results = super()._check_point(point, regions, loaded_points, power)
+        if len(loaded_points) == before:
+            return results  # no summary loaded: nothing was derived for this point
+        config, summary = loaded_points[-1]
+        model_dir = point.point_dir.parent
+        point_power_kw = None
+        if power is not None:
+            # The same object the checker builds for `metric-consistency-tps-per-kw`.
+            engagement = PointPower(
+                config=config,
+                power=power,
+                parallelism=None,
+                system_tps=summary.system_tps,
+                stored_tps_per_kw=None,
+                yaml_path=point.yaml_path,
+                summary_path=point.point_dir / "result_summary.json",
+            )
+            nodes = engagement._nodes_by_set
+            if nodes is not None:
+                point_power_kw = power.point_power_kw(nodes)
+        tpot_p90 = _finite(summary.tpot_p90_ms)
+        system_tps = _finite(summary.system_tps) or 0.0
+        self._curve(model_dir).points.append(
+            ParsedPoint(
+                system=model_dir.parent.name,
+                model=model_dir.name,
+                dir_name=point.point_dir.name,
+                concurrency=config.concurrency,
+                offline=config.offline or "none",
+                load_pattern=config.runtime_settings.load_pattern,
+                region=classify_concurrency(config.concurrency, regions) if regions else None,
+                declared_region=config.region,
+                dataset=config.dataset or None,
+                target_cohort=config.target_cohort,
+                seed_set=config.seed_set,
+                system_tps=system_tps,
+                tps_per_user=1000 / tpot_p90 if tpot_p90 and tpot_p90 > 0 else None,
+                tpot_p90_ms=tpot_p90,
+                ttft_p90_ms=_finite(summary.ttft_p90_ms),
+                e2e_avg_interactivity=_finite(summary.e2e_avg_interactivity),
+                point_power_kw=point_power_kw,
+                system_tps_per_kw=(
+                    system_tps / point_power_kw if point_power_kw and point_power_kw > 0 else None
+                ),
+                n_samples_completed=summary.n_samples_completed,
+                n_samples_issued=summary.n_samples_issued,
+                n_samples_failed=summary.n_samples_failed,
+                duration_ms=_finite(summary.duration_ms) or 0.0,
+                total_output_tokens=summary.total_output_tokens,
+            )
+        )
+        return results
+
+    def _load_curve_accuracy(self, points: Any) -> Any:
+        by_concurrency, first_dir, results = super()._load_curve_accuracy(points)
+        if points:
+            model_dir = points[0][0].parent
+            self.accuracy_by_curve[(model_dir.parent.name, model_dir.name)] = (
+                by_concurrency,
+                first_dir,
+            )
+        return by_concurrency, first_dir, results
+
+
+@dataclass
+class _GateListener:
+    """Just enough of a ``ModelContext`` to run its per-point accuracy gate alone."""
+
+    model_dir: Path
+    accuracy_dir: Path | None
+    _check_results: list[Any] = field(default_factory=list)
+
+
+def _gate_one_point(model_dir: Path, accuracy_dir: Path | None, accuracy: Any) -> list[Any]:
+    listener = _GateListener(model_dir=model_dir, accuracy_dir=accuracy_dir)
+    ModelContext._gate_accuracy(listener, accuracy)  # type: ignore[arg-type]
+    return listener._check_results
+
+
+def _relative(path: Path | None, root: Path) -> str | None:
+    if path is None:
+        return None
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def point_label_for(relative_path: str | None) -> str | None:
+    """``results/<system>/<model>/r<N>/…`` → ``<system>/<model>/r<N>``."""
+    if not relative_path:
+        return None
+    parts = relative_path.split("/")
+    if len(parts) >= 4 and parts[0] == "results" and _POINT_DIR.fullmatch(parts[3]):
+        return "/".join(parts[1:4])
+    return None
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _describe_system(system_dir: Path, power: Any) -> ParsedSystem:
+    """Display facts from the first readable point ``system_desc.json`` of a system."""
+    system = ParsedSystem(dir_name=system_dir.name)
+    if power is not None:
+        system.provisioned_power_kw = power.provisioned_power_kw
+    for desc_path in sorted(system_dir.glob("*/r*/system_desc.json")):
+        data = _read_json(desc_path)
+        if data is None:
+            continue
+
+        def text(key: str, data: dict[str, Any] = data) -> str | None:
+            value = data.get(key)
+            return value.strip() if isinstance(value, str) and value.strip() else None
+
+        system.system_name = text("system_name")
+        system.shortened_name = text("shortened_system_name")
+        system.submitter_org = text("submitter_org_names")
+        system.division = text("division")
+        system.availability = text("system_availability_status")
+        system.serving_framework = text("serving_framework")
+        nodes_total = 0
+        accelerators_total = 0
+        for node in data.get("node_types") or []:
+            if not isinstance(node, dict):
+                continue
+            count = node.get("number_of_nodes")
+            count = count if isinstance(count, int) and count > 0 else 1
+            nodes_total += count
+            for acc in node.get("accelerator_info") or []:
+                if not isinstance(acc, dict):
+                    continue
+                per_node = acc.get("accelerators_per_node")
+                if isinstance(per_node, int):
+                    accelerators_total += count * per_node
+                name = acc.get("accelerator_model_name")
+                if system.accelerator_model is None and isinstance(name, str) and name.strip():
+                    system.accelerator_model = name.strip()
+        system.node_count = nodes_total or None
+        system.accelerator_count = accelerators_total or None
+        break
+    return system
+
+
+_DECLARED_MODEL = re.compile(r"^model_name:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
+
+
+def _name_every_point_with_the_bad_model_name(findings: list[Finding], root: Path) -> None:
+    """The checker reports `model-name-valid` at the first point only; the fix is needed
+    in every point that declares the same name, so the fix says which ones (the message
+    stays the checker's own)."""
+    for index, finding in enumerate(findings):
+        if finding.rule != "model-name-valid" or finding.severity != Severity.ERROR:
+            continue
+        if not finding.path or not finding.path.endswith("point.yaml"):
+            continue
+        first = root / finding.path
+        model_dir = first.parent.parent
+        wanted = _declared_model(first)
+        if wanted is None or not model_dir.is_dir():
+            continue
+        same = sorted(
+            (p.parent.name for p in model_dir.glob("*/point.yaml") if _declared_model(p) == wanted),
+            key=lambda name: int(name[1:]) if name[1:].isdigit() else 0,
+        )
+        if len(same) > 1:
+            where = (
+                f"The same model_name is declared by {len(same)} points of this curve "
+                f"({', '.join(same)}): correct it in each point.yaml."
+            )
+            findings[index] = dataclasses.replace(
+                finding, fix=f"{finding.fix} {where}" if finding.fix else where
+            )
+
+
+def _declared_model(point_yaml: Path) -> str | None:
+    try:
+        found = _DECLARED_MODEL.search(point_yaml.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+    return found.group(1) if found else None
+
+
+def run_official_checks(path: Path) -> OfficialReport:
+    """Run the pinned official checker on a submission directory (or its org dir)."""
+    checker = _ListeningChecker(path.resolve())
+    report = checker.run()
+    root = checker.submission_path
+
+    # Attribute the per-point accuracy results to the point they are really about.
+    expected: list[tuple[str, str, str]] = []
+    for (system, model), (by_concurrency, first_dir) in sorted(checker.accuracy_by_curve.items()):
+        curve = checker.curves.get((system, model))
+        model_dir = root / "results" / system / model
+        for concurrency in sorted(by_concurrency):
+            gate = _gate_one_point(model_dir, first_dir, by_concurrency[concurrency])
+            point = next(
+                (p for p in (curve.points if curve else []) if p.concurrency == concurrency), None
+            )
+            if point is not None:
+                failed = any(r.severity == OfficialSeverity.ERROR for r in gate)
+                gated = any(r.rule == "accuracy-gate" and r.key != "warn-2" for r in gate)
+                point.accuracy = "failed" if failed else ("passed" if gated else "carried")
+                expected.extend((r.rule, r.message, point.label) for r in gate)
+
+    findings: list[Finding] = []
+    for result in report.results:
+        relative = _relative(result.path, root)
+        point_label = point_label_for(relative)
+        if result.rule in _PER_POINT_ACCURACY_RULES and expected:
+            if (expected[0][0], expected[0][1]) == (result.rule, result.message):
+                point_label = expected.pop(0)[2]
+        findings.append(
+            Finding(
+                rule=result.rule,
+                key=result.key,
+                severity=Severity(result.severity.value),
+                title=result.title or result.rule,
+                message=result.message,
+                fix=result.fix,
+                clause=result.spec_ref,
+                path=relative,
+                point=point_label,
+                source=Source.OFFICIAL,
+            )
+        )
+
+    _name_every_point_with_the_bad_model_name(findings, root)
+    results_dir = root / "results"
+    systems = (
+        [
+            _describe_system(d, checker.power_by_system.get(d.name))
+            for d in sorted(results_dir.iterdir())
+            if d.is_dir()
+        ]
+        if results_dir.is_dir()
+        else []
+    )
+    curves = [c for _, c in sorted(checker.curves.items())]
+    for curve in curves:
+        curve.points.sort(key=lambda p: p.concurrency)
+    return OfficialReport(
+        checker_version=checker_version(),
+        root=root,
+        findings=findings,
+        systems=systems,
+        curves=curves,
+    )

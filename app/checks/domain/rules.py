@@ -1,0 +1,519 @@
+"""The rule catalogue: every rule a finding or a refused upload can name.
+
+The official checker's rules are passed through from its own message catalogue (their
+ids, titles and rule-book sections are the checker's; the portal never rewords them).
+The portal's own rules are written here once, with what they check, why, and what to do
+about them; the code that applies a rule asks this catalogue for its title and clause,
+so an uncatalogued rule cannot be emitted. ``GET /api/v1/rules`` and the ``/rules`` page
+are both generated from :func:`catalogue`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from functools import cache
+
+from submission_checker import messages as official_messages
+
+from app.checks.domain.findings import Finding, Severity, Source, portal_finding
+
+
+class Stage(enum.StrEnum):
+    """When a rule is applied, in the order a submission meets them."""
+
+    UPLOAD = "upload"  # the archive itself, before anything is stored
+    FILES = "files"  # the metadata files, before the official checker opens them
+    CHECKS = "checks"  # the automated checks (official and the portal's own)
+    RECOUNT = "recount"  # re-counting a point's events with the reference tokenizer
+    REPRODUCTION = "reproduction"  # running a point again against the endpoint
+
+
+STAGE_TITLES = {
+    Stage.UPLOAD: "Upload: the archive",
+    Stage.FILES: "Metadata files",
+    Stage.CHECKS: "Automated checks",
+    Stage.RECOUNT: "Re-counts",
+    Stage.REPRODUCTION: "Reproductions",
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    clause: str  # the rule-book section (§n.m), or "portal" for the portal's own safeguards
+    stage: Stage
+    source: Source
+    explanation: str
+    # The worst a finding of this rule can be: an error rejects the submission (an upload
+    # rule refuses the archive). None for official rules: the checker decides in code.
+    severity: Severity | None
+    fix: str | None = None
+
+    def finding(
+        self,
+        severity: Severity,
+        message: str,
+        *,
+        point: str | None = None,
+        fix: str | None = None,
+    ) -> Finding:
+        return portal_finding(
+            self.id, self.title, self.clause, severity, message, point=point, fix=fix
+        )
+
+
+def _portal(
+    id: str,
+    title: str,
+    clause: str,
+    stage: Stage,
+    severity: Severity,
+    explanation: str,
+    fix: str | None = None,
+) -> Rule:
+    return Rule(id, title, clause, stage, Source.PORTAL, explanation, severity, fix)
+
+
+_REPACK = "Pack the bundle again with endpoints-submission-cli and upload what it writes."
+_UPLOAD = Stage.UPLOAD
+_ERROR = Severity.ERROR
+
+PORTAL_RULES: tuple[Rule, ...] = (
+    # The archive (architecture §5: nothing in a bundle is trusted).
+    _portal(
+        "no-file",
+        "An archive is sent",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "An upload sends its archive as the form part named 'file'.",
+        "Choose the bundle's archive in the form, or send it as the 'file' part.",
+    ),
+    _portal(
+        "several-files",
+        "One archive per upload",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "An upload sends exactly one archive; a submission is one bundle.",
+        "Send each archive in an upload of its own.",
+    ),
+    _portal(
+        "empty-upload",
+        "The file has content",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "An empty file holds no bundle (a download that failed, or the wrong file chosen).",
+        "Choose the archive that endpoints-submission-cli wrote.",
+    ),
+    _portal(
+        "upload-too-large",
+        "Upload size limit",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "The upload may be at most the configured size (ENDPOINTS_PORTAL_MAX_UPLOAD_BYTES); "
+        "it is stopped as soon as it passes the limit.",
+        "Leave out what the bundle format does not ask for.",
+    ),
+    _portal(
+        "unsupported-format",
+        "Archive format",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "The upload must be a gzip-compressed tar (.tar.gz, .tgz) or a zip archive; the "
+        "format is read from the file's first bytes, not its name.",
+        _REPACK,
+    ),
+    _portal(
+        "corrupt-archive",
+        "Readable archive",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "The archive must read to its end: a truncated download, a damaged member or a "
+        "member without its data is refused.",
+        "Upload the archive again; if it still fails, pack it again.",
+    ),
+    _portal(
+        "empty-archive",
+        "Archive holds files",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "An archive with no regular files holds no submission.",
+        _REPACK,
+    ),
+    _portal(
+        "encrypted-member",
+        "No encrypted members",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "Encrypted zip members cannot be checked, so they are refused.",
+        "Pack the bundle without a password.",
+    ),
+    _portal(
+        "bad-name",
+        "Plain member names",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "Every member name must be a plain relative path: no NUL byte, no control "
+        "characters, no backslashes or drive letters, and it must name a file.",
+        _REPACK,
+    ),
+    _portal(
+        "absolute-path",
+        "No absolute paths",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "A member whose name starts at the file system's root would be written outside "
+        "the submission.",
+        _REPACK,
+    ),
+    _portal(
+        "path-traversal",
+        "No path traversal",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "A member whose name climbs out of the archive with '..' (or resolves outside it) "
+        "would overwrite files elsewhere.",
+        _REPACK,
+    ),
+    _portal(
+        "symlink",
+        "No symbolic links",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "A symbolic link can point anywhere on the server; a bundle holds regular files only.",
+        "Replace each link with the file it points to, then pack again.",
+    ),
+    _portal(
+        "hardlink",
+        "No hard links",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "A hard link can alias a file outside the bundle; a bundle holds regular files only.",
+        "Replace each link with the file it points to, then pack again.",
+    ),
+    _portal(
+        "special-file",
+        "Regular files only",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "Devices, pipes and other special files have no place in a bundle.",
+        _REPACK,
+    ),
+    _portal(
+        "duplicate-member",
+        "Each member once",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "A member that appears twice would let two readers see two different files.",
+        _REPACK,
+    ),
+    _portal(
+        "path-conflict",
+        "No file where a folder is",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "A member may not be both a file and the folder of other members.",
+        _REPACK,
+    ),
+    _portal(
+        "too-many-members",
+        "Member count limit",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "An archive may hold at most the configured number of members "
+        "(ENDPOINTS_PORTAL_MAX_ARCHIVE_MEMBERS).",
+        "Leave out what the bundle format does not ask for.",
+    ),
+    _portal(
+        "member-too-large",
+        "Member size limit",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "No single member may expand beyond the configured size "
+        "(ENDPOINTS_PORTAL_MAX_MEMBER_BYTES).",
+        "Leave out what the bundle format does not ask for.",
+    ),
+    _portal(
+        "too-large",
+        "Expanded size limit",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "Everything the archive expands to must stay within the configured size "
+        "(ENDPOINTS_PORTAL_MAX_EXTRACTED_BYTES).",
+        "Leave out what the bundle format does not ask for.",
+    ),
+    _portal(
+        "compression-ratio",
+        "No compression bombs",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "A member that expands far beyond what real data compresses to is a decompression "
+        "bomb; extraction stops when the ratio is passed.",
+        _REPACK,
+    ),
+    _portal(
+        "size-mismatch",
+        "Declared sizes hold",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "A member must hold exactly as many bytes as its header declares.",
+        _REPACK,
+    ),
+    _portal(
+        "no-submission-root",
+        "One submission root",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "The archive must hold one submission folder with systems/ and results/ as the "
+        "submission CLI lays it out.",
+        _REPACK,
+    ),
+    _portal(
+        "several-submissions",
+        "One submission per upload",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "An archive with more than one submission folder is ambiguous.",
+        "Upload each submission on its own.",
+    ),
+    _portal(
+        "organisation-mismatch",
+        "Submitter is the uploader",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "The submitter that system_desc.json names must be the organisation that uploads; "
+        "nobody submits in another organisation's name.",
+        "Sign in as a member of the organisation the bundle names, or correct system_desc.json.",
+    ),
+    # The metadata files.
+    _portal(
+        "readable-files",
+        "Metadata files are plain, bounded data",
+        "portal",
+        Stage.FILES,
+        _ERROR,
+        "Every JSON/YAML file under results/ is UTF-8, at most 8 MiB, nests at most 64 "
+        "levels, has no alias bomb, no repeated key, no NaN or Infinity and no integer "
+        "beyond ±2^64; otherwise the bundle is rejected before the checker runs.",
+        "Write the file again with the submission CLI; metadata files are UTF-8 JSON or "
+        "YAML with finite numbers and each key once.",
+    ),
+    # The portal's own automated checks.
+    _portal(
+        "duplicate-upload",
+        "Duplicate upload",
+        "portal",
+        Stage.CHECKS,
+        _ERROR,
+        "The bundle's content (cli_metadata.json aside) must differ from every earlier "
+        "upload: the same results cannot be submitted twice.",
+        "Follow the earlier submission instead; to submit new results, upload the bundle "
+        "that holds them.",
+    ),
+    _portal(
+        "target-cohort-cutoff",
+        "Target cohort cutoff",
+        "§4.1",
+        Stage.CHECKS,
+        Severity.WARNING,
+        "Automated checks must pass at least one business day before the target cohort's "
+        "Wednesday; otherwise the results roll to the next eligible cohort.",
+        "Expect publication in the next eligible cohort, or resubmit with a later "
+        "target_cohort and a seed set adoptable for it.",
+    ),
+    # Re-counting a point's events with the reference tokenizer.
+    _portal(
+        "recounted-output-tokens",
+        "Re-counted output tokens",
+        "§1.3",
+        Stage.RECOUNT,
+        _ERROR,
+        "The output tokens of every response, counted with the model's reference "
+        "tokenizer, must match the submitted total within the tolerance (1% by default).",
+        "Explain the difference or resubmit numbers the run's events support.",
+    ),
+    _portal(
+        "recounted-system-tps",
+        "Re-counted system throughput",
+        "§1.3",
+        Stage.RECOUNT,
+        _ERROR,
+        "The re-counted tokens over the point's own duration must give the submitted "
+        "system tokens/s within the tolerance (1% by default).",
+        "Explain the difference or resubmit numbers the run's events support.",
+    ),
+    _portal(
+        "recounted-tpot-p90",
+        "Re-counted TPOT P90",
+        "§4.1",
+        Stage.RECOUNT,
+        _ERROR,
+        "TPOT P90 computed from the events' timestamps and re-counted tokens must match "
+        "the submitted value within the tolerance (2% by default).",
+        "Explain the difference or resubmit numbers the run's events support.",
+    ),
+    _portal(
+        "recounted-tps-per-user",
+        "Re-counted tokens/s per user",
+        "§4.1",
+        Stage.RECOUNT,
+        _ERROR,
+        "Tokens/s per user (1000 / TPOT P90 in ms) from the re-count must match the "
+        "submitted value within the tolerance (2% by default).",
+        "Explain the difference or resubmit numbers the run's events support.",
+    ),
+    _portal(
+        "recounted-ttft-p90",
+        "Re-computed TTFT P90",
+        "§4.1",
+        Stage.RECOUNT,
+        _ERROR,
+        "TTFT P90 computed from the events' timestamps must match the submitted value "
+        "within the tolerance (1% by default).",
+        "Explain the difference or resubmit numbers the run's events support.",
+    ),
+    _portal(
+        "recounted-sample-accounting",
+        "Re-counted samples",
+        "§4.1",
+        Stage.RECOUNT,
+        _ERROR,
+        "The completed samples in events.jsonl must be as many as the summary reports.",
+        "Submit the events.jsonl of the run the summary was made from.",
+    ),
+    _portal(
+        "fake-first-token",
+        "Genuine first token",
+        "§4.1",
+        Stage.RECOUNT,
+        _ERROR,
+        "A first chunk of only whitespace, punctuation or control characters makes TTFT "
+        "look shorter than the first real token; responses must not start with one.",
+        "TTFT must be measured to the first genuine token.",
+    ),
+    _portal(
+        "duplicated-output",
+        "Duplicated or padded output",
+        "§1.3",
+        Stage.RECOUNT,
+        _ERROR,
+        "Only output the model produced counts: the same text repeated across content, "
+        "reasoning and tool calls, or padded with whitespace or repetition, inflates "
+        "throughput.",
+        "Only the output the model produced counts; padding invalidates the point.",
+    ),
+    _portal(
+        "truncated-responses",
+        "Truncated responses",
+        "§1.3",
+        Stage.RECOUNT,
+        Severity.WARNING,
+        "Responses that end at the length limit are reported; more than 5% of them is a "
+        "warning for the reviewers.",
+    ),
+    _portal(
+        "events-malformed",
+        "Readable run events",
+        "§1.3",
+        Stage.RECOUNT,
+        Severity.WARNING,
+        "Lines of events.jsonl that cannot be read are skipped and reported.",
+        "Submit the events.jsonl the client wrote, unedited.",
+    ),
+    _portal(
+        "tokenizer-missing",
+        "Reference tokenizer",
+        "§1.3",
+        Stage.RECOUNT,
+        Severity.WARNING,
+        "Without the benchmark model's reference tokenizer nothing can be re-counted; the "
+        "point is reported as not re-counted rather than as passing.",
+        "An operator adds the model to the tokenizer registry "
+        "(ENDPOINTS_PORTAL_TOKENIZER_REGISTRY).",
+    ),
+    # Running a point again.
+    _portal(
+        "reproduction-margin",
+        "Reproduction within the margin",
+        "§11.4",
+        Stage.REPRODUCTION,
+        Severity.WARNING,
+        "A reproduction run of a point must measure system tokens/s and tokens/s per user "
+        "no more than the reproducibility margin (10% by default) below the submitted "
+        "values; measuring more is not a problem.",
+        "Check the endpoint, its configuration and load, then reproduce again; the "
+        "submitter may be asked to explain the difference.",
+    ),
+)
+
+
+def portal_rule(rule_id: str) -> Rule:
+    """The portal's own rule with this id (KeyError for an uncatalogued one)."""
+    return _PORTAL_BY_ID[rule_id]
+
+
+_PORTAL_BY_ID = {rule.id: rule for rule in PORTAL_RULES}
+
+
+@cache
+def official_rules() -> tuple[Rule, ...]:
+    """The official checker's rules as its own catalogue names them."""
+    rules = []
+    for rule_id, entry in sorted(official_messages.catalog().items()):
+        if rule_id.startswith("_"):  # shared wording, not a rule
+            continue
+        fixes = [m.fix for m in entry.messages.values() if m.fix]
+        rules.append(
+            Rule(
+                id=rule_id,
+                title=entry.title,
+                clause=entry.spec,
+                stage=Stage.CHECKS,
+                source=Source.OFFICIAL,
+                explanation="Decided and worded by the official checker "
+                "(endpoints-submission-cli); the portal passes its findings through unchanged.",
+                severity=None,
+                fix=fixes[0] if fixes else None,
+            )
+        )
+    return tuple(rules)
+
+
+@cache
+def catalogue() -> dict[str, Rule]:
+    """Every rule by id, in the order a submission meets them (within the automated
+    checks, the official rules first)."""
+    stages = list(Stage)
+    ordered = sorted(
+        (*official_rules(), *PORTAL_RULES), key=lambda r: stages.index(r.stage)
+    )  # sorted() is stable: official before portal, each in its own order
+    return {rule.id: rule for rule in ordered}
+
+
+def is_catalogued(rule_id: str) -> bool:
+    return rule_id in catalogue()

@@ -1,1 +1,0 @@
-"""Pure domain logic: no web framework, ORM or task queue (architecture page)."""

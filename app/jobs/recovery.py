@@ -1,0 +1,30 @@
+"""Finding lost background jobs and sending them again, whatever their kind."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from app.checks.services.checks import Clock
+from app.db.models import utcnow
+from app.jobs.kinds import JOB_KINDS
+from app.jobs.queue import JobQueue, enqueue_after_commit, recover_lost_jobs
+from app.settings import Settings
+
+
+def recover_jobs(
+    *, session: Session, settings: Settings, queue: JobQueue, clock: Clock = utcnow
+) -> list[int]:
+    """Send lost jobs again; give up on those out of attempts, saying why. Returns sent ids."""
+    resend, given_up = recover_lost_jobs(
+        session,
+        stale_after_s=settings.job_stale_after_s,
+        max_attempts=settings.job_max_attempts,
+        now=clock(),
+    )
+    for job in given_up:
+        reason = job.error or "the worker running it was lost"
+        JOB_KINDS[job.kind].fail(session=session, job=job, reason=reason, clock=clock)
+    for job in resend:
+        enqueue_after_commit(session, queue, job)
+    session.commit()
+    return [job.id for job in resend]

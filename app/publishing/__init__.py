@@ -1,0 +1,1 @@
+"""Publishing: cohort releases and the published record."""

@@ -1,0 +1,1 @@
+"""Use cases over the database; they commit at the edge."""

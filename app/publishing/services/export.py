@@ -1,0 +1,91 @@
+"""A cohort's public record as one archive: what buyers see in it, with the code and
+artifacts the public may have (rules §11.9: finalized results only)."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.core.cohorts import Cohort
+from app.db.models import Submission
+from app.results.services.results import cohort_was_released, visible_curves
+from app.settings import Settings
+from app.submissions.domain.visibility import Access, Viewer, access
+from app.submissions.services.storage import BlobStore
+
+# Unverified results are never reviewed: chartable, but not part of the official record
+# (architecture, decision 7).
+OFFICIAL = frozenset({"verified", "provisional", "withdrawn", "invalidated"})
+
+
+def cohort_record(session: Session, cohort: str) -> dict[str, Any]:
+    """Every reviewed result public as of *cohort*, with its result id and status."""
+    curves = [c for c in visible_curves(session, cohort) if c.status in OFFICIAL]
+    parsed = Cohort.parse(cohort)
+    return {
+        "cohort": cohort,
+        "date": parsed.date.isoformat() if parsed else None,
+        "results": [
+            {
+                "result_id": c.result_id,
+                "submission": c.submission,
+                "status": c.status,
+                "published_in": c.published_in,
+                "benchmark_model": c.benchmark_model,
+                "dataset": c.dataset,
+                "system_name": c.system_name,
+                "organization": c.organization,
+                "division": c.division,
+                "availability": c.availability,
+                "accelerator_model": c.accelerator_model,
+                "accelerator_count": c.accelerator_count,
+                "points": c.data.get("points", []),
+            }
+            for c in curves
+        ],
+    }
+
+
+def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mtime = int(time.time())
+    info.mode = 0o644
+    tar.addfile(info, io.BytesIO(data))
+
+
+def write_cohort_export(
+    session: Session, settings: Settings, cohort: str, target: Path
+) -> dict[str, Any]:
+    """Write ``<cohort>.tar.gz`` to *target*: ``cohort.json`` and, for each result the
+    public may see in full, its submission bundle under ``bundles/``."""
+    record = cohort_record(session, cohort)
+    store = BlobStore(settings.blobs_dir)
+    statuses = {r["submission"]: r["status"] for r in record["results"]}
+    bundles: list[str] = []
+    with tarfile.open(target, "w:gz", compresslevel=6) as tar:
+        for public_id, status in sorted(statuses.items()):
+            if access(Viewer.PUBLIC, status) < Access.FULL:
+                continue
+            submission = session.scalar(select(Submission).where(Submission.public_id == public_id))
+            if submission is None or not store.exists(submission.archive.sha256):
+                continue
+            suffix = ".zip" if submission.archive_format == "zip" else ".tar.gz"
+            name = f"{cohort}/bundles/{public_id}{suffix}"
+            tar.add(store.path_for(submission.archive.sha256), arcname=name, recursive=False)
+            bundles.append(name)
+        record["bundles"] = bundles
+        _add_bytes(tar, f"{cohort}/cohort.json", json.dumps(record, indent=2).encode())
+    return record
+
+
+def cohort_exists(session: Session, cohort: str) -> bool:
+    """Whether the chair released *cohort* (only released cohorts have a record)."""
+    return cohort_was_released(session, cohort)

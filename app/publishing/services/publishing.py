@@ -1,0 +1,323 @@
+"""The public record: what of each submission is public, with which status, in which cohort.
+
+The record is derived from the submission's state (architecture, decision 11): after
+every change that can move it (a cohort released, a decision, a point withdrawn or
+invalidated, an embargo date reached) :func:`sync_record` computes what the record should
+be now and, when that differs from the latest version, appends a new version. Versions
+are never rewritten: each joins the cohort being prepared (the current one until the chair
+releases it, the next one after), so once a cohort is released what it showed stays as it
+was, while the active page (the latest version of every submission) follows at once.
+
+- unverified uploads are public from their cohort, without a result id and outside the
+  official export (architecture, decision 7);
+- provisional ("peer review pending", rules §11.2 C) from their cohort or their embargo
+  date; the tag is removed at finalization;
+- finalized results are verified from the first cohort after finalization (delayed by
+  penalties) or their embargo date (rules §4.2 B);
+- withdrawn after finalization or invalidated: an archive entry tagged so, with the
+  reason; rejected, or withdrawn before finalization: no public record at all (§11.7).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.core.cohorts import Cohort
+from app.core.lifecycle import PublicationMode, ResultStatus, SubmissionState, result_status
+from app.core.refusals import Refused
+from app.db.models import (
+    CohortRelease,
+    Curve,
+    Publication,
+    PublishedCurve,
+    ResultEntry,
+    Submission,
+    utcnow,
+)
+from app.publishing.domain import current_cohort, may_publish, release_at
+from app.results.services.results import compact_point
+from app.review.services.audit import SYSTEM, record
+from app.review.services.clocks import embargo_release
+from app.settings import Settings
+from app.submissions.services.views import curve_dict
+
+_NOT_COPIED = frozenset({"id", "publication_id"})
+ARCHIVE_TAGS = frozenset({SubmissionState.WITHDRAWN.value, SubmissionState.INVALIDATED.value})
+# Statuses that are reviewed results of a cohort: they carry result ids (rules §9.7).
+REVIEWED = frozenset({ResultStatus.VERIFIED.value, ResultStatus.PROVISIONAL.value})
+
+
+class PublishingError(Refused):
+    pass
+
+
+def _tz(settings: Settings) -> ZoneInfo:
+    return ZoneInfo(settings.cohort_timezone)
+
+
+# --- cohorts ---------------------------------------------------------------------------
+
+
+def released(session: Session, cohort: Cohort) -> CohortRelease | None:
+    return session.scalar(select(CohortRelease).where(CohortRelease.cohort == str(cohort)))
+
+
+def latest_release(session: Session) -> Cohort | None:
+    latest = session.scalar(select(func.max(CohortRelease.cohort)))
+    return Cohort.parse(latest) if latest else None
+
+
+def record_cohort(session: Session, settings: Settings, at: dt.datetime) -> Cohort:
+    """The cohort whose record a change made at *at* joins: the current cohort until the
+    chair releases it, then the next one (a released cohort is never rewritten)."""
+    current = current_cohort(at, _tz(settings))
+    latest = latest_release(session)
+    if latest is not None and latest >= current:
+        return latest.next()
+    return current
+
+
+def release_cohort(
+    session: Session, settings: Settings, cohort_id: str, at: dt.datetime, actor: str
+) -> tuple[Cohort, bool]:
+    """Record the chair's release of a cohort: at its time, and only the one due now.
+    Returns the cohort and whether this call released it (False: released before)."""
+    cohort = Cohort.parse(cohort_id)
+    if cohort is None:
+        raise PublishingError("bad-cohort", f"{cohort_id!r} is not a cohort id (YYYY-MM-C0/C1)")
+    if released(session, cohort) is not None:
+        return cohort, False
+    refusal = may_publish(cohort, at, _tz(settings))
+    if refusal is not None:
+        raise PublishingError(refusal.code, refusal.message, refusal.kind)
+    session.add(CohortRelease(cohort=str(cohort), published_at=at, published_by=actor))
+    session.flush()
+    return cohort, True
+
+
+# --- what the record should be ------------------------------------------------------------
+
+
+def _publications(session: Session, submission: Submission) -> list[Publication]:
+    return list(
+        session.scalars(
+            select(Publication)
+            .where(Publication.submission_id == submission.id, Publication.in_record())
+            .order_by(Publication.cohort, Publication.id)
+        )
+    )
+
+
+def _cohort_released(latest: Cohort | None, due: str | None) -> bool:
+    wanted = Cohort.parse(due or "")
+    return latest is not None and wanted is not None and wanted <= latest
+
+
+def provisional_release(submission: Submission) -> dt.date | None:
+    """The embargo date that holds a provisional publication back, if it is later than
+    the cohort the submission is eligible for (before that, the cohort holds it anyway)."""
+    if submission.embargo_date is None:
+        return None
+    eligible = Cohort.parse(submission.eligible_cohort or "")
+    if eligible is not None and eligible.date >= submission.embargo_date:
+        return None
+    return submission.embargo_date
+
+
+def due_status(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    now: dt.datetime,
+    was_public: bool,
+) -> ResultStatus | None:
+    """The status the submission's public record carries at *now*, or None (not public)."""
+    status = result_status(SubmissionState(submission.state), submission.for_review)
+    if status is None:
+        return None
+    latest = latest_release(session)
+    tz = _tz(settings)
+    if status == ResultStatus.PROVISIONAL:
+        if submission.publication_mode != PublicationMode.PROVISIONAL:
+            return None  # confidential review: nothing public before finalization (§11.2 A)
+        if was_public:
+            return status
+        held = provisional_release(submission)
+        if held is not None:
+            return status if now >= release_at(held, tz) else None
+        return status if _cohort_released(latest, submission.eligible_cohort) else None
+    if status == ResultStatus.VERIFIED:
+        if was_public:
+            return status  # provisional until now: the tag goes at finalization (§11.2 C)
+        held = embargo_release(settings, submission)
+        if held is not None:
+            return status if now >= release_at(held, tz) else None
+        return status if _cohort_released(latest, submission.due_cohort) else None
+    due = submission.eligible_cohort or submission.target_cohort
+    return status if _cohort_released(latest, due) else None
+
+
+def _result_scope(settings: Settings, cohort: Cohort, curve: Curve) -> str:
+    """``<major>.<minor>.<cohort-number>.<model_id>``: entry numbers are unique in it."""
+    first = Cohort.parse(settings.first_cohort) or cohort
+    number = 0
+    walker = first
+    while walker < cohort:
+        walker = walker.next()
+        number += 1
+    major, _, minor = settings.rules_version.partition(".")
+    return f"{major}.{minor or 0}.{number}.{curve.benchmark_model}"
+
+
+def result_ids(
+    session: Session, settings: Settings, submission: Submission, cohort: Cohort
+) -> dict[tuple[str, str], str]:
+    """Each curve's result id (rules §9.7): handed out at its first publication as a
+    reviewed result and kept for good; entry numbers are never reused."""
+    ids: dict[tuple[str, str], str] = {}
+    existing = {
+        (e.system_dir, e.benchmark_model): e
+        for e in session.scalars(
+            select(ResultEntry).where(ResultEntry.submission_id == submission.id)
+        )
+    }
+    for curve in submission.curves:
+        key = (curve.system.dir_name, curve.benchmark_model)
+        entry = existing.get(key)
+        if entry is None:
+            scope = _result_scope(settings, cohort, curve)
+            highest = session.scalar(
+                select(func.max(ResultEntry.entry)).where(ResultEntry.scope == scope)
+            )
+            entry = ResultEntry(
+                scope=scope,
+                prefix=f"{scope}.{curve.dataset or 'unknown'}",
+                entry=(highest or 0) + 1,
+                submission_id=submission.id,
+                system_dir=key[0],
+                benchmark_model=key[1],
+            )
+            session.add(entry)
+            session.flush()
+        ids[key] = entry.result_id
+    return ids
+
+
+def _snapshot(submission: Submission, ids: dict[tuple[str, str], str]) -> list[PublishedCurve]:
+    systems = {s.dir_name: s for s in submission.systems}
+    published = []
+    for curve in submission.curves:
+        system = systems.get(curve.system.dir_name)
+        data = curve_dict(curve, active_only=True)
+        data.pop("reproductions", None)
+        data.pop("region_basis", None)  # the page's explanation, not the record
+        data["points"] = [compact_point(p) for p in data["points"]]
+        # Invalidated points stay in the archive, tagged, with the chair's reason (§11.7).
+        data["invalidated_points"] = [
+            {"dir": p.dir_name, "concurrency": p.concurrency, "reason": p.state_reason}
+            for p in curve.points
+            if p.state == "invalidated"
+        ]
+        published.append(
+            PublishedCurve(
+                benchmark_model=curve.benchmark_model,
+                dataset=curve.dataset,
+                is_agentic=curve.is_agentic,
+                system_name=(system.system_name if system else None) or curve.system.dir_name,
+                organization=submission.organization.name,
+                division=system.division if system else None,
+                availability=system.availability if system else None,
+                accelerator_model=system.accelerator_model if system else None,
+                accelerator_count=system.accelerator_count if system else None,
+                provisioned_power_kw=system.provisioned_power_kw if system else None,
+                data=data,
+                result_id=ids.get((curve.system.dir_name, curve.benchmark_model)),
+            )
+        )
+    return published
+
+
+def _content(curves: list[PublishedCurve]) -> list[tuple[Any, ...]]:
+    return [(c.benchmark_model, c.system_name, c.result_id, c.data) for c in curves]
+
+
+# --- keeping the record in step -------------------------------------------------------------
+
+
+def sync_record(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    at: dt.datetime | None = None,
+    *,
+    cohort: Cohort | None = None,
+    why: str | None = None,
+    points_changed: bool = True,
+    actor: str = SYSTEM,
+) -> Publication | None:
+    """Bring the submission's public record in line with its state; returns the version
+    written, if one was. *cohort*: the cohort being released (default: the one a change
+    made at *at* joins). *points_changed*: False when only time passed (the clocks, a
+    release), so a record with the right status is left as it is without rebuilding it."""
+    at = at or utcnow()
+    versions = _publications(session, submission)
+    latest = versions[-1] if versions else None
+    state = SubmissionState(submission.state)
+    if state == SubmissionState.REJECTED or (
+        state == SubmissionState.WITHDRAWN and submission.finalized_at is None
+    ):
+        if versions:  # no public record at all (rules §11.7); the result ids stay taken
+            for version in versions:  # hidden from every view, kept for the audit
+                version.removed_at = at
+            why_gone = f"{state.value} before finalization: no record is kept"
+            record(session, submission, action="public record removed", reason=why_gone, at=at)
+            session.flush()
+        return None
+    target = record_cohort(session, settings, at) if cohort is None else cohort
+    if state.value in ARCHIVE_TAGS:
+        if latest is None or latest.status == state.value:
+            return None
+        tombstone = Publication(
+            submission=submission,
+            cohort=str(target),
+            status=state.value,
+            published_at=at,
+            description=why,
+        )
+        copied = [c.key for c in PublishedCurve.__table__.columns if c.key not in _NOT_COPIED]
+        # The archive entry keeps the result ids and what was last shown, with its tag.
+        tombstone.curves = [
+            PublishedCurve(**{key: getattr(curve, key) for key in copied})
+            for curve in latest.curves
+        ]
+        session.add(tombstone)
+        record(session, submission, action="archived",
+               reason=f"{state.value} (tagged in the archive from {target})", at=at)  # fmt: skip
+        session.flush()
+        return tombstone
+    status = due_status(session, settings, submission, at, was_public=latest is not None)
+    if status is None:
+        return None
+    if not points_changed and latest is not None and latest.status == status.value:
+        return None
+    ids = result_ids(session, settings, submission, target) if status.value in REVIEWED else {}
+    curves = _snapshot(submission, ids)
+    if latest is not None and latest.status == status.value:
+        if _content(latest.curves) == _content(curves):
+            return None
+    publication = Publication(
+        submission=submission, cohort=str(target), status=status.value, published_at=at,
+        description=why,
+    )  # fmt: skip
+    publication.curves = curves
+    session.add(publication)
+    change = "published" if latest is None else "public record updated"
+    detail = f"{status.value} in {target}" + (f" ({why})" if why else "")
+    record(session, submission, action=change, actor=actor, reason=detail, at=at)
+    session.flush()
+    return publication

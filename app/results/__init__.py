@@ -1,0 +1,1 @@
+"""The results explorer: Pareto step curves, SLA filters and rankings."""

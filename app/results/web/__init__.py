@@ -1,0 +1,1 @@
+"""The feature's API routes and pages."""

@@ -1,0 +1,167 @@
+"""/api/v1/benchmarks, /api/v1/cohorts and /api/v1/results: what buyers query."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from typing import Annotated, Any, Literal
+
+import orjson
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+
+from app.results.services.results import (
+    QueryProblem,
+    list_benchmarks,
+    list_cohorts,
+    parse_results_query,
+    query_results,
+)
+from app.web.api_errors import refused
+from app.web.deps import SessionDep
+
+router = APIRouter(prefix="/api/v1", tags=["results"])
+
+SLA_COLUMNS = ("sla_ttft_p90_max_ms", "sla_tps_per_user_min", "sla_concurrency_min", "sla_region")
+
+RANKING_COLUMNS = (
+    "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
+    "rank", "result_id", "organization", "system", "status", "accelerator_model",
+    "accelerator_count", "provisioned_power_kw", "division", "availability", "point",
+    "concurrency", "region", "throughput", "system_tps", "system_tps_per_kw", "tps_per_user",
+    "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
+)  # fmt: skip
+POINT_COLUMNS = (
+    "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
+    "result_id", "organization", "system", "division", "status", "provisioned_power_kw", "dir",
+    "concurrency", "region", "offline", "admissible", "system_tps", "system_tps_per_kw",
+    "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms", "accuracy",
+)  # fmt: skip
+
+
+def _context(result: dict[str, Any]) -> dict[str, Any]:
+    """What every exported row carries: which view of the results it comes from."""
+    return {
+        "cohort": result["cohort"] if not result["current"] else f"current ({result['cohort']})",
+        "benchmark": result["benchmark"],
+        "dataset": result["dataset"],
+        "normalize": result["normalize"],
+        **{f"sla_{k}": v for k, v in result["sla"].items()},
+    }
+
+
+def export_name(result: dict[str, Any], export: str) -> str:
+    """A file name that tells one export from another: view, normalisation and SLA."""
+    parts = [
+        result["benchmark"] or "results",
+        result["dataset"] or "",
+        result["cohort"] if not result["current"] else "current",
+        result["normalize"],
+        *(f"{k}-{v:g}" if isinstance(v, float) else f"{k}-{v}"
+          for k, v in result["sla"].items() if v is not None),
+        export,
+    ]  # fmt: skip
+    # The names come from the query: only what is safe in a header stays.
+    return re.sub(r"[^A-Za-z0-9._-]", "_", "-".join(p for p in parts if p)) + ".csv"
+
+
+def _csv(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    for row in rows:
+        # Spreadsheets must not run what a submitter typed: neutralise formula prefixes.
+        writer.writerow({k: _cell(row.get(k)) for k in columns})
+    return out.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def point_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "result_id": c["result_id"],
+            "organization": c["organization"],
+            "system": c["system"],
+            "division": c["division"],
+            "status": c["status"],
+            "provisioned_power_kw": c["provisioned_power_kw"],
+            **p,
+        }
+        for c in result["curves"]
+        for p in c["points"]
+    ]
+
+
+@router.get("/cohorts")
+def read_cohorts(session: SessionDep) -> dict[str, Any]:
+    """The cohorts the chair released, newest first (when, and the versions each gained)."""
+    return {"data": list_cohorts(session)}
+
+
+@router.get("/benchmarks")
+def read_benchmarks(session: SessionDep, cohort: str | None = None) -> dict[str, Any]:
+    """Benchmarks (model + dataset) with public curves in a cohort (default: the latest)."""
+    return {"data": list_benchmarks(session, cohort)}
+
+
+Text = Annotated[str | None, Query()]
+
+
+@router.get("/results")
+def read_results(
+    request: Request,
+    session: SessionDep,
+    benchmark: Annotated[str | None, Query(description="benchmark model, e.g. llama3_1-8b")] = None,
+    dataset: Annotated[
+        str | None, Query(description="default: the benchmark's dataset with the most curves")
+    ] = None,
+    cohort: Annotated[
+        str | None, Query(description="YYYY-MM-C0/C1 as published; default the current results")
+    ] = None,
+    status: Annotated[
+        list[str] | None, Query(description="repeatable; default verified and provisional")
+    ] = None,
+    ttft_p90_max_ms: Annotated[str | None, Query(description="a number ≥ 0")] = None,
+    tps_per_user_min: Annotated[
+        str | None, Query(description="a number ≥ 0; e2e interactivity for agentic benchmarks")
+    ] = None,
+    concurrency_min: Annotated[str | None, Query(description="a whole number ≥ 1")] = None,
+    region: Text = None,
+    division: Text = None,
+    availability: Text = None,
+    organization: Text = None,
+    accelerator: Annotated[
+        str | None, Query(description="matches part of the accelerator name")
+    ] = None,
+    accelerator_count: Annotated[str | None, Query(description="a whole number ≥ 1")] = None,
+    normalize: Annotated[
+        str, Query(description="system, kw (per provisioned kW) or accelerator")
+    ] = "system",
+    format: Literal["json", "csv"] = "json",
+    export: Literal["ranking", "points"] = "ranking",
+) -> Any:
+    """Curves, points (each with its status and SLA admissibility) and the admissible
+    ranking: per system, the best point that meets the SLA. The parameters are parsed by
+    the same code as the results page's (a refusal names the parameter in `field`)."""
+    try:
+        result = query_results(session, parse_results_query(session, request.query_params))
+    except QueryProblem as problem:
+        return refused(problem)
+    if format == "csv":
+        rows = result["ranking"] if export == "ranking" else point_rows(result)
+        columns = RANKING_COLUMNS if export == "ranking" else POINT_COLUMNS
+        context = _context(result)
+        name = export_name(result, export)
+        return Response(
+            _csv([{**context, **row} for row in rows], columns),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+    # The payload is large: orjson straight to bytes, without FastAPI's generic encoder.
+    return Response(orjson.dumps(result), media_type="application/json")

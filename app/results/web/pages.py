@@ -1,0 +1,54 @@
+"""The results explorer's page."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse, Response
+
+from app.accounts.web.security import (
+    page_router,
+)
+from app.core.regions import REGIONS
+from app.results.services.results import (
+    STATUSES,
+    QueryProblem,
+    ResultsQuery,
+    list_cohorts,
+    parse_results_query,
+    query_results,
+)
+from app.web.api_errors import status_of
+from app.web.deps import SessionDep
+from app.web.templating import templates
+
+router = page_router()
+
+
+@router.get("/results", response_class=HTMLResponse)
+def results_page(request: Request, session: SessionDep) -> Response:
+    params = request.query_params
+    problem: QueryProblem | None = None
+    try:
+        result = query_results(session, parse_results_query(session, params))
+    except QueryProblem as refused:
+        # The form again with what was typed and what is wrong, over the default view's
+        # pickers; no chart is drawn from a query that was refused.
+        problem = refused
+        result = query_results(session, ResultsQuery())
+    return templates.TemplateResponse(
+        request,
+        "results/results.html",
+        {
+            "r": result,
+            "problem": problem,
+            "cohorts": list_cohorts(session),
+            "statuses": STATUSES,
+            "regions": REGIONS,
+            "params": params,
+            # The API takes the same parameters; empty ones are left out.
+            "api_query": urlencode([(k, v) for k, v in params.multi_items() if v.strip()]),
+        },
+        status_code=status_of(problem) if problem else 200,
+    )

@@ -1,0 +1,267 @@
+"""Who may do what to a submission, and when: the one home of the lifecycle's rules.
+
+Every predicate answers ``None`` (allowed) or a :class:`Refusal` that says why not, so a
+page can explain an action it does not offer and a service can refuse the same action
+with the same words. Pages, the API and the services all ask here (architecture,
+decision 12); nothing re-derives these rules.
+
+Rules: ``../spec/rules.md`` §4.1 (cohort timing), §4.2 (embargo changes), §5.2 (point
+counts), §11.1 (terminal states), §11.3–§11.5 (objection windows), §11.7 (withdrawal,
+invalidation).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from app.core.cohorts import Cohort
+from app.core.lifecycle import TERMINAL, PublicationMode, SubmissionState
+from app.core.refusals import Kind, Refusal
+from app.core.regions import REGION_NAMES, REQUIRED_REGIONS
+from app.review.domain.review import ReviewClock
+
+LATE_OBJECTION_DAYS = 90  # after finalization (rules §11.5)
+MAX_POINTS = 32
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who asks, as the rules see them."""
+
+    chair: bool = False
+    own_organization: bool = False  # a member of the submitting organisation
+    committee: bool = False  # a review-committee member (reviewer or chair, with an org)
+
+
+@dataclass(frozen=True)
+class SubmissionFacts:
+    """What the rules need to know of a submission."""
+
+    state: SubmissionState
+    for_review: bool = True
+    mode: PublicationMode = PublicationMode.CONFIDENTIAL
+    review_started: bool = False
+    finalized_at: dt.datetime | None = None
+    eligible_at: dt.datetime | None = None
+    published: bool = False
+
+
+# --- the submission as a whole -----------------------------------------------------------
+
+
+def may_recheck(facts: SubmissionFacts) -> Refusal | None:
+    """The automated checks run again after a check error, or before anything of the
+    submission is reviewed or public (a checker upgrade, say). A rejected submission is
+    resubmitted as new (rules §11.1); a reviewed or public one keeps its record."""
+    if facts.state == SubmissionState.CHECK_ERROR:
+        return None
+    if facts.state in (SubmissionState.RECEIVED, SubmissionState.CHECKING):
+        return Refusal("checks-running", "the checks of this submission are still running")
+    if facts.state == SubmissionState.REJECTED:
+        return Refusal(
+            "rejected", "a rejected submission is final: upload a corrected bundle as a new one"
+        )
+    if facts.state in TERMINAL:
+        return Refusal("closed", f"a {facts.state} submission is closed")
+    if facts.review_started or facts.published or facts.state == SubmissionState.FINALIZED:
+        return Refusal(
+            "in-review",
+            "the submission is in review or public: its checked results are the record now",
+        )
+    return None
+
+
+def may_withdraw(actor: Actor, facts: SubmissionFacts) -> Refusal | None:
+    """The submitting organisation (or the chair) withdraws at any time (rules §11.7)."""
+    if not (actor.chair or actor.own_organization):
+        return Refusal(
+            "not-yours", "only the submitting organisation or the chair withdraws", Kind.FORBIDDEN
+        )
+    if facts.state in TERMINAL:
+        return Refusal("closed", f"a {facts.state} submission cannot be withdrawn")
+    if facts.state in (SubmissionState.RECEIVED, SubmissionState.CHECKING):
+        return Refusal("checks-running", "wait for the automated checks to finish")
+    return None
+
+
+def may_decide(action: str, facts: SubmissionFacts) -> Refusal | None:
+    """The chair's reject and invalidate (finalize has its own conditions, withdraw is
+    :func:`may_withdraw`): reject in review, invalidate after finalization."""
+    if action == "reject":
+        if facts.state != SubmissionState.PASSED_CHECKS or not facts.for_review:
+            return Refusal(
+                "not-allowed", f"only a submission in review is rejected, not a {facts.state} one"
+            )
+        return None
+    if action == "invalidate":
+        if facts.state != SubmissionState.FINALIZED:
+            return Refusal(
+                "not-allowed",
+                "only a finalized result is invalidated; withdraw or reject it in review",
+            )
+        return None
+    return Refusal("bad-decision", f"unknown decision {action!r}", Kind.INVALID)
+
+
+def may_change_embargo(
+    actor: Actor, facts: SubmissionFacts, embargo: dt.date | None, today: dt.date | None
+) -> Refusal | None:
+    """The embargo date may change after submission while it still holds something back
+    (rules §4.2); *today* is the cohort time zone's date (None: only who and when)."""
+    if not (actor.chair or actor.own_organization):
+        return Refusal(
+            "not-yours", "only the submitting organisation or the chair changes it", Kind.FORBIDDEN
+        )
+    if facts.state in TERMINAL:
+        return Refusal("not-allowed", f"a {facts.state} submission has no embargo to change")
+    if facts.mode == PublicationMode.PROVISIONAL and (facts.review_started or facts.published):
+        return Refusal("not-allowed", "the provisional publication is out: its embargo has lifted")
+    if facts.state == SubmissionState.FINALIZED and facts.published:
+        return Refusal("not-allowed", "the finalized result is already public")
+    if embargo is not None and today is not None and embargo <= today:
+        return Refusal(
+            "bad-embargo", f"the embargo date {embargo} is not in the future", Kind.INVALID
+        )
+    return None
+
+
+def may_object(
+    clock: ReviewClock,
+    facts: SubmissionFacts,
+    now: dt.datetime,
+    *,
+    late_ground: bool,
+    ground: str = "that ground",
+) -> Refusal | None:
+    """When an objection may be filed (rules §11.3–§11.5): during peer review (Weeks 1–3);
+    after Week 6 and for 90 days after finalization only on the late grounds."""
+    if facts.state == SubmissionState.FINALIZED and facts.finalized_at is not None:
+        if now > facts.finalized_at + dt.timedelta(days=LATE_OBJECTION_DAYS):
+            return Refusal(
+                "settled", "the result is settled: late objections close 90 days after finalization"
+            )
+        if not late_ground:
+            return Refusal(
+                "window-closed",
+                "after review, objections rest only on availability, validity or division "
+                f"rules, not {ground}",
+            )
+        return None
+    if (
+        facts.state != SubmissionState.PASSED_CHECKS
+        or not facts.review_started
+        or facts.eligible_at is None
+    ):
+        return Refusal("not-in-review", "objections are filed against a submission in review")
+    if now <= clock.peer_review_closes(facts.eligible_at):
+        return None
+    if now > clock.resolution_closes(facts.eligible_at) and late_ground:
+        return None
+    return Refusal(
+        "window-closed",
+        "peer review (Weeks 1–3) is over: no new objections now, except on the late grounds "
+        "after Week 6 (rules §11.3, §11.5)",
+    )
+
+
+def may_complete_review(
+    facts: SubmissionFacts, *, assigned: bool, completed: bool
+) -> Refusal | None:
+    """The assigned reviewer says the review is done, once, while it runs (rules §4.4)."""
+    if not assigned:
+        return Refusal(
+            "not-your-review", "only the assigned reviewer completes the review", Kind.FORBIDDEN
+        )
+    if facts.state != SubmissionState.PASSED_CHECKS or not facts.review_started:
+        return Refusal("not-in-review", "the submission is not in review")
+    if completed:
+        return Refusal("already-complete", "the review was completed already")
+    return None
+
+
+def may_act_on_objections(facts: SubmissionFacts) -> Refusal | None:
+    if facts.state not in (SubmissionState.PASSED_CHECKS, SubmissionState.FINALIZED):
+        return Refusal("closed", f"the submission is {facts.state}: its objections are closed")
+    return None
+
+
+# --- points ------------------------------------------------------------------------------
+
+POINT_STATES = ("active", "withdrawn", "disputed", "invalidated")
+TERMINAL_POINT_STATES = frozenset({"withdrawn", "invalidated"})
+
+
+def may_set_point_state(
+    actor: Actor, facts: SubmissionFacts, current: str, target: str
+) -> Refusal | None:
+    """During review a faulty point is withdrawn (by its submitter or the chair) or held
+    in dispute (the chair); after finalization the chair invalidates it (rules §11.1,
+    §11.6, §11.7). A withdrawn or invalidated point stays so."""
+    if target not in POINT_STATES:
+        return Refusal(
+            "bad-state", f"a point's state is one of {', '.join(POINT_STATES)}", Kind.INVALID
+        )
+    if current in TERMINAL_POINT_STATES:
+        return Refusal("point-closed", f"the point is {current}: that is final")
+    if current == target:
+        return Refusal("unchanged", f"the point is {current} already")
+    if not actor.chair and not (actor.own_organization and target == "withdrawn"):
+        return Refusal(
+            "not-yours",
+            "the submitter withdraws its points; other changes are the chair's",
+            Kind.FORBIDDEN,
+        )
+    if target == "invalidated":
+        if facts.state != SubmissionState.FINALIZED:
+            return Refusal(
+                "not-allowed", "points are invalidated after finalization; withdraw it in review"
+            )
+        return None
+    if facts.state != SubmissionState.PASSED_CHECKS:
+        return Refusal("not-allowed", f"points are {target} during review only")
+    return None
+
+
+@dataclass(frozen=True)
+class PointFacts:
+    concurrency: int
+    region: str | None
+    offline_kind: str  # none | elected | dedicated
+    state: str = "active"
+
+
+def curve_shortfall(points: Iterable[PointFacts], agentic: bool) -> str | None:
+    """Why a curve's active points no longer make a compliant curve (rules §5.2): at least
+    one point in each concurrency region and 7 points (8 with a dedicated Offline run), 32
+    at most; None when they do."""
+    active = [p for p in points if p.state == "active"]
+    dedicated = any(p.offline_kind == "dedicated" for p in active)
+    minimum = 8 if dedicated and not agentic else 7
+    problems = []
+    if len(active) < minimum:
+        problems.append(f"{len(active)} active point(s), fewer than the minimum {minimum}")
+    if len(active) > MAX_POINTS:
+        problems.append(f"{len(active)} active points, more than {MAX_POINTS}")
+    regions = Counter(p.region for p in active if p.offline_kind != "dedicated")
+    empty = [REGION_NAMES[r] for r in REQUIRED_REGIONS if not regions.get(r)]
+    if empty:
+        problems.append("no active point in the " + ", ".join(empty) + " region(s)")
+    return "; ".join(problems) or None
+
+
+# --- the committee ---------------------------------------------------------------------
+
+
+def committee_window_start(cohort: Cohort, months: int = 6, cohorts: int = 12) -> dt.date:
+    """Rules §4.4: the committee for *cohort* are the organisations with a finalized result
+    published on or after this date: 6 months or 12 cohorts back, whichever is longer,
+    counted from the 1st day of the cohort's month."""
+    month_index = cohort.year * 12 + (cohort.month - 1) - months
+    by_months = dt.date(month_index // 12, month_index % 12 + 1, 1)
+    walker = cohort
+    for _ in range(cohorts):
+        walker = walker.previous()
+    return min(by_months, walker.date)

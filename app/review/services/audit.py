@@ -1,0 +1,72 @@
+"""State changes go through here, so each one leaves its line in the audit log."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.core.lifecycle import SubmissionState, transition
+from app.db.models import AuditEvent, Submission, utcnow
+
+SYSTEM = "system"
+
+
+def change_state(
+    session: Session,
+    submission: Submission,
+    target: SubmissionState,
+    *,
+    actor: str = SYSTEM,
+    action: str,
+    reason: str | None = None,
+    at: dt.datetime | None = None,
+) -> None:
+    """Move *submission* to *target* (if the lifecycle allows it) and record who did it."""
+    current = SubmissionState(submission.state)
+    submission.state = transition(current, target).value
+    record(
+        session,
+        submission,
+        action=action,
+        actor=actor,
+        from_state=current.value,
+        to_state=target.value,
+        reason=reason,
+        at=at,
+    )
+
+
+def record(
+    session: Session,
+    submission: Submission,
+    *,
+    action: str,
+    actor: str = SYSTEM,
+    from_state: str | None = None,
+    to_state: str | None = None,
+    reason: str | None = None,
+    at: dt.datetime | None = None,
+) -> None:
+    session.add(
+        AuditEvent(
+            submission_id=submission.id,
+            at=at or utcnow(),
+            actor=actor,
+            action=action,
+            from_state=from_state,
+            to_state=to_state,
+            reason=reason,
+        )
+    )
+
+
+def timeline(session: Session, submission: Submission) -> list[AuditEvent]:
+    return list(
+        session.scalars(
+            select(AuditEvent)
+            .where(AuditEvent.submission_id == submission.id)
+            .order_by(AuditEvent.at, AuditEvent.id)
+        )
+    )

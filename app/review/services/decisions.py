@@ -1,0 +1,183 @@
+"""The chair's decisions on a submission: finalize, reject, withdraw, invalidate.
+
+Each one goes through the lifecycle and the audit log. A withdrawn or invalidated result
+that was public after finalization keeps its archive entry with its tag; withdrawn before
+finalization, it leaves no public record (rules §11.7, §11.8).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.accounts.services.accounts import Principal
+from app.core.lifecycle import DECISIONS, IllegalTransition, SubmissionState
+from app.core.refusals import Kind
+from app.db.models import Point, Submission, utcnow
+from app.publishing.services.publishing import PublishingError
+from app.review.domain.policy import Actor, may_decide, may_set_point_state, may_withdraw
+from app.review.domain.review import ReviewPhase
+from app.review.services.audit import change_state, record
+from app.review.services.notifications import committee, members_of, notify
+from app.review.services.policy import actor_of, enforce, facts_of
+from app.review.services.review import curves_short, finalize, keep_record
+from app.settings import Settings
+
+NEEDS_REASON = frozenset({"reject", "withdraw", "invalidate"})
+
+
+def decide(
+    *,
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    action: str,
+    actor: str,
+    reason: str | None = None,
+    at: dt.datetime | None = None,
+) -> None:
+    """The chair's decision (the web layer lets only the chair's scope call this)."""
+    at = at or utcnow()
+    if action not in DECISIONS:
+        raise PublishingError(
+            "bad-decision", f"the decision must be one of {', '.join(DECISIONS)}, not {action!r}"
+        )
+    if action in NEEDS_REASON and not (reason and reason.strip()):
+        raise PublishingError("reason-required", f"say why the submission is {action}ed")
+    if action == "finalize":
+        finalize(
+            session=session,
+            settings=settings,
+            submission=submission,
+            at=at,
+            actor=actor,
+            reason=reason,
+        )
+        return
+    facts = facts_of(session, submission)
+    if action == "withdraw":
+        enforce(may_withdraw(Actor(chair=True), facts))
+    else:
+        enforce(may_decide(action, facts))
+    _close(session, settings, submission, action, actor, reason or action, at)
+
+
+def withdraw(
+    *,
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    who: Principal,
+    reason: str,
+    at: dt.datetime | None = None,
+) -> None:
+    """The submitting organisation withdraws its submission, at any time (rules §11.7):
+    before finalization it leaves no public record; after, an archive entry tagged
+    "Withdrawn". The chair may too."""
+    at = at or utcnow()
+    if not reason.strip():
+        raise PublishingError("reason-required", "say why the submission is withdrawn")
+    enforce(may_withdraw(actor_of(who, submission), facts_of(session, submission)))
+    _close(session, settings, submission, "withdraw", who.email, reason.strip(), at)
+
+
+def _close(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    action: str,
+    actor: str,
+    reason: str,
+    at: dt.datetime,
+) -> None:
+    try:
+        change_state(
+            session, submission, DECISIONS[action], actor=actor, action=action, reason=reason, at=at
+        )
+    except IllegalTransition as exc:
+        raise PublishingError("not-allowed", str(exc), Kind.CONFLICT) from exc
+    submission.review_phase = ReviewPhase.CLOSED.value
+    keep_record(session, settings, submission, at, why=reason)
+    notify(
+        session,
+        [*members_of(session, submission.organization_id), *committee(session)],
+        f"Decision ({action}): {submission.organization.name} "
+        f"submission {submission.public_id[:8]}",
+        f"{actor}: {reason}",
+        f"/submissions/{submission.public_id}",
+    )
+
+
+def set_point_state(
+    *,
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    point_label: str,
+    state: str,
+    who: Principal,
+    reason: str,
+    at: dt.datetime | None = None,
+) -> Point:
+    """Withdraw a point during review (its submitter or the chair), hold it in dispute, or
+    invalidate it after finalization (the chair; rules §11.1, §11.7). It leaves the step
+    line and every active curve at once; a published cohort keeps what it showed."""
+    at = at or utcnow()
+    if not reason.strip():
+        raise PublishingError("reason-required", "say why the point changes state")
+    point = find_point(session, submission, point_label)
+    if point is None:
+        raise PublishingError(
+            "unknown-point", f"no point {point_label!r} in this submission", Kind.NOT_FOUND
+        )
+    asking = actor_of(who, submission)
+    enforce(may_set_point_state(asking, facts_of(session, submission), point.state, state))
+    before = point.state
+    point.state = state
+    short = curves_short(submission)
+    if state == "invalidated" and short:
+        point.state = before
+        # A finalized curve keeps the minimum (rules §5.2): the result as a whole goes.
+        raise PublishingError(
+            "curve-incomplete",
+            f"invalidating {point_label} leaves {short}: invalidate the whole result instead",
+            Kind.CONFLICT,
+        )
+    point.state_reason = reason.strip()
+    record(
+        session,
+        submission,
+        action="point state",
+        actor=who.email,
+        reason=f"{point_label}: {before} → {state}: {reason.strip()}",
+        at=at,
+    )
+    session.flush()
+    keep_record(session, settings, submission, at, why=f"{point_label} {state}")
+    return point
+
+
+def find_point(session: Session, submission: Submission, label: str) -> Point | None:
+    """*label* is ``<system>/<model>/<point dir>``, as findings name points."""
+    for curve in submission.curves:
+        prefix = f"{curve.system.dir_name}/{curve.benchmark_model}/"
+        if label.startswith(prefix):
+            wanted = label[len(prefix) :]
+            return next((p for p in curve.points if p.dir_name == wanted), None)
+    return None
+
+
+def in_review(session: Session) -> list[Submission]:
+    """The reviewers' queue: submissions that passed their checks and await a decision."""
+    return list(
+        session.scalars(
+            select(Submission)
+            .where(
+                Submission.state == SubmissionState.PASSED_CHECKS.value,
+                Submission.for_review.is_(True),
+            )
+            .order_by(Submission.checks_finished_at)
+        )
+    )

@@ -1,0 +1,118 @@
+"""The in-app inbox, and e-mail when SMTP is configured.
+
+Notifications are rows first: whatever happens to the mail server, nobody's inbox loses
+a message. The clock task e-mails what has not been sent yet.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import smtplib
+from collections.abc import Iterable
+from email.message import EmailMessage
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.accounts.domain import Role
+from app.db.models import Notification, User, utcnow
+from app.settings import Settings
+
+log = logging.getLogger(__name__)
+COMMITTEE_ROLES = (Role.REVIEWER.value, Role.CHAIR.value)
+
+
+def notify(
+    session: Session, users: Iterable[User], subject: str, body: str, link: str | None = None
+) -> int:
+    count = 0
+    for user in {u.id: u for u in users if u.is_active}.values():
+        session.add(Notification(user_id=user.id, subject=subject, body=body, link=link))
+        count += 1
+    return count
+
+
+def committee(session: Session) -> list[User]:
+    """Review-committee members and chairs with an active account."""
+    return list(
+        session.scalars(
+            select(User)
+            .where(User.role.in_(COMMITTEE_ROLES), User.is_active.is_(True))
+            .order_by(User.id)
+        )
+    )
+
+
+def chairs(session: Session) -> list[User]:
+    return list(
+        session.scalars(select(User).where(User.role == Role.CHAIR.value, User.is_active.is_(True)))
+    )
+
+
+def members_of(session: Session, organization_id: int | None) -> list[User]:
+    if organization_id is None:
+        return []
+    return list(
+        session.scalars(
+            select(User).where(User.organization_id == organization_id, User.is_active.is_(True))
+        )
+    )
+
+
+def inbox(session: Session, user_id: int, limit: int = 100) -> list[Notification]:
+    return list(
+        session.scalars(
+            select(Notification)
+            .where(Notification.user_id == user_id)
+            .order_by(Notification.id.desc())
+            .limit(limit)
+        )
+    )
+
+
+def unread_count(session: Session, user_id: int) -> int:
+    return len(
+        session.scalars(
+            select(Notification.id).where(
+                Notification.user_id == user_id, Notification.read_at.is_(None)
+            )
+        ).all()
+    )
+
+
+def mark_read(session: Session, user_id: int, at: dt.datetime | None = None) -> None:
+    for row in session.scalars(
+        select(Notification).where(Notification.user_id == user_id, Notification.read_at.is_(None))
+    ):
+        row.read_at = at or utcnow()
+
+
+def send_pending_email(session: Session, settings: Settings, limit: int = 200) -> int:
+    """E-mail the notifications not sent yet; a failure leaves them for the next round."""
+    if not settings.smtp_host:
+        return 0
+    pending = session.scalars(
+        select(Notification)
+        .where(Notification.emailed_at.is_(None))
+        .order_by(Notification.id)
+        .limit(limit)
+    ).all()
+    if not pending:
+        return 0
+    sent = 0
+    try:
+        with smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=10) as smtp:
+            for row in pending:
+                message = EmailMessage()
+                message["From"] = settings.smtp_sender
+                message["To"] = row.user.email
+                message["Subject"] = f"[Endpoints Portal] {row.subject}"
+                link = f"\n\n{settings.public_url.rstrip('/')}{row.link}" if row.link else ""
+                message.set_content(row.body + link)
+                smtp.send_message(message)
+                row.emailed_at = utcnow()
+                sent += 1
+    except (OSError, smtplib.SMTPException) as exc:
+        log.warning("e-mail delivery stopped after %d message(s): %s", sent, exc)
+    return sent

@@ -1,0 +1,308 @@
+"""Filing objections and acting on them (rules §11.4), with their threads, clocks and
+notifications; the penalties of unanswered ones are the review clocks' (review.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.accounts.domain import Role
+from app.core.refusals import Kind
+from app.core.times import local_text
+from app.db.models import Objection, ObjectionMessage, Organization, Submission, User, utcnow
+from app.review.domain.objections import (
+    ACTIONS,
+    CLOSED,
+    FILED,
+    TYPES,
+    ObjectionRefused,
+    ObjectionState,
+    Party,
+    apply,
+    told,
+)
+from app.review.domain.policy import may_act_on_objections, may_object
+from app.review.services.audit import record
+from app.review.services.clocks import review_clock, submitter_clock
+from app.review.services.decisions import find_point
+from app.review.services.notifications import chairs, members_of, notify
+from app.review.services.policy import facts_of
+from app.settings import Settings
+
+
+def _refuse(code: str, message: str, kind: Kind = Kind.CONFLICT) -> ObjectionRefused:
+    return ObjectionRefused(code, message, kind)
+
+
+def _committee_member(user: User) -> bool:
+    return user.role in (Role.REVIEWER.value, Role.CHAIR.value, Role.ADMIN.value)
+
+
+def file_objection(
+    *,
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    filer: User,
+    type_id: str,
+    title: str,
+    rule_cited: str,
+    evidence: str,
+    point_label: str | None = None,
+    at: dt.datetime | None = None,
+) -> Objection:
+    """A committee member objects, citing the rule and the evidence (rules §11.4).
+
+    New objections are taken during peer review (Weeks 1–3); after Week 6, and for 90
+    days after finalization, only on the late grounds (rules §11.5)."""
+    at = at or utcnow()
+    if not _committee_member(filer):
+        raise _refuse(
+            "not-committee", "only review-committee members file objections", Kind.FORBIDDEN
+        )
+    if filer.organization_id is None:
+        raise _refuse("no-organization", "an objection is filed by an organisation", Kind.FORBIDDEN)
+    if filer.organization_id == submission.organization_id:
+        raise _refuse(
+            "own-submission", "an organisation cannot object to its own submission", Kind.FORBIDDEN
+        )
+    kind = TYPES.get(type_id)
+    if kind is None:
+        raise _refuse("bad-type", f"the type must be one of {', '.join(TYPES)}", Kind.INVALID)
+    for name, value in (("title", title), ("rule_cited", rule_cited), ("evidence", evidence)):
+        if not value.strip():
+            raise _refuse(
+                f"{name.replace('_', '-')}-required", f"an objection needs its {name}", Kind.INVALID
+            )
+    if point_label and find_point(session, submission, point_label) is None:
+        raise _refuse("unknown-point", f"no point {point_label!r} in this submission", Kind.INVALID)
+    _check_window(session, settings, submission, kind.late_ground, kind.title, at)
+    objection = Objection(
+        submission=submission,
+        point_label=point_label or None,
+        type=kind.id,
+        severity=kind.severity,
+        title=title.strip(),
+        rule_cited=rule_cited.strip(),
+        evidence=evidence.strip(),
+        filed_by=filer,
+        by_organizations=[filer.organization_id],
+        state=ObjectionState.OPEN.value,
+        filed_at=at,
+    )
+    objection.messages.append(_message(filer, FILED, evidence.strip(), at))
+    session.add(objection)
+    session.flush()
+    due = submitter_clock(settings, submission).business_deadline(
+        at, settings.submitter_response_business_days
+    )
+    record(
+        session,
+        submission,
+        action="objection filed",
+        actor=filer.email,
+        reason=f"{kind.title} ({kind.severity}): {objection.title}",
+        at=at,
+    )
+    notify(
+        session,
+        [*members_of(session, submission.organization_id), *chairs(session)]
+        + ([submission.reviewer] if submission.reviewer else []),
+        f"Objection filed: {objection.title}",
+        f"{kind.title}, severity {kind.severity}, citing {objection.rule_cited}. The submitter "
+        f"must answer by {local_text(due, settings.cohort_timezone)} (rules §11.3).",
+        f"/submissions/{submission.public_id}#objection-{objection.public_id}",
+    )
+    return objection
+
+
+def _check_window(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    late_ground: bool,
+    title: str,
+    at: dt.datetime,
+) -> None:
+    refusal = may_object(
+        review_clock(settings), facts_of(session, submission), at,
+        late_ground=late_ground, ground=title,
+    )  # fmt: skip
+    if refusal is not None:
+        raise _refuse(refusal.code, refusal.message, refusal.kind)
+
+
+def _message(user: User | None, action: str, body: str, at: dt.datetime) -> ObjectionMessage:
+    org = user.organization.name if user is not None and user.organization else None
+    return ObjectionMessage(
+        author=user.email if user else "system", organization=org, action=action, body=body, at=at
+    )
+
+
+def parties_of(user: User, objection: Objection) -> frozenset[Party]:
+    submission = objection.submission
+    parties: set[Party] = set()
+    if user.organization_id is not None and user.organization_id == submission.organization_id:
+        parties.add(Party.SUBMITTER)
+    elif _committee_member(user):
+        parties.add(Party.COMMITTEE)
+        if user.organization_id in objection.by_organizations:
+            parties.add(Party.OBJECTOR)
+    if user.role in (Role.CHAIR.value, Role.ADMIN.value):
+        parties.add(Party.CHAIR)
+    return frozenset(parties)
+
+
+def _refusal_beyond_the_table(
+    action: str, user: User, objection: Objection
+) -> ObjectionRefused | None:
+    """What the action table cannot know: who already objects."""
+    if action == "join" and user.organization_id in objection.by_organizations:
+        return _refuse("joined", "your organisation is already among the objectors")
+    return None
+
+
+def offered_actions(session: Session, objection: Objection, user: User | None) -> list[str]:
+    """The actions *user* may take on *objection* now: exactly those `act` would take."""
+    if user is None or may_act_on_objections(facts_of(session, objection.submission)):
+        return []
+    parties = parties_of(user, objection)
+    state = ObjectionState(objection.state)
+    offered = []
+    for action in ACTIONS.values():
+        try:
+            apply(action.id, state, parties, "(a body)")
+        except ObjectionRefused:
+            continue
+        if _refusal_beyond_the_table(action.id, user, objection) is None:
+            offered.append(action.id)
+    return offered
+
+
+def act(
+    *,
+    session: Session,
+    settings: Settings,
+    objection: Objection,
+    user: User,
+    action: str,
+    body: str = "",
+    at: dt.datetime | None = None,
+) -> Objection:
+    at = at or utcnow()
+    submission = objection.submission
+    closed = may_act_on_objections(facts_of(session, submission))
+    if closed is not None:
+        raise _refuse(closed.code, closed.message, closed.kind)
+    taken = apply(action, ObjectionState(objection.state), parties_of(user, objection), body)
+    if (refusal := _refusal_beyond_the_table(action, user, objection)) is not None:
+        raise refusal
+    if action == "join":
+        assert user.organization_id is not None  # parties_of made them an objector's org
+        objection.by_organizations = [*objection.by_organizations, user.organization_id]
+    if action in ("acknowledge", "contest"):
+        objection.submitter_answered_at = objection.submitter_answered_at or at
+        objection.objector_due_at = submitter_clock(settings, submission).business_deadline(
+            at, settings.objector_response_business_days
+        )
+    elif action in ("mark_unresolved", "validation_schedule"):
+        # The objectors answered: their silence no longer retracts (rules §11.3).
+        objection.objector_due_at = None
+    if taken.to_state is not None:
+        objection.state = taken.to_state.value
+        if taken.to_state in CLOSED:
+            objection.closed_at = at
+    objection.messages.append(_message(user, action, body.strip() or action, at))
+    record(
+        session,
+        submission,
+        action=f"objection {told(action)}",
+        actor=user.email,
+        reason=f"{objection.title}: {objection.state}",
+        at=at,
+    )
+    _tell_the_other_side(session, objection, user, action)
+    session.flush()
+    return objection
+
+
+def _tell_the_other_side(session: Session, objection: Objection, user: User, action: str) -> None:
+    submission = objection.submission
+    objectors = [
+        u
+        for org_id in objection.by_organizations
+        for u in members_of(session, org_id)
+        if _committee_member(u)
+    ]
+    people = [*members_of(session, submission.organization_id), *objectors, *chairs(session)]
+    notify(
+        session,
+        [p for p in people if p.id != user.id],
+        f"Objection {told(action)}: {objection.title}",
+        f"{user.email} {told(action)}; the objection is now {objection.state}.",
+        f"/submissions/{submission.public_id}#objection-{objection.public_id}",
+    )
+
+
+def objections_of(session: Session, submission: Submission) -> list[Objection]:
+    return list(
+        session.scalars(
+            select(Objection).where(Objection.submission_id == submission.id).order_by(Objection.id)
+        )
+    )
+
+
+def get_objection(session: Session, public_id: str) -> Objection | None:
+    return session.scalar(select(Objection).where(Objection.public_id == public_id))
+
+
+def objection_dict(session: Session, settings: Settings, objection: Objection) -> dict[str, Any]:
+    clock = submitter_clock(settings, objection.submission)
+    orgs = {
+        o.id: o.name
+        for o in session.scalars(
+            select(Organization).where(Organization.id.in_(objection.by_organizations))
+        )
+    }
+    submitter_due = (
+        None
+        if objection.submitter_answered_at is not None or objection.state in CLOSED
+        else clock.business_deadline(objection.filed_at, settings.submitter_response_business_days)
+    )
+    return {
+        "id": objection.public_id,
+        "submission": objection.submission.public_id,
+        "point": objection.point_label,
+        "type": objection.type,
+        "type_title": TYPES[objection.type].title,
+        "severity": objection.severity,
+        "blocks_finalization": TYPES[objection.type].blocks_finalization,
+        "title": objection.title,
+        "rule_cited": objection.rule_cited,
+        "evidence": objection.evidence,
+        "state": objection.state,
+        "by": [orgs.get(i, str(i)) for i in objection.by_organizations],
+        "against": objection.submission.organization.name,
+        "filed_by": objection.filed_by.email,
+        "filed_at": objection.filed_at.isoformat(),
+        "submitter_due_at": submitter_due.isoformat() if submitter_due else None,
+        "objector_due_at": objection.objector_due_at.isoformat()
+        if objection.objector_due_at and objection.state == ObjectionState.ANSWERED
+        else None,
+        "penalty_level": objection.penalty_level,
+        "closed_at": objection.closed_at.isoformat() if objection.closed_at else None,
+        "thread": [
+            {
+                "author": m.author,
+                "organization": m.organization,
+                "action": m.action,
+                "told": told(m.action),
+                "body": m.body,
+                "at": m.at.isoformat(),
+            }
+            for m in objection.messages
+        ],
+    }

@@ -1,0 +1,843 @@
+"""Peer review (rules §11.2–§11.4): when it starts, who reviews, its phases and clocks,
+finalization, and the embargoes.
+
+Everything that happens because time passed is done by :func:`advance_clocks`, which the
+worker's scheduler runs every minute with the real time and tests run with any time:
+provisional results released on their embargo date, phase changes, the non-response
+penalties (1 and 2 cohort dates of delay, withdrawal at 10 business days), objections
+retracted by the objector's silence, the meeting trigger, the reviewer's Week-3 deadline,
+the dispute backstop, automatic finalization once the peer-review window has closed with
+nothing open, finalized results released on their embargo date, abandoned temporary
+uploads swept, and the e-mail of new notifications.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.accounts.domain import Role
+from app.accounts.services.accounts import Principal
+from app.core.cohorts import Cohort
+from app.core.lifecycle import IllegalTransition, PublicationMode, ResultStatus, SubmissionState
+from app.core.refusals import Kind, Refused
+from app.core.times import local_text
+from app.db.models import (
+    AuditEvent,
+    CohortRelease,
+    Objection,
+    ObjectionMessage,
+    Organization,
+    Publication,
+    Submission,
+    User,
+    utcnow,
+)
+from app.publishing.services.publishing import (
+    PublishingError,
+    record_cohort,
+    release_cohort,
+    released,
+    sync_record,
+)
+from app.review.domain.objections import CLOSED, TYPES, ObjectionState
+from app.review.domain.policy import (
+    Actor,
+    PointFacts,
+    committee_window_start,
+    curve_shortfall,
+    may_change_embargo,
+    may_complete_review,
+)
+from app.review.domain.review import ReviewClock, ReviewPhase
+from app.review.services.audit import SYSTEM, change_state, record
+from app.review.services.clocks import (
+    business_calendar,
+    embargo_release,
+    review_clock,
+    submitter_clock,
+)
+from app.review.services.notifications import (
+    chairs,
+    committee,
+    members_of,
+    notify,
+    send_pending_email,
+)
+from app.review.services.policy import actor_of, enforce, facts_of
+from app.settings import Settings
+from app.submissions.services.storage import sweep_tmp
+
+Chooser = Callable[[list[User]], User]
+TMP_MAX_AGE_S = 24 * 3600  # an upload still unfinished after a day was abandoned
+
+
+class ReviewError(Refused):
+    pass
+
+
+def _link(submission: Submission) -> str:
+    return f"/submissions/{submission.public_id}"
+
+
+def _label(submission: Submission) -> str:
+    return f"{submission.organization.name} submission {submission.public_id[:8]}"
+
+
+def blocking_objections(session: Session, submission: Submission) -> list[Objection]:
+    """Open objections that keep the submission from finalizing (cosmetic ones do not)."""
+    return [
+        o
+        for o in session.scalars(
+            select(Objection).where(Objection.submission_id == submission.id).order_by(Objection.id)
+        )
+        if ObjectionState(o.state) not in CLOSED and TYPES[o.type].blocks_finalization
+    ]
+
+
+def first_released_cohort(session: Session, submission: Submission) -> str | None:
+    return session.scalar(
+        select(func.min(Publication.cohort))
+        .join(CohortRelease, CohortRelease.cohort == Publication.cohort)
+        .where(Publication.submission_id == submission.id, Publication.in_record())
+    )
+
+
+def review_summary(session: Session, settings: Settings, submission: Submission) -> dict[str, Any]:
+    """Where the review stands: phase, windows, reviewer, penalties, publication plan."""
+    clock = review_clock(settings)
+    eligible = submission.review_eligible_at
+    open_ones = blocking_objections(session, submission) if eligible else []
+    release = embargo_release(settings, submission)
+    return {
+        "phase": submission.review_phase,
+        "publication_mode": submission.publication_mode,
+        "embargo_date": submission.embargo_date.isoformat() if submission.embargo_date else None,
+        "eligible_at": eligible.isoformat() if eligible else None,
+        "peer_review_closes": clock.peer_review_closes(eligible).isoformat() if eligible else None,
+        "resolution_closes": clock.resolution_closes(eligible).isoformat() if eligible else None,
+        "reviewer": submission.reviewer.email if submission.reviewer else None,
+        "review_completed_at": submission.review_completed_at.isoformat()
+        if submission.review_completed_at
+        else None,
+        "submitted_by": submission.submitted_by.email if submission.submitted_by else None,
+        "open_objections": len(open_ones),
+        "penalty_cohorts": submission.penalty_cohorts,
+        "due_cohort": submission.due_cohort,
+        # Only a cohort the chair has released has published anything.
+        "published_in": first_released_cohort(session, submission),
+        "embargo_release": release.isoformat() if release else None,
+        # Awaiting review: what starts it (the provisional publication, rules §11.2 C).
+        "review_starts_with": None
+        if submission.review_phase != ReviewPhase.AWAITING.value
+        else (
+            f"its embargo ends on {release.isoformat()}"
+            if release
+            else f"cohort {submission.eligible_cohort or submission.target_cohort} is published"
+        ),
+    }
+
+
+# --- the start of review and the reviewer ---------------------------------------------
+
+
+def on_checks_passed(
+    session: Session, settings: Settings, submission: Submission, at: dt.datetime
+) -> None:
+    """Confidential review starts when the checks pass; provisional review waits for the
+    provisional publication (rules §11.2)."""
+    if not submission.for_review or submission.review_eligible_at is not None:
+        return
+    if submission.publication_mode == PublicationMode.PROVISIONAL:
+        submission.review_phase = ReviewPhase.AWAITING.value
+        return
+    start_review(session, settings, submission, at)
+
+
+def start_review(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    at: dt.datetime,
+    choose: Chooser | None = None,
+) -> None:
+    if submission.review_eligible_at is not None:
+        return
+    submission.review_eligible_at = at
+    submission.review_phase = ReviewPhase.PEER_REVIEW.value
+    closes = review_clock(settings).peer_review_closes(at)
+    record(
+        session,
+        submission,
+        action="review started",
+        reason=f"review eligibility date {at.date().isoformat()}; objections until "
+        f"{local_text(closes, settings.cohort_timezone)}",
+        at=at,
+    )
+    assign_reviewer(session, settings, submission, choose=choose, at=at)
+    notify(
+        session,
+        [*committee(session), *members_of(session, submission.organization_id)],
+        f"Peer review started: {_label(submission)}",
+        f"Objections may be filed until {local_text(closes, settings.cohort_timezone)}.",
+        _link(submission),
+    )
+
+
+def committee_organizations(
+    session: Session, settings: Settings, at: dt.datetime | None = None
+) -> set[int]:
+    """Rules §4.4: the organisations with a finalized result published in the window
+    before the cohort being prepared (6 months or 12 cohorts), whose result was not
+    withdrawn or invalidated since, and those the chair appointed."""
+    at = at or utcnow()
+    cohort = record_cohort(session, settings, at)
+    start = committee_window_start(cohort)
+    since = dt.datetime.combine(start, dt.time(0), tzinfo=ZoneInfo(settings.cohort_timezone))
+    finalized = session.scalars(
+        select(Submission.organization_id)
+        .join(Publication, Publication.submission_id == Submission.id)
+        .where(
+            Submission.state == SubmissionState.FINALIZED.value,
+            Publication.status == ResultStatus.VERIFIED.value,
+            Publication.in_record(),
+            Publication.published_at >= since,
+        )
+        .distinct()
+    ).all()
+    appointed = session.scalars(
+        select(Organization.id).where(Organization.committee_appointed.is_(True))
+    ).all()
+    return {*finalized, *appointed}
+
+
+def _draw(settings: Settings, submission: Submission) -> Chooser:
+    """The random draw of a reviewer: unpredictable, or repeatable from the configured
+    seed (rehearsals, tests, an audit that re-does the draw)."""
+    if settings.reviewer_draw_seed is None:
+        return random.SystemRandom().choice
+    return random.Random(f"{settings.reviewer_draw_seed}:{submission.id}").choice
+
+
+def reviewer_pool(
+    session: Session, settings: Settings, submission: Submission, at: dt.datetime | None = None
+) -> list[User]:
+    """Committee members (rules §4.4) outside the submitter's organisation, whose
+    organisation has not lost its seat by missing a review deadline."""
+    members = committee_organizations(session, settings, at)
+    return [
+        u
+        for u in session.scalars(
+            select(User)
+            .where(User.role == Role.REVIEWER.value, User.is_active.is_(True))
+            .order_by(User.id)
+        )
+        if u.organization_id is not None
+        and u.organization_id in members
+        and u.organization_id != submission.organization_id
+        and u.organization is not None
+        and u.organization.committee_suspended_at is None
+    ]
+
+
+def assign_reviewer(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    *,
+    reviewer: User | None = None,
+    choose: Chooser | None = None,
+    actor: str = SYSTEM,
+    at: dt.datetime | None = None,
+) -> User | None:
+    """Assign *reviewer*, or one at random among those who have reviewed least (rotation
+    without replacement); never a member of the submitter's organisation."""
+    pool = reviewer_pool(session, settings, submission, at)
+    if reviewer is not None:
+        if reviewer not in pool:
+            raise ReviewError(
+                "not-eligible",
+                f"{reviewer.email} cannot review this submission: reviewers are committee "
+                "members (rules §4.4: a finalized result in the last 6 months or 12 cohorts, "
+                "or appointed by the chair) outside the submitter's organisation",
+            )
+        chosen: User | None = reviewer
+    elif pool:
+        counts = dict(
+            session.execute(
+                select(Submission.reviewer_id, func.count(Submission.id))
+                .where(Submission.reviewer_id.is_not(None))
+                .group_by(Submission.reviewer_id)
+            ).all()
+        )
+        fewest = min(counts.get(u.id, 0) for u in pool)
+        candidates = [u for u in pool if counts.get(u.id, 0) == fewest]
+        chosen = (choose or _draw(settings, submission))(candidates)
+    else:
+        chosen = None
+    submission.reviewer = chosen
+    record(
+        session,
+        submission,
+        action="reviewer assigned",
+        actor=actor,
+        reason=chosen.email if chosen else "no eligible committee member; the chair must assign",
+        at=at,
+    )
+    if chosen is not None:
+        notify(
+            session,
+            [chosen],
+            f"You review {_label(submission)}",
+            "You were assigned as its reviewer; the review must finish by the end of Week 3.",
+            _link(submission),
+        )
+    else:
+        notify(
+            session,
+            chairs(session),
+            f"No reviewer for {_label(submission)}",
+            "No committee member outside the submitter's organisation is available.",
+            _link(submission),
+        )
+    return chosen
+
+
+def publish_cohort(
+    *,
+    session: Session,
+    settings: Settings,
+    cohort_id: str,
+    at: dt.datetime | None = None,
+    actor: str = SYSTEM,
+) -> list[Publication]:
+    """The chair releases the cohort due now (not before its time, never a past one): every
+    result due in it joins its record. Idempotent: a cohort is released once. A
+    provisional publication is its review eligibility date (rules §4.1, §11.2 C)."""
+    at = at or utcnow()
+    cohort, first_time = release_cohort(session, settings, cohort_id, at, actor)
+    if not first_time:
+        return []
+    return record_changes(session, settings, at, ClockReport(at), cohort=cohort, actor=actor)
+
+
+@dataclass(frozen=True)
+class CohortPlan:
+    """What releasing a cohort does (or did): the results it publishes."""
+
+    cohort: str
+    entries: list[dict[str, Any]]
+    released_at: dt.datetime | None = None  # set when the cohort was released before
+    released_by: str | None = None
+
+
+def _entry(publication: Publication) -> dict[str, Any]:
+    submission = publication.submission
+    return {
+        "submission": submission.public_id,
+        "bundle": submission.bundle_submission_id or submission.public_id[:8],
+        "organization": submission.organization.name,
+        "status": publication.status,
+        "result_ids": sorted(c.result_id for c in publication.curves if c.result_id),
+    }
+
+
+def release_plan(
+    *,
+    session: Session,
+    settings: Settings,
+    cohort_id: str,
+    at: dt.datetime,
+    actor: str,
+    confirmed: bool,
+) -> CohortPlan:
+    """Releasing *cohort_id* now, told as a plan: what it publishes, or when and by whom
+    it had been released before. Unconfirmed, the release runs inside a savepoint that is
+    rolled back, so the chair sees exactly what the confirmed release will do; refused as
+    the release would be."""
+    cohort = Cohort.parse(cohort_id.strip())
+    before = released(session, cohort) if cohort is not None else None
+    if before is not None:
+        return CohortPlan(str(cohort), [], before.published_at, before.published_by)
+    savepoint = None if confirmed else session.begin_nested()
+    try:
+        created = publish_cohort(
+            session=session, settings=settings, cohort_id=cohort_id.strip(), at=at, actor=actor
+        )
+        return CohortPlan(str(cohort), [_entry(p) for p in created])
+    finally:
+        if savepoint is not None:
+            savepoint.rollback()
+
+
+def record_changes(
+    session: Session,
+    settings: Settings,
+    at: dt.datetime,
+    report: ClockReport,
+    *,
+    cohort: Cohort | None = None,
+    actor: str = SYSTEM,
+) -> list[Publication]:
+    """Bring every live submission's public record in line with its state (embargo dates
+    reached, a cohort released); a provisional publication starts its review. *actor*:
+    who released the cohort (the chair), credited with what it published."""
+    live = session.scalars(
+        select(Submission)
+        .where(
+            Submission.state.in_(
+                [SubmissionState.PASSED_CHECKS.value, SubmissionState.FINALIZED.value]
+            )
+        )
+        .order_by(Submission.id)
+    ).all()
+    written = [
+        keep_record(
+            session,
+            settings,
+            submission,
+            at,
+            cohort=cohort,
+            report=report,
+            points_changed=False,
+            actor=actor,
+        )  # fmt: skip
+        for submission in live
+    ]
+    return [w for w in written if w is not None]
+
+
+def keep_record(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    at: dt.datetime,
+    *,
+    cohort: Cohort | None = None,
+    why: str | None = None,
+    report: ClockReport | None = None,
+    points_changed: bool = True,
+    actor: str = SYSTEM,
+) -> Publication | None:
+    """:func:`publishing.sync_record`, and the start of review a provisional publication
+    brings (rules §11.2 C)."""
+    written = sync_record(
+        session, settings, submission, at, cohort=cohort, why=why,
+        points_changed=points_changed, actor=actor,
+    )  # fmt: skip
+    if written is None:
+        return None
+    if report is not None:
+        report.add(submission, f"public record: {written.status} in {written.cohort}")
+    if (
+        written.status == ResultStatus.PROVISIONAL
+        and submission.for_review
+        and submission.review_eligible_at is None
+    ):
+        start_review(session, settings, submission, at)
+    return written
+
+
+# --- finalization ------------------------------------------------------------------
+
+
+def due_cohort(settings: Settings, submission: Submission, finalized_at: dt.datetime) -> Cohort:
+    """The first cohort after finalization (by the cutoff), delayed by the penalties."""
+    cohort = business_calendar(settings).first_eligible_cohort(finalized_at)
+    earliest = Cohort.parse(submission.eligible_cohort or "")
+    if earliest is not None and earliest > cohort:
+        cohort = earliest
+    for _ in range(submission.penalty_cohorts):
+        cohort = cohort.next()
+    return cohort
+
+
+def finalize(
+    *,
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    at: dt.datetime | None = None,
+    actor: str = SYSTEM,
+    reason: str | None = None,
+) -> None:
+    """Peer review is over: every blocking objection is resolved or retracted."""
+    at = at or utcnow()
+    if not submission.for_review:
+        raise PublishingError("not-for-review", "an unverified upload is never reviewed")
+    if submission.state == SubmissionState.PASSED_CHECKS.value:
+        if submission.review_eligible_at is None:
+            raise PublishingError(
+                "review-not-started",
+                "peer review has not started (provisional publication or embargo pending)",
+                Kind.CONFLICT,
+            )
+        open_ones = blocking_objections(session, submission)
+        if open_ones:
+            titles = "; ".join(f"{o.title} ({o.state})" for o in open_ones)
+            raise PublishingError(
+                "objections-open",
+                f"{len(open_ones)} objection(s) are still open: {titles}",
+                Kind.CONFLICT,
+            )
+        short = curves_short(submission)
+        if short:
+            raise PublishingError("curve-incomplete", f"cannot finalize: {short}", Kind.CONFLICT)
+    try:
+        change_state(
+            session,
+            submission,
+            SubmissionState.FINALIZED,
+            actor=actor,
+            action="finalize",
+            reason=reason,
+            at=at,
+        )
+    except IllegalTransition as exc:
+        raise PublishingError("not-allowed", str(exc), Kind.CONFLICT) from exc
+    submission.finalized_at = at
+    submission.review_phase = ReviewPhase.CLOSED.value
+    organisation = submission.organization
+    if organisation.committee_suspended_at is not None:
+        organisation.committee_suspended_at = None  # a newly finalized result (rules §4.4)
+        record(
+            session,
+            submission,
+            action="committee seat restored",
+            reason=f"{organisation.name} has a newly finalized result",
+            at=at,
+        )
+    cohort = due_cohort(settings, submission, at)
+    submission.due_cohort = str(cohort)
+    held = embargo_release(settings, submission)
+    when = f"on {held.isoformat()} (embargo)" if held else f"in cohort {cohort}"
+    if keep_record(session, settings, submission, at, why="finalized") is not None:
+        when = "now: the \u201cpeer review pending\u201d tag is removed"
+    record(session, submission, action="publication scheduled", reason=when, at=at)
+    notify(
+        session,
+        [*members_of(session, submission.organization_id), *committee(session)],
+        f"Finalized: {_label(submission)}",
+        f"Peer review is complete; the results will be published {when}.",
+        _link(submission),
+    )
+    session.flush()
+
+
+def curves_short(submission: Submission) -> str | None:
+    """Why the active points no longer make compliant curves (rules §5.2), if they don't:
+    withdrawn, disputed and invalidated points do not count (§11.6, §11.7)."""
+    problems = []
+    for curve in submission.curves:
+        points = [
+            PointFacts(p.concurrency, p.region, p.offline_kind, p.state) for p in curve.points
+        ]
+        short = curve_shortfall(points, curve.is_agentic)
+        if short:
+            problems.append(f"{curve.system.dir_name}/{curve.benchmark_model}: {short}")
+    return "; ".join(problems) or None
+
+
+# --- the clocks ----------------------------------------------------------------------
+
+
+@dataclass
+class ClockReport:
+    now: dt.datetime
+    actions: list[str] = field(default_factory=list)
+
+    def add(self, submission: Submission, what: str) -> None:
+        self.actions.append(f"{submission.public_id[:8]}: {what}")
+
+
+def _penalise(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    objection: Objection,
+    now: dt.datetime,
+    report: ClockReport,
+) -> bool:
+    """Apply the penalty steps an unanswered objection reached; True if it withdrew."""
+    clock = submitter_clock(settings, submission)
+    level, step = clock.penalty_due(objection.filed_at, now)
+    if step is None or level <= objection.penalty_level:
+        return False
+    objection.penalty_level = level
+    people = [
+        *members_of(session, submission.organization_id),
+        *committee(session),
+    ]
+    if step.withdraw:
+        reason = (
+            f"no answer to objection {objection.public_id[:8]} within "
+            f"{step.business_days} business days (rules §11.3)"
+        )
+        change_state(
+            session,
+            submission,
+            SubmissionState.WITHDRAWN,
+            action="withdrawn by penalty",
+            reason=reason,
+            at=now,
+        )
+        submission.review_phase = ReviewPhase.CLOSED.value
+        keep_record(session, settings, submission, now, why=reason)
+        notify(session, people, f"Withdrawn: {_label(submission)}", reason, _link(submission))
+        report.add(submission, "withdrawn by penalty")
+        return True
+    delay = max(submission.penalty_cohorts, step.delay_cohorts)
+    reason = (
+        f"objection {objection.public_id[:8]} unanswered for {step.business_days} business "
+        f"days: finalization delayed by {delay} cohort date(s)"
+    )
+    submission.penalty_cohorts = delay
+    record(session, submission, action="penalty", reason=reason, at=now)
+    notify(session, people, f"Penalty: {_label(submission)}", reason, _link(submission))
+    report.add(submission, f"penalty: {delay} cohort(s)")
+    return False
+
+
+def _objector_silence(
+    session: Session, submission: Submission, objection: Objection, now: dt.datetime
+) -> None:
+    objection.state = ObjectionState.RETRACTED.value
+    objection.closed_at = now
+    text = "The objectors did not respond in time after the submitter's answer: retracted."
+    objection.messages.append(ObjectionMessage(author=SYSTEM, action="retract", body=text, at=now))
+    record(session, submission, action="objection retracted", reason=text, at=now)
+
+
+def _reviewer_deadline(
+    session: Session,
+    clock: ReviewClock,
+    submission: Submission,
+    now: dt.datetime,
+    report: ClockReport,
+) -> None:
+    """An assigned review unfinished at the end of Week 3 takes the reviewer's organisation
+    off the committee until it has a newly finalized result (rules §4.4)."""
+    reviewer = submission.reviewer
+    assert submission.review_eligible_at is not None
+    if (
+        reviewer is None
+        or submission.review_completed_at is not None
+        or now <= clock.peer_review_closes(submission.review_eligible_at)
+        or not _once(session, submission, "reviewer missed Week 3", reviewer.email)
+    ):
+        return
+    organisation = reviewer.organization
+    text = f"{reviewer.email} did not complete the assigned review by the end of Week 3"
+    if organisation is not None and organisation.committee_suspended_at is None:
+        organisation.committee_suspended_at = now
+        text += f"; {organisation.name} leaves the committee until it has a newly finalized result"
+    record(session, submission, action="reviewer missed Week 3", reason=text, at=now)
+    notify(session, [*chairs(session), reviewer], f"Review deadline missed: {_label(submission)}",
+           text, _link(submission))  # fmt: skip
+    report.add(submission, "reviewer missed Week 3")
+
+
+def complete_review(
+    *,
+    session: Session,
+    submission: Submission,
+    reviewer: User,
+    notes: str,
+    at: dt.datetime | None = None,
+) -> None:
+    """The assigned reviewer says the review is done (by the end of Week 3, rules §4.4)."""
+    at = at or utcnow()
+    enforce(
+        may_complete_review(
+            facts_of(session, submission),
+            assigned=submission.reviewer_id == reviewer.id,
+            completed=submission.review_completed_at is not None,
+        )
+    )
+    submission.review_completed_at = at
+    record(session, submission, action="review completed", actor=reviewer.email,
+           reason=notes.strip() or None, at=at)  # fmt: skip
+    notify(session, [*chairs(session), *members_of(session, submission.organization_id)],
+           f"Review completed: {_label(submission)}", notes.strip() or "No notes.",
+           _link(submission))  # fmt: skip
+
+
+def _meeting_due(
+    clock: ReviewClock, submission: Submission, objection: Objection, now: dt.datetime
+) -> bool:
+    """An open objection 12+ business days old, or one still open as Week 5 begins."""
+    assert submission.review_eligible_at is not None
+    week5 = clock.day_end(submission.review_eligible_at, 28)
+    old = clock.business_days_elapsed(objection.filed_at, now)
+    return old >= clock.rules.meeting_business_days or now > week5
+
+
+def _once(session: Session, submission: Submission, action: str, key: str) -> bool:
+    """True the first time: the audit log remembers what the clocks already did."""
+    done = session.scalar(
+        select(AuditEvent.id).where(
+            AuditEvent.submission_id == submission.id,
+            AuditEvent.action == action,
+            AuditEvent.reason.contains(key),
+        )
+    )
+    return done is None
+
+
+def _tick_submission(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    now: dt.datetime,
+    report: ClockReport,
+) -> None:
+    clock = submitter_clock(settings, submission)
+    assert submission.review_eligible_at is not None
+    objections = session.scalars(
+        select(Objection).where(Objection.submission_id == submission.id).order_by(Objection.id)
+    ).all()
+    for objection in objections:
+        state = ObjectionState(objection.state)
+        if state in CLOSED:
+            continue
+        if objection.submitter_answered_at is None and _penalise(
+            session, settings, submission, objection, now, report
+        ):
+            return
+        if (
+            state == ObjectionState.ANSWERED
+            and objection.objector_due_at
+            and now > objection.objector_due_at
+        ):
+            _objector_silence(session, submission, objection, now)
+            report.add(submission, f"objection {objection.public_id[:8]} retracted by silence")
+        elif _meeting_due(clock, submission, objection, now) and _once(
+            session, submission, "meeting may be called", objection.public_id[:8]
+        ):
+            text = (
+                f"objection {objection.public_id[:8]} is {clock.rules.meeting_business_days}+ "
+                "business days old or the review entered Week 5: the chair may call a meeting "
+                "(rules §11.3)"
+            )
+            record(session, submission, action="meeting may be called", reason=text, at=now)
+            notify(session, chairs(session), f"Meeting: {_label(submission)}", text,
+                   _link(submission))  # fmt: skip
+            report.add(submission, "meeting may be called")
+    session.flush()
+    _reviewer_deadline(session, clock, submission, now, report)
+    blocking = bool(blocking_objections(session, submission))
+    phase = clock.phase(submission.review_eligible_at, now, blocking)
+    if phase != submission.review_phase:
+        previous = submission.review_phase
+        submission.review_phase = phase
+        record(session, submission, action="review phase", reason=f"{previous} → {phase}", at=now)
+        report.add(submission, f"phase {phase}")
+        if phase == ReviewPhase.DISPUTE:
+            notify(
+                session,
+                chairs(session),
+                f"Dispute: {_label(submission)}",
+                "Objections are still open after Week 6; certify them and name a panel "
+                "within 2 business days (rules §11.6).",
+                _link(submission),
+            )
+    backstop = clock.resolution_closes(submission.review_eligible_at) + dt.timedelta(
+        weeks=clock.rules.dispute_backstop_weeks
+    )
+    if (
+        phase == ReviewPhase.DISPUTE
+        and now > backstop
+        and _once(session, submission, "dispute backstop", "")
+    ):
+        text = (
+            f"the dispute is {clock.rules.dispute_backstop_weeks} weeks old: the chair decides "
+            "on the record (rules §11.6)"
+        )
+        record(session, submission, action="dispute backstop", reason=text, at=now)
+        notify(session, chairs(session), f"Dispute backstop: {_label(submission)}", text,
+               _link(submission))  # fmt: skip
+        report.add(submission, "dispute backstop")
+    short = curves_short(submission)
+    if phase != ReviewPhase.PEER_REVIEW and not blocking and short:
+        if _once(session, submission, "cannot finalize", ""):
+            text = f"cannot finalize: {short}; the chair decides (withdraw or reject)"
+            record(session, submission, action="cannot finalize", reason=text, at=now)
+            notify(session, chairs(session), f"Cannot finalize: {_label(submission)}", text,
+                   _link(submission))  # fmt: skip
+            report.add(submission, "cannot finalize")
+    elif phase != ReviewPhase.PEER_REVIEW and not blocking:
+        finalize(
+            session=session,
+            settings=settings,
+            submission=submission,
+            at=now,
+            reason="peer review closed with no open objection",
+        )
+        report.add(submission, "finalized")
+
+
+def advance_clocks(
+    session: Session, settings: Settings, now: dt.datetime | None = None
+) -> ClockReport:
+    """Everything due by *now*; safe to run any number of times (each step is once)."""
+    now = now or utcnow()
+    report = ClockReport(now)
+    # Embargo dates reached: provisional publications (their reviews start this tick).
+    record_changes(session, settings, now, report)
+    reviewing = session.scalars(
+        select(Submission)
+        .where(
+            Submission.state == SubmissionState.PASSED_CHECKS.value,
+            Submission.for_review.is_(True),
+            Submission.review_eligible_at.is_not(None),
+        )
+        .order_by(Submission.id)
+    ).all()
+    for submission in reviewing:
+        _tick_submission(session, settings, submission, now, report)
+    record_changes(session, settings, now, report)  # after the ticks: what they finalized
+    session.flush()
+    swept = sweep_tmp(settings.tmp_dir, older_than_s=TMP_MAX_AGE_S)
+    if swept:
+        report.actions.append(f"removed {swept} abandoned temporary file(s)")
+    report.actions.extend(f"e-mailed {n}" for n in [send_pending_email(session, settings)] if n)
+    return report
+
+
+# --- embargo changes ------------------------------------------------------------------
+
+
+def change_embargo(
+    *,
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    embargo: dt.date | None,
+    actor: str,
+    who: Principal | None = None,
+    at: dt.datetime | None = None,
+) -> None:
+    """The embargo date may change after submission; the committee is told (rules §4.2).
+    *who*: the person asking (None: the chair's own tools)."""
+    at = at or utcnow()
+    today = review_clock(settings).local_date(at)
+    asking = actor_of(who, submission) if who is not None else Actor(chair=True)
+    enforce(may_change_embargo(asking, facts_of(session, submission), embargo, today))
+    before = submission.embargo_date
+    submission.embargo_date = embargo
+    text = f"embargo {before or 'none'} → {embargo or 'none'}"
+    record(session, submission, action="embargo changed", actor=actor, reason=text, at=at)
+    notify(
+        session,
+        committee(session),
+        f"Embargo changed: {_label(submission)}",
+        text,
+        _link(submission),
+    )

@@ -1,0 +1,554 @@
+"""The review in the browser: the committee's queue, the inbox, and the forms of the
+submission page (objections and their threads, the chair's decisions, the embargo, the
+reviewer, point states) and its bundle viewer. Each form goes through the same services
+as the API; a refusal is shown on the submission page (see ``ReviewFormError``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from fastapi import Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.accounts.domain import Scope
+from app.accounts.services.accounts import Principal
+from app.accounts.web.security import page_router, verify_csrf, visible_submission
+from app.core.refusals import Refused
+from app.db.models import Submission, User, utcnow
+from app.publishing.domain import current_cohort
+from app.review.domain.objections import ACTIONS, TYPES
+from app.review.domain.policy import (
+    POINT_STATES,
+    may_change_embargo,
+    may_complete_review,
+    may_object,
+    may_set_point_state,
+    may_withdraw,
+)
+from app.review.services.audit import timeline
+from app.review.services.clocks import review_clock
+from app.review.services.decisions import decide, in_review, set_point_state, withdraw
+from app.review.services.notifications import inbox, mark_read
+from app.review.services.objections import (
+    act,
+    file_objection,
+    get_objection,
+    objection_dict,
+    objections_of,
+    offered_actions,
+)
+from app.review.services.policy import actor_of, facts_of
+from app.review.services.review import (
+    CohortPlan,
+    assign_reviewer,
+    change_embargo,
+    complete_review,
+    release_plan,
+    review_summary,
+    reviewer_pool,
+)
+from app.settings import Settings
+from app.submissions.domain.visibility import Access
+from app.submissions.services.disclosures import (
+    DisclosureError,
+    bundle_files,
+    compare_system_descriptions,
+    read_bundle_file,
+)
+from app.submissions.services.views import submission_summary
+from app.web.api_errors import status_of
+from app.web.deps import NowDep, SessionDep, SettingsDep
+from app.web.templating import templates
+
+router = page_router()
+
+
+@dataclass
+class ReviewFormError(Exception):
+    """A review form was refused: the submission page shows why (see main.py)."""
+
+    public_id: str
+    message: str
+    status: int
+    # Which form was refused and what it held: it is shown again filled in, not cleared.
+    form: str = ""
+    kept: dict[str, str] = field(default_factory=dict)
+
+
+def principal_of(request: Request) -> Principal | None:
+    return getattr(request.state, "principal", None)
+
+
+def _signed_in(request: Request, scope: Scope = Scope.SUBMIT) -> Principal:
+    who = principal_of(request)
+    if who is None:
+        raise HTTPException(401, detail="sign in first")
+    if not who.has(scope):
+        raise HTTPException(403, detail=f"this needs the {scope.value!r} scope")
+    return who
+
+
+def member_submission(request: Request, session: Session, public_id: str) -> Submission:
+    """For the page's forms: a signed-in member who may see the whole submission."""
+    who = _signed_in(request)
+    return visible_submission(session, who, public_id, Access.REVIEW)
+
+
+def _user(session: Session, who: Principal) -> User:
+    user = session.get(User, who.user_id)
+    assert user is not None
+    return user
+
+
+def review_context(
+    session: Session, settings: Settings, submission: Submission, who: Principal | None
+) -> dict[str, Any]:
+    """What the review section of the submission page shows and offers to *who*."""
+    user = _user(session, who) if who is not None else None
+    objections = objections_of(session, submission)
+    asking = actor_of(who, submission)
+    facts = facts_of(session, submission)
+    clock = review_clock(settings)
+    now = utcnow()
+    is_chair = who is not None and who.has(Scope.PUBLISH)
+    own_org = user is not None and user.organization_id == submission.organization_id
+    return {
+        "summary": review_summary(session, settings, submission),
+        "objections": [
+            {
+                **objection_dict(session, settings, o),
+                "my_actions": [ACTIONS[a] for a in offered_actions(session, o, user)],
+            }
+            for o in objections
+        ],
+        "types": list(TYPES.values()),
+        # What the page offers is what the services allow (app.review.domain.policy).
+        "can_object": user is not None
+        and asking.committee
+        and not own_org
+        and may_object(clock, facts, now, late_ground=True) is None,
+        "is_chair": is_chair,
+        "is_reviewer": user is not None and submission.reviewer_id == user.id,
+        "can_complete_review": may_complete_review(
+            facts,
+            assigned=user is not None and submission.reviewer_id == user.id,
+            completed=submission.review_completed_at is not None,
+        )
+        is None,
+        "can_change_embargo": may_change_embargo(asking, facts, None, None) is None,
+        "withdraw_refusal": may_withdraw(asking, facts),
+        "pool": [u.email for u in reviewer_pool(session, settings, submission)] if is_chair else [],
+        "point_states": POINT_STATES,
+        # Each point with the states this person may move it to now.
+        "point_moves": {
+            f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}": [
+                st for st in POINT_STATES if may_set_point_state(asking, facts, p.state, st) is None
+            ]
+            for c in submission.curves
+            for p in c.points
+        },
+        "timeline": timeline(session, submission),
+        "system_desc": compare_system_descriptions(settings, submission),
+    }
+
+
+def _back(public_id: str, anchor: str = "review") -> RedirectResponse:
+    return RedirectResponse(f"/submissions/{public_id}#{anchor}", status_code=303)
+
+
+def _refused(
+    public_id: str, exc: Refused, form: str, kept: dict[str, str]
+) -> ReviewFormError:
+    return ReviewFormError(public_id, f"{exc.message} ({exc.code})", status_of(exc), form, kept)
+
+
+def _form(
+    request: Request, session: Session, public_id: str, csrf: str, scope: Scope = Scope.SUBMIT
+) -> tuple[Principal, Submission]:
+    """A review form's checks: its CSRF token, who signed in, and that they see it all."""
+    verify_csrf(request, csrf)
+    who = _signed_in(request, scope)
+    return who, visible_submission(session, who, public_id, Access.REVIEW)
+
+
+def _carry_out(
+    session: Session,
+    public_id: str,
+    work: Callable[[], object],
+    anchor: str = "review",
+    *,
+    form: str = "",
+    kept: dict[str, str] | None = None,
+) -> RedirectResponse:
+    """Run a form's service call: commit and back to the page, or show why it was refused
+    (with *form* filled in again from *kept*)."""
+    try:
+        work()
+    except Refused as exc:
+        session.rollback()
+        raise _refused(public_id, exc, form, kept or {}) from exc
+    session.commit()
+    return _back(public_id, anchor)
+
+
+@router.post("/submissions/{public_id}/objections")
+def file_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    type: str = Form(""),
+    title: str = Form(""),
+    rule_cited: str = Form(""),
+    evidence: str = Form(""),
+    point: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    who, submission = _form(request, session, public_id, csrf_token, Scope.REVIEW)
+    return _carry_out(
+        session,
+        public_id,
+        lambda: file_objection(
+            session=session,
+            settings=settings,
+            submission=submission,
+            filer=_user(session, who),
+            type_id=type,
+            title=title,
+            rule_cited=rule_cited,
+            evidence=evidence,
+            point_label=point or None,
+        ),
+        form="objection",
+        kept={
+            "type": type,
+            "title": title,
+            "rule_cited": rule_cited,
+            "evidence": evidence,
+            "point": point,
+        },
+    )
+
+
+@router.get("/objections/{objection_id}")
+def objection_page(request: Request, objection_id: str, session: SessionDep) -> Response:
+    """An objection lives in its submission's review thread."""
+    objection = get_objection(session, objection_id)
+    if objection is None:
+        raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
+    member_submission(request, session, objection.submission.public_id)
+    return _back(objection.submission.public_id, f"objection-{objection_id}")
+
+
+@router.post("/objections/{objection_id}/actions")
+def act_from_page(
+    request: Request,
+    objection_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    action: str = Form(""),
+    body: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    verify_csrf(request, csrf_token)  # before anything is looked up
+    objection = get_objection(session, objection_id)
+    if objection is None:
+        raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
+    public_id = objection.submission.public_id
+    who, _ = _form(request, session, public_id, csrf_token)
+    return _carry_out(
+        session,
+        public_id,
+        lambda: act(
+            session=session,
+            settings=settings,
+            objection=objection,
+            user=_user(session, who),
+            action=action,
+            body=body,
+        ),
+        f"objection-{objection_id}",
+        form=f"objection-{objection_id}",
+        kept={"action": action, "body": body},
+    )
+
+
+@router.post("/submissions/{public_id}/review-complete")
+def complete_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    notes: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    who, submission = _form(request, session, public_id, csrf_token, Scope.REVIEW)
+    return _carry_out(
+        session,
+        public_id,
+        lambda: complete_review(
+            session=session, submission=submission, reviewer=_user(session, who), notes=notes
+        ),
+        form="review-complete",
+        kept={"notes": notes},
+    )
+
+
+@router.post("/submissions/{public_id}/decisions")
+def decide_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    action: str = Form(""),
+    reason: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    who, submission = _form(request, session, public_id, csrf_token, Scope.PUBLISH)
+    return _carry_out(
+        session,
+        public_id,
+        lambda: decide(
+            session=session,
+            settings=settings,
+            submission=submission,
+            action=action,
+            actor=who.email,
+            reason=reason or None,
+        ),
+        form="decision",
+        kept={"action": action, "reason": reason},
+    )
+
+
+@router.post("/submissions/{public_id}/embargo")
+def embargo_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    embargo_date: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    who, submission = _form(request, session, public_id, csrf_token)
+    try:
+        day = dt.date.fromisoformat(embargo_date) if embargo_date.strip() else None
+    except ValueError:
+        raise ReviewFormError(
+            public_id,
+            f"{embargo_date!r} is not a date",
+            422,
+            "embargo",
+            {"embargo_date": embargo_date},
+        ) from None
+    return _carry_out(
+        session,
+        public_id,
+        lambda: change_embargo(
+            session=session,
+            settings=settings,
+            submission=submission,
+            embargo=day,
+            actor=who.email,
+            who=who,
+        ),
+        form="embargo",
+        kept={"embargo_date": embargo_date},
+    )
+
+
+@router.post("/submissions/{public_id}/reviewer")
+def reviewer_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    email: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    who, submission = _form(request, session, public_id, csrf_token, Scope.PUBLISH)
+    chosen = None
+    if email.strip():
+        chosen = session.scalar(select(User).where(User.email == email.strip().lower()))
+        if chosen is None:
+            raise ReviewFormError(public_id, f"no user {email!r}", 404)
+    return _carry_out(
+        session,
+        public_id,
+        lambda: assign_reviewer(session, settings, submission, reviewer=chosen, actor=who.email),
+    )
+
+
+@router.post("/submissions/{public_id}/points/state")
+def point_state_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    point: str = Form(""),
+    state: str = Form(""),
+    reason: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    """The chair's point decisions, and the submitter's withdrawal of a faulty point (the
+    rule of who may do which is ``policy.may_set_point_state``)."""
+    who, submission = _form(request, session, public_id, csrf_token)
+    return _carry_out(
+        session,
+        public_id,
+        lambda: set_point_state(
+            session=session,
+            settings=settings,
+            submission=submission,
+            point_label=point,
+            state=state,
+            who=who,
+            reason=reason,
+        ),
+        form="point-state",
+        kept={"point": point, "state": state, "reason": reason},
+    )
+
+
+@router.post("/submissions/{public_id}/withdraw")
+def withdraw_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    reason: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    """The submitting organisation withdraws its submission (rules §11.7)."""
+    who, submission = _form(request, session, public_id, csrf_token)
+    return _carry_out(
+        session,
+        public_id,
+        lambda: withdraw(
+            session=session, settings=settings, submission=submission, who=who, reason=reason
+        ),
+        form="withdraw",
+        kept={"reason": reason},
+    )
+
+
+@router.get("/submissions/{public_id}/files", response_class=HTMLResponse)
+def files_page(
+    request: Request, public_id: str, session: SessionDep, settings: SettingsDep, path: str = ""
+) -> Response:
+    """The bundle's files, and one text file (configs, disclosures, logs) shown as text."""
+    submission = visible_submission(session, principal_of(request), public_id, Access.FULL)
+    content = None
+    if path:
+        try:
+            content = read_bundle_file(settings, submission, path)
+        except DisclosureError as exc:
+            raise HTTPException(status_of(exc), detail=exc.message) from exc
+    return templates.TemplateResponse(
+        request,
+        "submissions/files.html",
+        {
+            "s": submission_summary(submission),
+            "files": bundle_files(settings, submission),
+            "path": path,
+            "content": content,
+        },
+    )
+
+
+def _queue_page(
+    request: Request,
+    session: Session,
+    settings: Settings,
+    who: Principal,
+    plan: CohortPlan | None = None,
+    done: bool = False,
+    error: str | None = None,
+    status_code: int = 200,
+) -> Response:
+    rows = [
+        {
+            **submission_summary(s),
+            "review": review_summary(session, settings, s),
+            "mine": s.reviewer_id == who.user_id,
+        }
+        for s in in_review(session)
+    ]
+    return templates.TemplateResponse(
+        request,
+        "review/review.html",
+        {
+            "rows": rows,
+            "can_publish": who.has(Scope.PUBLISH),
+            "plan": plan,
+            "done": done,
+            "publish_error": error,
+            "current_cohort": current_cohort(
+                request.app.state.clock(), ZoneInfo(settings.cohort_timezone)
+            ),
+        },
+        status_code=status_code,
+    )
+
+
+@router.get("/review", response_class=HTMLResponse)
+def review_queue_page(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    who = principal_of(request)
+    if who is None:
+        return RedirectResponse("/login?next=/review", status_code=303)
+    if not who.has(Scope.REVIEW):
+        raise HTTPException(403, detail="the review queue is the committee's")
+    return _queue_page(request, session, settings, who)
+
+
+@router.post("/review/publish", response_class=HTMLResponse)
+def publish_from_page(
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    now: NowDep,
+    cohort: str = Form(""),
+    confirm: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    """The chair publishes a cohort from the browser in two steps: first what it would
+    publish (bundles and result ids), then, confirmed, the release itself, credited to
+    the chair; refused before its time or for any cohort but the one due."""
+    verify_csrf(request, csrf_token)
+    who = _signed_in(request, Scope.PUBLISH)
+    try:
+        plan = release_plan(
+            session=session, settings=settings, cohort_id=cohort, at=now, actor=who.email,
+            confirmed=confirm == "yes",
+        )  # fmt: skip
+    except Refused as exc:
+        session.rollback()
+        return _queue_page(
+            request, session, settings, who, error=exc.message, status_code=status_of(exc)
+        )
+    session.commit()
+    return _queue_page(request, session, settings, who, plan=plan, done=confirm == "yes")
+
+
+@router.get("/inbox", response_class=HTMLResponse)
+def inbox_page(request: Request, session: SessionDep) -> Response:
+    who = principal_of(request)
+    if who is None:
+        return RedirectResponse("/login?next=/inbox", status_code=303)
+    return templates.TemplateResponse(
+        request, "review/inbox.html", {"notifications": inbox(session, who.user_id)}
+    )
+
+
+@router.post("/inbox/read")
+def inbox_read(request: Request, session: SessionDep, csrf_token: str = Form("")) -> Response:
+    verify_csrf(request, csrf_token)
+    who = _signed_in(request)
+    mark_read(session, who.user_id)
+    session.commit()
+    return RedirectResponse("/inbox", status_code=303)

@@ -1,0 +1,2 @@
+"""Runs: re-counts of submitted runs with the reference tokenizer, and
+reproductions of points against an endpoint."""

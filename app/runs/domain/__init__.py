@@ -1,0 +1,1 @@
+"""Pure rules: no ORM, no web, no queue."""

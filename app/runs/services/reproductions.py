@@ -1,0 +1,287 @@
+"""Reproduce a submitted point with the embedded harness (issue: reproduction runs).
+
+A reviewer, the submitter or a buyer names an endpoint; a worker runs the harness at the
+point's concurrency for a capped time, stores the run as an unverified result linked to
+the point, and compares it with the submitted values within the reproducibility margin.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from urllib.parse import urlparse
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.checks.services.findings import record_findings
+from app.core.lifecycle import SubmissionState
+from app.core.refusals import Kind, Refused
+from app.db.models import Curve, Job, Point, Reproduction, Submission, utcnow
+from app.jobs.queue import (
+    JobQueue,
+    JobState,
+    claim_job,
+    enqueue_after_commit,
+    mark_succeeded,
+    set_progress,
+)
+from app.runs.domain.endpoints import host_allowed
+from app.runs.domain.reproduction import Measured, judge_reproduction
+from app.runs.services.secrets import decrypt, encrypt
+from app.settings import Settings
+from harness.dataset import DatasetError, load_dataset
+from harness.loadgen import Progress, RunConfig, run_point
+from harness.tokens import TokenizerNotFound, load_counter, load_registry
+
+REPRODUCE_POINT = "reproduce_point"
+DATASET_SUFFIXES = (".jsonl", ".csv", ".parquet")
+Clock = Callable[[], dt.datetime]
+
+
+class ReproductionError(Refused):
+    pass
+
+
+def dataset_file(settings: Settings, dataset: str | None) -> Path | None:
+    if not dataset:
+        return None
+    for suffix in DATASET_SUFFIXES:
+        candidate = settings.effective_datasets_dir / f"{dataset}{suffix}"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _find_point(submission: Submission, label: str) -> tuple[Curve, Point]:
+    for curve in submission.curves:
+        for point in curve.points:
+            if f"{curve.system.dir_name}/{curve.benchmark_model}/{point.dir_name}" == label:
+                return curve, point
+    raise ReproductionError("no-such-point", f"submission has no point {label!r}", Kind.NOT_FOUND)
+
+
+REPRODUCIBLE_STATES = frozenset({SubmissionState.PASSED_CHECKS, SubmissionState.FINALIZED})
+
+
+def reproduction_refusal(
+    settings: Settings, submission: Submission, curve: Curve | None = None
+) -> ReproductionError | None:
+    """Why a point of *submission* (of *curve*, when given) cannot be reproduced now: the
+    page offers the form only where this is None, and the request is refused by it."""
+    state = SubmissionState(submission.state)
+    if state not in REPRODUCIBLE_STATES:
+        return ReproductionError(
+            "not-reproducible",
+            f"a {state.value.replace('_', ' ')} submission is not reproduced: only results "
+            "that passed their checks are",
+            Kind.CONFLICT,
+        )
+    if curve is not None and dataset_file(settings, curve.dataset) is None:
+        return ReproductionError(
+            "no-dataset",
+            f"the portal has no local copy of dataset {curve.dataset!r}; an operator adds "
+            f"{curve.dataset}.jsonl (or .csv/.parquet) to the datasets folder "
+            "(ENDPOINTS_PORTAL_DATASETS_DIR)",
+        )
+    return None
+
+
+def request_reproduction(
+    *,
+    session: Session,
+    settings: Settings,
+    queue: JobQueue,
+    submission: Submission,
+    point_label: str,
+    endpoint_url: str,
+    model: str | None = None,
+    api_key: str | None = None,
+    time_cap_s: float = 300.0,
+    requested_by: str | None = None,
+) -> Reproduction:
+    curve, point = _find_point(submission, point_label)
+    if (refusal := reproduction_refusal(settings, submission)) is not None:
+        raise refusal
+    if point.offline_kind == "dedicated":
+        raise ReproductionError(
+            "offline-point",
+            "a dedicated Offline run is not reproduced at a concurrency; pick "
+            "a fixed-concurrency point",
+        )
+    parsed = urlparse(endpoint_url.strip())
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ReproductionError(
+            "bad-endpoint", f"endpoint must be an http(s) URL with a host, got {endpoint_url!r}"
+        )
+    if not host_allowed(parsed.hostname, settings.reproduction_allowed_hosts):
+        raise ReproductionError(
+            "endpoint-not-allowed",
+            f"the portal does not send load to {parsed.hostname!r}; an operator adds the host "
+            "to ENDPOINTS_PORTAL_REPRODUCTION_ALLOWED_HOSTS",
+            Kind.FORBIDDEN,
+        )
+    if not 1 <= time_cap_s <= settings.reproduction_max_time_cap_s:
+        raise ReproductionError(
+            "bad-time-cap",
+            f"time cap must be between 1 and {settings.reproduction_max_time_cap_s:g} seconds",
+        )
+    if (refusal := reproduction_refusal(settings, submission, curve)) is not None:
+        raise refusal
+    job = Job(kind=REPRODUCE_POINT, submission=submission)
+    session.add(job)
+    reproduction = Reproduction(
+        submission=submission,
+        point_id=point.id,
+        point_label=point_label,
+        job=job,
+        endpoint_url=endpoint_url.strip(),
+        model=(model or curve.benchmark_model).strip(),
+        api_key_encrypted=encrypt(settings, api_key) if api_key else None,
+        concurrency=point.concurrency,
+        time_cap_s=float(time_cap_s),
+        requested_by=requested_by,
+        submitted_system_tps=point.system_tps,
+        submitted_tps_per_user=(
+            point.e2e_avg_interactivity if curve.is_agentic else point.tps_per_user
+        ),
+    )
+    session.add(reproduction)
+    session.flush()
+    enqueue_after_commit(session, queue, job)
+    return reproduction
+
+
+def run_reproduction(
+    *, session: Session, settings: Settings, job_id: int, clock: Clock = utcnow
+) -> Reproduction | None:
+    reproduction = session.scalar(select(Reproduction).where(Reproduction.job_id == job_id))
+    job = session.get(Job, job_id)
+    if reproduction is None or job is None or job.state in (JobState.SUCCEEDED, JobState.FAILED):
+        return reproduction
+    if not claim_job(session, job, stale_after_s=settings.job_stale_after_s, now=clock()):
+        return reproduction  # another worker runs it
+    set_progress(session, job, "starting the harness", 0.0)
+    try:
+        _measure(session, settings, job, reproduction, clock)
+    except (DatasetError, OSError, ValueError) as exc:
+        session.rollback()
+        _finish_failed(session, job, reproduction, f"{type(exc).__name__}: {exc}", clock)
+    return reproduction
+
+
+def _measure(
+    session: Session, settings: Settings, job: Job, reproduction: Reproduction, clock: Clock
+) -> None:
+    curve = session.scalar(
+        select(Curve)
+        .join(Point, Point.curve_id == Curve.id)
+        .where(Point.id == reproduction.point_id)
+    )
+    benchmark = curve.benchmark_model if curve else reproduction.point_label.split("/")[1]
+    host = urlparse(reproduction.endpoint_url).hostname or ""
+    if not host_allowed(host, settings.reproduction_allowed_hosts):
+        # Checked again here: the allow-list may have shrunk since the request.
+        raise ValueError(f"the portal no longer sends load to {host!r} (allowed hosts)")
+    data = dataset_file(settings, curve.dataset if curve else None)
+    if data is None:
+        raise ValueError("the benchmark dataset is no longer available to the portal")
+    samples = load_dataset(data)
+    notes: list[str] = []
+    try:
+        counter = load_counter(benchmark, load_registry(settings.tokenizer_registry))
+    except TokenizerNotFound as exc:
+        counter = None
+        notes.append(f"no reference tokenizer for {benchmark}: {exc}")
+    api_key = (
+        decrypt(settings, reproduction.api_key_encrypted)
+        if reproduction.api_key_encrypted
+        else None
+    )
+    config = RunConfig(
+        endpoint=reproduction.endpoint_url,
+        model=reproduction.model,
+        concurrency=int(reproduction.concurrency),
+        duration_s=reproduction.time_cap_s,
+        drain_timeout_s=min(60.0, reproduction.time_cap_s),
+        api_key=api_key,
+    )
+    run_dir = settings.data_dir / "reproductions" / reproduction.public_id
+    reproduction.run_dir = run_dir.relative_to(settings.data_dir).as_posix()
+
+    def on_progress(p: Progress) -> None:
+        fraction = min(p.elapsed_s / reproduction.time_cap_s, 1.0) * 0.9
+        set_progress(session, job, f"{p.finished} responses, {p.in_flight} in flight", fraction)
+
+    result = run_point(config, samples, run_dir, counter, on_progress=on_progress)
+    summary = result.summary.result
+    tpot = (summary.get("tpot") or {}).get("percentiles", {}).get("90.0")
+    ttft = (summary.get("ttft") or {}).get("percentiles", {}).get("90.0")
+    reproduction.system_tps = summary.get("tps")
+    reproduction.tps_per_user = 1e9 / tpot if tpot and tpot > 0 else None
+    reproduction.tpot_p90_ms = tpot / 1e6 if tpot is not None else None
+    reproduction.ttft_p90_ms = ttft / 1e6 if ttft is not None else None
+    reproduction.n_completed = summary["n_samples_completed"]
+    reproduction.n_failed = summary["n_samples_failed"]
+    finding = judge_reproduction(
+        Measured(reproduction.submitted_system_tps, reproduction.submitted_tps_per_user),
+        Measured(reproduction.system_tps, reproduction.tps_per_user),
+        settings.reproduction_margin,
+        reproduction.point_label,
+    )
+    if summary["n_samples_completed"] == 0:
+        notes.append(f"no request completed ({summary['n_samples_failed']} failed)")
+    if result.aborted:
+        notes.append(result.aborted)
+    message = finding.message + ("" if not notes else " — " + "; ".join(notes))
+    finished = clock()
+    record_findings(
+        session,
+        submission_id=reproduction.submission_id,
+        job_id=job.id,
+        kind="reproduction",
+        version="endpoints-harness",
+        findings=[replace(finding, message=message)],
+        at=finished,
+        path=reproduction.run_dir,
+    )
+    reproduction.verdict = finding.severity.value
+    reproduction.message = message
+    reproduction.finished_at = finished
+    reproduction.api_key_encrypted = None  # not kept past the run
+    mark_succeeded(job, finished)
+    session.commit()
+
+
+def _finish_failed(
+    session: Session, job: Job, reproduction: Reproduction, reason: str, clock: Clock
+) -> None:
+    job.state = JobState.FAILED
+    job.error = reason
+    job.finished_at = clock()
+    reproduction.message = f"the reproduction could not run: {reason}"
+    reproduction.finished_at = job.finished_at
+    reproduction.api_key_encrypted = None
+    session.commit()
+
+
+def fail_reproduction(*, session: Session, job: Job, reason: str, clock: Clock = utcnow) -> None:
+    reproduction = session.scalar(select(Reproduction).where(Reproduction.job_id == job.id))
+    if reproduction is None:
+        job.state = JobState.FAILED
+        job.error = reason
+        session.commit()
+        return
+    _finish_failed(session, job, reproduction, reason, clock)
+
+
+def list_reproductions(session: Session, submission: Submission) -> list[Reproduction]:
+    return list(
+        session.scalars(
+            select(Reproduction)
+            .where(Reproduction.submission_id == submission.id)
+            .order_by(Reproduction.id.desc())
+        )
+    )

@@ -1,0 +1,285 @@
+"""Re-tokenization jobs: one per point, run in parallel by the workers.
+
+Each job streams the point's stored ``events.jsonl``, re-counts with the reference
+tokenizer and stores the re-counted values beside the reported ones, with findings.
+Progress (events read, tokens/s, ETA) is kept on the job; a job can be cancelled while it
+runs and started again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.checks.services.findings import record_findings
+from app.core.refusals import Kind, Refused
+from app.db.models import CheckRun, FindingRow, Job, Point, Retokenization, Submission, utcnow
+from app.jobs.queue import (
+    JobQueue,
+    JobState,
+    claim_job,
+    enqueue_after_commit,
+    mark_succeeded,
+    set_progress,
+)
+from app.runs.domain.retokenize import Cancelled, Reported, Tolerances, analyse
+from app.settings import Settings
+from app.submissions.services.artifacts import events_path, latest_events
+from harness.tokens import TokenizerNotFound, load_counter, load_registry
+
+RETOKENIZE_POINT = "retokenize_point"
+CANCELLING = "cancelling"
+CANCELLED = "cancelled"
+Clock = Callable[[], dt.datetime]
+
+
+log = logging.getLogger(__name__)
+
+
+class RetokenizationError(Refused):
+    pass
+
+
+def missing_tokenizers(settings: Settings, submission: Submission) -> list[str]:
+    """The submission's benchmark models that this portal has no reference tokenizer for:
+    their points cannot be re-counted, so the page does not offer it."""
+    registry = load_registry(settings.tokenizer_registry)
+    missing = []
+    for model in sorted({c.benchmark_model for c in submission.curves}):
+        entry = registry.get(model)
+        try:
+            found = entry is not None and entry.resolve().exists()
+        except TokenizerNotFound:
+            found = False
+        if not found:
+            missing.append(model)
+    return missing
+
+
+def request_retokenization(
+    *, session: Session, queue: JobQueue, submission: Submission, point_label: str | None = None
+) -> list[Retokenization]:
+    """Queue a re-count of one point's events, or of every point that has them."""
+    artifacts = latest_events(session, submission)
+    if point_label is not None:
+        if point_label not in artifacts:
+            raise RetokenizationError(
+                "no-events",
+                f"no events.jsonl has been stored for point {point_label!r}",
+                Kind.NOT_FOUND,
+            )
+        artifacts = {point_label: artifacts[point_label]}
+    created = []
+    for label, artifact in sorted(artifacts.items()):
+        running = session.scalar(
+            select(Retokenization)
+            .join(Job, Retokenization.job_id == Job.id)
+            .where(
+                Retokenization.submission_id == submission.id,
+                Retokenization.point_label == label,
+                Job.state.in_([JobState.QUEUED, JobState.RUNNING, CANCELLING]),
+            )
+        )
+        if running is not None:
+            continue  # one re-count of a point at a time
+        job = Job(kind=RETOKENIZE_POINT, submission=submission)
+        session.add(job)
+        retok = Retokenization(
+            submission_id=submission.id, artifact=artifact, point_label=label, job=job
+        )
+        session.add(retok)
+        session.flush()
+        enqueue_after_commit(session, queue, job)
+        created.append(retok)
+    return created
+
+
+def cancel_retokenization(*, session: Session, retok: Retokenization) -> None:
+    job = retok.job
+    if job is None or job.state in (JobState.SUCCEEDED, JobState.FAILED, CANCELLED):
+        raise RetokenizationError(
+            "not-running", "this re-count is not queued or running", Kind.CONFLICT
+        )
+    if job.state == JobState.QUEUED:
+        job.state = CANCELLED
+        job.finished_at = utcnow()
+        job.stage = "cancelled before it started"
+    else:
+        job.state = CANCELLING  # the running job sees it at its next progress report
+
+
+def _reported(session: Session, submission: Submission, label: str) -> tuple[Reported, str, str]:
+    system, model, point_dir = label.split("/", 2)
+    for curve in submission.curves:
+        if curve.system.dir_name != system or curve.benchmark_model != model:
+            continue
+        for point in curve.points:
+            if point.dir_name == point_dir:
+                return (
+                    _from_point(point),
+                    curve.benchmark_model,
+                    ("agentic_inference" if curve.is_agentic else "concurrency"),
+                )
+    raise RetokenizationError(
+        "no-such-point", f"the submission has no point {label!r}", Kind.NOT_FOUND
+    )
+
+
+def _from_point(point: Point) -> Reported:
+    return Reported(
+        total_output_tokens=point.total_output_tokens,
+        system_tps=point.system_tps,
+        tpot_p90_ms=point.tpot_p90_ms,
+        tps_per_user=point.tps_per_user,
+        ttft_p90_ms=point.ttft_p90_ms,
+        duration_ms=point.duration_ms,
+        n_samples_completed=point.n_samples_completed,
+        n_samples_issued=point.n_samples_issued,
+    )
+
+
+def tolerances(settings: Settings) -> Tolerances:
+    return Tolerances(
+        output_tokens=settings.retokenize_tolerance_tokens,
+        system_tps=settings.retokenize_tolerance_tokens,
+        tpot_p90=settings.retokenize_tolerance_timing,
+        tps_per_user=settings.retokenize_tolerance_timing,
+        ttft_p90=settings.retokenize_tolerance_timing,
+    )
+
+
+def run_retokenization(
+    *, session: Session, settings: Settings, job_id: int, clock: Clock = utcnow
+) -> Retokenization | None:
+    retok = session.scalar(select(Retokenization).where(Retokenization.job_id == job_id))
+    job = session.get(Job, job_id)
+    if (
+        retok is None
+        or job is None
+        or job.state in (JobState.SUCCEEDED, JobState.FAILED, CANCELLED)
+    ):
+        return retok
+    if job.state == CANCELLING:
+        _cancelled(session, job, retok, clock)
+        return retok
+    if not claim_job(session, job, stale_after_s=settings.job_stale_after_s, now=clock()):
+        return retok  # another worker runs it
+    set_progress(session, job, "opening the events", 0.0)
+    submission = session.get(Submission, retok.submission_id)
+    assert submission is not None
+    reported, model, load_pattern = _reported(session, submission, retok.point_label)
+    problem = None
+    try:
+        counter = load_counter(model, load_registry(settings.tokenizer_registry))
+        retok.tokenizer = public_tokenizer_name(model, counter.name)
+    except TokenizerNotFound as exc:
+        counter = None
+        # The reason names server paths: for the operator's log, not for the page.
+        log.warning("no reference tokenizer for %s: %s", model, exc)
+        problem = "not configured on this portal"
+    path = events_path(settings, retok.artifact.sha256)
+    total_bytes = max(retok.artifact.size, 1)
+    started = time.monotonic()
+
+    def progress(lines: int, read: int, tokens: int) -> None:
+        session.refresh(job, ["state"])
+        if job.state == CANCELLING:
+            raise Cancelled
+        elapsed = max(time.monotonic() - started, 1e-6)
+        rate = read / elapsed
+        eta = (total_bytes - read) / rate if rate > 0 else None
+        stage = f"{lines:,} events read, {tokens / elapsed:,.0f} tokens/s"
+        if eta is not None:
+            stage += f", about {eta:.0f} s left"
+        set_progress(session, job, stage, min(read / total_bytes, 1.0) * 0.95)
+
+    try:
+        analysis = analyse(
+            path,
+            counter,
+            reported,
+            retok.point_label,
+            tolerances=tolerances(settings),
+            load_pattern=load_pattern,
+            progress=progress,
+            tokenizer_problem=problem,
+        )
+    except Cancelled:
+        _cancelled(session, job, retok, clock)
+        return retok
+    elapsed = max(time.monotonic() - started, 1e-6)
+    finished = clock()
+    recount = analysis.recount.as_dict()
+    recount["tokens_per_s"] = (analysis.recount.total_output_tokens or 0) / elapsed
+    retok.reported = reported.__dict__
+    retok.recount = recount
+    retok.finished_at = finished
+    record_findings(
+        session,
+        submission_id=submission.id,
+        job_id=job.id,
+        kind="retokenization",
+        version="re-tokenizer",  # the tokenizer used is on the re-tokenization row
+        findings=analysis.findings,
+        at=finished,
+    )
+    mark_succeeded(job, finished)
+    job.stage = f"done: {recount['tokens_per_s']:,.0f} tokens/s"
+    session.commit()
+    return retok
+
+
+def _cancelled(session: Session, job: Job, retok: Retokenization, clock: Clock) -> None:
+    job.state = CANCELLED
+    job.stage = "cancelled"
+    job.finished_at = clock()
+    retok.finished_at = job.finished_at
+    session.commit()
+
+
+def fail_retokenization(
+    *, session: Session, job: Job, reason: str, clock: Clock = utcnow
+) -> None:
+    job.state = JobState.FAILED
+    job.error = reason
+    job.finished_at = clock()
+    retok = session.scalar(select(Retokenization).where(Retokenization.job_id == job.id))
+    if retok is not None:
+        retok.finished_at = job.finished_at
+    session.commit()
+
+
+def findings_of(session: Session, retok: Retokenization) -> list[FindingRow]:
+    run = session.scalar(
+        select(CheckRun).where(CheckRun.job_id == retok.job_id, CheckRun.kind == "retokenization")
+    )
+    return list(run.findings) if run else []
+
+
+def public_tokenizer_name(model: str, location: str) -> str:
+    """Which tokenizer counted, as the page may show it to anyone: the model and the
+    tokenizer file's digest, never where the server keeps it."""
+    path = Path(location)
+    file = path / "tokenizer.json" if path.is_dir() else path
+    try:
+        digest = hashlib.sha256(file.read_bytes()).hexdigest()[:12]
+    except OSError:
+        return f"{model} reference tokenizer"
+    return f"{model} reference tokenizer (tokenizer.json sha256 {digest}…)"
+
+
+def list_retokenizations(session: Session, submission: Submission) -> list[Retokenization]:
+    return list(
+        session.scalars(
+            select(Retokenization)
+            .where(Retokenization.submission_id == submission.id)
+            .order_by(Retokenization.id.desc())
+        )
+    )

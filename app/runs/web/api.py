@@ -1,0 +1,236 @@
+"""Per-point run artifacts and their re-counts with the reference tokenizer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from app.accounts.services.accounts import Principal
+from app.accounts.web.security import (
+    MemberDep,
+    PrincipalDep,
+    submitter_or_chair,
+    visible_submission,
+)
+from app.core.lifecycle import SubmissionState
+from app.db.models import Retokenization, Submission
+from app.runs.services.reproductions import (
+    ReproductionError,
+    list_reproductions,
+    request_reproduction,
+)
+from app.runs.services.retokenization import (
+    RetokenizationError,
+    cancel_retokenization,
+    findings_of,
+    list_retokenizations,
+    request_retokenization,
+)
+from app.submissions.domain.visibility import Access
+from app.submissions.services.artifacts import EventsSink, register_events
+from app.submissions.services.storage import UploadTooLarge
+from app.submissions.services.views import (
+    get_reproduction,
+    reproduction_dict,
+    retokenization_dict,
+)
+from app.web.api_errors import ErrorBody, error_response, refused
+from app.web.deps import QueueDep, SessionDep, SettingsDep
+
+router = APIRouter(prefix="/api/v1", tags=["runs: re-counts and reproductions"])
+
+
+@router.put(
+    "/submissions/{public_id}/points/{system}/{model}/{point}/events",
+    status_code=201,
+    responses={200: {"description": "The same file was stored before"}},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/x-ndjson": {"schema": {"type": "string", "format": "binary"}}},
+        }
+    },
+)
+async def upload_events(
+    public_id: str,
+    system: str,
+    model: str,
+    point: str,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    queue: QueueDep,
+    who: MemberDep,
+) -> JSONResponse:
+    """Stream a point's ``events.jsonl`` (the request body) to storage; it is hashed,
+    compressed at rest and re-counted. Uploading the same file again changes nothing.
+    The submitting organisation (or the chair) uploads."""
+    submission = submitter_or_chair(session, who, public_id)
+    label = f"{system}/{model}/{point}"
+    known = {
+        f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}"
+        for c in submission.curves
+        for p in c.points
+    }
+    if label not in known:
+        return error_response("no-such-point", f"the submission has no point {label!r}", 404)
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > settings.max_events_bytes:
+        return error_response(
+            "too-large", f"the file is larger than {settings.max_events_bytes} bytes", 413
+        )
+    sink = EventsSink(settings)
+    try:
+        async for chunk in request.stream():
+            sink.write(chunk)
+    except UploadTooLarge as exc:
+        sink.discard()
+        return error_response("too-large", str(exc), 413)
+    except BaseException:
+        sink.discard()  # a broken upload never reaches a content address
+        raise
+    if sink.size == 0:
+        sink.discard()
+        return error_response("empty", "the events file is empty", 400)
+    stored = sink.finish()
+    artifact, created = register_events(session, submission, label, stored, "upload")
+    queued: list[Retokenization] = []
+    if created and submission.state in (SubmissionState.PASSED_CHECKS, SubmissionState.FINALIZED):
+        queued = request_retokenization(
+            session=session, queue=queue, submission=submission, point_label=label
+        )
+    session.commit()
+    body = {
+        "point": label,
+        "sha256": artifact.sha256,
+        "size": artifact.size,
+        "stored_size": artifact.stored_size,
+        "created": created,
+        "retokenizations": [r.public_id for r in queued],
+    }
+    return JSONResponse(body, status_code=201 if created else 200)
+
+
+class RecountRequest(BaseModel):
+    point: str | None = None  # <system>/<model>/r<N>; every point with events when absent
+
+
+@router.post("/submissions/{public_id}/retokenizations", status_code=202)
+def start_retokenization(
+    public_id: str, body: RecountRequest, session: SessionDep, queue: QueueDep, who: MemberDep
+) -> JSONResponse:
+    submission = visible_submission(session, who, public_id, Access.REVIEW)
+    try:
+        created = request_retokenization(
+            session=session, queue=queue, submission=submission, point_label=body.point
+        )
+    except RetokenizationError as exc:
+        session.rollback()
+        return refused(exc)
+    session.commit()
+    return JSONResponse({"data": [r.public_id for r in created]}, status_code=202)
+
+
+@router.get("/submissions/{public_id}/retokenizations")
+def read_retokenizations(public_id: str, session: SessionDep, who: PrincipalDep) -> dict[str, Any]:
+    submission = visible_submission(session, who, public_id, Access.FULL)
+    return {
+        "data": [
+            retokenization_dict(r, findings_of(session, r))
+            for r in list_retokenizations(session, submission)
+        ]
+    }
+
+
+def _retok_or_404(session: SessionDep, who: Principal | None, rid: str) -> Retokenization:
+    retok = session.scalar(select(Retokenization).where(Retokenization.public_id == rid))
+    if retok is None:
+        raise HTTPException(404, detail=f"no re-tokenization with id {rid!r}")
+    submission = session.get(Submission, retok.submission_id)
+    assert submission is not None
+    visible_submission(session, who, submission.public_id, Access.FULL)
+    return retok
+
+
+@router.get("/retokenizations/{rid}")
+def read_retokenization(rid: str, session: SessionDep, who: PrincipalDep) -> dict[str, Any]:
+    retok = _retok_or_404(session, who, rid)
+    return retokenization_dict(retok, findings_of(session, retok))
+
+
+@router.post("/retokenizations/{rid}/cancel", status_code=202)
+def cancel(rid: str, session: SessionDep, who: MemberDep) -> JSONResponse:
+    retok = _retok_or_404(session, who, rid)
+    try:
+        cancel_retokenization(session=session, retok=retok)
+    except RetokenizationError as exc:
+        return refused(exc)
+    session.commit()
+    return JSONResponse(retokenization_dict(retok, []), status_code=202)
+
+
+class ReproductionRequest(BaseModel):
+    point: str = Field(
+        description="the point as <system>/<model>/r<N>", examples=["sys/llama3_1-8b/r64"]
+    )
+    endpoint_url: str = Field(description="base URL of the OpenAI-compatible endpoint")
+    model: str | None = Field(default=None, description="model name the endpoint serves")
+    api_key: str | None = Field(default=None, description="kept encrypted until the run ends")
+    time_cap_s: float = Field(default=300.0, gt=0)
+    requested_by: str | None = None
+
+
+@router.post(
+    "/submissions/{public_id}/reproductions",
+    status_code=202,
+    responses={404: {"model": ErrorBody}, 422: {"model": ErrorBody}},
+)
+def create_reproduction(
+    public_id: str,
+    body: ReproductionRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    queue: QueueDep,
+    who: MemberDep,
+) -> JSONResponse:
+    """Re-run one point against an endpoint with the embedded harness (an unverified result)."""
+    submission = visible_submission(session, who, public_id, Access.REVIEW)
+    try:
+        reproduction = request_reproduction(
+            session=session,
+            settings=settings,
+            queue=queue,
+            submission=submission,
+            point_label=body.point,
+            endpoint_url=body.endpoint_url,
+            model=body.model,
+            api_key=body.api_key,
+            time_cap_s=body.time_cap_s,
+            requested_by=body.requested_by or who.email,
+        )
+    except ReproductionError as exc:
+        session.rollback()
+        return refused(exc)
+    session.commit()
+    return JSONResponse(reproduction_dict(reproduction), status_code=202)
+
+
+@router.get("/submissions/{public_id}/reproductions")
+def read_reproductions(public_id: str, session: SessionDep, who: PrincipalDep) -> dict[str, Any]:
+    submission = visible_submission(session, who, public_id, Access.FULL)
+    return {"data": [reproduction_dict(r) for r in list_reproductions(session, submission)]}
+
+
+@router.get("/reproductions/{reproduction_id}")
+def read_reproduction(
+    reproduction_id: str, session: SessionDep, who: PrincipalDep
+) -> dict[str, Any]:
+    reproduction = get_reproduction(session, reproduction_id)
+    if reproduction is None:
+        raise HTTPException(404, detail=f"no reproduction with id {reproduction_id!r}")
+    visible_submission(session, who, reproduction.submission.public_id, Access.FULL)
+    return reproduction_dict(reproduction)

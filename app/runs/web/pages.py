@@ -1,0 +1,126 @@
+"""The forms of re-counts and reproductions on a submission's page."""
+
+from __future__ import annotations
+
+from fastapi import Form, HTTPException, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy import select
+
+from app.accounts.web.security import (
+    page_router,
+    verify_csrf,
+)
+from app.db.models import Retokenization, Submission
+from app.review.web.pages import member_submission, principal_of
+from app.runs.services.reproductions import (
+    ReproductionError,
+    request_reproduction,
+)
+from app.runs.services.retokenization import (
+    RetokenizationError,
+    cancel_retokenization,
+    request_retokenization,
+)
+from app.submissions.web.pages import render_submission
+from app.web.api_errors import status_of
+from app.web.deps import QueueDep, SessionDep, SettingsDep
+
+router = page_router()
+
+
+@router.post("/submissions/{public_id}/retokenizations")
+def recount_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    queue: QueueDep,
+    point: str = Form(""),
+    csrf_token: str = Form(""),
+) -> Response:
+    verify_csrf(request, csrf_token)
+    submission = member_submission(request, session, public_id)
+    try:
+        request_retokenization(
+            session=session, queue=queue, submission=submission, point_label=point or None
+        )
+    except RetokenizationError as exc:
+        raise HTTPException(status_of(exc), detail=exc.message) from exc
+    session.commit()
+    return RedirectResponse(f"/submissions/{public_id}#retokenization", status_code=303)
+
+
+def _members_retokenization(
+    request: Request, session: SessionDep, rid: str
+) -> tuple[Retokenization, Submission]:
+    retok = session.scalar(select(Retokenization).where(Retokenization.public_id == rid))
+    if retok is None:
+        raise HTTPException(404, detail=f"no re-tokenization with id {rid!r}")
+    owner = session.get(Submission, retok.submission_id)
+    assert owner is not None
+    return retok, member_submission(request, session, owner.public_id)
+
+
+@router.get("/retokenizations/{rid}")
+def retokenization_page(request: Request, rid: str, session: SessionDep) -> Response:
+    """A re-count is shown in its submission's re-count section."""
+    _, owner = _members_retokenization(request, session, rid)
+    return RedirectResponse(f"/submissions/{owner.public_id}#retokenization", status_code=303)
+
+
+@router.post("/retokenizations/{rid}/cancel")
+def cancel_from_page(
+    request: Request, rid: str, session: SessionDep, csrf_token: str = Form("")
+) -> Response:
+    verify_csrf(request, csrf_token)
+    retok, owner = _members_retokenization(request, session, rid)
+    public_id = owner.public_id
+    try:
+        cancel_retokenization(session=session, retok=retok)
+    except RetokenizationError as exc:
+        raise HTTPException(status_of(exc), detail=exc.message) from exc
+    session.commit()
+    return RedirectResponse(f"/submissions/{public_id}#retokenization", status_code=303)
+
+
+@router.post("/submissions/{public_id}/reproductions")
+def reproduce_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    queue: QueueDep,
+    point: str = Form(...),
+    endpoint_url: str = Form(...),
+    model: str = Form(""),
+    api_key: str = Form(""),
+    time_cap_s: float = Form(300.0),
+    csrf_token: str = Form(""),
+) -> Response:
+    verify_csrf(request, csrf_token)
+    submission = member_submission(request, session, public_id)
+    who = principal_of(request)
+    assert who is not None  # member_submission let only the signed-in through
+    try:
+        request_reproduction(
+            session=session,
+            settings=settings,
+            queue=queue,
+            submission=submission,
+            point_label=point,
+            endpoint_url=endpoint_url,
+            model=model or None,
+            api_key=api_key or None,
+            time_cap_s=time_cap_s,
+            requested_by=who.email,
+        )
+    except ReproductionError as exc:
+        session.rollback()
+        # Filled in again as sent (the API key is never echoed back).
+        typed = {"point": point, "endpoint_url": endpoint_url, "model": model,
+                 "time_cap_s": f"{time_cap_s:g}"}  # fmt: skip
+        return render_submission(
+            request, session, settings, public_id, reproduction_error=exc,
+            kept={"reproduce": typed}, status_code=status_of(exc),
+        )  # fmt: skip
+    session.commit()
+    return RedirectResponse(f"/submissions/{public_id}#reproductions", status_code=303)

@@ -1,1 +1,0 @@
-"""Use cases: keyword-only functions taking a session. No web framework, no Celery."""

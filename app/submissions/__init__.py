@@ -1,0 +1,2 @@
+"""Submissions: uploads and their intake, the stored bundle, what is shown of it
+and to whom."""

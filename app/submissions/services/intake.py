@@ -1,0 +1,161 @@
+"""accept_upload: from a finished upload to a stored submission with a queued check."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.core.lifecycle import SubmissionState
+from app.core.refusals import Kind, Refused
+from app.db.models import Job, Organization, StoredFile, Submission, User
+from app.jobs.queue import CHECK_SUBMISSION, JobQueue, enqueue_after_commit
+from app.review.services.audit import record
+from app.settings import Settings
+from app.submissions.domain.archive import ArchiveLimits, ArchiveRejected, extract_archive
+from app.submissions.domain.bundle import (
+    LayoutRejected,
+    content_digest,
+    declared_organisation,
+    locate_submission,
+    slugify,
+)
+from app.submissions.services.artifacts import take_bundle_events
+from app.submissions.services.storage import BlobStore, ReceivedFile
+
+
+class IntakeError(Refused):
+    """An upload refused with a client error; ``member`` names the archive member."""
+
+    def __init__(
+        self, code: str, message: str, kind: Kind | None = None, member: str | None = None
+    ) -> None:
+        super().__init__(code, message, kind, member=member)
+        self.member = member
+
+
+@dataclass(frozen=True)
+class AcceptedUpload:
+    submission: Submission
+    duplicate: bool  # the very same archive was uploaded before: nothing new was stored
+
+
+def archive_limits(settings: Settings) -> ArchiveLimits:
+    return ArchiveLimits(
+        max_members=settings.max_archive_members,
+        max_total_bytes=settings.max_extracted_bytes,
+        max_member_bytes=settings.max_member_bytes,
+        max_compression_ratio=settings.max_compression_ratio,
+        ratio_floor_bytes=settings.compression_ratio_floor_bytes,
+    )
+
+
+def _organisation(session: Session, name: str) -> Organization:
+    slug = slugify(name)
+    org = session.scalar(select(Organization).where(Organization.slug == slug))
+    if org is None:
+        org = Organization(slug=slug, name=name)
+        session.add(org)
+        session.flush()
+    return org
+
+
+def _same_organisation(organisation: Organization, declared: str) -> None:
+    names = {slugify(n) for n in declared.split(",") if n.strip()}
+    if organisation.slug not in names:
+        raise IntakeError(
+            "organisation-mismatch",
+            f"the bundle's system_desc.json names the submitter {declared!r}, but you submit "
+            f"for {organisation.name!r}",
+            member="submitter_org_names",
+        )
+
+
+def accept_upload(
+    *,
+    session: Session,
+    settings: Settings,
+    queue: JobQueue,
+    received: ReceivedFile,
+    filename: str,
+    for_review: bool,
+    uploader: User | None = None,
+) -> AcceptedUpload:
+    """Store *received* (already hashed, in the data dir's tmp) as a new submission.
+
+    The same archive bytes uploaded again return the existing submission. Anything that
+    is refused leaves nothing behind: no blob, no extracted files, no rows. An uploader
+    with an organisation submits for it, and the bundle must say the same.
+    """
+    existing = session.scalar(
+        select(Submission)
+        .join(StoredFile, Submission.archive_id == StoredFile.id)
+        .where(StoredFile.sha256 == received.sha256)
+        .order_by(Submission.id)
+    )
+    if existing is not None:
+        received.path.unlink(missing_ok=True)
+        return AcceptedUpload(existing, duplicate=True)
+
+    bundles_dir = settings.bundles_dir
+    bundles_dir.mkdir(parents=True, exist_ok=True)
+    # A directory of its own per upload: concurrent uploads never share one.
+    extract_dir = bundles_dir / uuid.uuid4().hex
+    try:
+        extracted = extract_archive(received.path, extract_dir, archive_limits(settings))
+        layout = locate_submission(extracted.root)
+    except ArchiveRejected as exc:
+        received.path.unlink(missing_ok=True)
+        raise IntakeError(exc.code, exc.message, exc.kind, exc.member) from exc
+    except LayoutRejected as exc:
+        received.path.unlink(missing_ok=True)
+        shutil.rmtree(extract_dir, ignore_errors=True)
+        raise IntakeError(exc.code, exc.message) from exc
+
+    try:
+        org_name = declared_organisation(layout.root) or layout.organisation or "unknown"
+        if uploader is not None and uploader.organization is not None:
+            _same_organisation(uploader.organization, org_name)
+            organisation = uploader.organization
+        else:
+            organisation = _organisation(session, org_name)
+        stored = session.scalar(select(StoredFile).where(StoredFile.sha256 == received.sha256))
+        if stored is None:
+            stored = StoredFile(sha256=received.sha256, size=received.size, kind="archive")
+            session.add(stored)
+        BlobStore(settings.blobs_dir).adopt(received)
+        submission = Submission(
+            organization=organisation,
+            archive=stored,
+            archive_format=extracted.format,
+            original_filename=Path(filename).name[:255] or "upload",
+            bundle_submission_id=layout.submission_dir_name,
+            bundle_root=layout.root.relative_to(settings.data_dir).as_posix(),
+            content_digest=content_digest(layout.root),
+            state=SubmissionState.RECEIVED.value,
+            for_review=for_review,
+            submitted_by=uploader,
+        )
+        session.add(submission)
+        session.flush()
+        take_bundle_events(session, settings, submission, layout.root)
+        record(
+            session,
+            submission,
+            action="uploaded",
+            to_state=submission.state,
+            reason=f"{submission.original_filename}, sha256 {received.sha256[:16]}…",
+        )
+        job = Job(kind=CHECK_SUBMISSION, submission=submission)
+        session.add(job)
+        session.flush()
+        enqueue_after_commit(session, queue, job)
+    except BaseException:
+        received.path.unlink(missing_ok=True)
+        shutil.rmtree(extract_dir, ignore_errors=True)
+        raise
+    return AcceptedUpload(submission, duplicate=False)

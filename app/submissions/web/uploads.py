@@ -1,0 +1,153 @@
+"""The upload path shared by the API and the upload page."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hmac
+from dataclasses import dataclass, field
+
+from fastapi import Request
+from sqlalchemy.orm import Session
+
+from app.accounts.web.security import CSRF_COOKIE, CSRF_FIELD
+from app.core.lifecycle import PublicationMode
+from app.db.models import User
+from app.jobs.queue import JobQueue
+from app.settings import Settings
+from app.submissions.services.intake import AcceptedUpload, IntakeError, accept_upload
+from app.submissions.services.storage import UploadSink, UploadTooLarge
+from app.submissions.web.multipart import MultipartError, receive_upload
+from app.web.api_errors import status_of
+from app.web.ratelimit import enforce
+
+# Multipart framing around the file part; generous, only used for an early refusal.
+_FRAMING_ALLOWANCE = 64 * 1024
+_TRUE = {"1", "true", "yes", "on"}
+
+
+@dataclass
+class UploadProblem(Exception):
+    status: int
+    code: str
+    message: str
+    member: str | None = None
+    # What the form held, when it was read: the page shows it again filled in.
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+PUBLICATION_MODES = tuple(PublicationMode)
+
+
+def _publication_mode(fields: dict[str, str]) -> str:
+    mode = (fields.get("publication_mode") or PublicationMode.CONFIDENTIAL).strip().lower()
+    if mode not in PUBLICATION_MODES:
+        raise UploadProblem(
+            422,
+            "bad-publication-mode",
+            f"publication_mode must be one of {', '.join(PUBLICATION_MODES)} (rules §11.2), "
+            f"not {mode!r}",
+        )
+    return mode
+
+
+def _embargo(fields: dict[str, str], today: dt.date) -> dt.date | None:
+    text = (fields.get("embargo_date") or "").strip()
+    if not text:
+        return None
+    try:
+        day = dt.date.fromisoformat(text)
+    except ValueError:
+        raise UploadProblem(
+            422, "bad-embargo", f"embargo_date must be a date like 2027-01-20, not {text!r}"
+        ) from None
+    if day <= today:
+        raise UploadProblem(422, "bad-embargo", f"the embargo date {day} is not in the future")
+    return day
+
+
+def _wants_review(fields: dict[str, str]) -> bool:
+    if fields.get("not_for_review", "").strip().lower() in _TRUE:
+        return False
+    value = fields.get("for_review")
+    return value is None or value.strip().lower() in _TRUE
+
+
+async def handle_upload(
+    request: Request,
+    *,
+    session: Session,
+    settings: Settings,
+    queue: JobQueue,
+    uploader: User | None,
+    check_csrf: bool = False,
+) -> AcceptedUpload:
+    """Stream, store and register one uploaded archive; commits on success.
+
+    The upload page's form carries a CSRF token (``check_csrf``); API clients do not. The
+    publication mode and the embargo date are chosen here (rules §11.2, §4.2).
+    """
+    # Before a byte is read: a flood of uploads costs the portal nothing.
+    key = f"user:{uploader.id}" if uploader is not None else None
+    enforce(request, "upload", settings.uploads_per_hour, 3600, key=key)
+    declared = request.headers.get("content-length")
+    if (
+        declared
+        and declared.isdigit()
+        and int(declared) > settings.max_upload_bytes + _FRAMING_ALLOWANCE
+    ):
+        raise UploadProblem(
+            413,
+            "upload-too-large",
+            f"the upload is {declared} bytes; the limit is {settings.max_upload_bytes} bytes",
+        )
+    sink = UploadSink(settings.tmp_dir, settings.max_upload_bytes)
+    try:
+        parsed = await receive_upload(request, sink)
+    except UploadTooLarge as exc:
+        sink.discard()
+        raise UploadProblem(413, "upload-too-large", str(exc)) from exc
+    except MultipartError as exc:
+        sink.discard()
+        raise UploadProblem(exc.status, exc.code, exc.message) from exc
+    except BaseException:
+        sink.discard()  # a broken connection leaves no half-written file behind
+        raise
+    assert parsed.file is not None
+    kept = {k: v for k, v in parsed.fields.items() if k != CSRF_FIELD}
+    try:
+        if check_csrf:
+            expected = request.cookies.get(CSRF_COOKIE, "")
+            submitted = parsed.fields.get(CSRF_FIELD, "")
+            if not expected or not hmac.compare_digest(expected, submitted):
+                raise UploadProblem(
+                    403,
+                    "csrf",
+                    "the form's security token is missing or stale; reload the page and try again",
+                )
+        mode = _publication_mode(parsed.fields)
+        embargo = _embargo(parsed.fields, dt.datetime.now(dt.UTC).date())
+    except UploadProblem as problem:
+        sink.discard()
+        problem.fields = kept
+        raise
+    if parsed.file.size == 0:
+        sink.discard()
+        raise UploadProblem(400, "empty-upload", "the uploaded file is empty", fields=kept)
+    try:
+        accepted = accept_upload(
+            session=session,
+            settings=settings,
+            queue=queue,
+            received=parsed.file,
+            filename=parsed.filename or "upload",
+            for_review=_wants_review(parsed.fields),
+            uploader=uploader,
+        )
+    except IntakeError as exc:
+        session.rollback()
+        raise UploadProblem(status_of(exc), exc.code, exc.message, exc.member, kept) from exc
+    if not accepted.duplicate:
+        accepted.submission.publication_mode = mode  # chosen once, at upload (§11.2)
+        accepted.submission.embargo_date = embargo
+    session.commit()
+    return accepted

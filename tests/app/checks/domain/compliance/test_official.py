@@ -1,0 +1,140 @@
+"""The adapter reports exactly what the official checker reports, and stores the
+values it derives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from submission_checker.checker import SubmissionChecker
+from submission_checker.models.loader import load_result_summary
+from submission_checker.models.regions import classify_concurrency, compute_regions
+
+from app.checks.domain.compliance.official import point_label_for, run_official_checks
+from app.checks.domain.findings import Severity
+from app.demo.bundles import BundleFactory, CurveSpec
+from tests.support.bundles import BREAKAGES, EXPECTED_RULES, broken
+
+CURVES = {
+    "dedicated-offline": (CurveSpec(),),
+    "elected-offline": (CurveSpec(offline="elected"),),
+    "gpt-oss": (CurveSpec(model="gpt-oss-120b"),),
+    "agentic": (CurveSpec(model="kimi-k3", offline="none"),),
+    "two-curves": (CurveSpec(), CurveSpec(model="gpt-oss-120b", speed=0.4)),
+}
+
+
+def _official(root: Path) -> list[tuple[str, str, str, str]]:
+    report = SubmissionChecker(root).run()
+    return [(r.rule, r.key, r.severity.value, r.message) for r in report.results]
+
+
+@pytest.mark.parametrize("name", sorted(CURVES))
+def test_realistic_bundles_pass_with_no_warnings(name: str, tmp_path: Path) -> None:
+    root = BundleFactory(curves=CURVES[name]).build(tmp_path)
+    report = run_official_checks(root.parent)
+    problems = [f"{f.rule}: {f.message}" for f in report.findings if f.severity != Severity.INFO]
+    assert problems == []
+    assert report.checker_version == "1.5.3.0"
+    expected_points = 7 if name in ("elected-offline", "agentic") else 8
+    assert len(report.curves[0].points) == expected_points
+
+
+@pytest.mark.parametrize("breakage", sorted(BREAKAGES))
+def test_findings_equal_the_official_report(breakage: str, tmp_path: Path) -> None:
+    root = BundleFactory().build(tmp_path, edits=broken(breakage))
+    ours = run_official_checks(root)
+    theirs = _official(root)
+    assert [(f.rule, f.key, f.severity.value, f.message) for f in ours.findings] == theirs
+    if breakage in EXPECTED_RULES:
+        assert EXPECTED_RULES[breakage] in {f.rule for f in ours.findings if f.severity == "error"}
+
+
+def test_derived_values_are_the_checkers(tmp_path: Path) -> None:
+    root = BundleFactory(curves=(CurveSpec(), CurveSpec(model="gpt-oss-120b"))).build(tmp_path)
+    report = run_official_checks(root)
+    assert len(report.points) == 16
+    for point in report.points:
+        summary_path = (
+            root / "results" / point.system / point.model / point.dir_name / "result_summary.json"
+        )
+        summary, _ = load_result_summary(summary_path)
+        assert summary is not None
+        assert point.system_tps == summary.system_tps
+        assert point.tpot_p90_ms == summary.tpot_p90_ms
+        assert point.tps_per_user == 1000 / summary.tpot_p90_ms
+        assert point.ttft_p90_ms == summary.ttft_p90_ms
+        assert point.e2e_avg_interactivity == summary.e2e_avg_interactivity
+        # One full node of the worked example: 10.08 kW (bundle-format digest §2.3).
+        assert point.point_power_kw == 10.08
+        assert point.system_tps_per_kw == pytest.approx(summary.system_tps / 10.08, rel=1e-12)
+    for curve in report.curves:
+        assert curve.c_max == 1024 and curve.c_min == 1
+        regions = compute_regions(1024, 1)
+        for point in curve.points:
+            assert point.region == classify_concurrency(point.concurrency, regions)
+    system = report.systems[0]
+    assert system.provisioned_power_kw == 10.08
+    assert system.accelerator_count == 8
+    assert system.accelerator_model == "NVIDIA H200"
+
+
+def test_stored_copies_that_disagree_are_reported_not_used(tmp_path: Path) -> None:
+    root = BundleFactory().build(tmp_path, edits=broken("inflated-system-tps"))
+    report = run_official_checks(root)
+    bad = next(
+        f
+        for f in report.findings
+        if f.rule == "metric-consistency-system-tps" and f.severity == "error"
+    )
+    point = next(p for p in report.points if p.label == bad.point)
+    stored = json.loads((root / bad.path).read_text())["system_tps"]
+    assert point.system_tps != pytest.approx(stored)  # the derived value, as the checker has it
+
+
+def test_accuracy_results_are_attributed_to_their_point(tmp_path: Path) -> None:
+    """The checker reports every accuracy-gate result at the first accuracy point's
+    path (bundle-format digest §3.5); the portal names the point that failed."""
+    root = BundleFactory().build(tmp_path)
+    points = sorted(
+        (p for p in root.glob("results/*/*/r*") if (p / "accuracy_results.json").exists()),
+        key=lambda p: int(p.name[1:]),
+    )
+    target = points[2]  # not the first accuracy point
+    path = target / "accuracy_results.json"
+    data = json.loads(path.read_text())
+    for entry in data["accuracy_scores"]:
+        if isinstance(entry.get("score"), dict):
+            entry["score"]["rouge1"] = 30.0
+    path.write_text(json.dumps(data))
+    report = run_official_checks(root)
+    failed = [f for f in report.findings if f.rule == "accuracy-gate" and f.severity == "error"]
+    assert len(failed) == 1  # one aggregated rouge1 for the point
+    assert {f.point for f in failed} == {
+        f"{target.parent.parent.name}/{target.parent.name}/{target.name}"
+    }
+    assert all(f.path.endswith(f"{points[0].name}/results.json") for f in failed)  # as official
+    by_dir = {p.dir_name: p.accuracy for p in report.points}
+    assert by_dir[target.name] == "failed"
+    assert by_dir[points[0].name] == "passed"
+
+
+def test_point_labels_come_from_result_paths() -> None:
+    assert point_label_for("results/sys/llama3_1-8b/r16/point.yaml") == "sys/llama3_1-8b/r16"
+    assert point_label_for("results/sys/llama3_1-8b") is None
+    assert point_label_for("results/sys/llama3_1-8b/notes/x") is None
+    assert point_label_for(None) is None
+
+
+def test_a_wrong_model_name_lists_every_point_that_declares_it(tmp_path: Path) -> None:
+    """The checker reports `model-name-valid` at one point; every point needs the fix."""
+    from app.demo.bundles import BundleFactory
+
+    root = BundleFactory().build(tmp_path, edits=broken("noncanonical-model-name"))
+    (finding,) = [
+        f for f in run_official_checks(root).findings
+        if f.rule == "model-name-valid" and f.severity == "error"
+    ]  # fmt: skip
+    assert "declared by 8 points of this curve (r1, r8, r16, r64" in (finding.fix or "")
+    assert finding.message.startswith("model_name 'llama3.1-8b' is not an allowed model")

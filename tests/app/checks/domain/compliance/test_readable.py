@@ -1,0 +1,86 @@
+"""The readable-files rule and its parser, with hypothesis: plain data always reads back
+as itself, and any bytes at all end in a value or an ``Unreadable`` with a reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.checks.domain.compliance.readable import Unreadable, read_data
+
+SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**64) + 1, max_value=2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20)
+)
+plain = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@SETTINGS
+@given(value=plain)
+def test_plain_json_reads_back_as_itself(tmp_path: Path, value: object) -> None:
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(value))
+    assert read_data(path) == value
+
+
+@SETTINGS
+@given(value=plain)
+def test_plain_yaml_reads_back_as_itself(tmp_path: Path, value: object) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_text(yaml.safe_dump(value))
+    assert read_data(path) == value
+
+
+@SETTINGS
+@given(raw=st.binary(max_size=400), suffix=st.sampled_from([".json", ".yaml"]))
+def test_any_bytes_read_or_are_refused_with_a_reason(
+    tmp_path: Path, raw: bytes, suffix: str
+) -> None:
+    path = tmp_path / f"x{suffix}"
+    path.write_bytes(raw)
+    try:
+        read_data(path)
+    except Unreadable as problem:
+        assert str(problem)
+
+
+@SETTINGS
+@given(text=st.text(alphabet="{}[]:,\"'&*!- \n0123456789abn.", max_size=300))
+def test_structured_noise_reads_or_is_refused(tmp_path: Path, text: str) -> None:
+    for suffix in (".json", ".yaml"):
+        path = tmp_path / f"x{suffix}"
+        path.write_text(text)
+        try:
+            read_data(path)
+        except Unreadable as problem:
+            assert str(problem)
+
+
+def test_a_repeated_yaml_key_and_an_alias_bomb_are_named(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text("model_name: a\nmodel_name: b\n")
+    try:
+        read_data(path)
+    except Unreadable as problem:
+        assert "'model_name' appears twice" in str(problem)
+    else:
+        raise AssertionError("a repeated key was read")
+    seeds = tmp_path / "seeds.yaml"
+    seeds.write_text("scheduler_rng_seed: 10487924139932647040\n")  # > 2^63, a real seed
+    assert read_data(seeds) == {"scheduler_rng_seed": 10487924139932647040}

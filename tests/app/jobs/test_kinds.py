@@ -1,0 +1,50 @@
+"""The registry of job kinds: every job the services make has a kind there, and the
+worker carries each kind with a task of its own."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import app.checks.services.checks
+import app.runs.services.reproductions
+import app.runs.services.retokenization
+import app.submissions.services.intake
+from app.jobs.kinds import JOB_KINDS
+
+
+def _kinds_made(module: object) -> set[str]:
+    """The kinds of the Job rows a module creates: Job(kind=NAME)."""
+    tree = ast.parse(Path(module.__file__).read_text())  # type: ignore[attr-defined]
+    names = {
+        keyword.value.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Job"
+        for keyword in node.keywords
+        if keyword.arg == "kind" and isinstance(keyword.value, ast.Name)
+    }
+    return {getattr(module, name) for name in names}
+
+
+def test_every_job_the_services_make_is_of_a_registered_kind() -> None:
+    made = set()
+    for module in (
+        app.submissions.services.intake,
+        app.checks.services.checks,
+        app.runs.services.retokenization,
+        app.runs.services.reproductions,
+    ):
+        made |= _kinds_made(module)
+    assert made == {"check_submission", "retokenize_point", "reproduce_point"}
+    assert made == set(JOB_KINDS)
+
+
+def test_the_worker_registers_one_task_per_kind() -> None:
+    import worker.tasks  # noqa: F401  (registers the tasks)
+    from app.broker import CLOCK_TASK
+    from worker.celery_app import celery_app
+
+    portal_tasks = {name for name in celery_app.tasks if name.startswith("portal.")}
+    assert portal_tasks == {kind.task for kind in JOB_KINDS.values()} | {CLOCK_TASK}
+    for kind in JOB_KINDS.values():
+        assert kind.doing and callable(kind.run) and callable(kind.fail)

@@ -1,0 +1,136 @@
+"""Publishing cohorts through the real pipeline (the demo set), and what each shows."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from sqlalchemy import select
+
+from app.db.models import Point, Publication
+from app.db.session import Database
+from app.demo.load import load_demo
+from app.publishing.services.publishing import PublishingError
+from app.results.services.results import ResultsQuery, list_benchmarks, list_cohorts, query_results
+from app.review.services.review import publish_cohort
+from app.settings import Settings
+
+
+@pytest.fixture
+def demo(database: Database, settings: Settings) -> Database:
+    assert load_demo(database, settings) == 6
+    return database
+
+
+def _statuses(database: Database, cohort: str, benchmark: str) -> dict[str, str]:
+    with database.session() as session:
+        q = ResultsQuery(
+            benchmark=benchmark, cohort=cohort, statuses=("verified", "provisional", "unverified")
+        )
+        return {c["system"]: c["status"] for c in query_results(session, q)["curves"]}
+
+
+def test_each_cohort_shows_what_was_public_then(demo: Database) -> None:
+    assert _statuses(demo, "2026-10-C1", "llama3_1-8b") == {
+        "Acme H200 x8": "provisional",  # peer review pending, shown (provisional mode)
+        "Borealis MI355X x8": "verified",
+    }
+    later = _statuses(demo, "2026-11-C1", "llama3_1-8b")
+    assert later["Acme H200 x8"] == "verified"  # finalized in 2026-11-C0
+    assert later["Cumulus B200 x8"] == "provisional" and later["Fjord L40S x8"] == "verified"
+    assert _statuses(demo, "2026-11-C0", "gpt-oss-120b")["Dune Gaudi 3 x8"] == "unverified"
+    with demo.session() as session:
+        assert [c["id"] for c in list_cohorts(session)] == [
+            "2026-11-C1",
+            "2026-11-C0",
+            "2026-10-C1",
+        ]
+        benchmarks = {b["id"]: b for b in list_benchmarks(session)}
+        assert set(benchmarks) == {"llama3_1-8b", "gpt-oss-120b", "kimi-k3"}
+        assert benchmarks["kimi-k3"]["agentic"] is True
+
+
+def test_publishing_again_changes_nothing_and_bad_ids_are_refused(
+    demo: Database, settings: Settings
+) -> None:
+    with demo.session() as session:
+        before = session.scalars(select(Publication.id)).all()
+        assert publish_cohort(session=session, settings=settings, cohort_id="2026-11-C1") == []
+        assert session.scalars(select(Publication.id)).all() == before
+        with pytest.raises(PublishingError, match="cohort id"):
+            publish_cohort(session=session, settings=settings, cohort_id="2026-13-C0")
+
+
+def test_a_publication_is_a_snapshot(demo: Database) -> None:
+    with demo.session() as session:
+        q = ResultsQuery(benchmark="llama3_1-8b", cohort="2026-11-C1")
+        acme = next(c for c in query_results(session, q)["curves"] if c["system"] == "Acme H200 x8")
+        point = session.scalars(select(Point).where(Point.concurrency == 64)).first()
+        point.system_tps = 1.0  # what is stored now must not rewrite what was published
+        session.commit()
+        again = next(
+            c for c in query_results(session, q)["curves"] if c["system"] == "Acme H200 x8"
+        )
+        assert again["points"] == acme["points"]
+
+
+def test_sla_ranking_on_the_demo(demo: Database) -> None:
+    from app.results.domain.sla import Sla
+
+    with demo.session() as session:
+        result = query_results(
+            session,
+            ResultsQuery(
+                benchmark="llama3_1-8b",
+                cohort="2026-11-C1",
+                sla=Sla(ttft_p90_max_ms=150, tps_per_user_min=90),
+            ),
+        )
+    ranking = result["ranking"]
+    assert ranking and [r["rank"] for r in ranking] == list(range(1, len(ranking) + 1))
+    throughputs = [r["throughput"] for r in ranking]
+    assert throughputs == sorted(throughputs, reverse=True)
+    for row in ranking:
+        assert row["ttft_p90_ms"] <= 150 and row["tps_per_user"] >= 90
+    # Each curve's best point is the highest admissible system_tps of that curve.
+    for curve in result["curves"]:
+        fits = [p for p in curve["points"] if p["admissible"]]
+        if fits:
+            assert curve["best"] == max(fits, key=lambda p: p["system_tps"])["dir"]
+    assert result["footnote"]  # provisional results on the chart carry the footnote
+    assert dt.date.fromisoformat("2026-11-18")  # 2026-11-C1's Wednesday
+
+
+def test_curves_of_another_dataset_are_never_ranked_together(demo: Database) -> None:
+    """One model measured on two datasets is two measurements: the view picks one dataset
+    (the one with most curves unless asked), says which, and offers the other."""
+    from app.db.models import PublishedCurve
+    from app.results.services import results
+
+    with demo.session() as session:
+        moved = session.scalars(
+            select(PublishedCurve).where(
+                PublishedCurve.benchmark_model == "llama3_1-8b",
+                PublishedCurve.system_name == "Fjord L40S x8",
+            )
+        ).all()
+        assert moved
+        for curve in moved:
+            curve.dataset = "long_context_summaries"
+        session.commit()
+        results._CACHE.clear()  # a test edit behind the record's back
+        default = query_results(session, ResultsQuery(benchmark="llama3_1-8b"))
+        assert default["dataset"] == "cnn_dailymail"
+        assert "Fjord L40S x8" not in {c["system"] for c in default["curves"]}
+        assert "Fjord L40S x8" not in {r["system"] for r in default["ranking"]}
+        assert all(c["dataset"] == "cnn_dailymail" for c in default["curves"])
+        entry = next(b for b in default["benchmarks"] if b["id"] == "llama3_1-8b")
+        assert entry["datasets"] == [
+            {"id": "cnn_dailymail", "curves": 4},
+            {"id": "long_context_summaries", "curves": 1},
+        ]
+        chosen = query_results(
+            session, ResultsQuery(benchmark="llama3_1-8b", dataset="long_context_summaries")
+        )
+        assert {c["system"] for c in chosen["curves"]} == {"Fjord L40S x8"}
+    results._CACHE.clear()

@@ -1,0 +1,85 @@
+"""Admissibility and the best point under an SLA."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.results.domain.sla import Sla, admissible, best_point, throughput
+
+
+def p(
+    c: int,
+    tps: float,
+    tpu: float | None,
+    ttft: float | None,
+    region: str = "med_concurrency",
+    offline: str = "none",
+    per_kw: float | None = None,
+    inter: float | None = None,
+) -> dict[str, Any]:
+    return {
+        "dir": f"r{c}",
+        "concurrency": c,
+        "system_tps": tps,
+        "tps_per_user": tpu,
+        "ttft_p90_ms": ttft,
+        "region": region,
+        "offline": offline,
+        "system_tps_per_kw": per_kw,
+        "e2e_avg_interactivity": inter,
+    }
+
+
+CURVE = [
+    p(1, 180, 190, 40, "low_latency"),
+    p(16, 2500, 160, 60),
+    p(64, 7000, 110, 110),
+    p(512, 15000, 30, 590, "high_concurrency"),
+    p(13368, 17000, 8, 2200, None, "dedicated"),
+]
+
+
+def test_every_limit_is_applied() -> None:
+    assert [x["dir"] for x in CURVE if admissible(x, Sla(ttft_p90_max_ms=100))] == ["r1", "r16"]
+    assert [x["dir"] for x in CURVE if admissible(x, Sla(tps_per_user_min=100))] == [
+        "r1",
+        "r16",
+        "r64",
+    ]
+    assert [x["dir"] for x in CURVE if admissible(x, Sla(concurrency_min=64))] == ["r64", "r512"]
+    assert [x["dir"] for x in CURVE if admissible(x, Sla(region="high_concurrency"))] == ["r512"]
+    assert [x["dir"] for x in CURVE if admissible(x, Sla())] == ["r1", "r16", "r64", "r512"]
+
+
+def test_limits_are_inclusive_and_missing_values_fail() -> None:
+    assert admissible(p(8, 1, 100, 50), Sla(ttft_p90_max_ms=50, tps_per_user_min=100))
+    assert not admissible(p(8, 1, None, 50), Sla(tps_per_user_min=1))
+    assert not admissible(p(8, 1, 100, None), Sla(ttft_p90_max_ms=1000))
+
+
+def test_best_point_is_the_highest_throughput_that_qualifies() -> None:
+    assert best_point(CURVE, Sla(tps_per_user_min=100))["dir"] == "r64"
+    assert best_point(CURVE, Sla())["dir"] == "r512"  # the dedicated Offline run never counts
+    assert best_point(CURVE, Sla(ttft_p90_max_ms=10)) is None
+
+
+def test_ties_prefer_the_faster_user_then_the_lower_concurrency() -> None:
+    tied = [p(8, 1000, 100, 50), p(16, 1000, 120, 50), p(32, 1000, 120, 50)]
+    assert best_point(tied, Sla())["dir"] == "r16"
+
+
+def test_equal_x_and_single_and_offline_only_curves() -> None:
+    same_x = [p(8, 900, 100, 50), p(16, 1000, 100, 50)]
+    assert best_point(same_x, Sla(tps_per_user_min=100))["dir"] == "r16"
+    assert best_point([p(4, 10, 10, 10)], Sla())["dir"] == "r4"
+    assert best_point([p(9000, 5, 1, 1, None, "dedicated")], Sla()) is None
+
+
+def test_normalised_throughput_and_agentic_axis() -> None:
+    point = p(8, 1000, 100, 50, per_kw=99.0)
+    assert throughput(point, "kw", 8) == 99.0
+    assert throughput(point, "accelerator", 8) == 125.0
+    assert throughput(point, "accelerator", None) is None
+    agentic = [p(4, 100, None, 10, inter=40), p(8, 180, None, 12, inter=30)]
+    assert best_point(agentic, Sla(tps_per_user_min=35), agentic=True)["dir"] == "r4"
+    assert best_point([p(8, 1, 1, 1, per_kw=None)], Sla(), normalize="kw") is None

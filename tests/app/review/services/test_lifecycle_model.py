@@ -1,0 +1,596 @@
+"""The published record always agrees with the review: a stateful model test.
+
+Hypothesis drives the real services on a real database (SQLite, and PostgreSQL where it
+runs) through random sequences of uploads in each publication mode, check outcomes,
+re-checks, objections and their answers, reviewer assignment, the chair's decisions,
+point withdrawals and invalidations, the submitter's withdrawal, clock ticks across phase
+ends, cohort dates, US holidays and the DST change, and publication attempts (early, on
+time, past, future). After every step it checks the invariants of architecture
+decision 11 (the README states them as the promise to buyers).
+
+Bounded and deterministic: a fixed seed (derandomize) and example budget; a failure
+prints the sequence of steps that led to it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import HealthCheck, Phase, note, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    consumes,
+    initialize,
+    invariant,
+    multiple,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+from sqlalchemy import select
+
+from app.accounts.services.accounts import principal_for_token
+from app.checks.services.checks import retry_check, run_checks
+from app.core.cohorts import Cohort
+from app.core.lifecycle import TERMINAL, SubmissionState
+from app.core.refusals import Refused
+from app.db.migrate import upgrade
+from app.db.models import (
+    CohortRelease,
+    Objection,
+    Publication,
+    ResultEntry,
+    Submission,
+    User,
+)
+from app.db.session import Database
+from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
+from app.publishing.domain import current_cohort
+from app.results.services.results import visible_curves
+from app.review.domain.objections import ACTIONS
+from app.review.domain.policy import may_recheck
+from app.review.services.decisions import decide, set_point_state, withdraw
+from app.review.services.objections import act, file_objection
+from app.review.services.policy import facts_of
+from app.review.services.review import (
+    advance_clocks,
+    assign_reviewer,
+    change_embargo,
+    curves_short,
+    publish_cohort,
+)
+from app.settings import Settings
+from app.submissions.domain.visibility import Access
+from app.submissions.services.intake import accept_upload
+from app.submissions.services.storage import receive_local
+from app.submissions.services.visibility import access_to
+from tests.support.accounts import ACCOUNTS, create_accounts
+from tests.support.bundles import broken
+from tests.support.fakes import RecordingQueue
+from tests.support.services import fresh_postgres_database, postgres_url, require
+
+PT = ZoneInfo("America/Los_Angeles")
+# Monday before US Thanksgiving; 2026-12-02 is the first cohort, DST ends 2026-11-01 and
+# starts 2027-03-14, both within reach of the clock ticks.
+START = dt.datetime(2026, 10, 26, 9, 0, tzinfo=PT)
+HORIZON = START + dt.timedelta(days=150)  # past a review's dispute backstop
+MAX_UPLOADS = 5
+# What the examples reached, so the test fails if the sequences stop reaching the states
+# that matter (a model test that never publishes proves nothing).
+STATS: Counter[str] = Counter()
+REFUSED = Refused
+CHARTED = ("verified", "provisional", "unverified")
+# Whose turn each objection action is (the objector is the "reviewer" account's Cumulus).
+ANSWERED_BY = {
+    "acknowledge": "submitter",
+    "contest": "submitter",
+    "accept": "reviewer",
+    "retract": "reviewer",
+    "mark_unresolved": "reviewer",
+    "validation_schedule": "reviewer",
+    "resolve": "chair",
+    "comment": "reviewer2",
+    "join": "reviewer2",
+}
+
+
+def _archives(folder: Path) -> list[Path]:
+    """Distinct passing Acme bundles (8 points: any withdrawal breaks the minimum; 10:
+    room to spare) and one the checks reject."""
+    folder.mkdir(parents=True, exist_ok=True)
+    built = []
+    for i in range(MAX_UPLOADS):
+        extra = (1, 2, 4, 8, 64, 128, 256, 512, 1024) if i % 2 else None
+        factory = BundleFactory(
+            system=SystemSpec(name=f"Acme model {i}", saturation_tps=30_000 + 5_000 * i),
+            curves=(CurveSpec(model="llama3_1-8b", concurrencies=extra),),
+            submission_id=f"sub-model-{i}",
+        )
+        built.append(factory.archive(folder / f"good-{i}.tar.gz"))
+    bad = BundleFactory(submission_id="sub-model-bad").archive(
+        folder / "bad.tar.gz", edits=broken("inflated-system-tps")
+    )
+    return [*built, bad]
+
+
+class LifecycleModel(RuleBasedStateMachine):
+    """One portal, its people and a clock that only moves forward."""
+
+    # Set by the test for its backend: a fresh database URL per example.
+    new_database: Callable[[], str | None]
+    archives: list[Path]
+    tmp: Path
+
+    submissions = Bundle("submissions")
+    objections = Bundle("objections")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data_dir = self.tmp / uuid.uuid4().hex[:10]
+        self.data_dir.mkdir(parents=True)
+        # Replays must behave the same: the reviewer draw is seeded.
+        self.settings = Settings(
+            data_dir=self.data_dir,
+            database_url=self.new_database(),
+            redis_url=None,
+            reviewer_draw_seed=7,
+        )
+        upgrade(self.settings.effective_database_url)
+        self.db = Database(self.settings.effective_database_url)
+        self.tokens = create_accounts(self.db)
+        self.now = START
+        self.uploads = 0
+        self.ever_terminal: dict[int, str] = {}
+        self.cohort_views: dict[str, dict[str, tuple]] = {}
+        self.result_ids: dict[str, tuple[int, str, str]] = {}
+
+    def teardown(self) -> None:
+        with self.session() as session:
+            for sub in session.scalars(select(Submission)):
+                STATS[f"state {sub.state}"] += 1
+            for p in session.scalars(select(Publication)):
+                STATS[f"publication {p.status}" + (" (removed)" if p.removed_at else "")] += 1
+            STATS["releases"] += len(session.scalars(select(CohortRelease)).all())
+            STATS["objections"] += len(session.scalars(select(Objection)).all())
+        self.db.dispose()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    # --- helpers -------------------------------------------------------------------------
+
+    @contextmanager
+    def session(self) -> Iterator:  # type: ignore[type-arg]
+        with self.db.session() as session:
+            yield session
+
+    def who(self, session, key: str):  # type: ignore[no-untyped-def]
+        return principal_for_token(session, self.tokens[key])
+
+    def user(self, session, key: str) -> User:  # type: ignore[no-untyped-def]
+        return session.scalar(select(User).where(User.email == ACCOUNTS[key][0]))
+
+    def attempt(self, session, work: Callable[[], object]) -> bool:  # type: ignore[no-untyped-def]
+        """A service call that may be refused; a refusal changes nothing."""
+        try:
+            work()
+        except REFUSED as exc:
+            session.rollback()
+            STATS[f"refused {exc.code}"] += 1
+            return False
+        session.commit()
+        return True
+
+    def check(self, session, submission: Submission) -> None:  # type: ignore[no-untyped-def]
+        queue = RecordingQueue()
+        job = retry_check(session=session, queue=queue, submission=submission)
+        session.commit()
+        run_checks(session=session, settings=self.settings, job_id=job.id, clock=lambda: self.now)
+
+    # --- rules ---------------------------------------------------------------------------
+
+    MODES = st.sampled_from(["confidential", "provisional"])
+    EMBARGOES = st.one_of(st.none(), st.integers(3, 45))
+
+    # From the start: two submissions for review, an unverified upload and a bundle the
+    # checks reject, so every example has reviews to follow and each status to reach.
+    @initialize(
+        target=submissions,
+        modes=st.tuples(MODES, MODES),
+        embargoes=st.tuples(EMBARGOES, EMBARGOES),
+    )
+    def four_to_start(self, modes: tuple[str, str], embargoes: tuple[int | None, int | None]):  # type: ignore[no-untyped-def]
+        reviewed = [self._upload(m, e, True, True) for m, e in zip(modes, embargoes, strict=True)]
+        unverified = self._upload("confidential", None, False, True)
+        rejected = self._upload("provisional", None, True, False)
+        return multiple(*reviewed, unverified, rejected)
+
+    # An objection from the start, when a review has started, so its answers get played;
+    # half the time the submitter has answered it at once (no penalties then).
+    @initialize(
+        target=objections,
+        type_id=st.sampled_from(["compliance", "validity"]),
+        answered=st.booleans(),
+    )
+    def an_early_objection(self, type_id: str, answered: bool):  # type: ignore[no-untyped-def]
+        with self.session() as session:
+            first = session.scalar(
+                select(Submission.id)
+                .where(Submission.review_eligible_at.is_not(None))
+                .order_by(Submission.id)
+            )
+        filed = multiple() if first is None else self.object(first, type_id)
+        if answered and not isinstance(filed, type(multiple())):
+            self.answer(filed, "contest", None)
+        return filed
+
+    @rule(target=submissions, mode=MODES, embargo_days=EMBARGOES, for_review=st.booleans())
+    def upload(self, mode: str, embargo_days: int | None, for_review: bool):  # type: ignore[no-untyped-def]
+        """A later upload, checked at whatever time it is now (it may be late)."""
+        if self.uploads >= MAX_UPLOADS:
+            return multiple()
+        return self._upload(mode, embargo_days, for_review, True)
+
+    def _upload(self, mode: str, embargo_days: int | None, for_review: bool, good: bool) -> int:
+        archive = self.archives[self.uploads] if good else self.archives[-1]
+        self.uploads += good
+        with self.session() as session:
+            accepted = accept_upload(
+                session=session,
+                settings=self.settings,
+                queue=RecordingQueue(),
+                received=receive_local(
+                    archive, self.settings.tmp_dir, self.settings.max_upload_bytes
+                ),
+                filename=archive.name,
+                for_review=for_review,
+                uploader=self.user(session, "submitter"),
+            )
+            submission = accepted.submission
+            submission.publication_mode = mode
+            if embargo_days is not None:
+                submission.embargo_date = (self.now + dt.timedelta(days=embargo_days)).date()
+            session.commit()
+            job = submission.jobs[-1]
+            run_checks(
+                session=session, settings=self.settings, job_id=job.id, clock=lambda: self.now
+            )
+            return submission.id
+
+    @rule(submission=submissions)
+    def recheck(self, submission: int) -> None:
+        with self.session() as session:
+            sub = session.get(Submission, submission)
+            refusal = may_recheck(facts_of(session, sub))
+            if refusal is None:
+                self.check(session, sub)
+            else:  # a check error may always run again; a rejection never
+                assert sub.state != "check_error"
+                assert sub.state != "rejected" or refusal.code == "rejected"
+
+    @rule(
+        target=objections,
+        submission=submissions,
+        type_id=st.sampled_from(["compliance", "cosmetic", "validity"]),
+    )
+    def object(self, submission: int, type_id: str):  # type: ignore[no-untyped-def]
+        with self.session() as session:
+            sub = session.get(Submission, submission)
+            try:
+                filed = file_objection(
+                    session=session,
+                    settings=self.settings,
+                    submission=sub,
+                    filer=self.user(session, "reviewer"),
+                    type_id=type_id,
+                    title="Point duration",
+                    rule_cited="R §6.2",
+                    evidence="the Medium point ran 412 s",
+                    at=self.now,
+                )
+            except REFUSED as exc:
+                STATS[f"objection refused {exc.code}"] += 1
+                session.rollback()
+                return multiple()
+            session.commit()
+            return filed.id
+
+    @rule(
+        objection=objections,
+        action=st.sampled_from(sorted(ACTIONS)),
+        by=st.sampled_from([None, None, "submitter", "reviewer", "reviewer2", "chair"]),
+    )
+    def answer(self, objection: int, action: str, by: str | None) -> None:
+        """An action on an objection by the party it belongs to (None), or by anyone."""
+        by = by or ANSWERED_BY[action]
+        with self.session() as session:
+            found = session.get(Objection, objection)
+            taken = self.attempt(
+                session,
+                lambda: act(
+                    session=session,
+                    settings=self.settings,
+                    objection=found,
+                    user=self.user(session, by),
+                    action=action,
+                    body="schedule: validated by Friday",
+                    at=self.now,
+                ),
+            )
+            STATS["objection answered"] += taken
+
+    def on(self, submission: int, call: Callable[..., object]) -> None:
+        """``call(session, submission, **common)``, which the services may refuse."""
+        with self.session() as session:
+            sub = session.get(Submission, submission)
+            common = {"session": session, "settings": self.settings, "submission": sub}
+            self.attempt(session, lambda: call(**common))
+
+    @rule(submission=submissions)
+    def reassign(self, submission: int) -> None:
+        self.on(submission, lambda session, settings, submission: assign_reviewer(
+            session, settings, submission, actor="chair", at=self.now))  # fmt: skip
+
+    @rule(
+        submission=submissions,
+        action=st.sampled_from(["finalize", "reject", "withdraw", "invalidate"]),
+    )
+    def chair_decides(self, submission: int, action: str) -> None:
+        self.on(submission, lambda **common: decide(**common, action=action,
+                actor=ACCOUNTS["chair"][0], reason="a finding", at=self.now))  # fmt: skip
+
+    @rule(
+        submission=submissions,
+        index=st.integers(0, 9),
+        state=st.sampled_from(["withdrawn", "disputed", "invalidated", "active"]),
+        by=st.sampled_from(["submitter", "chair"]),
+    )
+    def point_state(self, submission: int, index: int, state: str, by: str) -> None:
+        def change(session, settings, submission):  # type: ignore[no-untyped-def]
+            labels = [
+                f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}"
+                for c in submission.curves
+                for p in c.points
+            ]
+            if labels:
+                set_point_state(
+                    session=session,
+                    settings=settings,
+                    submission=submission,
+                    point_label=labels[index % len(labels)],
+                    state=state,
+                    who=self.who(session, by),
+                    reason="faulty",
+                    at=self.now,
+                )
+
+        self.on(submission, change)
+
+    @rule(submission=submissions, days=st.one_of(st.none(), st.integers(1, 40)))
+    def move_embargo(self, submission: int, days: int | None) -> None:
+        day = None if days is None else (self.now + dt.timedelta(days=days)).date()
+        self.on(submission, lambda **common: change_embargo(**common, embargo=day,
+                actor=ACCOUNTS["submitter"][0], who=self.who(common["session"], "submitter"),
+                at=self.now))  # fmt: skip
+
+    @rule(submission=consumes(submissions))
+    def submitter_withdraws(self, submission: int) -> None:
+        self.on(submission, lambda **common: withdraw(**common, reason="we found a fault",
+                who=self.who(common["session"], "submitter"), at=self.now))  # fmt: skip
+
+    @precondition(lambda self: self.now < HORIZON)
+    @rule(hours=st.integers(1, 24 * 8))
+    def tick(self, hours: int) -> None:
+        self.now += dt.timedelta(hours=hours)
+        with self.session() as session:
+            advance_clocks(session, self.settings, self.now)
+            session.commit()
+
+    @precondition(lambda self: self.now < HORIZON)
+    @rule(minutes_after=st.integers(-90, 600))
+    def publish_due(self, minutes_after: int) -> None:
+        """Jump to around the next cohort's publication time and publish it: early (a
+        refusal), or on time."""
+        upcoming = current_cohort(self.now, PT).next()
+        moment = upcoming.publication_at(PT) + dt.timedelta(minutes=minutes_after)
+        self.now = max(self.now, moment)
+        with self.session() as session:
+            advance_clocks(session, self.settings, self.now)
+            session.commit()
+            self.try_publish(session, upcoming)
+
+    @rule(offset=st.sampled_from([-2, -1, 1, 3]))
+    def publish_other(self, offset: int) -> None:
+        """A past or future cohort: always refused."""
+        cohort = current_cohort(self.now, PT)
+        for _ in range(abs(offset)):
+            cohort = cohort.next() if offset > 0 else cohort.previous()
+        with self.session() as session:
+            already = session.scalar(
+                select(CohortRelease.id).where(CohortRelease.cohort == str(cohort))
+            )
+            published = self.try_publish(session, cohort)
+            assert not published or already, f"{cohort} published at {self.now}"
+
+    def try_publish(self, session, cohort: Cohort) -> bool:  # type: ignore[no-untyped-def]
+        done = self.attempt(
+            session,
+            lambda: publish_cohort(
+                session=session, settings=self.settings, cohort_id=str(cohort), at=self.now
+            ),
+        )
+        if done and str(cohort) not in self.cohort_views:
+            self.cohort_views[str(cohort)] = self.view(session, str(cohort))
+        return done
+
+    # --- invariants ----------------------------------------------------------------------
+
+    def view(self, session, cohort: str | None) -> dict[str, tuple]:  # type: ignore[no-untyped-def]
+        shown: dict[str, list] = {}
+        for c in visible_curves(session, cohort):
+            points = tuple(sorted(p["dir"] for p in c.data["points"]))
+            shown.setdefault(c.submission, []).append((c.status, c.result_id, points))
+        return {k: tuple(sorted(v)) for k, v in shown.items()}
+
+    def history(self, session, sub: Submission) -> list[tuple]:  # type: ignore[no-untyped-def]
+        """What a failure message shows: the record's versions and the audit log."""
+        from app.db.models import AuditEvent
+
+        versions = session.scalars(
+            select(Publication).where(Publication.submission_id == sub.id).order_by(Publication.id)
+        )
+        log = session.scalars(
+            select(AuditEvent).where(AuditEvent.submission_id == sub.id).order_by(AuditEvent.id)
+        )
+        return [("version", v.id, v.cohort, v.status, v.removed_at) for v in versions] + [
+            ("event", e.at.isoformat(), e.action, e.reason) for e in log
+        ]
+
+    @invariant()
+    def the_record_agrees_with_the_review(self) -> None:
+        if not hasattr(self, "db"):
+            return
+        with self.session() as session:
+            subs = {s.public_id: s for s in session.scalars(select(Submission))}
+            # The active page: nothing rejected, withdrawn or invalidated, and only
+            # points that are active now; each status as the review says.
+            for public_id, curves in self.view(session, None).items():
+                sub = subs[public_id]
+                for status, _rid, points in curves:
+                    if status not in CHARTED:
+                        assert status == sub.state and sub.finalized_at is not None
+                        continue
+                    if sub.state in TERMINAL:
+                        note(f"history of {public_id}: {self.history(session, sub)}")
+                    assert sub.state not in TERMINAL, (public_id, sub.state, status)
+                    active = {
+                        p.dir_name for c in sub.curves for p in c.points if p.state == "active"
+                    }
+                    assert set(points) <= active, (public_id, points, active)
+                    if status == "verified":
+                        assert sub.state == "finalized" and sub.for_review
+                    elif status == "provisional":
+                        assert sub.state == "passed_checks" and sub.for_review
+                        assert sub.publication_mode == "provisional"
+                        assert sub.review_eligible_at is not None
+                    else:
+                        assert not sub.for_review and sub.state == "passed_checks"
+                        assert all(rid is None for _s, rid, _p in curves)
+            for sub in subs.values():
+                latest = session.scalar(
+                    select(Publication.status)
+                    .where(Publication.submission_id == sub.id, Publication.in_record())
+                    .order_by(Publication.cohort.desc(), Publication.id.desc())
+                    .limit(1)
+                )
+                # verified ⇔ finalized and published
+                if sub.state == "finalized" and latest is not None:
+                    assert latest == "verified", (sub.public_id, latest)
+                # A terminal state is never left.
+                if sub.id in self.ever_terminal:
+                    assert sub.state == self.ever_terminal[sub.id]
+                if SubmissionState(sub.state) in TERMINAL:
+                    self.ever_terminal[sub.id] = sub.state
+                # A finalized curve meets the minimum with its active points.
+                if sub.state == "finalized":
+                    assert curves_short(sub) is None, (sub.public_id, curves_short(sub))
+                # The public never sees a confidential result in review, findings of a
+                # provisional one, or the review record.
+                seen = access_to(session, None, sub)
+                assert seen < Access.REVIEW
+                if sub.for_review and sub.finalized_at is None:
+                    if sub.publication_mode == "confidential" or sub.state in TERMINAL:
+                        assert seen == Access.NONE, (sub.public_id, sub.state, seen)
+                    else:
+                        assert seen <= Access.RESULTS
+            # Released cohorts: never before their time; what a released cohort showed is
+            # unchanged, except for results withdrawn or rejected before finalization,
+            # which leave no record (rules §11.7).
+            for release in session.scalars(select(CohortRelease)):
+                cohort = Cohort.parse(release.cohort)
+                assert release.published_at >= cohort.publication_at(PT)
+            for cohort_id, was in self.cohort_views.items():
+                now_shown = self.view(session, cohort_id)
+                for public_id, curves in was.items():
+                    sub = subs[public_id]
+                    if public_id not in now_shown:
+                        assert sub.finalized_at is None and sub.state in ("rejected", "withdrawn")
+                    else:
+                        assert now_shown[public_id] == curves, (cohort_id, public_id)
+                assert set(now_shown) <= set(was), cohort_id
+            # Result ids: unique in their first four components, never reused.
+            entries = session.scalars(select(ResultEntry)).all()
+            assert len({(e.scope, e.entry) for e in entries}) == len(entries)
+            for e in entries:
+                owner = (e.submission_id, e.system_dir, e.benchmark_model)
+                assert self.result_ids.setdefault(e.result_id, owner) == owner
+            assert set(self.result_ids) == {e.result_id for e in entries}
+
+
+MODEL_SETTINGS = settings(
+    max_examples=20,
+    stateful_step_count=30,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    # No "explain" phase: its tracing slows the real services tenfold; the failing
+    # sequence of steps is printed all the same.
+    phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
+    database=None,
+)
+
+
+@pytest.fixture(scope="module")
+def model_archives(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    return _archives(tmp_path_factory.mktemp("model-bundles"))
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_the_published_record_always_agrees_with_the_review(
+    backend: str, model_archives: list[Path], tmp_path: Path
+) -> None:
+    databases: list[contextmanager] = []  # type: ignore[valid-type]
+
+    def new_database() -> str | None:
+        if backend == "sqlite":
+            return None
+        manager = fresh_postgres_database()
+        databases.append(manager)
+        return manager.__enter__()
+
+    if backend == "postgresql":
+        require(postgres_url() is not None, "PostgreSQL (ENDPOINTS_PORTAL_TEST_POSTGRES_URL)")
+
+    class Model(LifecycleModel):
+        pass
+
+    Model.new_database = staticmethod(new_database)
+    Model.archives = model_archives
+    Model.tmp = tmp_path
+    try:
+        STATS.clear()
+        run_state_machine_as_test(Model, settings=MODEL_SETTINGS)
+        print(dict(STATS))
+        reached = {k for k, v in STATS.items() if v}
+        for wanted in (
+            "publication provisional",
+            "publication verified",
+            "publication unverified",
+            "state finalized",
+            "state rejected",
+            "state withdrawn",
+            "objections",
+            "objection answered",
+        ):
+            assert wanted in reached, (wanted, dict(STATS))
+    finally:
+        for manager in databases:
+            manager.__exit__(None, None, None)

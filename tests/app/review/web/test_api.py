@@ -1,0 +1,190 @@
+"""The review API over ASGI: embargo changes, reviewer assignment, point states, the
+bundle viewer's bounds, and the objection endpoints' refusals."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.checks.services.checks import run_checks
+from app.db.session import Database
+from app.settings import Settings
+from app.web.main import create_app
+from tests.support.accounts import ACCOUNTS, bearer, create_accounts
+from tests.support.fakes import RecordingQueue
+
+
+@pytest.fixture
+def env(
+    settings: Settings, database: Database, good_archive: Path
+) -> Iterator[tuple[TestClient, dict[str, dict[str, str]], str]]:
+    tokens = create_accounts(database)
+    queue = RecordingQueue()
+    with TestClient(create_app(settings, queue=queue)) as client:
+        response = client.post(
+            "/api/v1/submissions",
+            files={"file": ("g.tar.gz", good_archive.read_bytes())},
+            headers=bearer(tokens["submitter"]),
+        )
+        assert response.status_code == 201, response.text
+        with database.session() as session:
+            run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
+        yield client, {k: bearer(v) for k, v in tokens.items()}, response.json()["id"]
+
+
+def test_embargo_is_the_submitters_to_change_and_the_committee_hears_of_it(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    url = f"/api/v1/submissions/{sid}/embargo"
+    later = (dt.date.today() + dt.timedelta(days=30)).isoformat()
+    assert client.put(url, json={"embargo_date": later}, headers=who["rival"]).status_code == 403
+    past = client.put(url, json={"embargo_date": "2020-01-01"}, headers=who["submitter"])
+    assert past.status_code == 422 and past.json()["error"]["code"] == "bad-embargo"
+    ok = client.put(url, json={"embargo_date": later}, headers=who["submitter"])
+    assert ok.status_code == 200 and ok.json()["embargo_date"] == later
+    inbox = client.get("/api/v1/inbox", headers=who["reviewer"]).json()
+    assert any(n["subject"].startswith("Embargo changed") for n in inbox["data"])
+    assert inbox["unread"] >= 1
+    assert client.post("/api/v1/inbox/read", headers=who["reviewer"]).status_code == 204
+    assert client.get("/api/v1/inbox", headers=who["reviewer"]).json()["unread"] == 0
+
+
+def test_the_chair_assigns_reviewers_but_never_from_the_submitters_organisation(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    url = f"/api/v1/submissions/{sid}/reviewer"
+    assert client.post(url, json={}, headers=who["reviewer"]).status_code == 403
+    chosen = client.post(url, json={"email": ACCOUNTS["reviewer2"][0]}, headers=who["chair"])
+    assert chosen.status_code == 200 and chosen.json()["reviewer"] == ACCOUNTS["reviewer2"][0]
+    own = client.post(url, json={"email": ACCOUNTS["submitter"][0]}, headers=who["chair"])
+    assert own.status_code == 422 and own.json()["error"]["code"] == "not-eligible"
+
+
+def test_the_submitter_withdraws_a_faulty_point_and_the_curve_must_still_be_complete(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    detail = client.get(f"/api/v1/submissions/{sid}", headers=who["chair"]).json()
+    curve = detail["curves"][0]
+    label = f"{curve['system_dir']}/{curve['benchmark_model']}/r64"
+    url = f"/api/v1/submissions/{sid}/points/{label}/state"
+    bad = client.post(url, json={"state": "invalidated", "reason": "x"}, headers=who["chair"])
+    assert bad.status_code == 409  # invalidation is for finalized results
+    rival = client.post(url, json={"state": "withdrawn", "reason": "x"}, headers=who["rival"])
+    assert rival.status_code == 403 and rival.json()["error"]["code"] == "not-yours"
+    # Rules §11.7: during review the submitter may withdraw a faulty point.
+    done = client.post(
+        url, json={"state": "withdrawn", "reason": "faulty run"}, headers=who["submitter"]
+    )
+    assert done.status_code == 200, done.text
+    again = client.post(url, json={"state": "active", "reason": "back"}, headers=who["chair"])
+    assert again.status_code == 409 and again.json()["error"]["code"] == "point-closed"
+    # Without r64 the curve has 7 points and a dedicated Offline run: below the minimum
+    # of 8, and its Medium region is empty (rules §5.2): it cannot be finalized.
+    refused = client.post(
+        f"/api/v1/submissions/{sid}/decisions", json={"action": "finalize"}, headers=who["chair"]
+    )
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "curve-incomplete"
+    assert "fewer than the minimum 8" in refused.json()["error"]["message"]
+    # Confidential and in review: nothing of it exists for the public (rules §11.9).
+    assert client.get(f"/api/v1/submissions/{sid}/timeline").status_code == 404
+    timeline = client.get(f"/api/v1/submissions/{sid}/timeline", headers=who["chair"]).json()
+    timeline = timeline["data"]
+    assert any(e["action"] == "point state" and "faulty run" in e["reason"] for e in timeline)
+
+
+def test_the_submitter_withdraws_its_submission(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    url = f"/api/v1/submissions/{sid}/withdraw"
+    assert client.post(url, json={"reason": "x"}, headers=who["rival"]).status_code == 403
+    missing = client.post(url, json={"reason": " "}, headers=who["submitter"])
+    assert missing.status_code == 422 and missing.json()["error"]["code"] == "reason-required"
+    done = client.post(url, json={"reason": "a fault in r64"}, headers=who["submitter"])
+    assert done.status_code == 200 and done.json()["state"] == "withdrawn"
+    twice = client.post(url, json={"reason": "again"}, headers=who["submitter"])
+    assert twice.status_code == 409 and twice.json()["error"]["code"] == "closed"
+    recheck = client.post(f"/api/v1/submissions/{sid}/checks", headers=who["submitter"])
+    assert recheck.status_code == 409 and recheck.json()["error"]["code"] == "closed"
+
+
+def test_objection_endpoints_refuse_with_reasons(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    url = f"/api/v1/submissions/{sid}/objections"
+    body = {"type": "compliance", "title": "t", "rule_cited": "R §6", "evidence": "log"}
+    assert client.post(url, json=body, headers=who["submitter"]).status_code == 403
+    bad_type = client.post(url, json={**body, "type": "vibes"}, headers=who["reviewer"])
+    assert bad_type.status_code == 422 and bad_type.json()["error"]["code"] == "bad-type"
+    no_point = client.post(url, json={**body, "point": "nope/x/r1"}, headers=who["reviewer"])
+    assert no_point.status_code == 422 and no_point.json()["error"]["code"] == "unknown-point"
+    filed = client.post(url, json=body, headers=who["reviewer"])
+    assert filed.status_code == 201 and filed.json()["submitter_due_at"]
+    actions = f"/api/v1/objections/{filed.json()['id']}/actions"
+    silent = client.post(actions, json={"action": "contest"}, headers=who["submitter"])
+    assert silent.status_code == 422 and silent.json()["error"]["code"] == "body-required"
+    early = client.post(actions, json={"action": "accept"}, headers=who["reviewer"])
+    assert early.status_code == 409  # nothing to accept before the submitter answers
+    assert client.get(f"/api/v1/objections/{filed.json()['id']}").status_code == 404  # public
+    types = client.get("/api/v1/objection-types").json()
+    assert {t["id"] for t in types["types"]} >= {"compliance", "cosmetic", "availability"}
+
+
+def test_the_bundle_viewer_stays_inside_the_bundle(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    page = f"/submissions/{sid}/files"
+    assert client.get(page).status_code == 404  # confidential: not for the public
+    listing = client.get(page, headers=who["reviewer"])
+    assert listing.status_code == 200 and "system_desc.json" in listing.text
+    for evil in ("../../portal.sqlite3", "/etc/passwd", "../../../../etc/passwd"):
+        assert client.get(page, params={"path": evil}, headers=who["reviewer"]).status_code == 404
+
+
+EVERY_FIELD = {  # whatever a form asks for, so that only the token is missing
+    "reason": "r", "action": "finalize", "point": "x", "endpoint_url": "http://127.0.0.1:9",
+    "state": "withdrawn", "cohort": "2026-12-C0", "email": "x@y.z", "password": "p",
+    "type": "compliance", "title": "t", "rule_cited": "r", "evidence": "e", "body": "b",
+}  # fmt: skip
+
+
+def test_every_form_refuses_a_post_without_its_csrf_token(env) -> None:  # type: ignore[no-untyped-def]
+    """All the browser's POST routes, found from the app itself: none acts without the
+    form's token, whoever is signed in."""
+    from fastapi.routing import APIRoute
+
+    from app.web.main import FEATURES
+
+    client, who, sid = env
+    routes = [
+        r
+        for feature in FEATURES
+        if feature.__name__.endswith(".pages")
+        for r in feature.router.routes
+        if isinstance(r, APIRoute) and "POST" in r.methods
+    ]
+    assert len(routes) >= 12
+    for route in routes:
+        path = (
+            route.path.replace("{public_id}", sid)
+            .replace("{objection_id}", "x")
+            .replace("{rid}", "x")
+        )
+        # The upload form's token travels in its multipart body, beside the file.
+        files = {"file": ("g.tar.gz", b"x")} if path == "/upload" else None
+        response = client.post(path, data=EVERY_FIELD,
+                               files=files, headers=who["chair"])  # fmt: skip
+        assert response.status_code == 403, (route.path, response.status_code)
+        assert "security token" in response.text, route.path
+
+
+def test_only_the_assigned_reviewer_completes_the_review_and_once(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    assigned = client.get(f"/api/v1/submissions/{sid}", headers=who["chair"]).json()["review"]
+    key = next(k for k in ("reviewer", "reviewer2") if ACCOUNTS[k][0] == assigned["reviewer"])
+    other = "reviewer2" if key == "reviewer" else "reviewer"
+    url = f"/api/v1/submissions/{sid}/review-complete"
+    refused = client.post(url, json={"notes": "x"}, headers=who[other])
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "not-your-review"
+    done = client.post(url, json={"notes": "Logs match the summaries."}, headers=who[key])
+    assert done.status_code == 200 and done.json()["review_completed_at"]
+    assert client.post(url, json={}, headers=who[key]).status_code == 409
+    timeline = client.get(f"/api/v1/submissions/{sid}/timeline", headers=who["chair"]).json()
+    assert any(e["action"] == "review completed" for e in timeline["data"])

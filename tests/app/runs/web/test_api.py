@@ -1,0 +1,179 @@
+"""Run events in, re-counts out: a sweep's honest run re-counts to its own numbers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.checks.services.checks import run_checks
+from app.db.session import Database
+from app.runs.services.retokenization import run_retokenization
+from app.settings import Settings
+from app.web.main import create_app
+from tests.support.accounts import bearer, create_accounts
+from tests.support.fakes import RecordingQueue
+from tests.support.sweeps import make_sweep
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, Path]], Path]:
+    return make_sweep(tmp_path_factory.mktemp("sweep"))
+
+
+@pytest.fixture
+def setup(settings: Settings, database: Database, swept, tmp_path: Path) -> Iterator[tuple]:  # type: ignore[no-untyped-def,type-arg]
+    archive, events, tokenizer_dir = swept
+    registry = tmp_path / "tokenizers.json"
+    registry.write_text(json.dumps({"llama3_1-8b": {"location": str(tokenizer_dir)}}))
+    settings = settings.model_copy(update={"tokenizer_registry": registry})
+    queue = RecordingQueue()
+    token = create_accounts(database)["chair"]
+    with TestClient(create_app(settings, queue=queue), headers=bearer(token)) as client:
+        upload = client.post(
+            "/api/v1/submissions", files={"file": ("b.tar.gz", archive.read_bytes())}
+        )
+        assert upload.status_code == 201
+        sid = upload.json()["id"]
+        with database.session() as session:
+            run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
+        yield client, settings, queue, sid, events
+
+
+def _run_all(database: Database, settings: Settings, queue: RecordingQueue) -> None:
+    with database.session() as session:
+        for job_id, kind in queue.sent:
+            if kind == "retokenize_point":
+                run_retokenization(session=session, settings=settings, job_id=job_id)
+
+
+def test_honest_events_recount_to_the_submitted_numbers(setup, database) -> None:  # type: ignore[no-untyped-def]
+    client, settings, queue, sid, events = setup
+    for label, path in events:
+        response = client.put(
+            f"/api/v1/submissions/{sid}/points/{label}/events", content=path.read_bytes()
+        )
+        assert response.status_code == 201, response.text
+        assert response.json()["created"] is True and response.json()["retokenizations"]
+        assert response.json()["stored_size"] < response.json()["size"]  # compressed at rest
+    again = client.put(
+        f"/api/v1/submissions/{sid}/points/{events[0][0]}/events", content=events[0][1].read_bytes()
+    )
+    assert again.status_code == 200 and again.json()["created"] is False
+    _run_all(database, settings, queue)
+    recounts = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
+    assert len(recounts) == len(events)
+    for recount in recounts:
+        assert recount["job"]["state"] == "succeeded", recount
+        problems = [f["message"] for f in recount["findings"] if f["severity"] != "info"]
+        assert problems == [], (recount["point"], problems)
+        for row in recount["compared"]:
+            if row["reported"] is not None and row["recounted"] is not None:
+                assert row["recounted"] == pytest.approx(row["reported"], rel=1e-6), row
+    page = client.get(f"/submissions/{sid}")
+    assert "Re-tokenization" in page.text and "re-counted" in page.text
+
+
+def test_inflated_tokens_in_events_are_caught(setup, database, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    client, settings, queue, sid, events = setup
+    label, path = events[2]
+    doctored = tmp_path / "events.jsonl"
+    lines = []
+    for line in path.read_text().splitlines():
+        event = json.loads(line)
+        if event["event_type"] == "sample.complete" and event["data"]:
+            event["data"][1][0] = " "  # a whitespace first chunk: a fake first token
+        lines.append(json.dumps(event))
+    doctored.write_text("\n".join(lines) + "\n")
+    assert (
+        client.put(
+            f"/api/v1/submissions/{sid}/points/{label}/events", content=doctored.read_bytes()
+        ).status_code
+        == 201
+    )
+    _run_all(database, settings, queue)
+    [recount] = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
+    rules = {f["rule"]: f for f in recount["findings"]}
+    assert rules["fake-first-token"]["severity"] == "error"
+    # The verdict box counts re-count errors too, not only the checks'.
+    page = client.get(f"/submissions/{sid}").text
+    errors = sum(f["severity"] == "error" for f in recount["findings"])
+    assert f"re-counts: {errors} error(s)" in page and "checks: 0 error(s)" in page
+
+
+def test_the_tokenizer_shown_is_named_not_located(setup, database) -> None:  # type: ignore[no-untyped-def]
+    client, settings, queue, sid, events = setup
+    label, path = events[0]
+    client.put(f"/api/v1/submissions/{sid}/points/{label}/events", content=path.read_bytes())
+    _run_all(database, settings, queue)
+    [recount] = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
+    assert recount["tokenizer"].startswith("llama3_1-8b reference tokenizer (tokenizer.json sha256")
+    location = json.loads(settings.tokenizer_registry.read_text())["llama3_1-8b"]["location"]
+    assert location not in client.get(f"/submissions/{sid}").text
+
+
+def test_without_a_tokenizer_nothing_is_said_to_be_re_counted(setup, database) -> None:  # type: ignore[no-untyped-def]
+    client, settings, queue, sid, events = setup
+    bare = settings.model_copy(update={"tokenizer_registry": None})
+    label, path = events[0]
+    client.put(f"/api/v1/submissions/{sid}/points/{label}/events", content=path.read_bytes())
+    _run_all(database, bare, queue)
+    [recount] = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
+    assert recount["tokenizer"] is None
+    (missing,) = [f for f in recount["findings"] if f["rule"] == "tokenizer-missing"]
+    assert missing["severity"] == "warning" and "/" not in missing["message"]
+    page = client.get(f"/submissions/{sid}").text
+    assert (
+        "not re-counted" in page and "Not re-counted: the portal has no reference tokenizer" in page
+    )
+    assert "completed samples re-counted" not in page
+    assert 'id="recount-all"' in page  # this portal has the tokenizer: it offers re-counts
+    with TestClient(create_app(bare, queue=queue), headers=client.headers) as without:
+        page = without.get(f"/submissions/{sid}").text
+        assert 'id="no-tokenizer"' in page and "llama3_1-8b" in page
+        assert 'id="recount-all"' not in page  # not offered where nothing can be counted
+
+
+def test_bad_uploads_are_refused_and_leave_nothing(setup, database) -> None:  # type: ignore[no-untyped-def]
+    client, settings, queue, sid, events = setup
+    assert (
+        client.put(f"/api/v1/submissions/{sid}/points/x/y/r1/events", content=b"{}").status_code
+        == 404
+    )
+    assert (
+        client.put(f"/api/v1/submissions/{sid}/points/{events[0][0]}/events", content=b"").json()[
+            "error"
+        ]["code"]
+        == "empty"
+    )
+    small = settings.model_copy(update={"max_events_bytes": 1000})
+    with TestClient(create_app(small, queue=queue), headers=client.headers) as tight:
+        response = tight.put(
+            f"/api/v1/submissions/{sid}/points/{events[0][0]}/events",
+            content=events[0][1].read_bytes(),
+        )
+        assert response.status_code == 413
+    assert client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"] == []
+    assert list(settings.tmp_dir.glob("events-*")) == []
+
+
+def test_cancel_and_retry(setup, database) -> None:  # type: ignore[no-untyped-def]
+    client, settings, queue, sid, events = setup
+    label, path = events[1]
+    client.put(f"/api/v1/submissions/{sid}/points/{label}/events", content=path.read_bytes())
+    [queued] = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
+    assert client.post(f"/api/v1/retokenizations/{queued['id']}/cancel").status_code == 202
+    _run_all(database, settings, queue)  # the cancelled job does nothing
+    body = client.get(f"/api/v1/retokenizations/{queued['id']}").json()
+    assert body["job"]["state"] == "cancelled" and body["recount"] == {}
+    assert client.post(f"/api/v1/retokenizations/{queued['id']}/cancel").status_code == 409
+    retry = client.post(f"/api/v1/submissions/{sid}/retokenizations", json={"point": label})
+    assert retry.status_code == 202 and len(retry.json()["data"]) == 1
+    _run_all(database, settings, queue)
+    latest = client.get(f"/api/v1/retokenizations/{retry.json()['data'][0]}").json()
+    assert latest["job"]["state"] == "succeeded"
+    missing = client.post(f"/api/v1/submissions/{sid}/retokenizations", json={"point": "a/b/r9"})
+    assert missing.status_code == 404

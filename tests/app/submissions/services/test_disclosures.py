@@ -1,0 +1,37 @@
+"""The system description compared across a submission's points."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from app.db.models import Submission
+from app.demo.bundles import BundleFactory, CurveSpec
+from app.settings import Settings
+from app.submissions.services.disclosures import compare_system_descriptions
+
+
+def test_differences_list_each_value_once_with_its_points_in_concurrency_order(
+    tmp_path: Path,
+) -> None:
+    settings = Settings(data_dir=tmp_path / "data")
+    curve = CurveSpec(concurrencies=(1, 16, 64, 128, 256, 1024, 2048))
+    root = BundleFactory(curves=(curve,)).build(settings.data_dir / "bundles")
+    copies = sorted(root.glob("results/*/*/r*/system_desc.json"))
+    for path in copies:
+        if path.parent.name in ("r128", "r1024"):
+            desc = json.loads(path.read_text())
+            desc["host_memory_capacity"] = "2 TB"
+            path.write_text(json.dumps(desc))
+    submission = Submission(bundle_root=root.relative_to(settings.data_dir).as_posix())
+
+    found = compare_system_descriptions(settings, submission)
+
+    dirs = [label.rsplit("/", 1)[1] for label in found["points"]]
+    assert dirs == sorted(dirs, key=lambda d: int(d[1:]))  # r16 before r128, not as text
+    fields = {d["field"]: d for d in found["differing"]}
+    assert "system_name" not in fields  # the same everywhere: not listed
+    field = fields["host_memory_capacity"]
+    groups = {g["value"]: [p.rsplit("/", 1)[1] for p in g["points"]] for g in field["groups"]}
+    assert groups['"2 TB"'] == ["r128", "r1024"]
+    assert len(groups) == 2 and sum(len(v) for v in groups.values()) == len(copies)

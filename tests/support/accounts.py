@@ -1,0 +1,47 @@
+"""The test accounts: two submitting organisations, a committee of two, the chair."""
+
+from __future__ import annotations
+
+from app.db.session import Database
+
+PASSWORD = "correct horse battery"
+# Two submitting organisations, a committee from two others, and the chair (rules §4.4).
+ACCOUNTS: dict[str, tuple[str, str, str | None]] = {
+    "submitter": ("sub@acme.example", "submitter", "Acme Corp"),
+    "rival": ("sub@borealis.example", "submitter", "Borealis AI"),
+    "reviewer": ("rev@cumulus.example", "reviewer", "Cumulus Cloud"),
+    "reviewer2": ("rev@dune.example", "reviewer", "Dune Systems"),
+    "chair": ("chair@mlcommons.example", "chair", None),
+}
+
+
+def create_accounts(database: Database) -> dict[str, str]:
+    """The ACCOUNTS users, each with a full-scope API token; returns the tokens by key."""
+    from sqlalchemy import select
+
+    from app.accounts.domain import Role
+    from app.accounts.services.accounts import create_user, issue_token
+    from app.db.models import User
+
+    tokens = {}
+    with database.session() as session:
+        for key, (email, role, org) in ACCOUNTS.items():
+            user = session.scalar(select(User).where(User.email == email))  # a restart
+            if user is None:
+                user = create_user(
+                    session=session,
+                    email=email,
+                    password=PASSWORD,
+                    role=Role(role),
+                    organization=org,
+                )
+            tokens[key] = issue_token(session=session, user=user, name="tests")[1]
+            if role == Role.REVIEWER and user.organization is not None:
+                # The chair's appointees (rules §4.4): no finalized results needed.
+                user.organization.committee_appointed = True
+        session.commit()
+    return tokens
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}

@@ -1,0 +1,102 @@
+"""Driving the pages in a real Chromium (Debian's, via Playwright), and watching them.
+
+Every browser test fails on what a person would see go wrong even when its own assertions
+pass: a JavaScript error or a console error, a request that failed (a script, a style, a
+fetch the page made), or JSON shown as a page where an HTML page belonged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from tests.support.accounts import ACCOUNTS, PASSWORD
+from tests.support.portal import RunningPortal
+from tests.support.services import require
+
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
+
+
+@dataclass
+class Watch:
+    problems: list[str] = field(default_factory=list)
+    # Pages the portal answered with an HTML refusal (a form shown again with its error):
+    # the browser logs their status as a console error, which is not a defect.
+    refused_pages: set[str] = field(default_factory=set)
+
+    def on_response(self, response) -> None:  # type: ignore[no-untyped-def]
+        request = response.request
+        kind = response.headers.get("content-type", "")
+        if request.resource_type == "document":
+            if "json" in kind:
+                self.problems.append(f"JSON shown as a page: {response.status} {response.url}")
+            elif response.status >= 400:
+                self.refused_pages.add(response.url)
+        elif response.status >= 400:
+            self.problems.append(f"request failed: {response.status} {response.url}")
+
+    def on_console(self, message) -> None:  # type: ignore[no-untyped-def]
+        if message.type != "error":
+            return
+        where = (message.location or {}).get("url", "")
+        if where in self.refused_pages and "Failed to load resource" in message.text:
+            return
+        self.problems.append(f"console error: {message.text} ({where})")
+
+    def on_request_failed(self, request) -> None:  # type: ignore[no-untyped-def]
+        failure = request.failure or ""
+        if "ERR_ABORTED" in failure:  # a fetch cut short by leaving the page
+            return
+        self.problems.append(f"request failed: {failure} {request.url}")
+
+
+@contextmanager
+def watched_page(chromium_path: str) -> Iterator[object]:
+    """A page in a fresh context that reaches loopback only; fails on what Watch saw."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        try:
+            browser = p.chromium.launch(
+                executable_path=chromium_path, headless=True, args=LAUNCH_ARGS
+            )
+        except Exception as exc:  # noqa: BLE001 - report why the browser did not start
+            require(False, f"a launchable Chromium ({exc})")
+        context = browser.new_context(viewport={"width": 1280, "height": 1600})
+        # Nothing leaves the machine: every request not to loopback is aborted.
+        context.route(
+            "**/*",
+            lambda route: (
+                route.continue_()
+                if route.request.url.startswith("http://127.0.0.1")
+                else route.abort()
+            ),
+        )
+        page = context.new_page()
+        watch = Watch()
+        page.on("pageerror", lambda exc: watch.problems.append(f"JavaScript error: {exc}"))
+        page.on("console", watch.on_console)
+        page.on("response", watch.on_response)
+        page.on("requestfailed", watch.on_request_failed)
+        page.watch = watch  # type: ignore[attr-defined]
+        yield page
+        browser.close()
+        assert watch.problems == [], "\n".join(watch.problems)
+
+
+def sign_in(page, portal: RunningPortal, key: str = "submitter") -> None:  # type: ignore[no-untyped-def]
+    """Sign in through the form; a fresh browser context per test starts signed out."""
+    # Leave the last page first: its polling must not race the cleared cookies.
+    page.goto("about:blank")
+    page.context.clear_cookies()
+    page.goto(f"{portal.url}/login")
+    page.fill("#email", ACCOUNTS[key][0])
+    page.fill("#password", PASSWORD)
+    page.click("form.upload button[type=submit]")
+    page.wait_for_selector("#who")

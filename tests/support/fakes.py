@@ -1,0 +1,36 @@
+"""Stand-ins for what a test controls: the job queue's sends, and the clock."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+
+@dataclass
+class RecordingQueue:
+    """A JobQueue that records what was sent, for tests of the sending rules."""
+
+    sent: list[tuple[int, str]] = field(default_factory=list)
+
+    def send(self, job_id: int, kind: str) -> None:
+        self.sent.append((job_id, kind))
+
+
+@dataclass
+class SetClock:
+    """The app's and the services' "now" in tests that act at set times (the CLI's --now)."""
+
+    now: dt.datetime
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+    def to_publication_of(self, cohort_id: str) -> None:
+        """Move to the cohort's publication time (Wednesday 08:00 Pacific)."""
+        from zoneinfo import ZoneInfo
+
+        from app.core.cohorts import Cohort
+
+        cohort = Cohort.parse(cohort_id)
+        assert cohort is not None, cohort_id
+        self.now = max(self.now, cohort.publication_at(ZoneInfo("America/Los_Angeles")))

@@ -1,0 +1,105 @@
+"""Submissions as the tests need them: accepted, or accepted and checked at a set time,
+with distinct bundles, and an objection filed against one."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select
+
+from app.checks.services.checks import run_checks
+from app.db.models import Submission, User
+from app.db.session import Database
+from app.demo.bundles import BundleFactory, SystemSpec
+from app.review.services.objections import file_objection
+from app.settings import Settings
+from app.submissions.services.intake import accept_upload
+from app.submissions.services.storage import receive_local
+from tests.support.accounts import ACCOUNTS
+from tests.support.fakes import RecordingQueue
+
+PT = ZoneInfo("America/Los_Angeles")
+CHECKED = dt.datetime(2026, 11, 30, 10, tzinfo=PT)  # Monday; eligible for 2026-12-C0
+
+
+def pt(*args: int) -> dt.datetime:
+    return dt.datetime(*args, tzinfo=PT)
+
+
+def user(session, key: str) -> User:  # type: ignore[no-untyped-def]
+    return session.scalar(select(User).where(User.email == ACCOUNTS[key][0]))
+
+
+def accept(
+    database: Database,
+    settings: Settings,
+    queue: RecordingQueue,
+    archive: Path,
+    for_review: bool = True,
+):  # type: ignore[no-untyped-def]
+    with database.session() as session:
+        accepted = accept_upload(
+            session=session,
+            settings=settings,
+            queue=queue,
+            received=receive_local(archive, settings.tmp_dir, settings.max_upload_bytes),
+            filename=archive.name,
+            for_review=for_review,
+        )
+        session.commit()
+        return accepted.submission.id, accepted.duplicate
+
+
+def submit(
+    database: Database,
+    settings: Settings,
+    archive: Path,
+    *,
+    mode: str = "confidential",
+    embargo: dt.date | None = None,
+    checked_at: dt.datetime = CHECKED,
+    uploader: str = "submitter",
+) -> int:
+    queue = RecordingQueue()
+    with database.session() as session:
+        accepted = accept_upload(
+            session=session,
+            settings=settings,
+            queue=queue,
+            received=receive_local(archive, settings.tmp_dir, settings.max_upload_bytes),
+            filename=archive.name,
+            for_review=True,
+            uploader=user(session, uploader),
+        )
+        accepted.submission.publication_mode = mode
+        accepted.submission.embargo_date = embargo
+        session.commit()
+        run_checks(
+            session=session, settings=settings, job_id=queue.sent[0][0], clock=lambda: checked_at
+        )
+        assert accepted.submission.state == "passed_checks"
+        return accepted.submission.id
+
+
+def archive_of(tmp_path: Path, name: str, speed: float = 1.0) -> Path:
+    """A distinct passing Acme bundle (distinct content, so never a duplicate)."""
+    system = SystemSpec(name=f"Acme {name}", saturation_tps=40_000 * speed)
+    return BundleFactory(system=system, submission_id=f"sub-{name}").archive(
+        tmp_path / f"{name}.tar.gz"
+    )
+
+
+def objection(session, submission: Submission, at: dt.datetime, type_id: str = "compliance"):  # type: ignore[no-untyped-def]
+    return file_objection(
+        session=session,
+        settings=Settings(),
+        submission=submission,
+        filer=user(session, "reviewer"),
+        type_id=type_id,
+        title="Duration too short",
+        rule_cited="R §6.2",
+        evidence="r64 ran 412 s; the Medium region needs 600 s",
+        at=at,
+    )
