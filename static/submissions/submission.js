@@ -6,22 +6,28 @@
   var id = root.dataset.id;
   var api = "/api/v1/submissions/" + encodeURIComponent(id);
 
-  function poll() {
-    fetch(api, { headers: { Accept: "application/json" } })
+  // While work runs, only the small status resource is asked; the page reloads when the
+  // checks, or a re-count or reproduction it was waiting for, are over.
+  function follow(waiting) {
+    fetch(api + "/status", { headers: { Accept: "application/json" } })
       .then(function (r) { return r.json(); })
       .then(function (s) {
-        if (s.finished) { window.location.reload(); return; }
-        var bar = document.getElementById("progress-bar");
-        var stage = document.getElementById("stage");
-        var label = document.getElementById("state-label");
-        if (label) { label.textContent = s.state_label; }
-        if (s.job) {
-          if (bar) { bar.style.width = Math.round((s.job.progress || 0) * 100) + "%"; }
-          if (stage && s.job.stage) { stage.textContent = s.job.stage; }
+        var over = waiting === "checks" ? s.finished
+          : waiting === "recounts" ? s.recounts_running === 0 : s.reproductions_running === 0;
+        if (over) { window.location.reload(); return; }
+        if (waiting === "checks") {
+          var bar = document.getElementById("progress-bar");
+          var stage = document.getElementById("stage");
+          var label = document.getElementById("state-label");
+          if (label) { label.textContent = s.state_label; }
+          if (s.job) {
+            if (bar) { bar.style.width = Math.round((s.job.progress || 0) * 100) + "%"; }
+            if (stage && s.job.stage) { stage.textContent = s.job.stage; }
+          }
         }
-        window.setTimeout(poll, 700);
+        window.setTimeout(function () { follow(waiting); }, 700);
       })
-      .catch(function () { window.setTimeout(poll, 2000); });
+      .catch(function () { window.setTimeout(function () { follow(waiting); }, 2000); });
   }
 
   // Names come from submitted files: never let them be read as markup.
@@ -99,25 +105,19 @@
   }
 
   if (root.dataset.finished !== "true") {
-    window.setTimeout(poll, 500);
+    window.setTimeout(function () { follow("checks"); }, 500);
     return;
   }
   // A reproduction or a re-count is running: refresh the page when it is done.
-  [["reproducing", "/reproductions"], ["recounting", "/retokenizations"]].forEach(function (pair) {
-    if (root.dataset[pair[0]] !== "true") { return; }
-    window.setTimeout(function watch() {
-      fetch(api + pair[1]).then(function (r) { return r.json(); }).then(function (body) {
-        var running = body.data.some(function (r) { return !r.finished; });
-        if (running) { window.setTimeout(watch, 1000); } else { window.location.reload(); }
-      });
-    }, 1000);
-  });
+  if (root.dataset.recounting === "true") { window.setTimeout(function () { follow("recounts"); }, 1000); }
+  else if (root.dataset.reproducing === "true") { window.setTimeout(function () { follow("reproductions"); }, 1000); }
   var charts = document.querySelectorAll(".chart[data-curve-index]");
-  if (!charts.length || typeof Plotly === "undefined") { return; }
-  fetch(api).then(function (r) { return r.json(); }).then(function (s) {
-    charts.forEach(function (el) {
-      var curve = s.curves[Number(el.dataset.curveIndex)];
-      if (curve) { draw(curve, el, s.result_status); }
-    });
+  var embedded = document.getElementById("submission-data");
+  if (!charts.length || !embedded || typeof Plotly === "undefined") { return; }
+  // The page's own data, from the computation that rendered it (no second request).
+  var s = JSON.parse(embedded.textContent);
+  charts.forEach(function (el) {
+    var curve = s.curves[Number(el.dataset.curveIndex)];
+    if (curve) { draw(curve, el, s.result_status); }
   });
 })();

@@ -15,11 +15,11 @@ from app.db.models import (
     CheckRun,
     Curve,
     FindingRow,
-    Job,
     Publication,
     Reproduction,
     Submission,
 )
+from app.jobs.views import JobView
 from app.results.domain.pareto import step_curve
 
 STATE_LABELS = {
@@ -110,17 +110,7 @@ def submission_summary(submission: Submission) -> dict[str, Any]:
         "checks_finished_at": (
             submission.checks_finished_at.isoformat() if submission.checks_finished_at else None
         ),
-        "job": None if job is None else job_dict(job),
-    }
-
-
-def job_dict(job: Job) -> dict[str, Any]:
-    return {
-        "state": job.state,
-        "stage": job.stage,
-        "progress": job.progress,
-        "attempts": job.attempts,
-        "error": job.error,
+        "job": None if job is None else JobView.of(job).model_dump(),
     }
 
 
@@ -216,7 +206,7 @@ def reproduction_dict(r: Reproduction) -> dict[str, Any]:
         "created_at": r.created_at.isoformat(),
         "finished": r.finished_at is not None,
         "status": "unverified",
-        "job": None if job is None else job_dict(job),
+        "job": None if job is None else JobView.of(job).model_dump(),
         "submitted": {
             "system_tps": r.submitted_system_tps,
             "tps_per_user": r.submitted_tps_per_user,
@@ -310,7 +300,7 @@ def retokenization_dict(r: Any, findings: list[FindingRow]) -> dict[str, Any]:
         },
         "tokenizer": r.tokenizer,
         "finished": r.finished_at is not None,
-        "job": None if job is None else job_dict(job),
+        "job": None if job is None else JobView.of(job).model_dump(),
         "compared": [
             {
                 "metric": key,

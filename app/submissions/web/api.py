@@ -23,6 +23,7 @@ from app.runs.services.reproductions import (
 )
 from app.submissions.domain.visibility import Access, Viewer
 from app.submissions.services.disclosures import system_disclosures
+from app.submissions.services.status import SubmissionStatus, submission_status
 from app.submissions.services.views import (
     curve_dict,
     finding_dict,
@@ -175,6 +176,15 @@ def read_submission(
         ],
         "curves": [curve_dict(c, reproductions) for c in submission.curves],
     }
+
+
+@router.get("/submissions/{public_id}/status", response_model=SubmissionStatus)
+def read_submission_status(
+    public_id: str, session: SessionDep, who: PrincipalDep
+) -> SubmissionStatus:
+    """What a page follows while work runs: the state, the check job's progress, and how
+    many re-counts and reproductions are still running. Small, for polling."""
+    return submission_status(session, visible_submission(session, who, public_id))
 
 
 @router.get("/submissions/{public_id}/findings")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -141,6 +142,37 @@ def test_submission_findings_and_curve_after_checks(
     recheck = client.post(f"/api/v1/submissions/{body['id']}/checks")
     assert recheck.status_code == 409 and recheck.json()["error"]["code"] == "rejected"
     assert len(queue.sent) == 1
+
+
+def test_the_status_resource_is_what_a_page_follows_while_checks_run(
+    client: TestClient,
+    settings: Settings,
+    database: Database,
+    queue: RecordingQueue,
+    good_archive: Path,
+) -> None:
+    sid = _upload(client, good_archive.read_bytes()).json()["id"]
+    waiting = client.get(f"/api/v1/submissions/{sid}/status").json()
+    assert waiting == {
+        "id": sid, "state": "received", "state_label": waiting["state_label"],
+        "finished": False, "verdict": None,
+        "job": {"state": "queued", "stage": None, "progress": 0.0, "attempts": 0, "error": None},
+        "recounts_running": 0, "reproductions_running": 0,
+    }  # fmt: skip
+    with database.session() as session:
+        run_checks(session=session, settings=settings, job_id=queue.sent[0][0])
+    done = client.get(f"/api/v1/submissions/{sid}/status").json()
+    assert done["finished"] is True and done["verdict"] == "passed"
+    assert done["job"]["state"] == "succeeded" and done["job"]["progress"] == 1.0
+    # The page embeds the curves it drew from, the same the API serves: no second request.
+    page = client.get(f"/submissions/{sid}").text
+    embedded = page.split('id="submission-data">')[1].split("</script>")[0]
+    detail = client.get(f"/api/v1/submissions/{sid}").json()
+    assert json.loads(embedded)["curves"] == detail["curves"]
+    schema = client.get("/openapi.json").json()
+    answer = schema["paths"]["/api/v1/submissions/{public_id}/status"]["get"]["responses"]["200"]
+    assert answer["content"]["application/json"]["schema"]["$ref"].endswith("/SubmissionStatus")
+    assert client.get("/api/v1/submissions/nope/status").status_code == 404
 
 
 def test_unknown_submission_is_404(client: TestClient) -> None:
