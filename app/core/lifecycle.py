@@ -118,3 +118,13 @@ def result_status(state: SubmissionState, for_review: bool) -> ResultStatus | No
     if not for_review:
         return ResultStatus.UNVERIFIED
     return ResultStatus.VERIFIED if state == SubmissionState.FINALIZED else ResultStatus.PROVISIONAL
+
+
+# A background job's states (app/jobs): the database keeps them, the worker moves them.
+class JobState(enum.StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLING = "cancelling"  # asked to stop; the running job stops at its next report
+    CANCELLED = "cancelled"  # a re-count stopped by the one who asked for it

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import enum
 import uuid
 from typing import Any
 
@@ -22,7 +23,28 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
 )
+from sqlalchemy import Enum as SQLEnum
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from app.accounts.domain import Role
+from app.checks.domain.findings import Severity, Source, Verdict
+from app.core.lifecycle import JobState, PublicationMode, SubmissionState
+from app.review.domain.objections import ObjectionState
+from app.review.domain.review import ReviewPhase
+
+
+def enum_of(values: type[enum.StrEnum], length: int) -> SQLEnum:
+    """A column of one of the domain's enums: stored as its value in a VARCHAR of the
+    length it always had (no native type, no schema change); a value outside the enum is
+    refused before it reaches the database, and rows read back as members."""
+    return SQLEnum(
+        values,
+        native_enum=False,
+        create_constraint=False,
+        length=length,
+        validate_strings=True,
+        values_callable=lambda members: [m.value for m in members],
+    )
 
 
 def utcnow() -> dt.datetime:
@@ -86,7 +108,7 @@ class User(Base):
     organization_id: Mapped[int | None] = mapped_column(ForeignKey("organizations.id"))
     email: Mapped[str] = mapped_column(String(320), unique=True)
     display_name: Mapped[str] = mapped_column(String(200))
-    role: Mapped[str] = mapped_column(String(32), default="submitter")
+    role: Mapped[Role] = mapped_column(enum_of(Role, 32), default=Role.SUBMITTER)
     password_hash: Mapped[str | None] = mapped_column(Text)
     is_active: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
@@ -120,11 +142,15 @@ class Submission(Base):
     bundle_submission_id: Mapped[str | None] = mapped_column(Text)
     bundle_root: Mapped[str] = mapped_column(Text)  # relative to the data dir
     content_digest: Mapped[str] = mapped_column(String(64), index=True)
-    state: Mapped[str] = mapped_column(String(32), default="received")
+    state: Mapped[SubmissionState] = mapped_column(
+        enum_of(SubmissionState, 32), default=SubmissionState.RECEIVED
+    )
     for_review: Mapped[bool] = mapped_column(Boolean, default=True)
     # Rules §11.2, chosen at upload and irrevocable: "confidential" or "provisional".
-    publication_mode: Mapped[str] = mapped_column(
-        String(16), default="confidential", server_default="confidential"
+    publication_mode: Mapped[PublicationMode] = mapped_column(
+        enum_of(PublicationMode, 16),
+        default=PublicationMode.CONFIDENTIAL,
+        server_default="confidential",
     )
     finalized_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
     # Who uploaded it (None for the demo and for uploads from before accounts).
@@ -134,12 +160,12 @@ class Submission(Base):
     # Review (rules §11.3): when the clocks started, the phase they are in, the assigned
     # reviewer, the cohorts of delay the penalties added, and the cohort it is due in.
     review_eligible_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
-    review_phase: Mapped[str | None] = mapped_column(String(32))
+    review_phase: Mapped[ReviewPhase | None] = mapped_column(enum_of(ReviewPhase, 32))
     reviewer_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     review_completed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
     penalty_cohorts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     due_cohort: Mapped[str | None] = mapped_column(String(16))
-    verdict: Mapped[str | None] = mapped_column(String(16))
+    verdict: Mapped[Verdict | None] = mapped_column(enum_of(Verdict, 16))
     checker_version: Mapped[str | None] = mapped_column(String(32))
     target_cohort: Mapped[str | None] = mapped_column(Text)
     eligible_cohort: Mapped[str | None] = mapped_column(String(16))
@@ -254,7 +280,7 @@ class Job(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     kind: Mapped[str] = mapped_column(String(32))
     submission_id: Mapped[int | None] = mapped_column(ForeignKey("submissions.id"))
-    state: Mapped[str] = mapped_column(String(16), default="queued")
+    state: Mapped[JobState] = mapped_column(enum_of(JobState, 16), default=JobState.QUEUED)
     stage: Mapped[str | None] = mapped_column(String(120))
     progress: Mapped[float] = mapped_column(Float, default=0.0)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
@@ -280,7 +306,7 @@ class CheckRun(Base):
     submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
     job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id"))
     checker_version: Mapped[str] = mapped_column(String(32))
-    verdict: Mapped[str] = mapped_column(String(16))
+    verdict: Mapped[Verdict] = mapped_column(enum_of(Verdict, 16))
     error_count: Mapped[int] = mapped_column(Integer)
     warning_count: Mapped[int] = mapped_column(Integer)
     evaluated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
@@ -297,10 +323,10 @@ class FindingRow(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     check_run_id: Mapped[int] = mapped_column(ForeignKey("check_runs.id", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer)
-    source: Mapped[str] = mapped_column(String(16))
+    source: Mapped[Source] = mapped_column(enum_of(Source, 16))
     rule: Mapped[str] = mapped_column(String(64), index=True)
     key: Mapped[str] = mapped_column(String(64))
-    severity: Mapped[str] = mapped_column(String(16))
+    severity: Mapped[Severity] = mapped_column(enum_of(Severity, 16))
     clause: Mapped[str] = mapped_column(Text)
     title: Mapped[str] = mapped_column(Text)
     message: Mapped[str] = mapped_column(Text)
@@ -342,7 +368,7 @@ class Reproduction(Base):
     ttft_p90_ms: Mapped[float | None] = mapped_column(Float)
     n_completed: Mapped[int | None] = mapped_column(BigInteger)
     n_failed: Mapped[int | None] = mapped_column(BigInteger)
-    verdict: Mapped[str | None] = mapped_column(String(16))  # finding severity
+    verdict: Mapped[Severity | None] = mapped_column(enum_of(Severity, 16))  # worst finding
     message: Mapped[str | None] = mapped_column(Text)
 
     submission: Mapped[Submission] = relationship()
@@ -559,7 +585,9 @@ class Objection(Base):
     evidence: Mapped[str] = mapped_column(Text)
     filed_by_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
     by_organizations: Mapped[list[int]] = mapped_column(JSON)  # the "by <org>" tags
-    state: Mapped[str] = mapped_column(String(16), default="open")
+    state: Mapped[ObjectionState] = mapped_column(
+        enum_of(ObjectionState, 16), default=ObjectionState.OPEN
+    )
     filed_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
     # The submitter's first answer stops the penalty clock (rules §11.3).
     submitter_answered_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())

@@ -20,6 +20,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from app.checks.services.checks import run_checks
+from app.core.lifecycle import PublicationMode
 from app.db.models import Submission
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
@@ -197,7 +198,7 @@ def load_demo(database: Database, settings: Settings) -> int:
                     filename=archive.name,
                     for_review=item.status != "unverified",
                 )
-                accepted.submission.publication_mode = item.mode
+                accepted.submission.publication_mode = PublicationMode(item.mode)
                 session.commit()
                 job = next(j for j in accepted.submission.jobs if j.kind == CHECK_SUBMISSION)
                 run_checks(

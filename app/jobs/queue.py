@@ -15,6 +15,7 @@ from typing import Protocol
 from sqlalchemy import event, func, or_, select, update
 from sqlalchemy.orm import Session
 
+from app.core.lifecycle import JobState
 from app.db.models import Job, utcnow
 
 
@@ -22,11 +23,6 @@ class JobQueue(Protocol):
     def send(self, job_id: int, kind: str) -> None: ...
 
 
-class JobState:
-    QUEUED = "queued"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
 
 
 CHECK_SUBMISSION = "check_submission"

@@ -17,12 +17,11 @@ from sqlalchemy.orm import Session
 from app.checks.domain.compliance import ComplianceResult, EarlierUpload, run_compliance
 from app.checks.domain.findings import Severity, Verdict
 from app.checks.services.findings import record_findings
-from app.core.lifecycle import SubmissionState
+from app.core.lifecycle import JobState, SubmissionState
 from app.db.models import Curve, Job, Point, Submission, System, utcnow
 from app.jobs.queue import (
     CHECK_SUBMISSION,
     JobQueue,
-    JobState,
     claim_job,
     enqueue_after_commit,
     mark_succeeded,
@@ -201,7 +200,7 @@ def run_checks(
         f"(endpoints-submission-cli {result.checker_version})",
         at=finished,
     )
-    submission.verdict = result.verdict.value
+    submission.verdict = result.verdict
     submission.checker_version = result.checker_version
     cohorts = sorted({p.target_cohort for p in result.official.points if p.target_cohort})
     submission.target_cohort = cohorts[0] if cohorts else None

@@ -79,7 +79,9 @@ class ReviewClock:
     def resolution_closes(self, eligible_at: dt.datetime) -> dt.datetime:
         return self.day_end(eligible_at, self.rules.resolution_days)
 
-    def phase(self, eligible_at: dt.datetime, now: dt.datetime, open_objections: bool) -> str:
+    def phase(
+        self, eligible_at: dt.datetime, now: dt.datetime, open_objections: bool
+    ) -> ReviewPhase:
         """The phase by the calendar: disputes only exist while objections are open."""
         if now <= self.peer_review_closes(eligible_at):
             return ReviewPhase.PEER_REVIEW

@@ -25,7 +25,7 @@ def change_state(
 ) -> None:
     """Move *submission* to *target* (if the lifecycle allows it) and record who did it."""
     current = SubmissionState(submission.state)
-    submission.state = transition(current, target).value
+    submission.state = transition(current, target)
     record(
         session,
         submission,

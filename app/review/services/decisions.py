@@ -98,7 +98,7 @@ def _close(
         )
     except IllegalTransition as exc:
         raise PublishingError("not-allowed", str(exc), Kind.CONFLICT) from exc
-    submission.review_phase = ReviewPhase.CLOSED.value
+    submission.review_phase = ReviewPhase.CLOSED
     keep_record(session, settings, submission, at, why=reason)
     notify(
         session,

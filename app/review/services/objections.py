@@ -212,7 +212,7 @@ def act(
         # The objectors answered: their silence no longer retracts (rules §11.3).
         objection.objector_due_at = None
     if taken.to_state is not None:
-        objection.state = taken.to_state.value
+        objection.state = taken.to_state
         if taken.to_state in CLOSED:
             objection.closed_at = at
     objection.messages.append(_message(user, action, body.strip() or action, at))

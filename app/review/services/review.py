@@ -156,7 +156,7 @@ def on_checks_passed(
     if not submission.for_review or submission.review_eligible_at is not None:
         return
     if submission.publication_mode == PublicationMode.PROVISIONAL:
-        submission.review_phase = ReviewPhase.AWAITING.value
+        submission.review_phase = ReviewPhase.AWAITING
         return
     start_review(session, settings, submission, at)
 
@@ -171,7 +171,7 @@ def start_review(
     if submission.review_eligible_at is not None:
         return
     submission.review_eligible_at = at
-    submission.review_phase = ReviewPhase.PEER_REVIEW.value
+    submission.review_phase = ReviewPhase.PEER_REVIEW
     closes = review_clock(settings).peer_review_closes(at)
     record(
         session,
@@ -503,7 +503,7 @@ def finalize(
     except IllegalTransition as exc:
         raise PublishingError("not-allowed", str(exc), Kind.CONFLICT) from exc
     submission.finalized_at = at
-    submission.review_phase = ReviewPhase.CLOSED.value
+    submission.review_phase = ReviewPhase.CLOSED
     organisation = submission.organization
     if organisation.committee_suspended_at is not None:
         organisation.committee_suspended_at = None  # a newly finalized result (rules §4.4)
@@ -588,7 +588,7 @@ def _penalise(
             reason=reason,
             at=now,
         )
-        submission.review_phase = ReviewPhase.CLOSED.value
+        submission.review_phase = ReviewPhase.CLOSED
         keep_record(session, settings, submission, now, why=reason)
         notify(session, people, f"Withdrawn: {_label(submission)}", reason, _link(submission))
         report.add(submission, "withdrawn by penalty")
@@ -608,7 +608,7 @@ def _penalise(
 def _objector_silence(
     session: Session, submission: Submission, objection: Objection, now: dt.datetime
 ) -> None:
-    objection.state = ObjectionState.RETRACTED.value
+    objection.state = ObjectionState.RETRACTED
     objection.closed_at = now
     text = "The objectors did not respond in time after the submitter's answer: retracted."
     objection.messages.append(ObjectionMessage(author=SYSTEM, action="retract", body=text, at=now))

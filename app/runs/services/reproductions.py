@@ -17,12 +17,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.checks.services.findings import record_findings
-from app.core.lifecycle import SubmissionState
+from app.core.lifecycle import JobState, SubmissionState
 from app.core.refusals import Kind, Refused
 from app.db.models import Curve, Job, Point, Reproduction, Submission, utcnow
 from app.jobs.queue import (
     JobQueue,
-    JobState,
     claim_job,
     enqueue_after_commit,
     mark_succeeded,
@@ -247,7 +246,7 @@ def _measure(
         at=finished,
         path=reproduction.run_dir,
     )
-    reproduction.verdict = finding.severity.value
+    reproduction.verdict = finding.severity
     reproduction.message = message
     reproduction.finished_at = finished
     reproduction.api_key_encrypted = None  # not kept past the run

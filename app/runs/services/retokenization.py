@@ -19,11 +19,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.checks.services.findings import record_findings
+from app.core.lifecycle import JobState
 from app.core.refusals import Kind, Refused
 from app.db.models import CheckRun, FindingRow, Job, Point, Retokenization, Submission, utcnow
 from app.jobs.queue import (
     JobQueue,
-    JobState,
     claim_job,
     enqueue_after_commit,
     mark_succeeded,
@@ -35,8 +35,8 @@ from app.submissions.services.artifacts import events_path, latest_events
 from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
 RETOKENIZE_POINT = "retokenize_point"
-CANCELLING = "cancelling"
-CANCELLED = "cancelled"
+CANCELLING = JobState.CANCELLING
+CANCELLED = JobState.CANCELLED
 Clock = Callable[[], dt.datetime]
 
 

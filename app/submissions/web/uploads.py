@@ -147,7 +147,8 @@ async def handle_upload(
         session.rollback()
         raise UploadProblem(status_of(exc), exc.code, exc.message, exc.member, kept) from exc
     if not accepted.duplicate:
-        accepted.submission.publication_mode = mode  # chosen once, at upload (§11.2)
+        # Chosen once, at upload (§11.2).
+        accepted.submission.publication_mode = PublicationMode(mode)
         accepted.submission.embargo_date = embargo
     session.commit()
     return accepted

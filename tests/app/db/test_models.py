@@ -1,0 +1,31 @@
+"""The schema's state and status columns hold only their enums' values."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import exc, text
+
+from app.core.lifecycle import JobState
+from app.db.models import Job
+from app.db.session import Database
+
+
+def test_a_state_column_reads_back_as_its_enum_and_refuses_any_other_value(
+    database: Database,
+) -> None:
+    with database.session() as session:
+        job = Job(kind="check_submission")
+        session.add(job)
+        session.commit()
+        job_id = job.id
+    with database.session() as session:
+        job = session.get(Job, job_id)
+        assert job is not None and job.state is JobState.QUEUED
+        # Stored as the plain value: the schema did not change.
+        raw = session.scalar(text("SELECT state FROM jobs WHERE id = :id"), {"id": job_id})
+        assert raw == "queued"
+        job.state = "nearly-done"  # type: ignore[assignment]
+        with pytest.raises(exc.StatementError, match="nearly-done"):
+            session.commit()
+        session.rollback()
+        assert session.get(Job, job_id).state is JobState.QUEUED  # type: ignore[union-attr]
