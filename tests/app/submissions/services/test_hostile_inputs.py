@@ -20,11 +20,10 @@ from app.db.models import Point, Submission
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, pack_tree
 from app.settings import Settings
-from app.submissions.services.intake import accept_upload
-from app.submissions.services.storage import receive_local
 from app.web.main import create_app
 from tests.support.accounts import bearer, create_accounts
 from tests.support.fakes import RecordingQueue
+from tests.support.submissions import accept
 
 Damage = Callable[[Path], None]
 
@@ -132,22 +131,15 @@ def _damaged(clean_bundle: Path, tmp_path: Path, damage: Damage, name: str) -> P
 def _upload_and_check(database: Database, settings: Settings, archive: Path) -> tuple[int, str]:
     """Intake and the worker's check, in-process; the check must not raise."""
     queue = RecordingQueue()
+    submission_id, _ = accept(database, settings, queue, archive)
     with database.session() as session:
-        accepted = accept_upload(
-            session=session,
-            settings=settings,
-            queue=queue,
-            received=receive_local(archive, settings.tmp_dir, settings.max_upload_bytes),
-            filename=archive.name,
-            for_review=True,
-        )
-        session.commit()
-        ids = accepted.submission.id, accepted.submission.public_id
+        submission = session.get(Submission, submission_id)
+        assert submission is not None
         try:
             run_checks(session=session, settings=settings, job_id=queue.sent[0][0])
         except Exception:  # the worker would record the reason; say which case escaped
             pytest.fail(f"{archive.name}: the checks raised instead of recording a verdict")
-    return ids
+        return submission_id, submission.public_id
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
