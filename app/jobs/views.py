@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
-
-from app.db.models import Job
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class JobView(BaseModel):
-    """A background job as its owner sees it."""
+    """A background job as its owner sees it (``JobView.model_validate(job)``)."""
+
+    model_config = ConfigDict(from_attributes=True)
 
     state: str = Field(description="queued, running, succeeded, failed or cancelled")
     stage: str | None = Field(description="what it is doing now, in words")
     progress: float = Field(ge=0, le=1)
     attempts: int
     error: str | None
-
-    @classmethod
-    def of(cls, job: Job) -> JobView:
-        return cls(
-            state=job.state,
-            stage=job.stage,
-            progress=job.progress,
-            attempts=job.attempts,
-            error=job.error,
-        )

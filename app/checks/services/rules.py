@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.checks.domain.compliance import checker_version
 from app.checks.domain.findings import Severity, Source
-from app.checks.domain.rules import STAGE_TITLES, Rule, Stage, catalogue
+from app.checks.domain.rules import STAGE_TITLES, Stage, catalogue
 
 
 class RuleView(BaseModel):
+    """A catalogued rule (``RuleView.model_validate(rule)``)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
     id: str = Field(examples=["path-traversal"])
     title: str
     clause: str = Field(description="the rule-book section, or 'portal' for a safeguard")
@@ -21,19 +25,6 @@ class RuleView(BaseModel):
     )
     explanation: str
     fix: str | None
-
-    @classmethod
-    def of(cls, rule: Rule) -> RuleView:
-        return cls(
-            id=rule.id,
-            title=rule.title,
-            clause=rule.clause,
-            stage=rule.stage,
-            source=rule.source,
-            severity=rule.severity,
-            explanation=rule.explanation,
-            fix=rule.fix,
-        )
 
 
 class StageView(BaseModel):
@@ -56,7 +47,7 @@ class RuleCatalogue(BaseModel):
 
 def rule_catalogue(stage: Stage | None = None, source: Source | None = None) -> RuleCatalogue:
     rules = [
-        RuleView.of(rule)
+        RuleView.model_validate(rule)
         for rule in catalogue().values()
         if (stage is None or rule.stage == stage) and (source is None or rule.source == source)
     ]
@@ -65,4 +56,4 @@ def rule_catalogue(stage: Stage | None = None, source: Source | None = None) -> 
 
 def rule_view(rule_id: str) -> RuleView | None:
     rule = catalogue().get(rule_id)
-    return RuleView.of(rule) if rule is not None else None
+    return RuleView.model_validate(rule) if rule is not None else None

@@ -11,10 +11,9 @@ from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.core.lifecycle import FINISHED, SubmissionState
 from app.db.models import Reproduction, Retokenization, Submission
 from app.jobs.views import JobView
-from app.submissions.services.views import STATE_LABELS
+from app.submissions.services.views import checks_finished, state_label
 
 
 class SubmissionStatus(BaseModel):
@@ -38,10 +37,10 @@ def submission_status(session: Session, submission: Submission) -> SubmissionSta
     return SubmissionStatus(
         id=submission.public_id,
         state=submission.state,
-        state_label=STATE_LABELS.get(submission.state, submission.state),
-        finished=SubmissionState(submission.state) in FINISHED,
+        state_label=state_label(submission),
+        finished=checks_finished(submission),
         verdict=submission.verdict,
-        job=JobView.of(job) if job is not None else None,
+        job=JobView.model_validate(job) if job is not None else None,
         recounts_running=_running(session, Retokenization, submission.id),
         reproductions_running=_running(session, Reproduction, submission.id),
     )

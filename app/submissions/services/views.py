@@ -85,6 +85,15 @@ def latest_check_run(session: Session, submission: Submission) -> CheckRun | Non
     )
 
 
+def state_label(submission: Submission) -> str:
+    return STATE_LABELS.get(submission.state, submission.state)
+
+
+def checks_finished(submission: Submission) -> bool:
+    """The automated checks are over (passed, rejected or failed)."""
+    return SubmissionState(submission.state) in FINISHED
+
+
 def submission_summary(submission: Submission) -> dict[str, Any]:
     job = submission.jobs[-1] if submission.jobs else None
     status = result_status(SubmissionState(submission.state), submission.for_review)
@@ -96,8 +105,8 @@ def submission_summary(submission: Submission) -> dict[str, Any]:
         "archive_sha256": submission.archive.sha256,
         "archive_size": submission.archive.size,
         "state": submission.state,
-        "state_label": STATE_LABELS.get(submission.state, submission.state),
-        "finished": SubmissionState(submission.state) in FINISHED,
+        "state_label": state_label(submission),
+        "finished": checks_finished(submission),
         "for_review": submission.for_review,
         "publication_mode": submission.publication_mode,
         "result_status": status.value if status else None,
@@ -110,7 +119,7 @@ def submission_summary(submission: Submission) -> dict[str, Any]:
         "checks_finished_at": (
             submission.checks_finished_at.isoformat() if submission.checks_finished_at else None
         ),
-        "job": None if job is None else JobView.of(job).model_dump(),
+        "job": None if job is None else JobView.model_validate(job).model_dump(),
     }
 
 
@@ -206,7 +215,7 @@ def reproduction_dict(r: Reproduction) -> dict[str, Any]:
         "created_at": r.created_at.isoformat(),
         "finished": r.finished_at is not None,
         "status": "unverified",
-        "job": None if job is None else JobView.of(job).model_dump(),
+        "job": None if job is None else JobView.model_validate(job).model_dump(),
         "submitted": {
             "system_tps": r.submitted_system_tps,
             "tps_per_user": r.submitted_tps_per_user,
@@ -300,7 +309,7 @@ def retokenization_dict(r: Any, findings: list[FindingRow]) -> dict[str, Any]:
         },
         "tokenizer": r.tokenizer,
         "finished": r.finished_at is not None,
-        "job": None if job is None else JobView.of(job).model_dump(),
+        "job": None if job is None else JobView.model_validate(job).model_dump(),
         "compared": [
             {
                 "metric": key,
