@@ -16,7 +16,7 @@ import pytest
 
 from app.demo.bundles import BundleFactory
 from tests.support import PROJECT_ROOT
-from tests.support.portal import free_port
+from tests.support.services import free_port
 
 
 def test_every_package_of_the_checkout_is_in_the_wheel() -> None:

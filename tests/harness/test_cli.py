@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 
 from tests.support import PROJECT_ROOT
-from tests.support.portal import free_port
+from tests.support.services import free_port
 
 
 def _harness(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -56,7 +56,7 @@ def embedded_postgres_url() -> str | None:
     base = Path(tempfile.mkdtemp(prefix="portal-test-pg-"))
     base.chmod(0o755)
     owner = _as_owner(base)
-    port = _free_port()
+    port = free_port()
     data = base / "data"
     run = {"check": True, "capture_output": True, "timeout": 120, **owner}
     subprocess.run(
@@ -87,16 +87,11 @@ def redis_server_binary() -> Path | None:
     return bundled if bundled and bundled.is_file() else None
 
 
-@cache
-def embedded_redis_url() -> str | None:
-    binary = redis_server_binary()
-    if binary is None:
-        return None
-    base = Path(tempfile.mkdtemp(prefix="portal-test-redis-"))
-    port = _free_port()
+def start_redis_server(binary: Path, port: int, folder: Path) -> subprocess.Popen[bytes]:
+    """A Redis server on loopback *port*, keeping nothing on disk; returned once it answers."""
     server = subprocess.Popen(
         [binary, "--bind", "127.0.0.1", "--port", str(port),
-         "--save", "", "--appendonly", "no", "--dir", base, "--databases", "16"],
+         "--save", "", "--appendonly", "no", "--dir", folder, "--databases", "16"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     deadline = time.monotonic() + 30
@@ -105,12 +100,23 @@ def embedded_redis_url() -> str | None:
             with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
                 sock.sendall(b"PING\r\n")
                 if sock.recv(16).startswith(b"+PONG"):
-                    break
+                    return server
         except OSError:
             pass
         if server.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError("the embedded Redis server did not start")
+            server.kill()
+            raise RuntimeError(f"the Redis server on port {port} did not start")
         time.sleep(0.05)
+
+
+@cache
+def embedded_redis_url() -> str | None:
+    binary = redis_server_binary()
+    if binary is None:
+        return None
+    base = Path(tempfile.mkdtemp(prefix="portal-test-redis-"))
+    port = free_port()
+    server = start_redis_server(binary, port, base)
 
     def stop() -> None:
         server.terminate()

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from app.checks.services.checks import run_checks
+from app.core.lifecycle import PublicationMode
 from app.db.models import Submission, User
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
@@ -38,7 +39,10 @@ def accept(
     queue: RecordingQueue,
     archive: Path,
     for_review: bool = True,
-):  # type: ignore[no-untyped-def]
+    uploader: str | None = None,
+) -> tuple[int, bool]:
+    """Upload *archive* (by the ACCOUNTS user *uploader*, if named): the submission's id,
+    and whether it was a duplicate. Its check job is left in *queue*."""
     with database.session() as session:
         accepted = accept_upload(
             session=session,
@@ -47,6 +51,7 @@ def accept(
             received=receive_local(archive, settings.tmp_dir, settings.max_upload_bytes),
             filename=archive.name,
             for_review=for_review,
+            uploader=user(session, uploader) if uploader else None,
         )
         session.commit()
         return accepted.submission.id, accepted.duplicate
@@ -62,25 +67,20 @@ def submit(
     checked_at: dt.datetime = CHECKED,
     uploader: str = "submitter",
 ) -> int:
+    """Accepted for review and checked at *checked_at*: the submission's id."""
     queue = RecordingQueue()
+    submission_id, _ = accept(database, settings, queue, archive, uploader=uploader)
     with database.session() as session:
-        accepted = accept_upload(
-            session=session,
-            settings=settings,
-            queue=queue,
-            received=receive_local(archive, settings.tmp_dir, settings.max_upload_bytes),
-            filename=archive.name,
-            for_review=True,
-            uploader=user(session, uploader),
-        )
-        accepted.submission.publication_mode = mode
-        accepted.submission.embargo_date = embargo
+        submission = session.get(Submission, submission_id)
+        assert submission is not None
+        submission.publication_mode = PublicationMode(mode)
+        submission.embargo_date = embargo
         session.commit()
         run_checks(
             session=session, settings=settings, job_id=queue.sent[0][0], clock=lambda: checked_at
         )
-        assert accepted.submission.state == "passed_checks"
-        return accepted.submission.id
+        assert submission.state == "passed_checks"
+        return submission_id
 
 
 def archive_of(tmp_path: Path, name: str, speed: float = 1.0) -> Path:

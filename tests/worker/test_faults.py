@@ -23,8 +23,15 @@ from app.db.models import CheckRun, Job, Point, Retokenization, StoredFile, Subm
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
 from app.settings import Settings
-from tests.support.portal import RunningPortal, free_port, kill_leftovers, start_portal, stop_portal
-from tests.support.services import fresh_postgres_database, redis_server_binary, redis_url, require
+from tests.support.portal import RunningPortal, kill_leftovers, start_portal, stop_portal
+from tests.support.services import (
+    free_port,
+    fresh_postgres_database,
+    redis_server_binary,
+    redis_url,
+    require,
+    start_redis_server,
+)
 
 pytestmark = pytest.mark.slow
 # A lost job is noticed within seconds, not the production five minutes.
@@ -325,13 +332,7 @@ def _redis_server(port: int, tmp: Path) -> subprocess.Popen[bytes]:
     binary = redis_server_binary()
     require(binary is not None, "redis-server")
     assert binary is not None
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    wait_for(lambda: _reachable(port), 20, step=0.1)
-    return process
+    return start_redis_server(binary, port, tmp)
 
 
 def _reachable(port: int) -> bool:

@@ -18,7 +18,8 @@ from app.demo.bundles import BundleFactory
 from app.settings import Settings
 from tests.support import PROJECT_ROOT
 from tests.support.accounts import bearer, create_accounts
-from tests.support.portal import RunningPortal, free_port
+from tests.support.portal import RunningPortal
+from tests.support.services import free_port
 
 pytestmark = pytest.mark.slow
 
