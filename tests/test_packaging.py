@@ -16,6 +16,7 @@ import pytest
 
 from app.demo.bundles import BundleFactory
 from tests.support import PROJECT_ROOT
+from tests.support.portal import wait_until_serving
 from tests.support.services import free_port
 
 
@@ -82,16 +83,7 @@ def test_the_installed_wheel_migrates_serves_and_checks(installed: Path, tmp_pat
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert serve.poll() is None, (home / "serve.log").read_text()[-4000:]
-            try:
-                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the installed portal did not come up"
-            time.sleep(0.3)
+        wait_until_serving(url, serve, home / "serve.log")
         with httpx.Client(base_url=url, timeout=30) as client:
             # Templates and static files from the wheel.
             page = client.get("/rules")

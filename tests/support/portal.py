@@ -102,28 +102,36 @@ def start_portal(
         start_new_session=True,
     )
     portal = RunningPortal(f"http://127.0.0.1:{port}", data_dir, process, log, env)
-    deadline = time.monotonic() + 60
+    try:
+        wait_until_serving(portal.url, process, log)
+    except AssertionError:
+        stop_portal(portal)
+        raise
+    settings = Settings(data_dir=data_dir, database_url=env.get("DATABASE_URL"), redis_url=None)
+    database = Database(settings.effective_database_url)
+    try:
+        portal.tokens = create_accounts(database)
+    finally:
+        database.dispose()
+    return portal
+
+
+def wait_until_serving(
+    url: str, process: subprocess.Popen[bytes], log: Path, timeout: float = 60
+) -> None:
+    """Until *url* answers its health check; fails with the log's tail if the process
+    exits first or the time runs out."""
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise AssertionError(f"portal exited early:\n{log.read_text()[-4000:]}")
+            raise AssertionError(f"the portal exited early:\n{log.read_text()[-4000:]}")
         try:
-            if httpx.get(f"{portal.url}/healthz", timeout=1).status_code == 200:
-                settings = Settings(
-                    data_dir=data_dir,
-                    database_url=env.get("DATABASE_URL"),
-                    redis_url=None,
-                )
-                database = Database(settings.effective_database_url)
-                try:
-                    portal.tokens = create_accounts(database)
-                finally:
-                    database.dispose()
-                return portal
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return
         except httpx.HTTPError:
             pass
         time.sleep(0.2)
-    stop_portal(portal)
-    raise AssertionError(f"portal did not come up:\n{log.read_text()[-4000:]}")
+    raise AssertionError(f"the portal did not come up:\n{log.read_text()[-4000:]}")
 
 
 def stop_portal(portal: RunningPortal) -> None:
