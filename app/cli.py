@@ -86,7 +86,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
     """Release a cohort (the chair's API does the same): at its time, the one due now."""
     from app.core.refusals import Refused
     from app.db.session import Database
-    from app.review.services.review import publish_cohort
+    from app.publishing.services.cohorts import publish_cohort
 
     try:
         now = _now(args.now)
@@ -198,7 +198,7 @@ def cmd_orgs(args: argparse.Namespace) -> int:
     from app.accounts.services.organizations import (
         get_organization,
         list_organizations,
-        organization_dict,
+        organization_view,
         update_organization,
     )
     from app.core.refusals import Refused
@@ -211,10 +211,10 @@ def cmd_orgs(args: argparse.Namespace) -> int:
         with database.session() as session:
             if args.orgs_command == "list":
                 for row in list_organizations(session, settings):
-                    place = "-".join(x for x in (row["country"], row["subdivision"]) if x)
-                    seat = "committee" if row["on_committee"] else ""
-                    appointed = " (appointed)" if row["committee_appointed"] else ""
-                    print(f"{row['slug']}\t{row['name']}\t{place or '-'}\t{seat}{appointed}")
+                    place = "-".join(x for x in (row.country, row.subdivision) if x)
+                    seat = "committee" if row.on_committee else ""
+                    appointed = " (appointed)" if row.committee_appointed else ""
+                    print(f"{row.slug}\t{row.name}\t{place or '-'}\t{seat}{appointed}")
                 return 0
             changes: dict[str, object] = {}
             if args.country is not None:
@@ -233,7 +233,7 @@ def cmd_orgs(args: argparse.Namespace) -> int:
                 print(f"error: {exc.message} ({exc.code})", file=sys.stderr)
                 return EXIT_UNUSABLE
             session.commit()
-            print(organization_dict(session, settings, org))
+            print(organization_view(session, settings, org).model_dump_json())
     finally:
         database.dispose()
     return 0

@@ -34,46 +34,48 @@ from app.db.models import (  # noqa: E402
     Submission,
 )
 from app.db.session import Database  # noqa: E402
+from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint  # noqa: E402
 from app.results.domain.pareto import step_curve  # noqa: E402
-from app.results.services.results import compact_point  # noqa: E402
 from app.settings import Settings  # noqa: E402
 
 CONCURRENCIES = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1100)
 
 
-def curve_data(rng: random.Random) -> dict[str, object]:
+def curve_data(rng: random.Random, system: str) -> dict[str, object]:
     peak, cap = rng.uniform(120, 260), rng.uniform(10_000, 80_000)
     points = []
     for c in CONCURRENCIES:
         per_user = peak / (1 + c / 96)
         tps = min(c * per_user, cap) * 0.97
         points.append(
-            {
-                "dir": f"r{c}",
-                "concurrency": c,
-                "region": "med_concurrency",
-                "declared_region": None,
-                "offline": "none",
-                "system_tps": tps,
-                "tps_per_user": per_user,
-                "tpot_p90_ms": 1000 / per_user,
-                "ttft_p90_ms": 35 + 0.9 * c,
-                "e2e_avg_interactivity": None,
-                "system_tps_per_kw": tps / 10.08,
-                "point_power_kw": 10.08,
-                "n_samples_completed": 13368,
-                "duration_ms": 1.2e6,
-                "accuracy": "none",
-                "target_cohort": "2026-12-C0",
-            }
+            PublishedPoint(
+                dir=f"r{c}",
+                concurrency=c,
+                region="med_concurrency",
+                system_tps=tps,
+                tps_per_user=per_user,
+                tpot_p90_ms=1000 / per_user,
+                ttft_p90_ms=35 + 0.9 * c,
+                system_tps_per_kw=tps / 10.08,
+            )
         )
-    steps = step_curve([(p["tps_per_user"], p["system_tps"]) for p in points])
-    return {
-        "points": [compact_point(p) for p in points],
-        "step_line": [list(v) for v in steps.line],
-        "regions": None,
-        "elected_offline": None,
-    }
+    steps = step_curve([(p.tps_per_user or 0.0, p.system_tps) for p in points])
+    return CurveSnapshot(
+        system=system,
+        system_dir=system,
+        benchmark_model="llama3_1-8b",
+        dataset="cnn_dailymail",
+        is_agentic=False,
+        x_metric="tps_per_user",
+        c_max=None,
+        c_min=None,
+        regions=None,
+        points=points,
+        step_line=[list(v) for v in steps.line],
+        frontier=[list(v) for v in steps.frontier],
+        offline_ceiling=None,
+        elected_offline=None,
+    ).stored()
 
 
 def build(database: Database, curves: int) -> None:
@@ -109,7 +111,7 @@ def build(database: Database, curves: int) -> None:
                     accelerator_model="Accelerator X",
                     accelerator_count=8,
                     provisioned_power_kw=10.08,
-                    data=curve_data(rng),
+                    data=curve_data(rng, f"System {i}"),
                 )
             ]
             session.add(publication)

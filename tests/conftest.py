@@ -30,12 +30,6 @@ from tests.support.services import (
 # Where the test services listen (.ci/services.sh starts them and prints these).
 
 
-
-
-
-
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
     """Every database test runs on the embedded SQLite and on PostgreSQL."""
@@ -102,14 +96,6 @@ def bad_archive(bundle_cache: Path) -> Path:
     return BundleFactory(submission_id="sub-bad").archive(
         bundle_cache / "bad.tar.gz", edits=broken("inflated-system-tps", "wrong-seed")
     )
-
-
-
-
-
-
-
-
 
 
 @pytest.fixture(scope="session", params=["embedded", "postgresql+redis"])

@@ -77,3 +77,30 @@ def test_test_modules_share_code_only_through_tests_support() -> None:
                 if not node.module.startswith("tests.support"):  # type: ignore[union-attr]
                     crossing.append(f"{path.relative_to(PROJECT_ROOT)}: {node.module}")
     assert crossing == []
+
+
+QUERIES = frozenset({"scalar", "scalars", "execute", "query", "get"})
+
+
+def test_the_web_asks_services_and_never_queries_the_database() -> None:
+    """Routes and pages read through services (one home for each query); a session is
+    only handed on, committed or rolled back at the edge."""
+    leaks = []
+    modules = [*PROJECT_ROOT.glob("app/*/web/*.py"), *PROJECT_ROOT.glob("app/web/*.py")]
+    assert len(modules) > 15
+    for module in modules:
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sqlalchemy"):
+                names = {alias.name for alias in node.names}
+                if node.module != "sqlalchemy.orm" or names != {"Session"}:
+                    leaks.append(f"{module.name}:{node.lineno} imports {node.module}")
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in QUERIES
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "session"
+            ):
+                leaks.append(f"{module.name}:{node.lineno} session.{node.func.attr}(...)")
+    assert leaks == []

@@ -4,6 +4,7 @@ module only explains them, and a test holds the explanation to the checker's num
 
 from __future__ import annotations
 
+import enum
 import math
 from dataclasses import dataclass
 
@@ -19,6 +20,17 @@ REGION_NAMES = {
     "margin": "10% margin above C_max",
     "submitters_choice": "submitter's choice",
 }
+
+
+class Offline(enum.StrEnum):
+    """Whether a point is an Offline run (rules §1.4): elected from the curve, or a
+    dedicated run without per-user latency (a ceiling, never a point of the line)."""
+
+    NONE = "none"
+    ELECTED = "elected"
+    DEDICATED = "dedicated"
+
+
 ULTRA_LOW_MAX = 32  # C_min is at most 32 (rules §5.4)
 
 

@@ -443,7 +443,8 @@ class PublishedCurve(Base):
     accelerator_model: Mapped[str | None] = mapped_column(Text)
     accelerator_count: Mapped[int | None] = mapped_column(BigInteger)
     provisioned_power_kw: Mapped[float | None] = mapped_column(Float)
-    data: Mapped[dict[str, Any]] = mapped_column(JSON)  # points, step line, regions
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)  # app.publishing.domain.snapshot
+    snapshot_version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     # Rules §9.7: <major>.<minor>.<cohort-number>.<model_id>.<dataset_id>.<entry>.
     result_id: Mapped[str | None] = mapped_column(String(200), index=True)
 
@@ -491,6 +492,7 @@ class Retokenization(Base):
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
 
+    submission: Mapped[Submission] = relationship()
     artifact: Mapped[RunArtifact] = relationship()
     job: Mapped[Job | None] = relationship()
 

@@ -25,7 +25,8 @@ from app.db.models import Submission
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
 from app.jobs.queue import CHECK_SUBMISSION
-from app.review.services.review import finalize, publish_cohort
+from app.publishing.services.cohorts import publish_cohort
+from app.review.services.review import finalize
 from app.settings import Settings
 from app.submissions.services.intake import accept_upload
 from app.submissions.services.storage import receive_local
@@ -166,10 +167,10 @@ class _NoQueue:
         return None
 
 
-
 def _at(at: dt.datetime) -> dt.datetime:
     """A clock stopped at *at* (when the demo's checks are said to have finished)."""
     return at
+
 
 def is_empty(database: Database) -> bool:
     with database.session() as session:

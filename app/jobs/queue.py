@@ -23,14 +23,13 @@ class JobQueue(Protocol):
     def send(self, job_id: int, kind: str) -> None: ...
 
 
-
-
 CHECK_SUBMISSION = "check_submission"
 
 
 def task_name(kind: str) -> str:
     """The worker task that carries jobs of *kind* (the registry: job_kinds.JOB_KINDS)."""
     return f"portal.{kind}"
+
 
 log = logging.getLogger(__name__)
 

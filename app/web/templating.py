@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+import pydantic_core
 from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 from markupsafe import Markup
@@ -17,6 +18,16 @@ from app.core.times import as_utc, local_text
 TEMPLATES_DIR = bundled_dir("templates")
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 templates.env.globals["csrf_input"] = csrf_input
+
+
+def _page_json(value: Any, **_: Any) -> str:
+    """What a page embeds for its script (``|tojson``): read models written exactly as the
+    API writes them."""
+    return pydantic_core.to_json(value).decode()
+
+
+templates.env.policies["json.dumps_function"] = _page_json
+templates.env.policies["json.dumps_kwargs"] = {}
 
 
 def static_url(context: dict[str, Any], path: str) -> str:

@@ -13,7 +13,7 @@ from submission_checker.models.regions import compute_regions, covered_region
 from app.checks.services.checks import run_checks
 from app.submissions.services.intake import accept_upload
 from app.submissions.services.storage import receive_local
-from app.submissions.services.views import curve_dict, get_submission
+from app.submissions.services.views import curve_view, get_submission
 from harness.dataset import load_dataset
 from harness.loadgen import RunConfig
 from harness.sim import SimConfig
@@ -33,8 +33,6 @@ def test_plan_covers_every_mandatory_band(c_max: int) -> None:
     elected = plan_points(c_max, offline="elected")
     assert len(elected) == 7
     assert [p.concurrency for p in elected if p.offline == "elected"] == [c_max]
-
-
 
 
 def test_sweep_against_the_simulator_passes_the_official_checker(
@@ -87,9 +85,9 @@ def test_sweep_against_the_simulator_passes_the_official_checker(
         run_checks(session=session, settings=settings, job_id=queue.sent[-1][0])
         submission = get_submission(session, accepted.submission.public_id)
         assert submission is not None and submission.state == "passed_checks"
-        curve = curve_dict(submission.curves[0])
-        assert len(curve["points"]) == 8 and curve["offline_ceiling"] is not None
-        assert len(curve["frontier"]) >= 3
+        curve = curve_view(submission.curves[0])
+        assert len(curve.points) == 8 and curve.offline_ceiling is not None
+        assert len(curve.frontier) >= 3
 
 
 def test_agentic_sweep_passes_the_agentic_gates(sim, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -146,8 +146,6 @@ def tar_bytes(members: list[tuple[tarfile.TarInfo, bytes | None]]) -> bytes:
     return buffer.getvalue()
 
 
-
-
 def broken(*names: str) -> tuple[Edit, ...]:
     """The edits of the named breakages, for ``BundleFactory.build(dest, broken(...))``."""
     return tuple(BREAKAGES[name] for name in names)

@@ -139,3 +139,16 @@ def end_session(*, session: Session, cookie: str) -> None:
     row = session.scalar(select(WebSession).where(WebSession.token_hash == token_hash(cookie)))
     if row is not None:
         session.delete(row)
+
+
+def get_user(session: Session, user_id: int | None) -> User | None:
+    return session.get(User, user_id) if user_id is not None else None
+
+
+def user_by_email(session: Session, email: str) -> User | None:
+    """The account of *email*, however it was typed (addresses are kept lower-case)."""
+    return session.scalar(select(User).where(User.email == email.strip().lower()))
+
+
+def organization_of(session: Session, who: Principal) -> Organization | None:
+    return session.get(Organization, who.organization_id) if who.organization_id else None

@@ -7,10 +7,12 @@ import datetime as dt
 from typing import Any
 
 import holidays as holiday_calendars
+from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.core.refusals import Kind, Refused
+from app.core.views import Timestamp
 from app.db.models import Organization, utcnow
 from app.review.services.review import committee_organizations
 from app.settings import Settings
@@ -69,32 +71,40 @@ def update_organization(
 
 def list_organizations(
     session: Session, settings: Settings, at: dt.datetime | None = None
-) -> list[dict[str, Any]]:
+) -> list[OrganizationView]:
     """Every organisation, by name, with its jurisdiction and committee seat at *at*."""
     members = committee_organizations(session, settings, at or utcnow())  # once for all
     rows = session.scalars(select(Organization).order_by(Organization.name))
-    return [organization_dict(session, settings, o, at, members=members) for o in rows]
+    return [organization_view(session, settings, o, at, members=members) for o in rows]
 
 
-def organization_dict(
+class OrganizationView(BaseModel):
+    slug: str
+    name: str
+    country: str | None = Field(description="ISO 3166-1 alpha-2; its holidays stop the clocks")
+    subdivision: str | None
+    committee_appointed: bool = Field(description="appointed to the committee by the chair")
+    on_committee: bool = Field(description="on the review committee now (rules §4.4)")
+    committee_suspended_at: Timestamp | None
+
+
+def organization_view(
     session: Session,
     settings: Settings,
     organization: Organization,
     at: dt.datetime | None = None,
     *,
     members: set[int] | None = None,
-) -> dict[str, Any]:
+) -> OrganizationView:
     """*members*: the committee's organisations at *at*, when the caller has them."""
     if members is None:
         members = committee_organizations(session, settings, at or utcnow())
-    return {
-        "slug": organization.slug,
-        "name": organization.name,
-        "country": organization.country,
-        "subdivision": organization.subdivision,
-        "committee_appointed": organization.committee_appointed,
-        "on_committee": organization.id in members and organization.committee_suspended_at is None,
-        "committee_suspended_at": organization.committee_suspended_at.isoformat()
-        if organization.committee_suspended_at
-        else None,
-    }
+    return OrganizationView(
+        slug=organization.slug,
+        name=organization.name,
+        country=organization.country,
+        subdivision=organization.subdivision,
+        committee_appointed=organization.committee_appointed,
+        on_committee=organization.id in members and organization.committee_suspended_at is None,
+        committee_suspended_at=organization.committee_suspended_at,
+    )

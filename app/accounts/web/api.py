@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from app.accounts.services.organizations import (
+    OrganizationView,
     get_organization,
     list_organizations,
-    organization_dict,
+    organization_view,
     update_organization,
 )
 from app.accounts.web.security import ChairDep, MemberDep
+from app.core.views import Listing
 from app.db.models import Organization
 from app.web.api_errors import attempt
 from app.web.deps import NowDep, SessionDep, SettingsDep
@@ -22,13 +22,13 @@ from app.web.deps import NowDep, SessionDep, SettingsDep
 router = APIRouter(prefix="/api/v1", tags=["organizations"])
 
 
-@router.get("/organizations")
+@router.get("/organizations", response_model=Listing[OrganizationView])
 def read_organizations(
     session: SessionDep, settings: SettingsDep, who: MemberDep, now: NowDep
-) -> dict[str, Any]:
+) -> Listing[OrganizationView]:
     """Every organisation with its jurisdiction and whether it is on the review committee
     now (a finalized result in the last 6 months or 12 cohorts, or appointed)."""
-    return {"data": list_organizations(session, settings, now)}
+    return Listing(data=list_organizations(session, settings, now))
 
 
 class OrganizationChange(BaseModel):
@@ -41,7 +41,7 @@ class OrganizationChange(BaseModel):
     )
 
 
-@router.patch("/organizations/{slug}")
+@router.patch("/organizations/{slug}", response_model=OrganizationView)
 def change_organization(
     slug: str,
     body: OrganizationChange,
@@ -49,7 +49,7 @@ def change_organization(
     settings: SettingsDep,
     chair: ChairDep,
     now: NowDep,
-) -> JSONResponse:
+) -> OrganizationView | JSONResponse:
     """The chair sets an organisation's jurisdiction or appoints it to the committee; only
     the fields sent change."""
     changes = body.model_dump(exclude_unset=True)
@@ -61,4 +61,4 @@ def change_organization(
         )
 
     failed = attempt(session, work)
-    return failed or JSONResponse(organization_dict(session, settings, found["org"], now))
+    return failed or organization_view(session, settings, found["org"], now)

@@ -20,8 +20,7 @@ class RuleView(BaseModel):
     stage: Stage = Field(description="when the rule is applied")
     source: Source = Field(description="official: decided by the official checker")
     severity: Severity | None = Field(
-        description="the worst a finding of the rule can be; official rules: as the checker "
-        "decides"
+        description="the worst a finding of the rule can be; official rules: as the checker decides"
     )
     explanation: str
     fix: str | None

@@ -46,7 +46,7 @@ def cohort_record(session: Session, cohort: str) -> dict[str, Any]:
                 "availability": c.availability,
                 "accelerator_model": c.accelerator_model,
                 "accelerator_count": c.accelerator_count,
-                "points": c.data.get("points", []),
+                "points": [p.model_dump(mode="json") for p in c.snapshot.points],
             }
             for c in curves
         ],

@@ -30,21 +30,28 @@ from sqlalchemy.orm import Session
 from app.core.cohorts import Cohort
 from app.core.lifecycle import PublicationMode, ResultStatus, SubmissionState, result_status
 from app.core.refusals import Refused
+from app.core.regions import Offline
 from app.db.models import (
     CohortRelease,
     Curve,
+    Point,
     Publication,
     PublishedCurve,
     ResultEntry,
     Submission,
     utcnow,
 )
-from app.publishing.domain import current_cohort, may_publish, release_at
-from app.results.services.results import compact_point
+from app.publishing.domain.cohorts import current_cohort, may_publish, release_at
+from app.publishing.domain.snapshot import (
+    SNAPSHOT_VERSION,
+    CurveSnapshot,
+    InvalidatedPoint,
+    PublishedPoint,
+)
 from app.review.services.audit import SYSTEM, record
 from app.review.services.clocks import embargo_release
 from app.settings import Settings
-from app.submissions.services.views import curve_dict
+from app.submissions.services.views import offline_of, step_line_of, x_metric_of
 
 _NOT_COPIED = frozenset({"id", "publication_id"})
 ARCHIVE_TAGS = frozenset({SubmissionState.WITHDRAWN.value, SubmissionState.INVALIDATED.value})
@@ -208,21 +215,56 @@ def result_ids(
     return ids
 
 
+def published_point(point: Point) -> PublishedPoint:
+    return PublishedPoint(
+        dir=point.dir_name,
+        concurrency=point.concurrency,
+        offline=Offline(point.offline_kind),
+        system_tps=point.system_tps,
+        region=point.region,
+        tps_per_user=point.tps_per_user,
+        tpot_p90_ms=point.tpot_p90_ms,
+        ttft_p90_ms=point.ttft_p90_ms,
+        e2e_avg_interactivity=point.e2e_avg_interactivity,
+        system_tps_per_kw=point.system_tps_per_kw,
+        accuracy=None if point.accuracy_status == "none" else point.accuracy_status,
+    )
+
+
+def curve_snapshot(curve: Curve) -> CurveSnapshot:
+    """What a publication keeps of a curve: its active points and their step line."""
+    active = [p for p in curve.points if p.state == "active"]
+    ceiling, elected = offline_of(active)
+    steps = step_line_of(curve)
+    return CurveSnapshot(
+        system=curve.system.system_name or curve.system.dir_name,
+        system_dir=curve.system.dir_name,
+        benchmark_model=curve.benchmark_model,
+        dataset=curve.dataset,
+        is_agentic=curve.is_agentic,
+        x_metric=x_metric_of(curve),
+        c_max=curve.c_max,
+        c_min=curve.c_min,
+        regions=curve.regions,
+        points=[published_point(p) for p in active],
+        step_line=[list(v) for v in steps.line],
+        frontier=[list(v) for v in steps.frontier],
+        offline_ceiling=ceiling,
+        elected_offline=elected,
+        # Invalidated points stay in the archive, tagged, with the chair's reason (§11.7).
+        invalidated_points=[
+            InvalidatedPoint(dir=p.dir_name, concurrency=p.concurrency, reason=p.state_reason)
+            for p in curve.points
+            if p.state == "invalidated"
+        ],
+    )
+
+
 def _snapshot(submission: Submission, ids: dict[tuple[str, str], str]) -> list[PublishedCurve]:
     systems = {s.dir_name: s for s in submission.systems}
     published = []
     for curve in submission.curves:
         system = systems.get(curve.system.dir_name)
-        data = curve_dict(curve, active_only=True)
-        data.pop("reproductions", None)
-        data.pop("region_basis", None)  # the page's explanation, not the record
-        data["points"] = [compact_point(p) for p in data["points"]]
-        # Invalidated points stay in the archive, tagged, with the chair's reason (§11.7).
-        data["invalidated_points"] = [
-            {"dir": p.dir_name, "concurrency": p.concurrency, "reason": p.state_reason}
-            for p in curve.points
-            if p.state == "invalidated"
-        ]
         published.append(
             PublishedCurve(
                 benchmark_model=curve.benchmark_model,
@@ -235,7 +277,8 @@ def _snapshot(submission: Submission, ids: dict[tuple[str, str], str]) -> list[P
                 accelerator_model=system.accelerator_model if system else None,
                 accelerator_count=system.accelerator_count if system else None,
                 provisioned_power_kw=system.provisioned_power_kw if system else None,
-                data=data,
+                data=curve_snapshot(curve).stored(),
+                snapshot_version=SNAPSHOT_VERSION,
                 result_id=ids.get((curve.system.dir_name, curve.benchmark_model)),
             )
         )

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse, JSONResponse
-from sqlalchemy import select
-from sqlalchemy.orm import selectinload
+from pydantic import BaseModel
 from starlette.background import BackgroundTask
 
 from app.accounts.domain import Scope
@@ -17,34 +16,17 @@ from app.accounts.services.accounts import Principal
 from app.accounts.web.security import require
 from app.core.cohorts import Cohort
 from app.core.refusals import Refused
-from app.db.models import Publication
+from app.publishing.services.cohorts import (
+    PublicationView,
+    cohort_publications,
+    publication_view,
+    publish_cohort,
+)
 from app.publishing.services.export import cohort_exists, write_cohort_export
-from app.review.services.review import publish_cohort
 from app.web.api_errors import refused
 from app.web.deps import NowDep, SessionDep, SettingsDep
 
 router = APIRouter(prefix="/api/v1", tags=["cohorts"])
-
-
-def _publication(p: Publication) -> dict[str, Any]:
-    return {
-        "submission": p.submission.public_id,
-        "organization": p.submission.organization.name,
-        "status": p.status,
-        "cohort": p.cohort,
-        "published_at": p.published_at.isoformat(),
-        "description": p.description,
-        "curves": [
-            {
-                "result_id": c.result_id,
-                "benchmark": c.benchmark_model,
-                "dataset": c.dataset,
-                "system": c.system_name,
-                "points": len(c.data.get("points", [])),
-            }
-            for c in p.curves
-        ],
-    }
 
 
 def _cohort_or_422(cohort_id: str) -> Cohort:
@@ -54,14 +36,28 @@ def _cohort_or_422(cohort_id: str) -> Cohort:
     return cohort
 
 
-@router.post("/cohorts/{cohort_id}/publish")
+class Released(BaseModel):
+    """What a release published (nothing, when the cohort had been released before)."""
+
+    cohort: str
+    published_by: str
+    data: list[PublicationView]
+
+
+class CohortRecord(BaseModel):
+    cohort: str
+    links: dict[str, str]
+    data: list[PublicationView]
+
+
+@router.post("/cohorts/{cohort_id}/publish", response_model=Released)
 def publish(
     cohort_id: str,
     session: SessionDep,
     settings: SettingsDep,
     chair: Annotated[Principal, Depends(require(Scope.PUBLISH))],
     now: NowDep,
-) -> JSONResponse:
+) -> Released | JSONResponse:
     """Release the cohort due now (the chair's token): every result due in it joins its
     record, with result ids for reviewed results. 409 before the cohort's publication
     time (Wednesday 08:00 Pacific) and for any cohort but the one due now. Idempotent: a
@@ -74,32 +70,22 @@ def publish(
         session.rollback()
         return refused(exc)
     session.commit()
-    return JSONResponse(
-        {
-            "cohort": cohort_id,
-            "published_by": chair.email,
-            "data": [_publication(p) for p in created],
-        }
+    return Released(
+        cohort=cohort_id, published_by=chair.email, data=[publication_view(p) for p in created]
     )
 
 
-@router.get("/cohorts/{cohort_id}")
-def read_cohort(cohort_id: str, session: SessionDep) -> dict[str, Any]:
+@router.get("/cohorts/{cohort_id}", response_model=CohortRecord)
+def read_cohort(cohort_id: str, session: SessionDep) -> CohortRecord:
     """What was published in a cohort (public), with tags of withdrawn/invalidated results."""
     _cohort_or_422(cohort_id)
     if not cohort_exists(session, cohort_id):
         raise HTTPException(404, detail=f"cohort {cohort_id!r} has not been published")
-    rows = session.scalars(
-        select(Publication)
-        .where(Publication.cohort == cohort_id, Publication.in_record())
-        .options(selectinload(Publication.curves), selectinload(Publication.submission))
-        .order_by(Publication.id)
-    ).all()
-    return {
-        "cohort": cohort_id,
-        "links": {"export": f"/api/v1/cohorts/{cohort_id}/export"},
-        "data": [_publication(p) for p in rows],
-    }
+    return CohortRecord(
+        cohort=cohort_id,
+        links={"export": f"/api/v1/cohorts/{cohort_id}/export"},
+        data=cohort_publications(session, cohort_id),
+    )
 
 
 @router.get(

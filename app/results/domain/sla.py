@@ -10,9 +10,9 @@ the faster per-user point, then the lower concurrency.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol, TypeVar
 
 NORMALISATIONS = ("system", "kw", "accelerator")
 
@@ -34,53 +34,78 @@ class Sla:
         )
 
 
-def per_user(point: dict[str, Any], agentic: bool) -> float | None:
-    value = point.get("e2e_avg_interactivity" if agentic else "tps_per_user")
-    return float(value) if value is not None else None
+class OperatingPoint(Protocol):
+    """What the SLA reads of a point (a published point is one)."""
+
+    @property
+    def concurrency(self) -> int: ...
+    @property
+    def offline(self) -> str: ...
+    @property
+    def region(self) -> str | None: ...
+    @property
+    def system_tps(self) -> float: ...
+    @property
+    def system_tps_per_kw(self) -> float | None: ...
+    @property
+    def tps_per_user(self) -> float | None: ...
+    @property
+    def e2e_avg_interactivity(self) -> float | None: ...
+    @property
+    def ttft_p90_ms(self) -> float | None: ...
 
 
-def admissible(point: dict[str, Any], sla: Sla, agentic: bool = False) -> bool:
-    if point.get("offline") == "dedicated":
+Point = TypeVar("Point", bound=OperatingPoint)
+
+
+def per_user(point: OperatingPoint, agentic: bool) -> float | None:
+    return point.e2e_avg_interactivity if agentic else point.tps_per_user
+
+
+def admissible(point: OperatingPoint, sla: Sla, agentic: bool = False) -> bool:
+    if point.offline == "dedicated":
         return False
     if sla.ttft_p90_max_ms is not None:
-        ttft = point.get("ttft_p90_ms")
+        ttft = point.ttft_p90_ms
         if ttft is None or ttft > sla.ttft_p90_max_ms:
             return False
     if sla.tps_per_user_min is not None:
         speed = per_user(point, agentic)
         if speed is None or speed < sla.tps_per_user_min:
             return False
-    if sla.concurrency_min is not None and point["concurrency"] < sla.concurrency_min:
+    if sla.concurrency_min is not None and point.concurrency < sla.concurrency_min:
         return False
-    return sla.region is None or point.get("region") == sla.region
+    return sla.region is None or point.region == sla.region
 
 
-def throughput(point: dict[str, Any], normalize: str, accelerators: int | None) -> float | None:
+def throughput(point: OperatingPoint, normalize: str, accelerators: int | None) -> float | None:
     """``system_tps``, per kW (the point's power denominator) or per accelerator."""
     if normalize == "kw":
-        value = point.get("system_tps_per_kw")
-        return float(value) if value is not None else None
+        return point.system_tps_per_kw
     if normalize == "accelerator":
         if not accelerators:
             return None
-        return float(point["system_tps"]) / accelerators
-    return float(point["system_tps"])
+        return point.system_tps / accelerators
+    return point.system_tps
 
 
 def best_point(
-    points: Sequence[dict[str, Any]],
+    points: Sequence[Point],
     sla: Sla,
     *,
     agentic: bool = False,
     normalize: str = "system",
     accelerators: int | None = None,
-) -> dict[str, Any] | None:
+) -> Point | None:
     """The admissible point with the highest throughput, or None."""
-    key: Callable[[dict[str, Any]], tuple[float, float, int]] = lambda p: (  # noqa: E731
-        throughput(p, normalize, accelerators) or 0.0,
-        per_user(p, agentic) or 0.0,
-        -int(p["concurrency"]),
-    )
+
+    def key(p: Point) -> tuple[float, float, int]:
+        return (
+            throughput(p, normalize, accelerators) or 0.0,
+            per_user(p, agentic) or 0.0,
+            -p.concurrency,
+        )
+
     candidates = [
         p
         for p in points

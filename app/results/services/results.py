@@ -8,20 +8,23 @@ review roles that see more arrive with accounts.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from app.core.cohorts import Cohort
 from app.core.refusals import Kind, Refused
-from app.core.regions import REGIONS, region_name
+from app.core.regions import REGIONS, Offline, region_name
+from app.core.views import Timestamp, left_out_if_none
 from app.db.models import CohortRelease, Publication
+from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint, read_snapshot
 from app.results.domain.pareto import step_curve
 from app.results.domain.sla import NORMALISATIONS, Sla, admissible, best_point, per_user, throughput
-from app.submissions.services.views import round_metrics
 
 STATUSES = ("verified", "provisional", "unverified")
 DEFAULT_STATUSES = ("verified", "provisional")  # unverified is off by default
@@ -29,20 +32,6 @@ PRELIMINARY_FOOTNOTE = (
     "Results tagged \u201cpeer review pending\u201d are preliminary and subject to change "
     "until peer review completes."
 )
-
-
-# What charts, tables and exports use of a point; the rest stays in the snapshot.
-POINT_FIELDS = (
-    "dir", "concurrency", "region", "offline", "system_tps", "tps_per_user", "tpot_p90_ms",
-    "ttft_p90_ms", "e2e_avg_interactivity", "system_tps_per_kw", "accuracy",
-)  # fmt: skip
-
-
-def compact_point(point: dict[str, Any]) -> dict[str, Any]:
-    """A point as published: the fields buyers use, rounded, without empty values."""
-    view = {k: point[k] for k in POINT_FIELDS if point.get(k) not in (None, "none")}
-    view["offline"] = point.get("offline") or "none"
-    return round_metrics(view)
 
 
 @dataclass(frozen=True)
@@ -64,7 +53,7 @@ class VisibleCurve:
     accelerator_model: str | None
     accelerator_count: int | None
     provisioned_power_kw: float | None
-    data: dict[str, Any]
+    snapshot: CurveSnapshot
 
 
 # Publications never change once written, so what a cohort shows can be kept until a newer
@@ -143,7 +132,7 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
         raise QueryProblem("region", f"region must be one of {', '.join(REGIONS)}, not {region!r}")
     cohort = text("cohort")
     if cohort is not None and not cohort_was_released(session, cohort):
-        released = ", ".join(c["id"] for c in list_cohorts(session)) or "none yet"
+        released = ", ".join(c.id for c in list_cohorts(session)) or "none yet"
         raise QueryProblem(
             "cohort", f"no cohort {cohort!r} has been published (published: {released})"
         )
@@ -164,7 +153,14 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
     )
 
 
-def list_cohorts(session: Session) -> list[dict[str, Any]]:
+class CohortView(BaseModel):
+    id: str = Field(examples=["2026-12-C0"])
+    date: dt.date | None = Field(description="the cohort's Wednesday")
+    published_at: Timestamp = Field(description="when the chair released it")
+    publications: int = Field(description="the versions of results its record gained")
+
+
+def list_cohorts(session: Session) -> list[CohortView]:
     """The released cohorts, newest first, with the versions each one's record gained."""
     counts = dict(
         session.execute(
@@ -177,12 +173,12 @@ def list_cohorts(session: Session) -> list[dict[str, Any]]:
     for release in session.scalars(select(CohortRelease).order_by(CohortRelease.cohort.desc())):
         cohort = Cohort.parse(release.cohort)
         out.append(
-            {
-                "id": release.cohort,
-                "date": cohort.date.isoformat() if cohort else None,
-                "published_at": release.published_at.isoformat(),
-                "publications": counts.get(release.cohort, 0),
-            }
+            CohortView(
+                id=release.cohort,
+                date=cohort.date if cohort else None,
+                published_at=release.published_at,
+                publications=counts.get(release.cohort, 0),
+            )
         )
     return out
 
@@ -247,7 +243,7 @@ def visible_curves(session: Session, cohort: str | None) -> list[VisibleCurve]:
             accelerator_model=c.accelerator_model,
             accelerator_count=c.accelerator_count,
             provisioned_power_kw=c.provisioned_power_kw,
-            data=c.data,
+            snapshot=read_snapshot(c.snapshot_version, c.data),
         )
         for p in latest.values()
         for c in p.curves
@@ -258,37 +254,53 @@ def visible_curves(session: Session, cohort: str | None) -> list[VisibleCurve]:
     return visible
 
 
-def list_benchmarks(session: Session, cohort: str | None = None) -> list[dict[str, Any]]:
+class DatasetCount(BaseModel):
+    id: str | None = Field(description="the dataset; null where the bundles do not say")
+    curves: int
+
+
+class BenchmarkView(BaseModel):
+    id: str
+    model: str
+    agentic: bool
+    curves: int
+    datasets: list[DatasetCount] = Field(description="most curves first")
+    dataset: str | None = Field(description="the dataset shown unless another is asked for")
+
+
+def list_benchmarks(session: Session, cohort: str | None = None) -> list[BenchmarkView]:
     return _benchmarks(visible_curves(session, cohort))
 
 
-def _benchmarks(visible: list[VisibleCurve]) -> list[dict[str, Any]]:
+def _benchmarks(visible: list[VisibleCurve]) -> list[BenchmarkView]:
     """Per benchmark model, the datasets its curves ran (most curves first): curves of
     different datasets are different measurements and never share a chart."""
-    found: dict[str, dict[str, Any]] = {}
+    curves: dict[str, int] = {}
+    agentic: dict[str, bool] = {}
+    datasets: dict[str, dict[str | None, int]] = {}
     for curve in visible:
         if curve.status not in STATUSES:
             continue  # withdrawn/invalidated: an archive entry, not a curve
-        entry = found.setdefault(
-            curve.benchmark_model,
-            {
-                "id": curve.benchmark_model,
-                "model": curve.benchmark_model,
-                "agentic": curve.is_agentic,
-                "curves": 0,
-                "datasets": {},
-            },
-        )
-        entry["curves"] += 1
-        dataset = curve.dataset or ""
-        entry["datasets"][dataset] = entry["datasets"].get(dataset, 0) + 1
+        model = curve.benchmark_model
+        curves[model] = curves.get(model, 0) + 1
+        agentic.setdefault(model, curve.is_agentic)
+        counts = datasets.setdefault(model, {})
+        dataset = curve.dataset or None
+        counts[dataset] = counts.get(dataset, 0) + 1
     out = []
-    for entry in found.values():
-        datasets = sorted(entry["datasets"].items(), key=lambda kv: (-kv[1], kv[0]))
-        entry["datasets"] = [{"id": d or None, "curves": n} for d, n in datasets]
-        entry["dataset"] = entry["datasets"][0]["id"]  # the one shown unless another is asked
-        out.append(entry)
-    return sorted(out, key=lambda b: (b["agentic"], b["id"]))
+    for model, n in curves.items():
+        ranked = sorted(datasets[model].items(), key=lambda kv: (-kv[1], kv[0] or ""))
+        out.append(
+            BenchmarkView(
+                id=model,
+                model=model,
+                agentic=agentic[model],
+                curves=n,
+                datasets=[DatasetCount(id=d, curves=c) for d, c in ranked],
+                dataset=ranked[0][0],
+            )
+        )
+    return sorted(out, key=lambda b: (b.agentic, b.id))
 
 
 def _matches(curve: VisibleCurve, q: ResultsQuery) -> bool:
@@ -307,93 +319,200 @@ def _matches(curve: VisibleCurve, q: ResultsQuery) -> bool:
     )
 
 
-def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> dict[str, Any]:
-    data = curve.data
+class ResultPoint(PublishedPoint):
+    """A published point as the explorer shows it under a query."""
+
+    region_name: str
+    y: float | None = left_out_if_none("the normalised throughput, when normalize is not system")
+    admissible: bool = Field(description="meets the query's SLA")
+
+
+class Ceiling(BaseModel):
+    y: float = Field(description="the dedicated Offline run's throughput, normalised")
+    concurrency: int
+
+
+class ResultCurve(BaseModel):
+    """A published curve under a query: its points marked admissible or not, its step
+    line in the query's normalisation, and its best admissible point."""
+
+    id: int
+    submission: str
+    status: str = Field(description="verified, provisional, unverified, withdrawn, invalidated")
+    published_in: str = Field(description="the cohort the result first appeared in")
+    result_id: str | None
+    system: str
+    system_dir: str
+    organization: str
+    division: str | None
+    availability: str | None
+    accelerator_model: str | None
+    accelerator_count: int | None
+    provisioned_power_kw: float | None
+    benchmark: str
+    dataset: str | None
+    is_agentic: bool
+    x_metric: str
+    regions: dict[str, list[int]] | None
+    points: list[ResultPoint]
+    step_line: list[list[float]]
+    offline_ceiling: Ceiling | None
+    elected_offline: str | None
+    best: str | None = Field(description="the best admissible point's folder")
+
+
+def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> ResultCurve:
+    snapshot = curve.snapshot
     agentic = curve.is_agentic
-    points = []
     derived = q.normalize != "system"
-    for point in data["points"]:
-        view = dict(point)
-        view["region_name"] = region_name(point.get("region"))
+    points: list[tuple[ResultPoint, float | None, float | None]] = []
+    for point in snapshot.points:
         y = throughput(point, q.normalize, curve.accelerator_count)
-        if derived:  # otherwise the plotted y is system_tps itself
-            view["y"] = None if y is None else round(y, 3)
-        view["admissible"] = admissible(point, q.sla, agentic)
-        points.append((view, per_user(view, agentic), y))
+        # Built without validating again: the snapshot was validated when it was read.
+        view = ResultPoint.model_construct(
+            **dict(point),
+            region_name=region_name(point.region),
+            y=None if not derived or y is None else round(y, 3),
+            admissible=admissible(point, q.sla, agentic),
+        )
+        points.append((view, per_user(point, agentic), y))
     plotted = [
         (x, y)
         for p, x, y in points
-        if p["offline"] != "dedicated" and x is not None and y is not None
+        if p.offline != Offline.DEDICATED and x is not None and y is not None
     ]
     steps = step_curve(plotted)
     ceiling = None
-    dedicated = next(((p, y) for p, _x, y in points if p["offline"] == "dedicated"), None)
+    dedicated = next(((p, y) for p, _x, y in points if p.offline == Offline.DEDICATED), None)
     if dedicated is not None and dedicated[1] is not None:
-        ceiling = {"y": round(dedicated[1], 3), "concurrency": dedicated[0]["concurrency"]}
+        ceiling = Ceiling(y=round(dedicated[1], 3), concurrency=dedicated[0].concurrency)
     best = best_point(
-        data["points"],
+        snapshot.points,
         q.sla,
         agentic=agentic,
         normalize=q.normalize,
         accelerators=curve.accelerator_count,
     )
-    return {
-        "id": curve.id,
-        "submission": curve.submission,
-        "status": curve.status,
-        "published_in": curve.published_in,
-        "result_id": curve.result_id,
-        "system": curve.system_name,
-        "system_dir": data.get("system_dir"),
-        "organization": curve.organization,
-        "division": curve.division,
-        "availability": curve.availability,
-        "accelerator_model": curve.accelerator_model,
-        "accelerator_count": curve.accelerator_count,
-        "provisioned_power_kw": curve.provisioned_power_kw,
-        "benchmark": curve.benchmark_model,
-        "dataset": curve.dataset,
-        "is_agentic": agentic,
-        "x_metric": "e2e_avg_interactivity" if agentic else "tps_per_user",
-        "regions": data.get("regions"),
-        "points": [p for p, _x, _y in points],
-        "step_line": [[round(x, 3), round(y, 3)] for x, y in steps.line],
-        "offline_ceiling": ceiling,
-        "elected_offline": data.get("elected_offline"),
-        "best": None if best is None else best["dir"],
-    }
+    return ResultCurve(
+        id=curve.id,
+        submission=curve.submission,
+        status=curve.status,
+        published_in=curve.published_in,
+        result_id=curve.result_id,
+        system=curve.system_name,
+        system_dir=snapshot.system_dir,
+        organization=curve.organization,
+        division=curve.division,
+        availability=curve.availability,
+        accelerator_model=curve.accelerator_model,
+        accelerator_count=curve.accelerator_count,
+        provisioned_power_kw=curve.provisioned_power_kw,
+        benchmark=curve.benchmark_model,
+        dataset=curve.dataset,
+        is_agentic=agentic,
+        x_metric="e2e_avg_interactivity" if agentic else "tps_per_user",
+        regions=snapshot.regions,
+        points=[p for p, _x, _y in points],
+        step_line=[[round(x, 3), round(y, 3)] for x, y in steps.line],
+        offline_ceiling=ceiling,
+        elected_offline=snapshot.elected_offline,
+        best=None if best is None else best.dir,
+    )
 
 
-def _choose_benchmark(benchmarks: list[dict[str, Any]], q: ResultsQuery) -> dict[str, Any] | None:
+def _choose_benchmark(benchmarks: list[BenchmarkView], q: ResultsQuery) -> BenchmarkView | None:
     if q.benchmark is None:
         # The benchmark with the most curves, so a newcomer sees the fullest chart.
-        return max(benchmarks, key=lambda b: (b["curves"], b["id"] == "llama3_1-8b"), default=None)
+        return max(benchmarks, key=lambda b: (b.curves, b.id == "llama3_1-8b"), default=None)
     for entry in benchmarks:
-        if entry["id"] == q.benchmark:
+        if entry.id == q.benchmark:
             return entry
     where = f"cohort {q.cohort}" if q.cohort else "the current results"
-    known = ", ".join(b["id"] for b in benchmarks) or "none"
+    known = ", ".join(b.id for b in benchmarks) or "none"
     raise QueryProblem(
         "benchmark", f"no published curves for benchmark {q.benchmark!r} in {where} ({known})"
     )
 
 
-def query_results(session: Session, q: ResultsQuery) -> dict[str, Any]:
+class RankingRow(BaseModel):
+    """A system's best admissible point, ranked by throughput."""
+
+    rank: int
+    system: str
+    organization: str
+    status: str
+    curve: int = Field(description="the curve's id in `curves`")
+    submission: str
+    result_id: str | None
+    accelerator_model: str | None
+    accelerator_count: int | None
+    provisioned_power_kw: float | None
+    division: str | None
+    availability: str | None
+    point: str = Field(description="the point's folder")
+    concurrency: int
+    region: str | None
+    throughput: float | None = Field(description="in the query's normalisation")
+    system_tps: float
+    system_tps_per_kw: float | None
+    tps_per_user: float | None
+    e2e_avg_interactivity: float | None
+    ttft_p90_ms: float | None
+    tpot_p90_ms: float | None
+
+
+class Unranked(BaseModel):
+    """A system none of whose points meets the SLA."""
+
+    system: str
+    organization: str
+    status: str
+    curve: int
+
+
+class SlaView(BaseModel):
+    ttft_p90_max_ms: float | None
+    tps_per_user_min: float | None
+    concurrency_min: int | None
+    region: str | None
+
+
+class ResultsPage(BaseModel):
+    """What the results explorer shows for a query, and what the API answers."""
+
+    cohort: str | None = Field(description="the cohort shown (the latest, for the current view)")
+    current: bool = Field(description="the current results rather than a cohort as published")
+    benchmark: str | None
+    dataset: str | None
+    benchmarks: list[BenchmarkView]
+    statuses: list[str]
+    normalize: str
+    derived: bool = Field(description="throughput is normalised, not measured")
+    # No SLA: the ranking is of peak throughput at any latency, and says so.
+    sla_set: bool
+    sla: SlaView
+    curves: list[ResultCurve]
+    ranking: list[RankingRow]
+    no_admissible_point: list[Unranked]
+    footnote: str | None
+
+
+def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
     # No cohort asked for: the active page, labelled with the latest released cohort.
     cohort = q.cohort or latest_cohort(session)
     visible = visible_curves(session, q.cohort or None)
     benchmarks = _benchmarks(visible)
     chosen = _choose_benchmark(benchmarks, q)
-    benchmark = chosen["id"] if chosen else None
+    benchmark = chosen.id if chosen else None
     dataset = None
     if chosen is not None:
-        dataset = q.dataset or chosen["dataset"]
-        if dataset not in [d["id"] for d in chosen["datasets"]]:
-            known = ", ".join(str(d["id"]) for d in chosen["datasets"])
+        dataset = q.dataset or chosen.dataset
+        if dataset not in [d.id for d in chosen.datasets]:
+            known = ", ".join(str(d.id) for d in chosen.datasets)
             raise QueryProblem(
                 "dataset", f"{benchmark} has no published curves on dataset {dataset!r} ({known})"
             )
-    curves: list[dict[str, Any]] = []
+    curves: list[ResultCurve] = []
     if benchmark is not None:
         for curve in visible:
             if curve.benchmark_model != benchmark or curve.status not in q.statuses:
@@ -402,69 +521,67 @@ def query_results(session: Session, q: ResultsQuery) -> dict[str, Any]:
                 continue
             if _matches(curve, q):
                 curves.append(_curve_view(curve, q))
-    curves.sort(key=lambda c: (c["organization"].lower(), c["system"].lower()))
-    ranking, without = [], []
+    curves.sort(key=lambda c: (c.organization.lower(), c.system.lower()))
+    ranked: list[tuple[float, RankingRow]] = []
+    without = []
     for view in curves:
-        best = next((p for p in view["points"] if p["dir"] == view["best"]), None)
+        best = next((p for p in view.points if p.dir == view.best), None)
         if best is None:
             without.append(
-                {
-                    "system": view["system"],
-                    "organization": view["organization"],
-                    "status": view["status"],
-                    "curve": view["id"],
-                }
+                Unranked(
+                    system=view.system,
+                    organization=view.organization,
+                    status=view.status,
+                    curve=view.id,
+                )
             )
             continue
-        ranking.append(
-            {
-                "system": view["system"],
-                "organization": view["organization"],
-                "status": view["status"],
-                "curve": view["id"],
-                "submission": view["submission"],
-                "result_id": view["result_id"],
-                "accelerator_model": view["accelerator_model"],
-                "accelerator_count": view["accelerator_count"],
-                "provisioned_power_kw": view["provisioned_power_kw"],
-                "division": view["division"],
-                "availability": view["availability"],
-                "point": best["dir"],
-                "concurrency": best["concurrency"],
-                "region": best.get("region"),
-                "throughput": throughput(best, q.normalize, view["accelerator_count"]),
-                "system_tps": best["system_tps"],
-                "system_tps_per_kw": best.get("system_tps_per_kw"),
-                "tps_per_user": best.get("tps_per_user"),
-                "e2e_avg_interactivity": best.get("e2e_avg_interactivity"),
-                "ttft_p90_ms": best.get("ttft_p90_ms"),
-                "tpot_p90_ms": best.get("tpot_p90_ms"),
-            }
+        value = throughput(best, q.normalize, view.accelerator_count)
+        row = RankingRow(
+            rank=0,
+            system=view.system,
+            organization=view.organization,
+            status=view.status,
+            curve=view.id,
+            submission=view.submission,
+            result_id=view.result_id,
+            accelerator_model=view.accelerator_model,
+            accelerator_count=view.accelerator_count,
+            provisioned_power_kw=view.provisioned_power_kw,
+            division=view.division,
+            availability=view.availability,
+            point=best.dir,
+            concurrency=best.concurrency,
+            region=best.region,
+            throughput=value,
+            system_tps=best.system_tps,
+            system_tps_per_kw=best.system_tps_per_kw,
+            tps_per_user=best.tps_per_user,
+            e2e_avg_interactivity=best.e2e_avg_interactivity,
+            ttft_p90_ms=best.ttft_p90_ms,
+            tpot_p90_ms=best.tpot_p90_ms,
         )
-    ranking.sort(key=lambda r: -(r["throughput"] or 0))
-    for rank, row in enumerate(ranking, start=1):
-        row["rank"] = rank
-    return {
-        "cohort": cohort,
-        "current": not q.cohort,
-        "benchmark": benchmark,
-        "dataset": dataset,
-        "benchmarks": benchmarks,
-        "statuses": list(q.statuses),
-        "normalize": q.normalize,
-        "derived": q.normalize != "system",
-        # No SLA: the ranking is of peak throughput at any latency, and says so.
-        "sla_set": not q.sla.is_empty,
-        "sla": {
-            "ttft_p90_max_ms": q.sla.ttft_p90_max_ms,
-            "tps_per_user_min": q.sla.tps_per_user_min,
-            "concurrency_min": q.sla.concurrency_min,
-            "region": q.sla.region,
-        },
-        "curves": curves,
-        "ranking": ranking,
-        "no_admissible_point": without,
-        "footnote": PRELIMINARY_FOOTNOTE
-        if any(c["status"] == "provisional" for c in curves)
-        else None,
-    }
+        ranked.append((value or 0.0, row))
+    ranked.sort(key=lambda pair: -pair[0])
+    ranking = [row.model_copy(update={"rank": n}) for n, (_v, row) in enumerate(ranked, 1)]
+    return ResultsPage(
+        cohort=cohort,
+        current=not q.cohort,
+        benchmark=benchmark,
+        dataset=dataset,
+        benchmarks=benchmarks,
+        statuses=list(q.statuses),
+        normalize=q.normalize,
+        derived=q.normalize != "system",
+        sla_set=not q.sla.is_empty,
+        sla=SlaView(
+            ttft_p90_max_ms=q.sla.ttft_p90_max_ms,
+            tps_per_user_min=q.sla.tps_per_user_min,
+            concurrency_min=q.sla.concurrency_min,
+            region=q.sla.region,
+        ),
+        curves=curves,
+        ranking=ranking,
+        no_admissible_point=without,
+        footnote=PRELIMINARY_FOOTNOTE if any(c.status == "provisional" for c in curves) else None,
+    )

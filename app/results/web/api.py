@@ -7,12 +7,15 @@ import io
 import re
 from typing import Annotated, Any, Literal
 
-import orjson
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from app.core.views import Listing
 from app.results.services.results import (
+    BenchmarkView,
+    CohortView,
     QueryProblem,
+    ResultsPage,
     list_benchmarks,
     list_cohorts,
     parse_results_query,
@@ -40,26 +43,26 @@ POINT_COLUMNS = (
 )  # fmt: skip
 
 
-def _context(result: dict[str, Any]) -> dict[str, Any]:
+def _context(result: ResultsPage) -> dict[str, Any]:
     """What every exported row carries: which view of the results it comes from."""
     return {
-        "cohort": result["cohort"] if not result["current"] else f"current ({result['cohort']})",
-        "benchmark": result["benchmark"],
-        "dataset": result["dataset"],
-        "normalize": result["normalize"],
-        **{f"sla_{k}": v for k, v in result["sla"].items()},
+        "cohort": result.cohort if not result.current else f"current ({result.cohort})",
+        "benchmark": result.benchmark,
+        "dataset": result.dataset,
+        "normalize": result.normalize,
+        **{f"sla_{k}": v for k, v in result.sla.model_dump().items()},
     }
 
 
-def export_name(result: dict[str, Any], export: str) -> str:
+def export_name(result: ResultsPage, export: str) -> str:
     """A file name that tells one export from another: view, normalisation and SLA."""
     parts = [
-        result["benchmark"] or "results",
-        result["dataset"] or "",
-        result["cohort"] if not result["current"] else "current",
-        result["normalize"],
+        result.benchmark or "results",
+        result.dataset or "",
+        result.cohort if not result.current else "current",
+        result.normalize,
         *(f"{k}-{v:g}" if isinstance(v, float) else f"{k}-{v}"
-          for k, v in result["sla"].items() if v is not None),
+          for k, v in result.sla.model_dump().items() if v is not None),
         export,
     ]  # fmt: skip
     # The names come from the query: only what is safe in a header stays.
@@ -82,38 +85,42 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def point_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+def point_rows(result: ResultsPage) -> list[dict[str, Any]]:
     return [
         {
-            "result_id": c["result_id"],
-            "organization": c["organization"],
-            "system": c["system"],
-            "division": c["division"],
-            "status": c["status"],
-            "provisioned_power_kw": c["provisioned_power_kw"],
-            **p,
+            "result_id": c.result_id,
+            "organization": c.organization,
+            "system": c.system,
+            "division": c.division,
+            "status": c.status,
+            "provisioned_power_kw": c.provisioned_power_kw,
+            **p.model_dump(mode="json"),
         }
-        for c in result["curves"]
-        for p in c["points"]
+        for c in result.curves
+        for p in c.points
     ]
 
 
-@router.get("/cohorts")
-def read_cohorts(session: SessionDep) -> dict[str, Any]:
+@router.get("/cohorts", response_model=Listing[CohortView])
+def read_cohorts(session: SessionDep) -> Listing[CohortView]:
     """The cohorts the chair released, newest first (when, and the versions each gained)."""
-    return {"data": list_cohorts(session)}
+    return Listing(data=list_cohorts(session))
 
 
-@router.get("/benchmarks")
-def read_benchmarks(session: SessionDep, cohort: str | None = None) -> dict[str, Any]:
+@router.get("/benchmarks", response_model=Listing[BenchmarkView])
+def read_benchmarks(session: SessionDep, cohort: str | None = None) -> Listing[BenchmarkView]:
     """Benchmarks (model + dataset) with public curves in a cohort (default: the latest)."""
-    return {"data": list_benchmarks(session, cohort)}
+    return Listing(data=list_benchmarks(session, cohort))
 
 
 Text = Annotated[str | None, Query()]
 
 
-@router.get("/results")
+@router.get(
+    "/results",
+    response_model=ResultsPage,
+    responses={200: {"content": {"text/csv": {"schema": {"type": "string"}}}}},
+)
 def read_results(
     request: Request,
     session: SessionDep,
@@ -154,7 +161,11 @@ def read_results(
     except QueryProblem as problem:
         return refused(problem)
     if format == "csv":
-        rows = result["ranking"] if export == "ranking" else point_rows(result)
+        rows = (
+            [r.model_dump(mode="json") for r in result.ranking]
+            if export == "ranking"
+            else point_rows(result)
+        )
         columns = RANKING_COLUMNS if export == "ranking" else POINT_COLUMNS
         context = _context(result)
         name = export_name(result, export)
@@ -163,5 +174,6 @@ def read_results(
             media_type="text/csv; charset=utf-8",
             headers={"Content-Disposition": f'attachment; filename="{name}"'},
         )
-    # The payload is large: orjson straight to bytes, without FastAPI's generic encoder.
-    return Response(orjson.dumps(result), media_type="application/json")
+    # The payload is large: pydantic writes it straight to bytes, without validating the
+    # answer again on its way out.
+    return Response(result.model_dump_json(), media_type="application/json")

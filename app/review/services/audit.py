@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.core.lifecycle import SubmissionState, transition
+from app.core.views import Timestamp
 from app.db.models import AuditEvent, Submission, utcnow
 
 SYSTEM = "system"
@@ -70,3 +72,30 @@ def timeline(session: Session, submission: Submission) -> list[AuditEvent]:
             .order_by(AuditEvent.at, AuditEvent.id)
         )
     )
+
+
+class TimelineEntry(BaseModel):
+    """A state change of a submission: who, when, why."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    at: Timestamp
+    actor: str
+    action: str
+    from_state: str | None = Field(serialization_alias="from")
+    to_state: str | None = Field(serialization_alias="to")
+    reason: str | None
+
+
+def timeline_view(session: Session, submission: Submission) -> list[TimelineEntry]:
+    return [
+        TimelineEntry(
+            at=e.at,
+            actor=e.actor,
+            action=e.action,
+            from_state=e.from_state,
+            to_state=e.to_state,
+            reason=e.reason,
+        )
+        for e in timeline(session, submission)
+    ]

@@ -12,10 +12,12 @@ import smtplib
 from collections.abc import Iterable
 from email.message import EmailMessage
 
+from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.domain import Role
+from app.core.views import Timestamp
 from app.db.models import Notification, User, utcnow
 from app.settings import Settings
 
@@ -116,3 +118,32 @@ def send_pending_email(session: Session, settings: Settings, limit: int = 200) -
     except (OSError, smtplib.SMTPException) as exc:
         log.warning("e-mail delivery stopped after %d message(s): %s", sent, exc)
     return sent
+
+
+class NotificationView(BaseModel):
+    subject: str
+    body: str
+    link: str | None
+    at: Timestamp
+    read: bool
+
+
+class Inbox(BaseModel):
+    unread: int
+    data: list[NotificationView] = Field(description="newest first")
+
+
+def inbox_view(session: Session, user_id: int) -> Inbox:
+    return Inbox(
+        unread=unread_count(session, user_id),
+        data=[
+            NotificationView(
+                subject=n.subject,
+                body=n.body,
+                link=n.link,
+                at=n.created_at,
+                read=n.read_at is not None,
+            )
+            for n in inbox(session, user_id)
+        ],
+    )

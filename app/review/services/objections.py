@@ -4,14 +4,15 @@ notifications; the penalties of unanswered ones are the review clocks' (review.p
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
+from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.domain import Role
 from app.core.refusals import Kind
 from app.core.times import local_text
+from app.core.views import Timestamp
 from app.db.models import Objection, ObjectionMessage, Organization, Submission, User, utcnow
 from app.review.domain.objections import (
     ACTIONS,
@@ -259,7 +260,41 @@ def get_objection(session: Session, public_id: str) -> Objection | None:
     return session.scalar(select(Objection).where(Objection.public_id == public_id))
 
 
-def objection_dict(session: Session, settings: Settings, objection: Objection) -> dict[str, Any]:
+class ThreadMessage(BaseModel):
+    author: str
+    organization: str | None
+    action: str
+    told: str = Field(description="the action as the thread tells it")
+    body: str
+    at: Timestamp
+
+
+class ObjectionView(BaseModel):
+    """An objection with its thread and its clocks (rules §11.4)."""
+
+    id: str
+    submission: str
+    point: str | None = Field(description="<system>/<model>/r<N>, if about one point")
+    type: str
+    type_title: str
+    severity: str = Field(description="high, medium or low")
+    blocks_finalization: bool
+    title: str
+    rule_cited: str
+    evidence: str
+    state: ObjectionState
+    by: list[str] = Field(description="the objecting organisations")
+    against: str = Field(description="the submitting organisation")
+    filed_by: str
+    filed_at: Timestamp
+    submitter_due_at: Timestamp | None = Field(description="the submitter's answer is due")
+    objector_due_at: Timestamp | None = Field(description="answered: the objector's reply is due")
+    penalty_level: int
+    closed_at: Timestamp | None
+    thread: list[ThreadMessage]
+
+
+def objection_view(session: Session, settings: Settings, objection: Objection) -> ObjectionView:
     clock = submitter_clock(settings, objection.submission)
     orgs = {
         o.id: o.name
@@ -272,37 +307,76 @@ def objection_dict(session: Session, settings: Settings, objection: Objection) -
         if objection.submitter_answered_at is not None or objection.state in CLOSED
         else clock.business_deadline(objection.filed_at, settings.submitter_response_business_days)
     )
-    return {
-        "id": objection.public_id,
-        "submission": objection.submission.public_id,
-        "point": objection.point_label,
-        "type": objection.type,
-        "type_title": TYPES[objection.type].title,
-        "severity": objection.severity,
-        "blocks_finalization": TYPES[objection.type].blocks_finalization,
-        "title": objection.title,
-        "rule_cited": objection.rule_cited,
-        "evidence": objection.evidence,
-        "state": objection.state,
-        "by": [orgs.get(i, str(i)) for i in objection.by_organizations],
-        "against": objection.submission.organization.name,
-        "filed_by": objection.filed_by.email,
-        "filed_at": objection.filed_at.isoformat(),
-        "submitter_due_at": submitter_due.isoformat() if submitter_due else None,
-        "objector_due_at": objection.objector_due_at.isoformat()
+    return ObjectionView(
+        id=objection.public_id,
+        submission=objection.submission.public_id,
+        point=objection.point_label,
+        type=objection.type,
+        type_title=TYPES[objection.type].title,
+        severity=objection.severity,
+        blocks_finalization=TYPES[objection.type].blocks_finalization,
+        title=objection.title,
+        rule_cited=objection.rule_cited,
+        evidence=objection.evidence,
+        state=objection.state,
+        by=[orgs.get(i, str(i)) for i in objection.by_organizations],
+        against=objection.submission.organization.name,
+        filed_by=objection.filed_by.email,
+        filed_at=objection.filed_at,
+        submitter_due_at=submitter_due,
+        objector_due_at=objection.objector_due_at
         if objection.objector_due_at and objection.state == ObjectionState.ANSWERED
         else None,
-        "penalty_level": objection.penalty_level,
-        "closed_at": objection.closed_at.isoformat() if objection.closed_at else None,
-        "thread": [
-            {
-                "author": m.author,
-                "organization": m.organization,
-                "action": m.action,
-                "told": told(m.action),
-                "body": m.body,
-                "at": m.at.isoformat(),
-            }
+        penalty_level=objection.penalty_level,
+        closed_at=objection.closed_at,
+        thread=[
+            ThreadMessage(
+                author=m.author,
+                organization=m.organization,
+                action=m.action,
+                told=told(m.action),
+                body=m.body,
+                at=m.at,
+            )
             for m in objection.messages
         ],
-    }
+    )
+
+
+class ObjectionTypeView(BaseModel):
+    id: str
+    title: str
+    severity: str
+    blocks_finalization: bool
+    late_ground: bool = Field(description="may ground a late objection (rules §11.5)")
+
+
+class ActionView(BaseModel):
+    id: str
+    by: list[str] = Field(description="the parties who may take it")
+    needs_body: bool
+
+
+class ObjectionTypes(BaseModel):
+    types: list[ObjectionTypeView]
+    actions: list[ActionView]
+
+
+def objection_types() -> ObjectionTypes:
+    """The types of objection, their severity, and the actions on them (rules §11.4)."""
+    return ObjectionTypes(
+        types=[
+            ObjectionTypeView(
+                id=t.id,
+                title=t.title,
+                severity=t.severity,
+                blocks_finalization=t.blocks_finalization,
+                late_ground=t.late_ground,
+            )
+            for t in TYPES.values()
+        ],
+        actions=[
+            ActionView(id=a.id, by=sorted(p.value for p in a.parties), needs_body=a.needs_body)
+            for a in ACTIONS.values()
+        ],
+    )

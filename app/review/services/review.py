@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 from zoneinfo import ZoneInfo
 
+from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -29,6 +29,7 @@ from app.core.cohorts import Cohort
 from app.core.lifecycle import IllegalTransition, PublicationMode, ResultStatus, SubmissionState
 from app.core.refusals import Kind, Refused
 from app.core.times import local_text
+from app.core.views import Timestamp
 from app.db.models import (
     AuditEvent,
     CohortRelease,
@@ -43,8 +44,6 @@ from app.db.models import (
 from app.publishing.services.publishing import (
     PublishingError,
     record_cohort,
-    release_cohort,
-    released,
     sync_record,
 )
 from app.review.domain.objections import CLOSED, TYPES, ObjectionState
@@ -74,6 +73,7 @@ from app.review.services.notifications import (
 from app.review.services.policy import actor_of, enforce, facts_of
 from app.settings import Settings
 from app.submissions.services.storage import sweep_tmp
+from app.submissions.services.views import SubmissionSummary, summary_fields
 
 Chooser = Callable[[list[User]], User]
 TMP_MAX_AGE_S = 24 * 3600  # an upload still unfinished after a day was abandoned
@@ -110,39 +110,79 @@ def first_released_cohort(session: Session, submission: Submission) -> str | Non
     )
 
 
-def review_summary(session: Session, settings: Settings, submission: Submission) -> dict[str, Any]:
-    """Where the review stands: phase, windows, reviewer, penalties, publication plan."""
+class ReviewSummary(BaseModel):
+    """Where a submission's review stands: phase, windows, reviewer, penalties, the
+    publication plan (rules §4.2, §4.4, §11.2)."""
+
+    phase: ReviewPhase | None
+    publication_mode: PublicationMode
+    embargo_date: dt.date | None
+    eligible_at: Timestamp | None = Field(description="when review began (its cohort)")
+    peer_review_closes: Timestamp | None
+    resolution_closes: Timestamp | None
+    reviewer: str | None
+    review_completed_at: Timestamp | None
+    submitted_by: str | None
+    open_objections: int = Field(description="open objections that block finalization")
+    penalty_cohorts: int
+    due_cohort: str | None
+    published_in: str | None = Field(description="the first released cohort that showed it")
+    embargo_release: dt.date | None
+    review_starts_with: str | None = Field(description="awaiting review: what starts it")
+
+
+def review_summary(session: Session, settings: Settings, submission: Submission) -> ReviewSummary:
     clock = review_clock(settings)
     eligible = submission.review_eligible_at
     open_ones = blocking_objections(session, submission) if eligible else []
     release = embargo_release(settings, submission)
-    return {
-        "phase": submission.review_phase,
-        "publication_mode": submission.publication_mode,
-        "embargo_date": submission.embargo_date.isoformat() if submission.embargo_date else None,
-        "eligible_at": eligible.isoformat() if eligible else None,
-        "peer_review_closes": clock.peer_review_closes(eligible).isoformat() if eligible else None,
-        "resolution_closes": clock.resolution_closes(eligible).isoformat() if eligible else None,
-        "reviewer": submission.reviewer.email if submission.reviewer else None,
-        "review_completed_at": submission.review_completed_at.isoformat()
-        if submission.review_completed_at
-        else None,
-        "submitted_by": submission.submitted_by.email if submission.submitted_by else None,
-        "open_objections": len(open_ones),
-        "penalty_cohorts": submission.penalty_cohorts,
-        "due_cohort": submission.due_cohort,
+    return ReviewSummary(
+        phase=submission.review_phase,
+        publication_mode=submission.publication_mode,
+        embargo_date=submission.embargo_date,
+        eligible_at=eligible,
+        peer_review_closes=clock.peer_review_closes(eligible) if eligible else None,
+        resolution_closes=clock.resolution_closes(eligible) if eligible else None,
+        reviewer=submission.reviewer.email if submission.reviewer else None,
+        review_completed_at=submission.review_completed_at,
+        submitted_by=submission.submitted_by.email if submission.submitted_by else None,
+        open_objections=len(open_ones),
+        penalty_cohorts=submission.penalty_cohorts,
+        due_cohort=submission.due_cohort,
         # Only a cohort the chair has released has published anything.
-        "published_in": first_released_cohort(session, submission),
-        "embargo_release": release.isoformat() if release else None,
+        published_in=first_released_cohort(session, submission),
+        embargo_release=release,
         # Awaiting review: what starts it (the provisional publication, rules §11.2 C).
-        "review_starts_with": None
+        review_starts_with=None
         if submission.review_phase != ReviewPhase.AWAITING.value
         else (
             f"its embargo ends on {release.isoformat()}"
             if release
             else f"cohort {submission.eligible_cohort or submission.target_cohort} is published"
         ),
-    }
+    )
+
+
+class QueuedSubmission(SubmissionSummary):
+    """A submission in the review queue."""
+
+    review: ReviewSummary
+    assigned_to_me: bool = Field(description="the caller is its reviewer")
+
+
+def review_queue(
+    session: Session, settings: Settings, submissions: Sequence[Submission], user_id: int | None
+) -> list[QueuedSubmission]:
+    return [
+        QueuedSubmission.model_validate(
+            {
+                **summary_fields(s),
+                "review": review_summary(session, settings, s),
+                "assigned_to_me": s.reviewer_id == user_id,
+            }
+        )
+        for s in submissions
+    ]
 
 
 # --- the start of review and the reviewer ---------------------------------------------
@@ -308,73 +348,6 @@ def assign_reviewer(
             _link(submission),
         )
     return chosen
-
-
-def publish_cohort(
-    *,
-    session: Session,
-    settings: Settings,
-    cohort_id: str,
-    at: dt.datetime | None = None,
-    actor: str = SYSTEM,
-) -> list[Publication]:
-    """The chair releases the cohort due now (not before its time, never a past one): every
-    result due in it joins its record. Idempotent: a cohort is released once. A
-    provisional publication is its review eligibility date (rules §4.1, §11.2 C)."""
-    at = at or utcnow()
-    cohort, first_time = release_cohort(session, settings, cohort_id, at, actor)
-    if not first_time:
-        return []
-    return record_changes(session, settings, at, ClockReport(at), cohort=cohort, actor=actor)
-
-
-@dataclass(frozen=True)
-class CohortPlan:
-    """What releasing a cohort does (or did): the results it publishes."""
-
-    cohort: str
-    entries: list[dict[str, Any]]
-    released_at: dt.datetime | None = None  # set when the cohort was released before
-    released_by: str | None = None
-
-
-def _entry(publication: Publication) -> dict[str, Any]:
-    submission = publication.submission
-    return {
-        "submission": submission.public_id,
-        "bundle": submission.bundle_submission_id or submission.public_id[:8],
-        "organization": submission.organization.name,
-        "status": publication.status,
-        "result_ids": sorted(c.result_id for c in publication.curves if c.result_id),
-    }
-
-
-def release_plan(
-    *,
-    session: Session,
-    settings: Settings,
-    cohort_id: str,
-    at: dt.datetime,
-    actor: str,
-    confirmed: bool,
-) -> CohortPlan:
-    """Releasing *cohort_id* now, told as a plan: what it publishes, or when and by whom
-    it had been released before. Unconfirmed, the release runs inside a savepoint that is
-    rolled back, so the chair sees exactly what the confirmed release will do; refused as
-    the release would be."""
-    cohort = Cohort.parse(cohort_id.strip())
-    before = released(session, cohort) if cohort is not None else None
-    if before is not None:
-        return CohortPlan(str(cohort), [], before.published_at, before.published_by)
-    savepoint = None if confirmed else session.begin_nested()
-    try:
-        created = publish_cohort(
-            session=session, settings=settings, cohort_id=cohort_id.strip(), at=at, actor=actor
-        )
-        return CohortPlan(str(cohort), [_entry(p) for p in created])
-    finally:
-        if savepoint is not None:
-            savepoint.rollback()
 
 
 def record_changes(

@@ -4,14 +4,12 @@ changes, per-point states and the inbox (rules §4.2, §4.4, §11.1, §11.4)."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
-from app.accounts.services.accounts import Principal
+from app.accounts.services.accounts import Principal, get_user, user_by_email
 from app.accounts.web.security import (
     ChairDep,
     MemberDep,
@@ -20,26 +18,33 @@ from app.accounts.web.security import (
     submitter_or_chair,
     visible_submission,
 )
+from app.core.views import Listing
 from app.db.models import User
-from app.review.domain.objections import ACTIONS, TYPES, ObjectionRefused
-from app.review.services.audit import timeline
+from app.review.domain.objections import ObjectionRefused
+from app.review.services.audit import TimelineEntry, timeline_view
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
-from app.review.services.notifications import inbox, mark_read, unread_count
+from app.review.services.notifications import Inbox, inbox_view, mark_read
 from app.review.services.objections import (
+    ObjectionTypes,
+    ObjectionView,
     act,
     file_objection,
     get_objection,
-    objection_dict,
+    objection_types,
+    objection_view,
     objections_of,
 )
 from app.review.services.review import (
+    QueuedSubmission,
+    ReviewSummary,
     assign_reviewer,
     change_embargo,
     complete_review,
+    review_queue,
     review_summary,
 )
 from app.submissions.domain.visibility import Access
-from app.submissions.services.views import submission_summary
+from app.submissions.services.views import SubmissionSummary, submission_summary
 from app.web.api_errors import attempt, refused
 from app.web.deps import NowDep, SessionDep, SettingsDep, submission_or_404
 
@@ -47,30 +52,15 @@ router = APIRouter(prefix="/api/v1")
 
 
 def _user(session: SessionDep, who: Principal) -> User:
-    user = session.get(User, who.user_id)
+    user = get_user(session, who.user_id)
     assert user is not None
     return user
 
 
-@router.get("/objection-types")
-def read_objection_types() -> dict[str, Any]:
+@router.get("/objection-types", response_model=ObjectionTypes)
+def read_objection_types() -> ObjectionTypes:
     """The types of objection, their severity, and the actions on them (rules §11.4)."""
-    return {
-        "types": [
-            {
-                "id": t.id,
-                "title": t.title,
-                "severity": t.severity,
-                "blocks_finalization": t.blocks_finalization,
-                "late_ground": t.late_ground,
-            }
-            for t in TYPES.values()
-        ],
-        "actions": [
-            {"id": a.id, "by": sorted(p.value for p in a.parties), "needs_body": a.needs_body}
-            for a in ACTIONS.values()
-        ],
-    }
+    return objection_types()
 
 
 class ObjectionRequest(BaseModel):
@@ -83,24 +73,24 @@ class ObjectionRequest(BaseModel):
     point: str | None = Field(default=None, description="<system>/<model>/r<N>, if about one point")
 
 
-@router.get("/submissions/{public_id}/objections")
+@router.get("/submissions/{public_id}/objections", response_model=Listing[ObjectionView])
 def read_objections(
     public_id: str, session: SessionDep, settings: SettingsDep, who: PrincipalDep
-) -> dict[str, Any]:
+) -> Listing[ObjectionView]:
     submission = visible_submission(session, who, public_id, Access.REVIEW)
-    return {
-        "data": [objection_dict(session, settings, o) for o in objections_of(session, submission)]
-    }
+    return Listing(
+        data=[objection_view(session, settings, o) for o in objections_of(session, submission)]
+    )
 
 
-@router.post("/submissions/{public_id}/objections", status_code=201)
+@router.post("/submissions/{public_id}/objections", status_code=201, response_model=ObjectionView)
 def create_objection(
     public_id: str,
     body: ObjectionRequest,
     session: SessionDep,
     settings: SettingsDep,
     who: ReviewerDep,
-) -> JSONResponse:
+) -> ObjectionView | JSONResponse:
     """File an objection (a committee member's token, from another organisation)."""
     submission = visible_submission(session, who, public_id, Access.REVIEW)
     try:
@@ -119,18 +109,18 @@ def create_objection(
         session.rollback()
         return refused(exc)
     session.commit()
-    return JSONResponse(objection_dict(session, settings, objection), status_code=201)
+    return objection_view(session, settings, objection)
 
 
-@router.get("/objections/{objection_id}")
+@router.get("/objections/{objection_id}", response_model=ObjectionView)
 def read_objection(
     objection_id: str, session: SessionDep, settings: SettingsDep, who: PrincipalDep
-) -> dict[str, Any]:
+) -> ObjectionView:
     objection = get_objection(session, objection_id)
     if objection is None:
         raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
     visible_submission(session, who, objection.submission.public_id, Access.REVIEW)
-    return objection_dict(session, settings, objection)
+    return objection_view(session, settings, objection)
 
 
 class ObjectionAction(BaseModel):
@@ -141,14 +131,14 @@ class ObjectionAction(BaseModel):
     body: str = Field(default="", max_length=50_000)
 
 
-@router.post("/objections/{objection_id}/actions")
+@router.post("/objections/{objection_id}/actions", response_model=ObjectionView)
 def act_on_objection(
     objection_id: str,
     body: ObjectionAction,
     session: SessionDep,
     settings: SettingsDep,
     who: MemberDep,
-) -> JSONResponse:
+) -> ObjectionView | JSONResponse:
     """Answer, accept, retract, mark unresolved, resolve (chair), comment or join."""
     objection = get_objection(session, objection_id)
     if objection is None:
@@ -165,47 +155,47 @@ def act_on_objection(
             body=body.body,
         ),
     )
-    return refused or JSONResponse(objection_dict(session, settings, objection))
+    return refused or objection_view(session, settings, objection)
 
 
 class ReviewerRequest(BaseModel):
     email: str | None = Field(default=None, description="a committee member; at random if absent")
 
 
-@router.post("/submissions/{public_id}/reviewer")
+@router.post("/submissions/{public_id}/reviewer", response_model=ReviewSummary)
 def reassign_reviewer(
     public_id: str,
     body: ReviewerRequest,
     session: SessionDep,
     settings: SettingsDep,
     chair: ChairDep,
-) -> JSONResponse:
+) -> ReviewSummary | JSONResponse:
     """The chair assigns (or re-draws) the submission's reviewer."""
     submission = submission_or_404(session, public_id)
     chosen = None
     if body.email:
-        chosen = session.scalar(select(User).where(User.email == body.email.strip().lower()))
+        chosen = user_by_email(session, body.email)
         if chosen is None:
             raise HTTPException(404, detail=f"no user {body.email!r}")
     refused = attempt(
         session,
         lambda: assign_reviewer(session, settings, submission, reviewer=chosen, actor=chair.email),
     )
-    return refused or JSONResponse(review_summary(session, settings, submission))
+    return refused or review_summary(session, settings, submission)
 
 
 class ReviewComplete(BaseModel):
     notes: str = Field(default="", max_length=50_000)
 
 
-@router.post("/submissions/{public_id}/review-complete")
+@router.post("/submissions/{public_id}/review-complete", response_model=ReviewSummary)
 def post_review_complete(
     public_id: str,
     body: ReviewComplete,
     session: SessionDep,
     settings: SettingsDep,
     who: ReviewerDep,
-) -> JSONResponse:
+) -> ReviewSummary | JSONResponse:
     """The assigned reviewer's review is done (due by the end of Week 3, rules §4.4)."""
     submission = visible_submission(session, who, public_id, Access.REVIEW)
     refused = attempt(
@@ -214,21 +204,21 @@ def post_review_complete(
             session=session, submission=submission, reviewer=_user(session, who), notes=body.notes
         ),
     )
-    return refused or JSONResponse(review_summary(session, settings, submission))
+    return refused or review_summary(session, settings, submission)
 
 
 class EmbargoRequest(BaseModel):
     embargo_date: dt.date | None = Field(description="a future date, or null to lift it")
 
 
-@router.put("/submissions/{public_id}/embargo")
+@router.put("/submissions/{public_id}/embargo", response_model=ReviewSummary)
 def put_embargo(
     public_id: str,
     body: EmbargoRequest,
     session: SessionDep,
     settings: SettingsDep,
     who: MemberDep,
-) -> JSONResponse:
+) -> ReviewSummary | JSONResponse:
     """Change the embargo date (the submitting organisation); the committee is told."""
     submission = submitter_or_chair(session, who, public_id)
     refused = attempt(
@@ -242,7 +232,7 @@ def put_embargo(
             who=who,
         ),
     )
-    return refused or JSONResponse(review_summary(session, settings, submission))
+    return refused or review_summary(session, settings, submission)
 
 
 class PointStateRequest(BaseModel):
@@ -250,7 +240,10 @@ class PointStateRequest(BaseModel):
     reason: str = Field(max_length=5000)
 
 
-@router.post("/submissions/{public_id}/points/{system}/{model}/{point}/state")
+@router.post(
+    "/submissions/{public_id}/points/{system}/{model}/{point}/state",
+    response_model=SubmissionSummary,
+)
 def put_point_state(
     public_id: str,
     system: str,
@@ -261,7 +254,7 @@ def put_point_state(
     settings: SettingsDep,
     who: MemberDep,
     now: NowDep,
-) -> JSONResponse:
+) -> SubmissionSummary | JSONResponse:
     """Withdraw a faulty point in review (its submitter or the chair), hold it in dispute
     or invalidate it after finalization (the chair). It leaves every active curve at once."""
     submission = visible_submission(session, who, public_id, Access.REVIEW)
@@ -278,25 +271,13 @@ def put_point_state(
             at=now,
         ),
     )
-    return refused or JSONResponse(submission_summary(submission))
+    return refused or submission_summary(submission)
 
 
-@router.get("/inbox")
-def read_inbox(session: SessionDep, who: MemberDep) -> dict[str, Any]:
+@router.get("/inbox", response_model=Inbox)
+def read_inbox(session: SessionDep, who: MemberDep) -> Inbox:
     """The caller's notifications, newest first."""
-    return {
-        "unread": unread_count(session, who.user_id),
-        "data": [
-            {
-                "subject": n.subject,
-                "body": n.body,
-                "link": n.link,
-                "at": n.created_at.isoformat(),
-                "read": n.read_at is not None,
-            }
-            for n in inbox(session, who.user_id)
-        ],
-    }
+    return inbox_view(session, who.user_id)
 
 
 @router.post("/inbox/read", status_code=204)
@@ -310,7 +291,7 @@ class DecisionRequest(BaseModel):
     reason: str | None = Field(default=None, description="required except to finalize")
 
 
-@router.post("/submissions/{public_id}/decisions")
+@router.post("/submissions/{public_id}/decisions", response_model=SubmissionSummary)
 def decide_submission(
     public_id: str,
     body: DecisionRequest,
@@ -318,7 +299,7 @@ def decide_submission(
     settings: SettingsDep,
     chair: ChairDep,
     now: NowDep,
-) -> JSONResponse:
+) -> SubmissionSummary | JSONResponse:
     """The chair's decision (a token with the ``publish`` scope); recorded in the timeline."""
     submission = submission_or_404(session, public_id)
     failed = attempt(
@@ -333,14 +314,14 @@ def decide_submission(
             at=now,
         ),
     )
-    return failed or JSONResponse(submission_summary(submission))
+    return failed or submission_summary(submission)
 
 
 class WithdrawalRequest(BaseModel):
     reason: str = Field(max_length=5000, description="why the submission is withdrawn")
 
 
-@router.post("/submissions/{public_id}/withdraw")
+@router.post("/submissions/{public_id}/withdraw", response_model=SubmissionSummary)
 def withdraw_submission(
     public_id: str,
     body: WithdrawalRequest,
@@ -348,7 +329,7 @@ def withdraw_submission(
     settings: SettingsDep,
     who: MemberDep,
     now: NowDep,
-) -> JSONResponse:
+) -> SubmissionSummary | JSONResponse:
     """The submitting organisation (or the chair) withdraws the submission, at any time
     (rules §11.7): before finalization it leaves no public record; after, the archive
     keeps it tagged "Withdrawn" with the reason."""
@@ -364,39 +345,20 @@ def withdraw_submission(
             at=now,
         ),
     )
-    return failed or JSONResponse(submission_summary(submission))
+    return failed or submission_summary(submission)
 
 
-@router.get("/submissions/{public_id}/timeline")
-def read_timeline(public_id: str, session: SessionDep, who: PrincipalDep) -> dict[str, Any]:
+@router.get("/submissions/{public_id}/timeline", response_model=Listing[TimelineEntry])
+def read_timeline(public_id: str, session: SessionDep, who: PrincipalDep) -> Listing[TimelineEntry]:
     """Every state change of the submission: who, when, why (append-only; members only)."""
     submission = visible_submission(session, who, public_id, Access.REVIEW)
-    return {
-        "data": [
-            {
-                "at": e.at.isoformat(),
-                "actor": e.actor,
-                "action": e.action,
-                "from": e.from_state,
-                "to": e.to_state,
-                "reason": e.reason,
-            }
-            for e in timeline(session, submission)
-        ]
-    }
+    return Listing(data=timeline_view(session, submission))
 
 
-@router.get("/review/queue")
-def review_queue(session: SessionDep, settings: SettingsDep, who: ReviewerDep) -> dict[str, Any]:
+@router.get("/review/queue", response_model=Listing[QueuedSubmission])
+def read_review_queue(
+    session: SessionDep, settings: SettingsDep, who: ReviewerDep
+) -> Listing[QueuedSubmission]:
     """Submissions in review (the committee's token), with their phase, reviewer and
     clocks; ``assigned_to_me`` marks the ones the caller reviews."""
-    return {
-        "data": [
-            {
-                **submission_summary(s),
-                "review": review_summary(session, settings, s),
-                "assigned_to_me": s.reviewer_id == who.user_id,
-            }
-            for s in in_review(session)
-        ]
-    }
+    return Listing(data=review_queue(session, settings, in_review(session), who.user_id))

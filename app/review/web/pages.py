@@ -13,15 +13,15 @@ from zoneinfo import ZoneInfo
 
 from fastapi import Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.domain import Scope
-from app.accounts.services.accounts import Principal
+from app.accounts.services.accounts import Principal, get_user, user_by_email
 from app.accounts.web.security import page_router, verify_csrf, visible_submission
 from app.core.refusals import Refused
 from app.db.models import Submission, User, utcnow
-from app.publishing.domain import current_cohort
+from app.publishing.domain.cohorts import current_cohort
+from app.publishing.services.cohorts import CohortPlan, release_plan
 from app.review.domain.objections import ACTIONS, TYPES
 from app.review.domain.policy import (
     POINT_STATES,
@@ -31,25 +31,24 @@ from app.review.domain.policy import (
     may_set_point_state,
     may_withdraw,
 )
-from app.review.services.audit import timeline
+from app.review.services.audit import timeline_view
 from app.review.services.clocks import review_clock
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
-from app.review.services.notifications import inbox, mark_read
+from app.review.services.notifications import inbox_view, mark_read
 from app.review.services.objections import (
     act,
     file_objection,
     get_objection,
-    objection_dict,
+    objection_view,
     objections_of,
     offered_actions,
 )
 from app.review.services.policy import actor_of, facts_of
 from app.review.services.review import (
-    CohortPlan,
     assign_reviewer,
     change_embargo,
     complete_review,
-    release_plan,
+    review_queue,
     review_summary,
     reviewer_pool,
 )
@@ -101,7 +100,7 @@ def member_submission(request: Request, session: Session, public_id: str) -> Sub
 
 
 def _user(session: Session, who: Principal) -> User:
-    user = session.get(User, who.user_id)
+    user = get_user(session, who.user_id)
     assert user is not None
     return user
 
@@ -122,7 +121,7 @@ def review_context(
         "summary": review_summary(session, settings, submission),
         "objections": [
             {
-                **objection_dict(session, settings, o),
+                **objection_view(session, settings, o).model_dump(),
                 "my_actions": [ACTIONS[a] for a in offered_actions(session, o, user)],
             }
             for o in objections
@@ -153,7 +152,7 @@ def review_context(
             for c in submission.curves
             for p in c.points
         },
-        "timeline": timeline(session, submission),
+        "timeline": timeline_view(session, submission),
         "system_desc": compare_system_descriptions(settings, submission),
     }
 
@@ -162,9 +161,7 @@ def _back(public_id: str, anchor: str = "review") -> RedirectResponse:
     return RedirectResponse(f"/submissions/{public_id}#{anchor}", status_code=303)
 
 
-def _refused(
-    public_id: str, exc: Refused, form: str, kept: dict[str, str]
-) -> ReviewFormError:
+def _refused(public_id: str, exc: Refused, form: str, kept: dict[str, str]) -> ReviewFormError:
     return ReviewFormError(public_id, f"{exc.message} ({exc.code})", status_of(exc), form, kept)
 
 
@@ -374,7 +371,7 @@ def reviewer_from_page(
     who, submission = _form(request, session, public_id, csrf_token, Scope.PUBLISH)
     chosen = None
     if email.strip():
-        chosen = session.scalar(select(User).where(User.email == email.strip().lower()))
+        chosen = user_by_email(session, email)
         if chosen is None:
             raise ReviewFormError(public_id, f"no user {email!r}", 404)
     return _carry_out(
@@ -471,14 +468,7 @@ def _queue_page(
     error: str | None = None,
     status_code: int = 200,
 ) -> Response:
-    rows = [
-        {
-            **submission_summary(s),
-            "review": review_summary(session, settings, s),
-            "mine": s.reviewer_id == who.user_id,
-        }
-        for s in in_review(session)
-    ]
+    rows = review_queue(session, settings, in_review(session), who.user_id)
     return templates.TemplateResponse(
         request,
         "review/review.html",
@@ -541,7 +531,7 @@ def inbox_page(request: Request, session: SessionDep) -> Response:
     if who is None:
         return RedirectResponse("/login?next=/inbox", status_code=303)
     return templates.TemplateResponse(
-        request, "review/inbox.html", {"notifications": inbox(session, who.user_id)}
+        request, "review/inbox.html", {"notifications": inbox_view(session, who.user_id).data}
     )
 
 

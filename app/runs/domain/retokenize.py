@@ -33,6 +33,7 @@ PADDING_MIN_CHARS = 200
 REPETITION_RATIO = 0.08
 _WHITESPACE = re.compile(r"\s+")
 
+
 @dataclass(frozen=True)
 class Tolerances:
     """Relative differences above which re-counted values disagree (configurable)."""

@@ -284,3 +284,7 @@ def list_reproductions(session: Session, submission: Submission) -> list[Reprodu
             .order_by(Reproduction.id.desc())
         )
     )
+
+
+def get_reproduction(session: Session, public_id: str) -> Reproduction | None:
+    return session.scalar(select(Reproduction).where(Reproduction.public_id == public_id))

@@ -244,9 +244,7 @@ def _cancelled(session: Session, job: Job, retok: Retokenization, clock: Clock) 
     session.commit()
 
 
-def fail_retokenization(
-    *, session: Session, job: Job, reason: str, clock: Clock = utcnow
-) -> None:
+def fail_retokenization(*, session: Session, job: Job, reason: str, clock: Clock = utcnow) -> None:
     job.state = JobState.FAILED
     job.error = reason
     job.finished_at = clock()
@@ -283,3 +281,7 @@ def list_retokenizations(session: Session, submission: Submission) -> list[Retok
             .order_by(Retokenization.id.desc())
         )
     )
+
+
+def get_retokenization(session: Session, public_id: str) -> Retokenization | None:
+    return session.scalar(select(Retokenization).where(Retokenization.public_id == public_id))

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
 from app.accounts.services.accounts import Principal
 from app.accounts.web.security import (
@@ -17,9 +14,11 @@ from app.accounts.web.security import (
     visible_submission,
 )
 from app.core.lifecycle import SubmissionState
-from app.db.models import Retokenization, Submission
+from app.core.views import Listing
+from app.db.models import Retokenization
 from app.runs.services.reproductions import (
     ReproductionError,
+    get_reproduction,
     list_reproductions,
     request_reproduction,
 )
@@ -27,27 +26,41 @@ from app.runs.services.retokenization import (
     RetokenizationError,
     cancel_retokenization,
     findings_of,
+    get_retokenization,
     list_retokenizations,
     request_retokenization,
+)
+from app.runs.services.views import (
+    ReproductionView,
+    RetokenizationView,
+    reproduction_view,
+    retokenization_view,
 )
 from app.submissions.domain.visibility import Access
 from app.submissions.services.artifacts import EventsSink, register_events
 from app.submissions.services.storage import UploadTooLarge
-from app.submissions.services.views import (
-    get_reproduction,
-    reproduction_dict,
-    retokenization_dict,
-)
 from app.web.api_errors import ErrorBody, error_response, refused
 from app.web.deps import QueueDep, SessionDep, SettingsDep
 
 router = APIRouter(prefix="/api/v1", tags=["runs: re-counts and reproductions"])
 
 
+class StoredEvents(BaseModel):
+    """A point's events file as stored, and the re-counts it started."""
+
+    point: str
+    sha256: str = Field(description="of the uncompressed file")
+    size: int
+    stored_size: int = Field(description="bytes at rest, compressed")
+    created: bool = Field(description="false: the same file was stored before")
+    retokenizations: list[str] = Field(description="ids of the re-counts it queued")
+
+
 @router.put(
     "/submissions/{public_id}/points/{system}/{model}/{point}/events",
     status_code=201,
-    responses={200: {"description": "The same file was stored before"}},
+    response_model=StoredEvents,
+    responses={200: {"model": StoredEvents, "description": "The same file was stored before"}},
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -61,11 +74,12 @@ async def upload_events(
     model: str,
     point: str,
     request: Request,
+    response: Response,
     session: SessionDep,
     settings: SettingsDep,
     queue: QueueDep,
     who: MemberDep,
-) -> JSONResponse:
+) -> StoredEvents | JSONResponse:
     """Stream a point's ``events.jsonl`` (the request body) to storage; it is hashed,
     compressed at rest and re-counted. Uploading the same file again changes nothing.
     The submitting organisation (or the chair) uploads."""
@@ -104,25 +118,28 @@ async def upload_events(
             session=session, queue=queue, submission=submission, point_label=label
         )
     session.commit()
-    body = {
-        "point": label,
-        "sha256": artifact.sha256,
-        "size": artifact.size,
-        "stored_size": artifact.stored_size,
-        "created": created,
-        "retokenizations": [r.public_id for r in queued],
-    }
-    return JSONResponse(body, status_code=201 if created else 200)
+    response.status_code = 201 if created else 200
+    return StoredEvents(
+        point=label,
+        sha256=artifact.sha256,
+        size=artifact.size,
+        stored_size=artifact.stored_size,
+        created=created,
+        retokenizations=[r.public_id for r in queued],
+    )
 
 
 class RecountRequest(BaseModel):
     point: str | None = None  # <system>/<model>/r<N>; every point with events when absent
 
 
-@router.post("/submissions/{public_id}/retokenizations", status_code=202)
+@router.post(
+    "/submissions/{public_id}/retokenizations", status_code=202, response_model=Listing[str]
+)
 def start_retokenization(
     public_id: str, body: RecountRequest, session: SessionDep, queue: QueueDep, who: MemberDep
-) -> JSONResponse:
+) -> Listing[str] | JSONResponse:
+    """Re-count a point (or every point with events) again; answers the new re-counts' ids."""
     submission = visible_submission(session, who, public_id, Access.REVIEW)
     try:
         created = request_retokenization(
@@ -132,45 +149,45 @@ def start_retokenization(
         session.rollback()
         return refused(exc)
     session.commit()
-    return JSONResponse({"data": [r.public_id for r in created]}, status_code=202)
+    return Listing(data=[r.public_id for r in created])
 
 
-@router.get("/submissions/{public_id}/retokenizations")
-def read_retokenizations(public_id: str, session: SessionDep, who: PrincipalDep) -> dict[str, Any]:
+@router.get("/submissions/{public_id}/retokenizations", response_model=Listing[RetokenizationView])
+def read_retokenizations(
+    public_id: str, session: SessionDep, who: PrincipalDep
+) -> Listing[RetokenizationView]:
     submission = visible_submission(session, who, public_id, Access.FULL)
-    return {
-        "data": [
-            retokenization_dict(r, findings_of(session, r))
+    return Listing(
+        data=[
+            retokenization_view(r, findings_of(session, r))
             for r in list_retokenizations(session, submission)
         ]
-    }
+    )
 
 
 def _retok_or_404(session: SessionDep, who: Principal | None, rid: str) -> Retokenization:
-    retok = session.scalar(select(Retokenization).where(Retokenization.public_id == rid))
+    retok = get_retokenization(session, rid)
     if retok is None:
         raise HTTPException(404, detail=f"no re-tokenization with id {rid!r}")
-    submission = session.get(Submission, retok.submission_id)
-    assert submission is not None
-    visible_submission(session, who, submission.public_id, Access.FULL)
+    visible_submission(session, who, retok.submission.public_id, Access.FULL)
     return retok
 
 
-@router.get("/retokenizations/{rid}")
-def read_retokenization(rid: str, session: SessionDep, who: PrincipalDep) -> dict[str, Any]:
+@router.get("/retokenizations/{rid}", response_model=RetokenizationView)
+def read_retokenization(rid: str, session: SessionDep, who: PrincipalDep) -> RetokenizationView:
     retok = _retok_or_404(session, who, rid)
-    return retokenization_dict(retok, findings_of(session, retok))
+    return retokenization_view(retok, findings_of(session, retok))
 
 
-@router.post("/retokenizations/{rid}/cancel", status_code=202)
-def cancel(rid: str, session: SessionDep, who: MemberDep) -> JSONResponse:
+@router.post("/retokenizations/{rid}/cancel", status_code=202, response_model=RetokenizationView)
+def cancel(rid: str, session: SessionDep, who: MemberDep) -> RetokenizationView | JSONResponse:
     retok = _retok_or_404(session, who, rid)
     try:
         cancel_retokenization(session=session, retok=retok)
     except RetokenizationError as exc:
         return refused(exc)
     session.commit()
-    return JSONResponse(retokenization_dict(retok, []), status_code=202)
+    return retokenization_view(retok, [])
 
 
 class ReproductionRequest(BaseModel):
@@ -187,6 +204,7 @@ class ReproductionRequest(BaseModel):
 @router.post(
     "/submissions/{public_id}/reproductions",
     status_code=202,
+    response_model=ReproductionView,
     responses={404: {"model": ErrorBody}, 422: {"model": ErrorBody}},
 )
 def create_reproduction(
@@ -196,7 +214,7 @@ def create_reproduction(
     settings: SettingsDep,
     queue: QueueDep,
     who: MemberDep,
-) -> JSONResponse:
+) -> ReproductionView | JSONResponse:
     """Re-run one point against an endpoint with the embedded harness (an unverified result)."""
     submission = visible_submission(session, who, public_id, Access.REVIEW)
     try:
@@ -216,21 +234,23 @@ def create_reproduction(
         session.rollback()
         return refused(exc)
     session.commit()
-    return JSONResponse(reproduction_dict(reproduction), status_code=202)
+    return reproduction_view(reproduction)
 
 
-@router.get("/submissions/{public_id}/reproductions")
-def read_reproductions(public_id: str, session: SessionDep, who: PrincipalDep) -> dict[str, Any]:
+@router.get("/submissions/{public_id}/reproductions", response_model=Listing[ReproductionView])
+def read_reproductions(
+    public_id: str, session: SessionDep, who: PrincipalDep
+) -> Listing[ReproductionView]:
     submission = visible_submission(session, who, public_id, Access.FULL)
-    return {"data": [reproduction_dict(r) for r in list_reproductions(session, submission)]}
+    return Listing(data=[reproduction_view(r) for r in list_reproductions(session, submission)])
 
 
-@router.get("/reproductions/{reproduction_id}")
+@router.get("/reproductions/{reproduction_id}", response_model=ReproductionView)
 def read_reproduction(
     reproduction_id: str, session: SessionDep, who: PrincipalDep
-) -> dict[str, Any]:
+) -> ReproductionView:
     reproduction = get_reproduction(session, reproduction_id)
     if reproduction is None:
         raise HTTPException(404, detail=f"no reproduction with id {reproduction_id!r}")
     visible_submission(session, who, reproduction.submission.public_id, Access.FULL)
-    return reproduction_dict(reproduction)
+    return reproduction_view(reproduction)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fastapi import Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
-from sqlalchemy import select
 
 from app.accounts.web.security import (
     page_router,
@@ -19,6 +18,7 @@ from app.runs.services.reproductions import (
 from app.runs.services.retokenization import (
     RetokenizationError,
     cancel_retokenization,
+    get_retokenization,
     request_retokenization,
 )
 from app.submissions.web.pages import render_submission
@@ -52,12 +52,10 @@ def recount_from_page(
 def _members_retokenization(
     request: Request, session: SessionDep, rid: str
 ) -> tuple[Retokenization, Submission]:
-    retok = session.scalar(select(Retokenization).where(Retokenization.public_id == rid))
+    retok = get_retokenization(session, rid)
     if retok is None:
         raise HTTPException(404, detail=f"no re-tokenization with id {rid!r}")
-    owner = session.get(Submission, retok.submission_id)
-    assert owner is not None
-    return retok, member_submission(request, session, owner.public_id)
+    return retok, member_submission(request, session, retok.submission.public_id)
 
 
 @router.get("/retokenizations/{rid}")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 
+from app.accounts.services.accounts import get_user
 from app.accounts.web.security import (
     MemberDep,
     PrincipalDep,
@@ -14,19 +16,22 @@ from app.accounts.web.security import (
     visible_submission,
 )
 from app.checks.services.checks import retry_check
-from app.db.models import User
+from app.checks.services.findings import CheckReport, check_report
+from app.core.views import Counted
 from app.review.domain.policy import may_recheck
 from app.review.services.policy import facts_of
-from app.review.services.review import review_summary
-from app.runs.services.reproductions import (
-    list_reproductions,
-)
 from app.submissions.domain.visibility import Access, Viewer
-from app.submissions.services.disclosures import system_disclosures
+from app.submissions.services.detail import (
+    PublicSubmission,
+    SubmissionDetail,
+    UploadedSubmission,
+    links_of,
+    submission_detail,
+    uploaded_submission,
+)
 from app.submissions.services.status import SubmissionStatus, submission_status
 from app.submissions.services.views import (
-    curve_dict,
-    finding_dict,
+    SubmissionSummary,
     latest_check_run,
     list_submissions,
     submission_summary,
@@ -50,18 +55,14 @@ _UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _links(public_id: str) -> dict[str, str]:
-    return {
-        "self": f"/api/v1/submissions/{public_id}",
-        "findings": f"/api/v1/submissions/{public_id}/findings",
-        "page": f"/submissions/{public_id}",
-    }
-
-
 @router.post(
     "/submissions",
     status_code=201,
-    responses={200: {"description": "The same archive was uploaded before"}, **_UPLOAD_ERRORS},
+    response_model=UploadedSubmission,
+    responses={
+        200: {"model": UploadedSubmission, "description": "The same archive was uploaded before"},
+        **_UPLOAD_ERRORS,
+    },
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -98,8 +99,13 @@ def _links(public_id: str) -> dict[str, str]:
     },
 )
 async def create_submission(
-    request: Request, session: SessionDep, settings: SettingsDep, queue: QueueDep, who: MemberDep
-) -> JSONResponse:
+    request: Request,
+    response: Response,
+    session: SessionDep,
+    settings: SettingsDep,
+    queue: QueueDep,
+    who: MemberDep,
+) -> UploadedSubmission | JSONResponse:
     """Upload a submission bundle (multipart part ``file``) and queue its checks; a token
     with the ``submit`` scope, for the token holder's organisation."""
     try:
@@ -108,74 +114,36 @@ async def create_submission(
             session=session,
             settings=settings,
             queue=queue,
-            uploader=session.get(User, who.user_id),
+            uploader=get_user(session, who.user_id),
         )
     except UploadProblem as problem:
         return error_response(problem.code, problem.message, problem.status, member=problem.member)
-    body = {
-        **submission_summary(accepted.submission),
-        "duplicate": accepted.duplicate,
-        "links": _links(accepted.submission.public_id),
-    }
-    return JSONResponse(body, status_code=200 if accepted.duplicate else 201)
+    response.status_code = 200 if accepted.duplicate else 201
+    return uploaded_submission(accepted.submission, accepted.duplicate)
 
 
-@router.get("/submissions")
+@router.get("/submissions", response_model=Counted[SubmissionSummary])
 def read_submissions(
     session: SessionDep,
     who: PrincipalDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=2**31)] = 0,
-) -> dict[str, Any]:
+) -> Counted[SubmissionSummary]:
     """Published submissions; signed-in submitters and the committee see every one."""
     everything = viewer_of(who) == Viewer.MEMBER
     rows, total = list_submissions(session, limit=limit, offset=offset, everything=everything)
-    return {"data": [submission_summary(s) for s in rows], "count": total}
+    return Counted(data=[submission_summary(s) for s in rows], count=total)
 
 
-@router.get("/submissions/{public_id}")
+@router.get("/submissions/{public_id}", response_model=SubmissionDetail | PublicSubmission)
 def read_submission(
     public_id: str, session: SessionDep, settings: SettingsDep, who: PrincipalDep
-) -> dict[str, Any]:
+) -> SubmissionDetail | PublicSubmission:
     """A submission: its results for anyone who may see them (rules §11.9); its review
     (counts, reproductions, reviewer, clocks) for the committee and submitters."""
     submission = visible_submission(session, who, public_id)
-    if access_to(session, who, submission) < Access.FULL:
-        return {
-            **submission_summary(submission),
-            "links": _links(public_id),
-            "curves": [curve_dict(c, active_only=True) for c in submission.curves],
-        }
-    run = latest_check_run(session, submission)
-    reproductions = list_reproductions(session, submission)
-    review = access_to(session, who, submission) >= Access.REVIEW
-    disclosures = system_disclosures(settings, submission)
-    return {
-        **submission_summary(submission),
-        "review": review_summary(session, settings, submission) if review else None,
-        "links": _links(public_id),
-        "counts": None
-        if run is None
-        else {"errors": run.error_count, "warnings": run.warning_count},
-        "systems": [
-            {
-                # Named as the curves and the results API name them.
-                "system": s.system_name or s.dir_name,
-                "system_dir": s.dir_name,
-                "division": s.division,
-                "availability": s.availability,
-                "accelerator_model": s.accelerator_model,
-                "accelerator_count": s.accelerator_count,
-                "node_count": s.node_count,
-                "serving_framework": s.serving_framework,
-                "provisioned_power_kw": s.provisioned_power_kw,
-                "disclosures": disclosures.get(s.dir_name, {}).get("fields", {}),
-                "steady_state": disclosures.get(s.dir_name, {}).get("steady_state", {}),
-            }
-            for s in submission.systems
-        ],
-        "curves": [curve_dict(c, reproductions) for c in submission.curves],
-    }
+    access = access_to(session, who, submission)
+    return submission_detail(session, settings, submission, access)
 
 
 @router.get("/submissions/{public_id}/status", response_model=SubmissionStatus)
@@ -187,23 +155,22 @@ def read_submission_status(
     return submission_status(session, visible_submission(session, who, public_id))
 
 
-@router.get("/submissions/{public_id}/findings")
-def read_findings(public_id: str, session: SessionDep, who: PrincipalDep) -> dict[str, Any]:
+@router.get("/submissions/{public_id}/findings", response_model=CheckReport)
+def read_findings(public_id: str, session: SessionDep, who: PrincipalDep) -> CheckReport:
     """The latest check run, in the same shape as ``endpoints-portal check --json``."""
     submission = visible_submission(session, who, public_id, Access.FULL)
-    run = latest_check_run(session, submission)
-    if run is None:
-        return {"verdict": None, "checker_version": None, "findings": [], "state": submission.state}
-    return {
-        "verdict": run.verdict,
-        "checker_version": run.checker_version,
-        "evaluated_at": run.evaluated_at.isoformat(),
-        "findings": [finding_dict(f) for f in run.findings],
-    }
+    return check_report(latest_check_run(session, submission), submission.state)
 
 
-@router.post("/submissions/{public_id}/checks", status_code=202)
-def recheck_submission(public_id: str, session: SessionDep, queue: QueueDep, who: MemberDep) -> Any:
+class Requeued(BaseModel):
+    queued: bool
+    links: dict[str, str]
+
+
+@router.post("/submissions/{public_id}/checks", status_code=202, response_model=Requeued)
+def recheck_submission(
+    public_id: str, session: SessionDep, queue: QueueDep, who: MemberDep
+) -> Requeued | JSONResponse:
     """Run the checks again: after a check error, or (a checker upgrade, say) before
     anything of the submission is reviewed or public. A rejected submission is final."""
     submission = submitter_or_chair(session, who, public_id)
@@ -212,4 +179,4 @@ def recheck_submission(public_id: str, session: SessionDep, queue: QueueDep, who
         return refused(refusal.refused())
     retry_check(session=session, queue=queue, submission=submission)
     session.commit()
-    return {"queued": True, "links": _links(public_id)}
+    return Requeued(queued=True, links=links_of(public_id))

@@ -6,15 +6,17 @@ from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts.domain import Scope
-from app.accounts.services.accounts import Principal
+from app.accounts.services.accounts import Principal, get_user, organization_of
 from app.accounts.web.pages import sign_in_first
 from app.accounts.web.security import (
     PrincipalDep,
     page_router,
     visible_submission,
 )
+from app.checks.domain.findings import Severity
+from app.checks.services.findings import group_findings
 from app.checks.services.rules import rule_view
-from app.db.models import Organization, User
+from app.core.regions import Offline
 from app.results.services.results import (
     PRELIMINARY_FOOTNOTE,
 )
@@ -29,17 +31,15 @@ from app.runs.services.retokenization import (
     list_retokenizations,
     missing_tokenizers,
 )
+from app.runs.services.views import reproduction_view, retokenization_view
 from app.settings import Settings
 from app.submissions.domain.visibility import Access
 from app.submissions.services.artifacts import latest_events
 from app.submissions.services.disclosures import system_disclosures
 from app.submissions.services.views import (
-    curve_dict,
-    group_findings,
+    curve_view,
     latest_check_run,
     list_submissions,
-    reproduction_dict,
-    retokenization_dict,
     submission_summary,
 )
 from app.submissions.services.visibility import access_to
@@ -79,7 +79,7 @@ def _upload_page(
     who: Principal,
     problem: UploadProblem | None = None,
 ) -> Response:
-    organization = session.get(Organization, who.organization_id) if who.organization_id else None
+    organization = organization_of(session, who)
     return templates.TemplateResponse(
         request,
         "submissions/upload.html",
@@ -111,7 +111,7 @@ async def upload_submit(
             session=session,
             settings=settings,
             queue=queue,
-            uploader=session.get(User, who.user_id),
+            uploader=get_user(session, who.user_id),
             check_csrf=True,
         )
     except UploadProblem as problem:
@@ -144,23 +144,23 @@ def render_submission(
             "submissions/submission_public.html",
             {
                 "s": submission_summary(submission),
-                "curves": [curve_dict(c, active_only=True) for c in submission.curves],
+                "curves": [curve_view(c, active_only=True) for c in submission.curves],
                 "footnote": PRELIMINARY_FOOTNOTE,
             },
         )
     run = latest_check_run(session, submission)
     rows = list(run.findings) if run else []
     reproductions = list_reproductions(session, submission)
-    curves = [curve_dict(c, reproductions) for c in submission.curves]
+    curves = [curve_view(c, reproductions) for c in submission.curves]
     retokenizations = [
-        retokenization_dict(r, findings_of(session, r))
+        retokenization_view(r, findings_of(session, r))
         for r in list_retokenizations(session, submission)
     ]
     # Each curve's reason it cannot be reproduced (None: it can), asked once per curve.
     refusals = [reproduction_refusal(settings, submission, row) for row in submission.curves]
     # The latest re-count of each point: its errors belong in the verdict too.
-    latest_recounts = {r["point"]: r for r in reversed(retokenizations) if r["finished"]}
-    recount_findings = [f for r in latest_recounts.values() for f in r["findings"]]
+    latest_recounts = {r.point: r for r in reversed(retokenizations) if r.finished}
+    recount_findings = [f for r in latest_recounts.values() for f in r.findings]
     return templates.TemplateResponse(
         request,
         "submissions/submission.html",
@@ -169,8 +169,8 @@ def render_submission(
             "missing_tokenizers": missing_tokenizers(settings, submission),
             "recount_totals": {
                 "points": len(latest_recounts),
-                "errors": sum(f["severity"] == "error" for f in recount_findings),
-                "warnings": sum(f["severity"] == "warning" for f in recount_findings),
+                "errors": sum(f.severity == Severity.ERROR for f in recount_findings),
+                "warnings": sum(f.severity == Severity.WARNING for f in recount_findings),
             },
             "s": submission_summary(submission),
             "run": run,
@@ -180,14 +180,14 @@ def render_submission(
             "severity_labels": SEVERITY_LABELS,
             "curves": curves,
             "duplicate": duplicate,
-            "reproductions": [reproduction_dict(r) for r in reproductions],
+            "reproductions": [reproduction_view(r) for r in reproductions],
             # Offered only where the request would be taken (the same predicate refuses it).
             "reproducible_points": [
-                f"{c['system_dir']}/{c['benchmark_model']}/{p['dir']}"
+                f"{c.system_dir}/{c.benchmark_model}/{p.dir}"
                 for c, refusal in zip(curves, refusals, strict=True)
                 if refusal is None
-                for p in c["points"]
-                if p["offline"] != "dedicated"
+                for p in c.points
+                if p.offline != Offline.DEDICATED
             ],
             "reproduction_blocked": next((r for r in refusals if r is not None), None),
             "reproduction_error": reproduction_error,

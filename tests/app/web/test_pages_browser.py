@@ -13,6 +13,7 @@ from tests.support.portal import RunningPortal
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
+
 def test_upload_follow_checks_and_see_the_curve(
     page, portal: RunningPortal, good_archive: Path, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]

@@ -23,9 +23,7 @@ ZONE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} P[SD]T")  # times in the cohor
 
 
 def _fits_the_window(page) -> bool:  # type: ignore[no-untyped-def]
-    return bool(
-        page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
-    )
+    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"))
 
 
 def _upload(page, portal: RunningPortal, archive: Path, mode: str = "confidential") -> str:  # type: ignore[no-untyped-def]

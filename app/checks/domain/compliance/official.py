@@ -178,9 +178,7 @@ class _ListeningChecker(SubmissionChecker):
         self._regions = regions
         return regions, results
 
-    def _check_point(
-        self, point: Any, regions: Any, loaded_points: Any, power: Any = None
-    ) -> Any:
+    def _check_point(self, point: Any, regions: Any, loaded_points: Any, power: Any = None) -> Any:
         before = len(loaded_points)
         results = super()._check_point(point, regions, loaded_points, power)
         if len(loaded_points) == before:

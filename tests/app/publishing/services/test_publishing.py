@@ -10,9 +10,9 @@ from sqlalchemy import select
 from app.db.models import Point, Publication
 from app.db.session import Database
 from app.demo.load import load_demo
+from app.publishing.services.cohorts import publish_cohort
 from app.publishing.services.publishing import PublishingError
 from app.results.services.results import ResultsQuery, list_benchmarks, list_cohorts, query_results
-from app.review.services.review import publish_cohort
 from app.settings import Settings
 
 
@@ -27,7 +27,7 @@ def _statuses(database: Database, cohort: str, benchmark: str) -> dict[str, str]
         q = ResultsQuery(
             benchmark=benchmark, cohort=cohort, statuses=("verified", "provisional", "unverified")
         )
-        return {c["system"]: c["status"] for c in query_results(session, q)["curves"]}
+        return {c.system: c.status for c in query_results(session, q).curves}
 
 
 def test_each_cohort_shows_what_was_public_then(demo: Database) -> None:
@@ -40,14 +40,14 @@ def test_each_cohort_shows_what_was_public_then(demo: Database) -> None:
     assert later["Cumulus B200 x8"] == "provisional" and later["Fjord L40S x8"] == "verified"
     assert _statuses(demo, "2026-11-C0", "gpt-oss-120b")["Dune Gaudi 3 x8"] == "unverified"
     with demo.session() as session:
-        assert [c["id"] for c in list_cohorts(session)] == [
+        assert [c.id for c in list_cohorts(session)] == [
             "2026-11-C1",
             "2026-11-C0",
             "2026-10-C1",
         ]
-        benchmarks = {b["id"]: b for b in list_benchmarks(session)}
+        benchmarks = {b.id: b for b in list_benchmarks(session)}
         assert set(benchmarks) == {"llama3_1-8b", "gpt-oss-120b", "kimi-k3"}
-        assert benchmarks["kimi-k3"]["agentic"] is True
+        assert benchmarks["kimi-k3"].agentic is True
 
 
 def test_publishing_again_changes_nothing_and_bad_ids_are_refused(
@@ -64,14 +64,14 @@ def test_publishing_again_changes_nothing_and_bad_ids_are_refused(
 def test_a_publication_is_a_snapshot(demo: Database) -> None:
     with demo.session() as session:
         q = ResultsQuery(benchmark="llama3_1-8b", cohort="2026-11-C1")
-        acme = next(c for c in query_results(session, q)["curves"] if c["system"] == "Acme H200 x8")
+        acme = next(c for c in query_results(session, q).curves if c.system == "Acme H200 x8")
         point = session.scalars(select(Point).where(Point.concurrency == 64)).first()
         point.system_tps = 1.0  # what is stored now must not rewrite what was published
         session.commit()
         again = next(
-            c for c in query_results(session, q)["curves"] if c["system"] == "Acme H200 x8"
+            c for c in query_results(session, q).curves if c.system == "Acme H200 x8"
         )
-        assert again["points"] == acme["points"]
+        assert again.points == acme.points
 
 
 def test_sla_ranking_on_the_demo(demo: Database) -> None:
@@ -86,18 +86,18 @@ def test_sla_ranking_on_the_demo(demo: Database) -> None:
                 sla=Sla(ttft_p90_max_ms=150, tps_per_user_min=90),
             ),
         )
-    ranking = result["ranking"]
-    assert ranking and [r["rank"] for r in ranking] == list(range(1, len(ranking) + 1))
-    throughputs = [r["throughput"] for r in ranking]
+    ranking = result.ranking
+    assert ranking and [r.rank for r in ranking] == list(range(1, len(ranking) + 1))
+    throughputs = [r.throughput for r in ranking]
     assert throughputs == sorted(throughputs, reverse=True)
     for row in ranking:
-        assert row["ttft_p90_ms"] <= 150 and row["tps_per_user"] >= 90
+        assert row.ttft_p90_ms <= 150 and row.tps_per_user >= 90
     # Each curve's best point is the highest admissible system_tps of that curve.
-    for curve in result["curves"]:
-        fits = [p for p in curve["points"] if p["admissible"]]
+    for curve in result.curves:
+        fits = [p for p in curve.points if p.admissible]
         if fits:
-            assert curve["best"] == max(fits, key=lambda p: p["system_tps"])["dir"]
-    assert result["footnote"]  # provisional results on the chart carry the footnote
+            assert curve.best == max(fits, key=lambda p: p.system_tps).dir
+    assert result.footnote  # provisional results on the chart carry the footnote
     assert dt.date.fromisoformat("2026-11-18")  # 2026-11-C1's Wednesday
 
 
@@ -120,17 +120,17 @@ def test_curves_of_another_dataset_are_never_ranked_together(demo: Database) -> 
         session.commit()
         results._CACHE.clear()  # a test edit behind the record's back
         default = query_results(session, ResultsQuery(benchmark="llama3_1-8b"))
-        assert default["dataset"] == "cnn_dailymail"
-        assert "Fjord L40S x8" not in {c["system"] for c in default["curves"]}
-        assert "Fjord L40S x8" not in {r["system"] for r in default["ranking"]}
-        assert all(c["dataset"] == "cnn_dailymail" for c in default["curves"])
-        entry = next(b for b in default["benchmarks"] if b["id"] == "llama3_1-8b")
-        assert entry["datasets"] == [
+        assert default.dataset == "cnn_dailymail"
+        assert "Fjord L40S x8" not in {c.system for c in default.curves}
+        assert "Fjord L40S x8" not in {r.system for r in default.ranking}
+        assert all(c.dataset == "cnn_dailymail" for c in default.curves)
+        entry = next(b for b in default.benchmarks if b.id == "llama3_1-8b")
+        assert [d.model_dump() for d in entry.datasets] == [
             {"id": "cnn_dailymail", "curves": 4},
             {"id": "long_context_summaries", "curves": 1},
         ]
         chosen = query_results(
             session, ResultsQuery(benchmark="llama3_1-8b", dataset="long_context_summaries")
         )
-        assert {c["system"] for c in chosen["curves"]} == {"Fjord L40S x8"}
+        assert {c.system for c in chosen.curves} == {"Fjord L40S x8"}
     results._CACHE.clear()

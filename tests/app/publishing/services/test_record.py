@@ -12,6 +12,7 @@ from sqlalchemy import select
 from app.core.refusals import Kind
 from app.db.models import Objection, Organization, Publication, Submission
 from app.db.session import Database
+from app.publishing.services.cohorts import publish_cohort
 from app.publishing.services.export import write_cohort_export
 from app.publishing.services.publishing import PublishingError
 from app.results.services.results import visible_curves
@@ -24,7 +25,6 @@ from app.review.services.review import (
     committee_organizations,
     curves_short,
     finalize,
-    publish_cohort,
 )
 from app.settings import Settings
 from tests.support.accounts import create_accounts
@@ -87,12 +87,12 @@ def test_an_invalidated_point_leaves_the_active_curve_and_the_cohort_keeps_it(
                         reason="wrong token counts", at=pt(2026, 12, 18))  # fmt: skip
 
         def dirs(cohort: str | None) -> list[str]:
-            return [p["dir"] for c in visible_curves(session, cohort) for p in c.data["points"]]
+            return [p.dir for c in visible_curves(session, cohort) for p in c.snapshot.points]
 
         assert "r2" not in dirs(None)  # every active curve, at once
         assert "r2" in dirs("2026-12-C1")  # what that cohort showed (§11.8)
         latest = visible_curves(session, None)[0]
-        assert latest.data["invalidated_points"][0]["reason"] == "wrong token counts"
+        assert latest.snapshot.invalidated_points[0].reason == "wrong token counts"
         # The new version joins the record of the cohort being prepared; the result was
         # first published in 2026-12-C1.
         assert latest.status == "verified" and latest.published_in == "2026-12-C1"
@@ -226,7 +226,7 @@ def test_a_point_withdrawn_during_review_leaves_the_public_curve_and_survives_a_
         set_point_state(session=session, settings=settings, submission=shown, point_label=label,
                         state="withdrawn", who=_principal(session, "submitter", tokens),
                         reason="a faulty run", at=pt(2026, 12, 3))  # fmt: skip
-        on_curve = [p["dir"] for c in visible_curves(session, None) for p in c.data["points"]]
+        on_curve = [p.dir for c in visible_curves(session, None) for p in c.snapshot.points]
         assert "r1" not in on_curve  # off the active page at once (rules §11.7)
         held = session.get(Submission, waiting)
         label = f"{held.curves[0].system.dir_name}/llama3_1-8b/r2"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from app.core.regions import Offline
+from app.publishing.domain.snapshot import PublishedPoint
 from app.results.domain.sla import Sla, admissible, best_point, throughput
 
 
@@ -16,18 +16,22 @@ def p(
     offline: str = "none",
     per_kw: float | None = None,
     inter: float | None = None,
-) -> dict[str, Any]:
-    return {
-        "dir": f"r{c}",
-        "concurrency": c,
-        "system_tps": tps,
-        "tps_per_user": tpu,
-        "ttft_p90_ms": ttft,
-        "region": region,
-        "offline": offline,
-        "system_tps_per_kw": per_kw,
-        "e2e_avg_interactivity": inter,
-    }
+) -> PublishedPoint:
+    return PublishedPoint(
+        dir=f"r{c}",
+        concurrency=c,
+        system_tps=tps,
+        tps_per_user=tpu,
+        ttft_p90_ms=ttft,
+        region=region,
+        offline=Offline(offline),
+        system_tps_per_kw=per_kw,
+        e2e_avg_interactivity=inter,
+    )
+
+
+def dir_of(point: PublishedPoint | None) -> str | None:
+    return None if point is None else point.dir
 
 
 CURVE = [
@@ -40,15 +44,15 @@ CURVE = [
 
 
 def test_every_limit_is_applied() -> None:
-    assert [x["dir"] for x in CURVE if admissible(x, Sla(ttft_p90_max_ms=100))] == ["r1", "r16"]
-    assert [x["dir"] for x in CURVE if admissible(x, Sla(tps_per_user_min=100))] == [
+    assert [x.dir for x in CURVE if admissible(x, Sla(ttft_p90_max_ms=100))] == ["r1", "r16"]
+    assert [x.dir for x in CURVE if admissible(x, Sla(tps_per_user_min=100))] == [
         "r1",
         "r16",
         "r64",
     ]
-    assert [x["dir"] for x in CURVE if admissible(x, Sla(concurrency_min=64))] == ["r64", "r512"]
-    assert [x["dir"] for x in CURVE if admissible(x, Sla(region="high_concurrency"))] == ["r512"]
-    assert [x["dir"] for x in CURVE if admissible(x, Sla())] == ["r1", "r16", "r64", "r512"]
+    assert [x.dir for x in CURVE if admissible(x, Sla(concurrency_min=64))] == ["r64", "r512"]
+    assert [x.dir for x in CURVE if admissible(x, Sla(region="high_concurrency"))] == ["r512"]
+    assert [x.dir for x in CURVE if admissible(x, Sla())] == ["r1", "r16", "r64", "r512"]
 
 
 def test_limits_are_inclusive_and_missing_values_fail() -> None:
@@ -58,20 +62,20 @@ def test_limits_are_inclusive_and_missing_values_fail() -> None:
 
 
 def test_best_point_is_the_highest_throughput_that_qualifies() -> None:
-    assert best_point(CURVE, Sla(tps_per_user_min=100))["dir"] == "r64"
-    assert best_point(CURVE, Sla())["dir"] == "r512"  # the dedicated Offline run never counts
+    assert dir_of(best_point(CURVE, Sla(tps_per_user_min=100))) == "r64"
+    assert dir_of(best_point(CURVE, Sla())) == "r512"  # the dedicated Offline run never counts
     assert best_point(CURVE, Sla(ttft_p90_max_ms=10)) is None
 
 
 def test_ties_prefer_the_faster_user_then_the_lower_concurrency() -> None:
     tied = [p(8, 1000, 100, 50), p(16, 1000, 120, 50), p(32, 1000, 120, 50)]
-    assert best_point(tied, Sla())["dir"] == "r16"
+    assert dir_of(best_point(tied, Sla())) == "r16"
 
 
 def test_equal_x_and_single_and_offline_only_curves() -> None:
     same_x = [p(8, 900, 100, 50), p(16, 1000, 100, 50)]
-    assert best_point(same_x, Sla(tps_per_user_min=100))["dir"] == "r16"
-    assert best_point([p(4, 10, 10, 10)], Sla())["dir"] == "r4"
+    assert dir_of(best_point(same_x, Sla(tps_per_user_min=100))) == "r16"
+    assert dir_of(best_point([p(4, 10, 10, 10)], Sla())) == "r4"
     assert best_point([p(9000, 5, 1, 1, None, "dedicated")], Sla()) is None
 
 
@@ -81,5 +85,5 @@ def test_normalised_throughput_and_agentic_axis() -> None:
     assert throughput(point, "accelerator", 8) == 125.0
     assert throughput(point, "accelerator", None) is None
     agentic = [p(4, 100, None, 10, inter=40), p(8, 180, None, 12, inter=30)]
-    assert best_point(agentic, Sla(tps_per_user_min=35), agentic=True)["dir"] == "r4"
+    assert dir_of(best_point(agentic, Sla(tps_per_user_min=35), agentic=True)) == "r4"
     assert best_point([p(8, 1, 1, 1, per_kw=None)], Sla(), normalize="kw") is None

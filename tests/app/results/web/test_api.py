@@ -226,13 +226,17 @@ def test_csv_file_names_from_the_query_are_safe_header_values(client: TestClient
     """Found by schemathesis: a benchmark name outside latin-1 broke the header (500).
     Names are now checked against what is published; the file name stays sanitised for
     what a submitter typed (a dataset name)."""
+    from app.results.services.results import ResultsPage, SlaView
     from app.results.web.api import export_name
 
     hostile = 'Āb"\r\nSet-Cookie: x=1'
     response = client.get("/api/v1/results", params={"benchmark": hostile, "format": "csv"})
     assert response.status_code == 422 and "set-cookie" not in response.headers
-    result = {"benchmark": "m", "dataset": hostile, "cohort": "2026-12-C0", "current": True,
-              "normalize": "system", "sla": {"ttft_p90_max_ms": 500.0, "region": None}}  # fmt: skip
+    sla = SlaView(ttft_p90_max_ms=500.0, tps_per_user_min=None, concurrency_min=None, region=None)
+    result = ResultsPage.model_construct(
+        benchmark="m", dataset=hostile, cohort="2026-12-C0", current=True, normalize="system",
+        sla=sla,
+    )  # fmt: skip
     assert (
         export_name(result, "points")
         == "m-_b___Set-Cookie__x_1-current-system-ttft_p90_max_ms-500-points.csv"

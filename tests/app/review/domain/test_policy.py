@@ -11,7 +11,7 @@ from app.core.cohorts import BusinessCalendar, Cohort
 from app.core.lifecycle import PublicationMode
 from app.core.lifecycle import SubmissionState as S
 from app.core.refusals import Kind
-from app.publishing.domain import current_cohort, may_publish
+from app.publishing.domain.cohorts import current_cohort, may_publish
 from app.review.domain.policy import (
     Actor,
     PointFacts,

@@ -55,7 +55,8 @@ from app.db.models import (
 )
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
-from app.publishing.domain import current_cohort
+from app.publishing.domain.cohorts import current_cohort
+from app.publishing.services.cohorts import publish_cohort
 from app.results.services.results import visible_curves
 from app.review.domain.objections import ACTIONS
 from app.review.domain.policy import may_recheck
@@ -67,7 +68,6 @@ from app.review.services.review import (
     assign_reviewer,
     change_embargo,
     curves_short,
-    publish_cohort,
 )
 from app.settings import Settings
 from app.submissions.domain.visibility import Access
@@ -436,7 +436,7 @@ class LifecycleModel(RuleBasedStateMachine):
     def view(self, session, cohort: str | None) -> dict[str, tuple]:  # type: ignore[no-untyped-def]
         shown: dict[str, list] = {}
         for c in visible_curves(session, cohort):
-            points = tuple(sorted(p["dir"] for p in c.data["points"]))
+            points = tuple(sorted(p.dir for p in c.snapshot.points))
             shown.setdefault(c.submission, []).append((c.status, c.result_id, points))
         return {k: tuple(sorted(v)) for k, v in shown.items()}
 

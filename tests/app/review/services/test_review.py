@@ -15,12 +15,13 @@ from app.accounts.domain import Role
 from app.accounts.services.accounts import Principal, create_user, principal_for_token
 from app.db.models import Notification, Publication, ResultEntry, Submission
 from app.db.session import Database
+from app.publishing.services.cohorts import publish_cohort
 from app.publishing.services.export import write_cohort_export
 from app.publishing.services.publishing import PublishingError
 from app.review.domain.objections import ObjectionRefused
 from app.review.services.decisions import decide
 from app.review.services.objections import act, file_objection
-from app.review.services.review import advance_clocks, finalize, publish_cohort
+from app.review.services.review import advance_clocks, finalize
 from app.settings import Settings
 from app.submissions.domain.visibility import Access
 from app.submissions.services.visibility import access_to
@@ -31,14 +32,6 @@ from tests.support.submissions import CHECKED, archive_of, objection, pt, submit
 @pytest.fixture
 def tokens(database: Database) -> dict[str, str]:
     return create_accounts(database)
-
-
-
-
-
-
-
-
 
 
 def test_review_starts_with_a_reviewer_from_outside_the_organisation(

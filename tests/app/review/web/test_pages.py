@@ -68,8 +68,11 @@ def pages(
     tokens = create_accounts(database)
     queue = RecordingQueue()
     with TestClient(create_app(settings, queue=queue)) as client:
-        yield client, _uploaded_and_checked(
-            client, settings, database, queue, good_archive, tokens["submitter"]
+        yield (
+            client,
+            _uploaded_and_checked(
+                client, settings, database, queue, good_archive, tokens["submitter"]
+            ),
         )
 
 
@@ -89,7 +92,7 @@ def test_a_refused_objection_is_shown_again_as_it_was_typed(
     assert refused.status_code == 422 and 'id="review-error"' in refused.text
     assert 'value="Throughput above the hardware&#39;s ceiling"' in refused.text
     assert 'value="R §9.2"' in refused.text and "first line\nsecond line</textarea>" in refused.text
-    assert "<details class=\"file-objection\" id=\"file-objection\" open>" in refused.text
+    assert '<details class="file-objection" id="file-objection" open>' in refused.text
 
 
 def test_a_refused_reproduction_keeps_its_fields_but_never_the_key(
@@ -129,8 +132,11 @@ def test_no_reproduction_is_offered_on_a_rejected_submission(
         assert "a rejected submission is not reproduced" in page
         refused = client.post(
             f"/submissions/{sid}/reproductions",
-            data={"point": "Acme_H200_x8/llama3_1-8b/r64", "endpoint_url": "http://127.0.0.1:9",
-                  "csrf_token": token},  # fmt: skip
+            data={
+                "point": "Acme_H200_x8/llama3_1-8b/r64",
+                "endpoint_url": "http://127.0.0.1:9",
+                "csrf_token": token,
+            },  # fmt: skip
         )
         assert refused.status_code == 409 and "not-reproducible" in refused.text
 

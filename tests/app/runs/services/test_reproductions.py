@@ -17,7 +17,7 @@ from app.runs.services.reproductions import (
     run_reproduction,
 )
 from app.settings import Settings
-from app.submissions.services.views import curve_dict, get_submission
+from app.submissions.services.views import curve_view, get_submission
 from harness.sim import SimConfig
 from tests.support.fakes import RecordingQueue
 from tests.support.sim import RunningSim
@@ -136,8 +136,8 @@ def test_reproduction_runs_the_harness_and_judges_the_result(
         # The submission's verdict is still that of its compliance checks.
         submission = get_submission(session, checked)
         assert submission.verdict == "passed"
-        curve = curve_dict(submission.curves[0], [r])
-        assert curve["reproductions"][0]["reproduced"]["system_tps"] == r.system_tps
+        curve = curve_view(submission.curves[0], [r])
+        assert curve.reproductions[0].reproduced.system_tps == r.system_tps
 
 
 def test_an_unreachable_endpoint_is_recorded_not_crashed(

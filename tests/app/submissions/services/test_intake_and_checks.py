@@ -26,8 +26,6 @@ from tests.support.submissions import accept
 IN_TIME = dt.datetime(2026, 11, 30, 20, 0, tzinfo=dt.UTC)
 
 
-
-
 def _count(database: Database, model: type) -> int:
     with database.session() as session:
         return session.scalar(select(func.count()).select_from(model)) or 0

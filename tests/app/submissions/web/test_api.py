@@ -199,7 +199,10 @@ def test_the_rule_catalogue_is_every_rule_with_what_it_checks(client: TestClient
     # Official rules passed through, the portal's own from every stage.
     assert by_id["point-count"]["source"] == "official"
     assert by_id["path-traversal"] == {
-        **by_id["path-traversal"], "stage": "upload", "source": "portal", "severity": "error"
+        **by_id["path-traversal"],
+        "stage": "upload",
+        "source": "portal",
+        "severity": "error",
     }
     assert {"recounted-output-tokens", "reproduction-margin", "readable-files"} <= set(by_id)
     upload = client.get("/api/v1/rules", params={"stage": "upload"}).json()["data"]

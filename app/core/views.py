@@ -1,0 +1,46 @@
+"""Building blocks of the typed read models that services return, routes declare as their
+``response_model`` and templates render."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Generic, TypeVar
+
+from pydantic import AfterValidator, BaseModel, Field, PlainSerializer, WithJsonSchema
+
+# Moments go out as ``datetime.isoformat()`` writes them (``+00:00``, as the API always
+# wrote them), and the schema still says they are date-times.
+Timestamp = Annotated[
+    dt.datetime,
+    PlainSerializer(lambda moment: moment.isoformat(), return_type=str),
+    WithJsonSchema({"type": "string", "format": "date-time"}),
+]
+
+# Every API, page and publication shows a point's metrics to the same precision: three
+# decimals, whatever the bundle carried.
+Metric = Annotated[float, AfterValidator(lambda value: round(value, 3))]
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
+def left_out_if_none(description: str | None = None) -> Any:
+    """A field that is left out of the document, rather than written as null, when it has
+    no value (a published point carries only what its bundle measured)."""
+    return Field(default=None, description=description, exclude_if=_is_none)
+
+
+Item = TypeVar("Item")
+
+
+class Listing(BaseModel, Generic[Item]):
+    """A list answer: ``{"data": [...]}``."""
+
+    data: list[Item]
+
+
+class Counted(Listing[Item], Generic[Item]):
+    """A page of a longer list, with the whole list's length."""
+
+    count: int = Field(description="how many there are in all")

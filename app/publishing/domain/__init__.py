@@ -1,0 +1,1 @@
+"""The public record's rules: when cohorts are released, and the shape a publication keeps."""

@@ -1,0 +1,85 @@
+"""What a publication keeps of each curve: a versioned schema of its own.
+
+A publication is immutable (architecture, decision 11): what a released cohort showed is
+read back years later, by code that has changed since. So the record is not any page's
+view but this schema, with its version stored beside each curve; a change of shape is a
+new version, and the reader keeps reading the old ones.
+
+Version 1 is the shape publications had before the schema was written down, so every
+stored record is valid version 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.core.regions import Offline
+from app.core.views import Metric, left_out_if_none
+
+SNAPSHOT_VERSION = 1
+
+
+class PublishedPoint(BaseModel):
+    """An operating point as published: what buyers chart, rank and export, rounded to
+    three decimals; a metric the bundle did not measure is left out."""
+
+    model_config = ConfigDict(frozen=True)
+
+    dir: str = Field(description="the point's folder in the bundle, e.g. r64")
+    concurrency: int
+    offline: Offline = Offline.NONE
+    system_tps: Metric
+    region: str | None = left_out_if_none("the concurrency region, rules §1.4")
+    tps_per_user: Metric | None = left_out_if_none("1000 / TPOT P90")
+    tpot_p90_ms: Metric | None = left_out_if_none()
+    ttft_p90_ms: Metric | None = left_out_if_none()
+    e2e_avg_interactivity: Metric | None = left_out_if_none("agentic benchmarks' per-user metric")
+    system_tps_per_kw: Metric | None = left_out_if_none("per provisioned kW")
+    accuracy: str | None = left_out_if_none("the accuracy gate: passed or failed")
+
+
+class OfflineCeiling(BaseModel):
+    system_tps: float
+    concurrency: int
+
+
+class InvalidatedPoint(BaseModel):
+    """A point the chair invalidated: it stays in the archive, tagged, with the reason
+    (rules §11.7)."""
+
+    dir: str
+    concurrency: int
+    reason: str | None
+
+
+class CurveSnapshot(BaseModel):
+    """One curve of a publication (schema version 1)."""
+
+    system: str = Field(description="the system's display name")
+    system_dir: str = Field(description="the system's folder in the bundle")
+    benchmark_model: str
+    dataset: str | None
+    is_agentic: bool
+    x_metric: str = Field(description="tps_per_user, or e2e_avg_interactivity (agentic)")
+    c_max: int | None
+    c_min: int | None
+    regions: dict[str, list[int]] | None
+    points: list[PublishedPoint] = Field(description="the active points")
+    step_line: list[list[float]] = Field(description="the official step curve, [x, y] corners")
+    frontier: list[list[float]] = Field(description="the Pareto-optimal points, [x, y]")
+    offline_ceiling: OfflineCeiling | None
+    elected_offline: str | None = Field(description="the point elected as Offline, if any")
+    invalidated_points: list[InvalidatedPoint] = []
+
+    def stored(self) -> dict[str, Any]:
+        """The document written into the publication."""
+        return self.model_dump(mode="json")
+
+
+def read_snapshot(version: int, data: dict[str, Any]) -> CurveSnapshot:
+    """A stored curve, whatever version it was written in."""
+    if version != SNAPSHOT_VERSION:
+        raise ValueError(f"publication snapshot version {version} is not known to this portal")
+    return CurveSnapshot.model_validate(data)

@@ -1,0 +1,145 @@
+"""Re-counts and reproductions as the API serves them and the submission page shows them."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from app.checks.domain.findings import Severity
+from app.checks.services.findings import FindingView, finding_view
+from app.core.views import Timestamp
+from app.db.models import FindingRow, Reproduction, Retokenization
+from app.jobs.views import JobView
+
+
+def _job(job: Any) -> JobView | None:
+    return None if job is None else JobView.model_validate(job)
+
+
+class SubmittedMetrics(BaseModel):
+    system_tps: float | None
+    tps_per_user: float | None
+
+
+class ReproducedMetrics(BaseModel):
+    system_tps: float | None
+    tps_per_user: float | None
+    tpot_p90_ms: float | None
+    ttft_p90_ms: float | None
+    n_completed: int | None
+    n_failed: int | None
+
+
+class ReproductionView(BaseModel):
+    """A reproduction run of one point: an unverified result beside the submitted one."""
+
+    id: str
+    point: str = Field(description="<system>/<model>/r<N>")
+    endpoint_url: str
+    model: str
+    concurrency: int
+    time_cap_s: float
+    requested_by: str | None
+    created_at: Timestamp
+    finished: bool
+    status: Literal["unverified"] = Field(
+        default="unverified", description="a reproduction is never a verified result"
+    )
+    job: JobView | None
+    submitted: SubmittedMetrics
+    reproduced: ReproducedMetrics
+    verdict: Severity | None = Field(description="the worst finding of the comparison")
+    message: str | None
+
+
+def reproduction_view(r: Reproduction) -> ReproductionView:
+    return ReproductionView(
+        id=r.public_id,
+        point=r.point_label,
+        endpoint_url=r.endpoint_url,
+        model=r.model,
+        concurrency=r.concurrency,
+        time_cap_s=r.time_cap_s,
+        requested_by=r.requested_by,
+        created_at=r.created_at,
+        finished=r.finished_at is not None,
+        job=_job(r.job),
+        submitted=SubmittedMetrics(
+            system_tps=r.submitted_system_tps, tps_per_user=r.submitted_tps_per_user
+        ),
+        reproduced=ReproducedMetrics(
+            system_tps=r.system_tps,
+            tps_per_user=r.tps_per_user,
+            tpot_p90_ms=r.tpot_p90_ms,
+            ttft_p90_ms=r.ttft_p90_ms,
+            n_completed=r.n_completed,
+            n_failed=r.n_failed,
+        ),
+        verdict=r.verdict,
+        message=r.message,
+    )
+
+
+COMPARED = (
+    ("total_output_tokens", "output tokens"),
+    ("system_tps", "system tokens/s"),
+    ("tpot_p90_ms", "TPOT P90 (ms)"),
+    ("tps_per_user", "tokens/s per user"),
+    ("ttft_p90_ms", "TTFT P90 (ms)"),
+    ("n_samples_completed", "completed samples"),
+)
+
+
+class EventsFile(BaseModel):
+    sha256: str = Field(description="of the uncompressed file")
+    size: int = Field(description="bytes, uncompressed")
+    stored_size: int = Field(description="bytes at rest, compressed")
+    source: str = Field(description="bundle or upload")
+
+
+class ComparedMetric(BaseModel):
+    metric: str
+    label: str
+    reported: float | None = Field(description="what the submission says")
+    recounted: float | None = Field(description="what the reference tokenizer counted")
+
+
+class RetokenizationView(BaseModel):
+    """A re-count of one point's responses with the reference tokenizer."""
+
+    id: str
+    point: str = Field(description="<system>/<model>/r<N>")
+    events: EventsFile
+    tokenizer: str | None
+    finished: bool
+    job: JobView | None
+    compared: list[ComparedMetric]
+    recount: dict[str, Any] = Field(description="everything the re-count measured")
+    findings: list[FindingView]
+
+
+def retokenization_view(r: Retokenization, findings: list[FindingRow]) -> RetokenizationView:
+    reported, recount = r.reported or {}, r.recount or {}
+    artifact = r.artifact
+    return RetokenizationView(
+        id=r.public_id,
+        point=r.point_label,
+        events=EventsFile(
+            sha256=artifact.sha256,
+            size=artifact.size,
+            stored_size=artifact.stored_size,
+            source=artifact.source,
+        ),
+        tokenizer=r.tokenizer,
+        finished=r.finished_at is not None,
+        job=_job(r.job),
+        compared=[
+            ComparedMetric(
+                metric=key, label=label, reported=reported.get(key), recounted=recount.get(key)
+            )
+            for key, label in COMPARED
+        ],
+        recount=recount,
+        findings=[finding_view(f) for f in findings],
+    )

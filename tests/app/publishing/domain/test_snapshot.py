@@ -1,0 +1,50 @@
+"""The publication snapshot: a schema of its own, versioned, that reads old records."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.regions import Offline
+from app.publishing.domain.snapshot import SNAPSHOT_VERSION, read_snapshot
+
+# A curve as publications stored it before the schema was written down (version 1).
+STORED_BEFORE = {
+    "system": "Acme H200 x8",
+    "system_dir": "acme-h200",
+    "benchmark_model": "llama3_1-8b",
+    "dataset": "cnn_dailymail",
+    "is_agentic": False,
+    "x_metric": "tps_per_user",
+    "c_max": 512,
+    "c_min": 1,
+    "regions": {"low_latency": [1, 2]},
+    "points": [
+        {"dir": "r1", "concurrency": 1, "region": "low_latency", "offline": "none",
+         "system_tps": 180.123, "tps_per_user": 190.0, "ttft_p90_ms": 40.0},
+        {"dir": "r9000", "concurrency": 9000, "offline": "dedicated", "system_tps": 17000.0},
+    ],
+    "step_line": [[190.0, 180.123]],
+    "frontier": [[190.0, 180.123]],
+    "offline_ceiling": {"system_tps": 17000.0, "concurrency": 9000},
+    "elected_offline": None,
+    "invalidated_points": [{"dir": "r2", "concurrency": 2, "reason": "wrong counts"}],
+}  # fmt: skip
+
+
+def test_a_record_stored_before_the_schema_reads_and_writes_back_unchanged() -> None:
+    snapshot = read_snapshot(1, STORED_BEFORE)
+    assert snapshot.points[1].offline == Offline.DEDICATED
+    assert snapshot.points[1].tps_per_user is None
+    assert snapshot.invalidated_points[0].reason == "wrong counts"
+    # What the bundle did not measure is left out, not written as null.
+    assert snapshot.stored() == STORED_BEFORE
+
+
+def test_metrics_keep_three_decimals() -> None:
+    data = {**STORED_BEFORE, "points": [{**STORED_BEFORE["points"][0], "system_tps": 1.23456}]}  # type: ignore[dict-item]
+    assert read_snapshot(1, data).points[0].system_tps == 1.235
+
+
+def test_an_unknown_version_is_refused_not_misread() -> None:
+    with pytest.raises(ValueError, match="version 2"):
+        read_snapshot(SNAPSHOT_VERSION + 1, STORED_BEFORE)
