@@ -7,10 +7,16 @@
 
   // The whole view lives in the URL: any change re-submits the form, without the empty
   // fields, so the address stays short enough to share.
+  // With a workload chosen, an SLA limit the buyer emptied is sent empty (no limit), so
+  // the workload's suggestion does not come back; a fresh workload's limits are left out,
+  // so the page fills in its suggestions.
+  var LIMITS = ["f-ttft", "f-tpu"];
+  var workload = document.getElementById("f-workload");
   form.addEventListener("submit", function () {
     Array.prototype.forEach.call(form.elements, function (el) {
       if ((el.tagName === "INPUT" || el.tagName === "SELECT") && el.type !== "checkbox" && !el.value) {
-        el.disabled = true;
+        var kept = workload && workload.value && LIMITS.indexOf(el.id) >= 0 && !el.dataset.fresh;
+        if (!kept) { el.disabled = true; }
       }
     });
   });
@@ -21,6 +27,12 @@
     pending = window.setTimeout(function () { form.requestSubmit(); }, 700);
   }
   form.addEventListener("change", function (event) {
+    if (event.target.id === "f-workload") {
+      LIMITS.concat(["f-region", "f-benchmark", "f-dataset"]).forEach(function (id) {
+        var el = document.getElementById(id);
+        if (el) { el.value = ""; el.dataset.fresh = "1"; }
+      });
+    }
     // Another benchmark has datasets of its own: let the page pick its default one.
     if (event.target.id === "f-benchmark") {
       var dataset = document.getElementById("f-dataset");
@@ -67,8 +79,9 @@
       (curve.is_agentic ? "interactivity " + fmt(p.e2e_avg_interactivity, 2)
                         : fmt(p.tps_per_user, 2) + " tok/s per user"),
       "TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms · TPOT P90 " + fmt(p.tpot_p90_ms, 2) + " ms",
-      r.derived ? "y: " + fmt(xy(curve, p, r)[1], 2) + " (derived, normalised)" : ""
-    ].join("<br>");
+      p.usd_per_million_tokens !== undefined ? "$" + fmt(p.usd_per_million_tokens, 3) + " per M output tokens (derived, not an MLPerf figure)" : "",
+      r.derived && r.normalize !== "usd_per_mtok" ? "y: " + fmt(xy(curve, p, r)[1], 2) + " (derived, normalised)" : ""
+    ].filter(function (line) { return line; }).join("<br>");
   }
 
   // A point's coordinates: x by the curve's metric, y as normalised (or system_tps).
@@ -80,7 +93,7 @@
   function slaActive(r) {
     var s = r.sla;
     return s.ttft_p90_max_ms !== null || s.tps_per_user_min !== null ||
-           s.concurrency_min !== null || s.region !== null;
+           s.concurrency_min !== null || s.regions.length > 0;
   }
 
   function pareto(r) {
@@ -125,8 +138,11 @@
                     line: { color: "#555", width: 1, dash: "dashdot" } });
     }
     var agentic = r.curves.length && r.curves[0].is_agentic;
-    var ylabel = r.normalize === "kw" ? "tokens/s per kW (derived)" :
-                 (r.normalize === "accelerator" ? "tokens/s per accelerator (derived)" : "system tokens/s");
+    var ylabel = {
+      kw: "tokens/s per kW (derived)",
+      accelerator: "tokens/s per accelerator (derived)",
+      usd_per_mtok: "output tokens per $ at your price (derived, not an MLPerf figure)"
+    }[r.normalize] || "system tokens/s";
     return { traces: traces, layout: {
       title: { text: "Pareto curves · " + esc(r.benchmark) + " · " + esc(r.cohort), font: { size: 15 } },
       margin: { t: 40, r: 20, b: 50, l: 70 }, shapes: shapes, annotations: annotations,

@@ -24,7 +24,19 @@ from app.core.views import Timestamp, left_out_if_none
 from app.db.models import CohortRelease, Publication
 from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint, read_snapshot
 from app.results.domain.pareto import step_curve
-from app.results.domain.sla import NORMALISATIONS, Sla, admissible, best_point, per_user, throughput
+from app.results.domain.sla import (
+    DERIVED,
+    NORMALISATIONS,
+    NOT_AN_MLPERF_FIGURE,
+    Price,
+    Sla,
+    admissible,
+    best_point,
+    per_user,
+    throughput,
+    usd_per_million_tokens,
+)
+from app.results.domain.workloads import Workload, workloads
 
 STATUSES = ("verified", "provisional", "unverified")
 DEFAULT_STATUSES = ("verified", "provisional")  # unverified is off by default
@@ -75,8 +87,14 @@ class ResultsQuery:
     accelerator: str | None = None
     accelerator_count: int | None = None
     normalize: str = "system"
+    price: Price | None = None
+    workload: Workload | None = None
+    region: str | None = None  # the one region asked for, if any (the SLA holds the regions)
+    # The SLA values the workload suggested (the buyer gave none of their own).
+    suggested: tuple[str, ...] = ()
 
 
+ANY_REGION = "any"
 LARGEST_CONCURRENCY = 10_000_000  # far past any served endpoint; bigger is a typo
 
 
@@ -95,7 +113,7 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
     def text(name: str) -> str | None:
         return (params.get(name) or "").strip() or None
 
-    def number(name: str, minimum: float = 0) -> float | None:
+    def number(name: str, minimum: float = 0, positive: bool = False) -> float | None:
         raw = text(name)
         if raw is None:
             return None
@@ -103,8 +121,9 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
             value = float(raw)
         except ValueError:
             raise QueryProblem(name, f"{name} must be a number, not {raw!r}") from None
-        if not math.isfinite(value) or value < minimum:
-            raise QueryProblem(name, f"{name} must be a number of at least {minimum:g}")
+        if not math.isfinite(value) or value < minimum or (positive and value <= 0):
+            least = "more than 0" if positive else f"at least {minimum:g}"
+            raise QueryProblem(name, f"{name} must be a number of {least}")
         return value
 
     def count(name: str) -> int | None:
@@ -128,8 +147,37 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
             "normalize", f"normalize must be one of {', '.join(NORMALISATIONS)}, not {normalize!r}"
         )
     region = text("region")
-    if region and region not in REGIONS:
-        raise QueryProblem("region", f"region must be one of {', '.join(REGIONS)}, not {region!r}")
+    if region and region != ANY_REGION and region not in REGIONS:
+        raise QueryProblem(
+            "region", f"region must be one of {', '.join(REGIONS)} or any, not {region!r}"
+        )
+    workload_id = text("workload")
+    workload = None
+    if workload_id is not None:
+        workload = workloads().get(workload_id)
+        if workload is None:
+            raise QueryProblem(
+                "workload", f"workload must be one of {', '.join(workloads())}, not {workload_id!r}"
+            )
+    price = _price(number("price_per_accelerator_hour", positive=True),
+                   number("price_per_system_hour", positive=True), normalize)  # fmt: skip
+    # A workload suggests the SLA values the buyer did not give; a parameter that is in
+    # the query, even empty, is the buyer's own.
+    suggested: list[str] = []
+
+    def limit(name: str) -> float | None:
+        if name in params or workload is None:
+            return number(name)
+        value: float | None = getattr(workload, name)
+        if value is not None:
+            suggested.append(name)
+        return value
+
+    ttft_max, tpu_min = limit("ttft_p90_max_ms"), limit("tps_per_user_min")
+    if region == ANY_REGION:
+        regions: tuple[str, ...] = ()  # every region, whatever the workload suggests
+    else:
+        regions = (region,) if region else (workload.regions if workload else ())
     cohort = text("cohort")
     if cohort is not None and not cohort_was_released(session, cohort):
         released = ", ".join(c.id for c in list_cohorts(session)) or "none yet"
@@ -141,16 +189,35 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
         dataset=text("dataset"),
         cohort=cohort,
         statuses=statuses,
-        sla=Sla(
-            number("ttft_p90_max_ms"), number("tps_per_user_min"), count("concurrency_min"), region
-        ),
+        sla=Sla(ttft_max, tpu_min, count("concurrency_min"), regions),
         division=text("division"),
         availability=text("availability"),
         organization=text("organization"),
         accelerator=text("accelerator"),
         accelerator_count=count("accelerator_count"),
         normalize=normalize,
+        price=price,
+        workload=workload,
+        region=None if region == ANY_REGION else region,
+        suggested=tuple(suggested),
     )
+
+
+def _price(per_accelerator: float | None, per_system: float | None, normalize: str) -> Price | None:
+    if per_accelerator is not None and per_system is not None:
+        raise QueryProblem(
+            "price_per_system_hour",
+            "give price_per_accelerator_hour or price_per_system_hour, not both",
+        )
+    if per_accelerator is None and per_system is None:
+        if normalize == "usd_per_mtok":
+            raise QueryProblem(
+                "normalize",
+                "normalize=usd_per_mtok needs your price: price_per_accelerator_hour or "
+                "price_per_system_hour (USD)",
+            )
+        return None
+    return Price(per_accelerator_hour=per_accelerator, per_system_hour=per_system)
 
 
 class CohortView(BaseModel):
@@ -324,6 +391,9 @@ class ResultPoint(PublishedPoint):
 
     region_name: str
     y: float | None = left_out_if_none("the normalised throughput, when normalize is not system")
+    usd_per_million_tokens: float | None = left_out_if_none(
+        f"at the buyer's price ({NOT_AN_MLPERF_FIGURE})"
+    )
     admissible: bool = Field(description="meets the query's SLA")
 
 
@@ -365,14 +435,17 @@ def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> ResultCurve:
     snapshot = curve.snapshot
     agentic = curve.is_agentic
     derived = q.normalize != "system"
+    accelerators = curve.accelerator_count
     points: list[tuple[ResultPoint, float | None, float | None]] = []
     for point in snapshot.points:
-        y = throughput(point, q.normalize, curve.accelerator_count)
+        y = throughput(point, q.normalize, accelerators, q.price)
+        cost = usd_per_million_tokens(point, q.price, accelerators)
         # Built without validating again: the snapshot was validated when it was read.
         view = ResultPoint.model_construct(
             **dict(point),
             region_name=region_name(point.region),
             y=None if not derived or y is None else round(y, 3),
+            usd_per_million_tokens=None if cost is None else round(cost, 4),
             admissible=admissible(point, q.sla, agentic),
         )
         points.append((view, per_user(point, agentic), y))
@@ -391,7 +464,8 @@ def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> ResultCurve:
         q.sla,
         agentic=agentic,
         normalize=q.normalize,
-        accelerators=curve.accelerator_count,
+        accelerators=accelerators,
+        price=q.price,
     )
     return ResultCurve(
         id=curve.id,
@@ -422,8 +496,12 @@ def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> ResultCurve:
 
 def _choose_benchmark(benchmarks: list[BenchmarkView], q: ResultsQuery) -> BenchmarkView | None:
     if q.benchmark is None:
-        # The benchmark with the most curves, so a newcomer sees the fullest chart.
-        return max(benchmarks, key=lambda b: (b.curves, b.id == "llama3_1-8b"), default=None)
+        # The benchmark with the most curves, so a newcomer sees the fullest chart (of the
+        # workload's kind: agentic pipelines run the agentic benchmarks).
+        fitting = [b for b in benchmarks if q.workload is None or b.agentic == q.workload.agentic]
+        return max(
+            fitting or benchmarks, key=lambda b: (b.curves, b.id == "llama3_1-8b"), default=None
+        )
     for entry in benchmarks:
         if entry.id == q.benchmark:
             return entry
@@ -452,7 +530,12 @@ class RankingRow(BaseModel):
     point: str = Field(description="the point's folder")
     concurrency: int
     region: str | None
-    throughput: float | None = Field(description="in the query's normalisation")
+    throughput: float | None = Field(
+        description="in the query's normalisation (usd_per_mtok: output tokens per dollar)"
+    )
+    usd_per_million_tokens: float | None = Field(
+        description=f"at the buyer's price, if one was given ({NOT_AN_MLPERF_FIGURE})"
+    )
     system_tps: float
     system_tps_per_kw: float | None
     tps_per_user: float | None
@@ -474,7 +557,27 @@ class SlaView(BaseModel):
     ttft_p90_max_ms: float | None
     tps_per_user_min: float | None
     concurrency_min: int | None
-    region: str | None
+    region: str | None = Field(description="the one region asked for")
+    regions: list[str] = Field(description="the regions admitted (all when empty)")
+    suggested: list[str] = Field(description="the limits the workload suggested")
+
+
+class WorkloadView(BaseModel):
+    """The buyer's workload: the regions that fit it and the SLA it suggests."""
+
+    id: str
+    title: str
+    summary: str
+    regions: list[str]
+    regions_clause: str = Field(description="where the rules define those regions")
+    agentic: bool
+    ttft_p90_max_ms: float | None = Field(description="suggested, not a rule")
+    tps_per_user_min: float | None = Field(description="suggested, not a rule")
+
+
+class PriceView(BaseModel):
+    price_per_accelerator_hour: float | None
+    price_per_system_hour: float | None
 
 
 class ResultsPage(BaseModel):
@@ -488,6 +591,9 @@ class ResultsPage(BaseModel):
     statuses: list[str]
     normalize: str
     derived: bool = Field(description="throughput is normalised, not measured")
+    derived_label: str | None = Field(description="how a derived figure is labelled")
+    price: PriceView | None = Field(description="the buyer's price, for usd_per_mtok")
+    workload: WorkloadView | None
     # No SLA: the ranking is of peak throughput at any latency, and says so.
     sla_set: bool
     sla: SlaView
@@ -536,7 +642,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
                 )
             )
             continue
-        value = throughput(best, q.normalize, view.accelerator_count)
+        value = throughput(best, q.normalize, view.accelerator_count, q.price)
         row = RankingRow(
             rank=0,
             system=view.system,
@@ -554,6 +660,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
             concurrency=best.concurrency,
             region=best.region,
             throughput=value,
+            usd_per_million_tokens=best.usd_per_million_tokens,
             system_tps=best.system_tps,
             system_tps_per_kw=best.system_tps_per_kw,
             tps_per_user=best.tps_per_user,
@@ -572,13 +679,23 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         benchmarks=benchmarks,
         statuses=list(q.statuses),
         normalize=q.normalize,
-        derived=q.normalize != "system",
+        derived=q.normalize in DERIVED,
+        derived_label=NOT_AN_MLPERF_FIGURE if q.normalize in DERIVED else None,
+        price=None
+        if q.price is None
+        else PriceView(
+            price_per_accelerator_hour=q.price.per_accelerator_hour,
+            price_per_system_hour=q.price.per_system_hour,
+        ),
+        workload=None if q.workload is None else WorkloadView.model_validate(q.workload.__dict__),
         sla_set=not q.sla.is_empty,
         sla=SlaView(
             ttft_p90_max_ms=q.sla.ttft_p90_max_ms,
             tps_per_user_min=q.sla.tps_per_user_min,
             concurrency_min=q.sla.concurrency_min,
-            region=q.sla.region,
+            region=q.region,
+            regions=list(q.sla.regions),
+            suggested=list(q.suggested),
         ),
         curves=curves,
         ranking=ranking,

@@ -26,32 +26,51 @@ from app.web.deps import SessionDep
 
 router = APIRouter(prefix="/api/v1", tags=["results"])
 
-SLA_COLUMNS = ("sla_ttft_p90_max_ms", "sla_tps_per_user_min", "sla_concurrency_min", "sla_region")
+SLA_COLUMNS = (
+    "workload", "sla_ttft_p90_max_ms", "sla_tps_per_user_min", "sla_concurrency_min",
+    "sla_region", "sla_regions", "price_per_accelerator_hour", "price_per_system_hour",
+)  # fmt: skip
 
 RANKING_COLUMNS = (
     "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
     "rank", "result_id", "organization", "system", "status", "accelerator_model",
     "accelerator_count", "provisioned_power_kw", "division", "availability", "point",
-    "concurrency", "region", "throughput", "system_tps", "system_tps_per_kw", "tps_per_user",
-    "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
+    "concurrency", "region", "throughput", "usd_per_million_tokens", "system_tps",
+    "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
+    "derived",
 )  # fmt: skip
 POINT_COLUMNS = (
     "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
     "result_id", "organization", "system", "division", "status", "provisioned_power_kw", "dir",
-    "concurrency", "region", "offline", "admissible", "system_tps", "system_tps_per_kw",
-    "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms", "accuracy",
+    "concurrency", "region", "offline", "admissible", "usd_per_million_tokens", "system_tps",
+    "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
+    "accuracy", "derived",
 )  # fmt: skip
 
 
 def _context(result: ResultsPage) -> dict[str, Any]:
     """What every exported row carries: which view of the results it comes from."""
+    sla = result.sla
+    price = result.price
     return {
         "cohort": result.cohort if not result.current else f"current ({result.cohort})",
         "benchmark": result.benchmark,
         "dataset": result.dataset,
         "normalize": result.normalize,
-        **{f"sla_{k}": v for k, v in result.sla.model_dump().items()},
+        "workload": result.workload.id if result.workload else None,
+        "sla_ttft_p90_max_ms": sla.ttft_p90_max_ms,
+        "sla_tps_per_user_min": sla.tps_per_user_min,
+        "sla_concurrency_min": sla.concurrency_min,
+        "sla_region": sla.region,
+        "sla_regions": " ".join(sla.regions),
+        "price_per_accelerator_hour": price.price_per_accelerator_hour if price else None,
+        "price_per_system_hour": price.price_per_system_hour if price else None,
+        # Every row of a derived view says so, in a column of its own.
+        "derived": result.derived_label,
     }
+
+
+SLA_NAMED = {"ttft_p90_max_ms", "tps_per_user_min", "concurrency_min", "region"}
 
 
 def export_name(result: ResultsPage, export: str) -> str:
@@ -61,8 +80,11 @@ def export_name(result: ResultsPage, export: str) -> str:
         result.dataset or "",
         result.cohort if not result.current else "current",
         result.normalize,
+        result.workload.id if result.workload else "",
         *(f"{k}-{v:g}" if isinstance(v, float) else f"{k}-{v}"
-          for k, v in result.sla.model_dump().items() if v is not None),
+          for k, v in result.sla.model_dump(include=SLA_NAMED).items() if v is not None),
+        *(f"{k}-{v:g}" for k, v in (result.price.model_dump() if result.price else {}).items()
+          if v is not None),
         export,
     ]  # fmt: skip
     # The names come from the query: only what is safe in a header stays.
@@ -148,8 +170,25 @@ def read_results(
     ] = None,
     accelerator_count: Annotated[str | None, Query(description="a whole number ≥ 1")] = None,
     normalize: Annotated[
-        str, Query(description="system, kw (per provisioned kW) or accelerator")
+        str,
+        Query(
+            description="system, kw (per provisioned kW), accelerator, or usd_per_mtok (cost "
+            "at your price; derived, not an MLPerf figure)"
+        ),
     ] = "system",
+    workload: Annotated[
+        str | None,
+        Query(
+            description="interactive, batch or agentic: its regions and suggested SLA, for "
+            "the limits you do not give"
+        ),
+    ] = None,
+    price_per_accelerator_hour: Annotated[
+        str | None, Query(description="USD per accelerator-hour, your quote (usd_per_mtok)")
+    ] = None,
+    price_per_system_hour: Annotated[
+        str | None, Query(description="USD per system-hour, your quote (usd_per_mtok)")
+    ] = None,
     format: Literal["json", "csv"] = "json",
     export: Literal["ranking", "points"] = "ranking",
 ) -> Any:

@@ -11,6 +11,7 @@ from app.accounts.web.security import (
     page_router,
 )
 from app.core.regions import REGIONS
+from app.results.domain.workloads import workloads
 from app.results.services.results import (
     STATUSES,
     QueryProblem,
@@ -46,6 +47,7 @@ def results_page(request: Request, session: SessionDep) -> Response:
             "cohorts": list_cohorts(session),
             "statuses": STATUSES,
             "regions": REGIONS,
+            "workloads": list(workloads().values()),
             "params": params,
             # The API takes the same parameters; empty ones are left out.
             "api_query": urlencode([(k, v) for k, v in params.multi_items() if v.strip()]),

@@ -46,7 +46,9 @@ def portal_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[objec
     yield create_app(settings, queue=RecordingQueue()), token
 
 
-def test_no_operation_answers_with_a_server_error_or_off_its_schema(portal_app: tuple[object, str]) -> None:
+def test_no_operation_answers_with_a_server_error_or_off_its_schema(
+    portal_app: tuple[object, str],
+) -> None:
     app, token = portal_app
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     failures: list[str] = []

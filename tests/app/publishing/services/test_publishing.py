@@ -68,9 +68,7 @@ def test_a_publication_is_a_snapshot(demo: Database) -> None:
         point = session.scalars(select(Point).where(Point.concurrency == 64)).first()
         point.system_tps = 1.0  # what is stored now must not rewrite what was published
         session.commit()
-        again = next(
-            c for c in query_results(session, q).curves if c.system == "Acme H200 x8"
-        )
+        again = next(c for c in query_results(session, q).curves if c.system == "Acme H200 x8")
         assert again.points == acme.points
 
 

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.core.regions import Offline
 from app.publishing.domain.snapshot import PublishedPoint
-from app.results.domain.sla import Sla, admissible, best_point, throughput
+from app.results.domain.sla import (
+    Price,
+    Sla,
+    admissible,
+    best_point,
+    throughput,
+    usd_per_million_tokens,
+)
 
 
 def p(
@@ -51,7 +60,7 @@ def test_every_limit_is_applied() -> None:
         "r64",
     ]
     assert [x.dir for x in CURVE if admissible(x, Sla(concurrency_min=64))] == ["r64", "r512"]
-    assert [x.dir for x in CURVE if admissible(x, Sla(region="high_concurrency"))] == ["r512"]
+    assert [x.dir for x in CURVE if admissible(x, Sla(regions=("high_concurrency",)))] == ["r512"]
     assert [x.dir for x in CURVE if admissible(x, Sla())] == ["r1", "r16", "r64", "r512"]
 
 
@@ -87,3 +96,20 @@ def test_normalised_throughput_and_agentic_axis() -> None:
     agentic = [p(4, 100, None, 10, inter=40), p(8, 180, None, 12, inter=30)]
     assert dir_of(best_point(agentic, Sla(tps_per_user_min=35), agentic=True)) == "r4"
     assert best_point([p(8, 1, 1, 1, per_kw=None)], Sla(), normalize="kw") is None
+
+
+def test_cost_per_million_tokens_at_the_buyers_price() -> None:
+    point = p(64, 7200, 110, 110)
+    per_gpu = Price(per_accelerator_hour=3.0)
+    # 8 accelerators at $3/h make $24/h; 7200 tok/s make 25.92 M tokens an hour.
+    assert usd_per_million_tokens(point, per_gpu, 8) == pytest.approx(24 / 25.92)
+    assert usd_per_million_tokens(point, Price(per_system_hour=20.0), 8) == pytest.approx(
+        20 / 25.92
+    )
+    assert usd_per_million_tokens(point, per_gpu, None) is None  # no count, no per-GPU price
+    assert usd_per_million_tokens(point, None, 8) is None
+    # The cheapest admissible point is the best one: the one with the most tokens per $.
+    cheapest = best_point(CURVE, Sla(tps_per_user_min=100), normalize="usd_per_mtok",
+                          accelerators=8, price=per_gpu)  # fmt: skip
+    assert dir_of(cheapest) == "r64"
+    assert throughput(point, "usd_per_mtok", 8, per_gpu) == pytest.approx(25.92e6 / 24)

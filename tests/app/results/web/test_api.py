@@ -232,10 +232,11 @@ def test_csv_file_names_from_the_query_are_safe_header_values(client: TestClient
     hostile = 'Āb"\r\nSet-Cookie: x=1'
     response = client.get("/api/v1/results", params={"benchmark": hostile, "format": "csv"})
     assert response.status_code == 422 and "set-cookie" not in response.headers
-    sla = SlaView(ttft_p90_max_ms=500.0, tps_per_user_min=None, concurrency_min=None, region=None)
+    sla = SlaView(ttft_p90_max_ms=500.0, tps_per_user_min=None, concurrency_min=None, region=None,
+                  regions=[], suggested=[])  # fmt: skip
     result = ResultsPage.model_construct(
         benchmark="m", dataset=hostile, cohort="2026-12-C0", current=True, normalize="system",
-        sla=sla,
+        sla=sla, workload=None, price=None,
     )  # fmt: skip
     assert (
         export_name(result, "points")
