@@ -19,7 +19,6 @@ _dumps = orjson.dumps
 _loads = orjson.loads
 
 
-
 class Where(TypedDict):
     """Which conversation and turn an event belongs to (agentic runs)."""
 

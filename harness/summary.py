@@ -48,6 +48,8 @@ class Completed:
     output_tokens: int
     tokens_after_first: int | None
     failed: bool
+    ttft_ns: int | None = None  # issue to the first non-empty chunk, if one came
+    latency_ns: int | None = None  # issue to completion
 
 
 @dataclass
@@ -122,7 +124,14 @@ def summarize(
                 negative_tpot += value < 0
                 tpot.append(value)
             if observer is not None:
-                observer(Completed(uuid_, line_, output_, reason_, n_out, n_after, row_.failed))
+                first = row_.recv_first_ns
+                observer(
+                    Completed(
+                        uuid_, line_, output_, reason_, n_out, n_after, row_.failed,
+                        ttft_ns=None if first is None else first - row_.issued_ns,
+                        latency_ns=ts_ - row_.issued_ns,
+                    )
+                )  # fmt: skip
         pending.clear()
 
     def close_block() -> None:
@@ -174,7 +183,10 @@ def summarize(
             block_last = max(block_last, ts)
             if row.failed and not options.failures_as_completions:
                 if observer is not None:
-                    observer(Completed(uuid, line, Output(None), None, 0, None, True))
+                    observer(
+                        Completed(uuid, line, Output(None), None, 0, None, True,
+                                  latency_ns=ts - row.issued_ns)
+                    )  # fmt: skip
                 continue
             completed += 1
             latency.append(ts - row.issued_ns)
@@ -186,9 +198,12 @@ def summarize(
             output = Output.from_data(event.get("data"))
             if output is None or counter is None:
                 if observer is not None:
+                    first = row.recv_first_ns
                     observer(
-                        Completed(uuid, line, output or Output(None), reason, 0, None, row.failed)
-                    )
+                        Completed(uuid, line, output or Output(None), reason, 0, None, row.failed,
+                                  ttft_ns=None if first is None else first - row.issued_ns,
+                                  latency_ns=ts - row.issued_ns)
+                    )  # fmt: skip
                 continue
             pending.append((uuid, line, output, reason, row, ts))
             if len(pending) >= TOKENIZE_BATCH:

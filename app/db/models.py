@@ -17,6 +17,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -495,6 +496,24 @@ class Retokenization(Base):
     submission: Mapped[Submission] = relationship()
     artifact: Mapped[RunArtifact] = relationship()
     job: Mapped[Job | None] = relationship()
+
+
+class RequestLogRow(Base):
+    """A re-counted point's per-request record (app.results.domain.goodput.RequestLog):
+    enough to answer any SLA's goodput without reading the events again."""
+
+    __tablename__ = "request_logs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    retokenization_id: Mapped[int] = mapped_column(
+        ForeignKey("retokenizations.id", ondelete="CASCADE"), unique=True
+    )
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), index=True)
+    point_label: Mapped[str] = mapped_column(Text)
+    requests: Mapped[int] = mapped_column(BigInteger)
+    duration_ms: Mapped[float | None] = mapped_column(Float)  # the point's reported window
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class ApiToken(Base):

@@ -79,6 +79,8 @@
       (curve.is_agentic ? "interactivity " + fmt(p.e2e_avg_interactivity, 2)
                         : fmt(p.tps_per_user, 2) + " tok/s per user"),
       "TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms · TPOT P90 " + fmt(p.tpot_p90_ms, 2) + " ms",
+      p.slo_attainment !== undefined ? (100 * p.slo_attainment).toFixed(1) + "% of " + p.goodput_requests +
+        " requests in the SLA · goodput " + fmt(p.goodput_tps, 1) + " tok/s" : (p.goodput_missing ? esc(p.goodput_missing) : ""),
       p.usd_per_million_tokens !== undefined ? "$" + fmt(p.usd_per_million_tokens, 3) + " per M output tokens (derived, not an MLPerf figure)" : "",
       r.derived && r.normalize !== "usd_per_mtok" ? "y: " + fmt(xy(curve, p, r)[1], 2) + " (derived, normalised)" : ""
     ].filter(function (line) { return line; }).join("<br>");
@@ -86,8 +88,9 @@
 
   // A point's coordinates: x by the curve's metric, y as normalised (or system_tps).
   function xy(curve, p, r) {
+    var normalised = r.derived || r.rank_by === "goodput";
     return [p[curve.x_metric] === undefined ? null : p[curve.x_metric],
-            r.derived ? (p.y === undefined ? null : p.y) : p.system_tps];
+            normalised ? (p.y === undefined ? null : p.y) : p.system_tps];
   }
 
   function slaActive(r) {
@@ -143,6 +146,7 @@
       accelerator: "tokens/s per accelerator (derived)",
       usd_per_mtok: "output tokens per $ at your price (derived, not an MLPerf figure)"
     }[r.normalize] || "system tokens/s";
+    if (r.rank_by === "goodput") { ylabel = "goodput: tokens/s of the requests in your SLA"; }
     return { traces: traces, layout: {
       title: { text: "Pareto curves · " + esc(r.benchmark) + " · " + esc(r.cohort), font: { size: 15 } },
       margin: { t: 40, r: 20, b: 50, l: 70 }, shapes: shapes, annotations: annotations,

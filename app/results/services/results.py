@@ -21,8 +21,9 @@ from app.core.cohorts import Cohort
 from app.core.refusals import Kind, Refused
 from app.core.regions import REGIONS, Offline, region_name
 from app.core.views import Timestamp, left_out_if_none
-from app.db.models import CohortRelease, Publication
+from app.db.models import CohortRelease, Publication, RequestLogRow, Submission
 from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint, read_snapshot
+from app.results.domain.goodput import RequestLog
 from app.results.domain.pareto import step_curve
 from app.results.domain.sla import (
     DERIVED,
@@ -92,9 +93,16 @@ class ResultsQuery:
     region: str | None = None  # the one region asked for, if any (the SLA holds the regions)
     # The SLA values the workload suggested (the buyer gave none of their own).
     suggested: tuple[str, ...] = ()
+    rank_by: str = "throughput"
+
+    @property
+    def wants_goodput(self) -> bool:
+        """Goodput answers a latency SLA: a TTFT limit or a minimum rate per user."""
+        return self.sla.ttft_p90_max_ms is not None or self.sla.tps_per_user_min is not None
 
 
 ANY_REGION = "any"
+RANKINGS = ("throughput", "goodput")
 LARGEST_CONCURRENCY = 10_000_000  # far past any served endpoint; bigger is a typo
 
 
@@ -178,6 +186,24 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
         regions: tuple[str, ...] = ()  # every region, whatever the workload suggests
     else:
         regions = (region,) if region else (workload.regions if workload else ())
+    rank_by = text("rank_by") or "throughput"
+    if rank_by not in RANKINGS:
+        raise QueryProblem(
+            "rank_by", f"rank_by must be one of {', '.join(RANKINGS)}, not {rank_by!r}"
+        )
+    if rank_by == "goodput":
+        if ttft_max is None and tpu_min is None:
+            raise QueryProblem(
+                "rank_by",
+                "rank_by=goodput needs a latency SLA: ttft_p90_max_ms or tps_per_user_min "
+                "(goodput counts the requests that met it)",
+            )
+        if normalize != "system":
+            raise QueryProblem(
+                "rank_by",
+                "rank_by=goodput ranks output tokens/s of the requests that met the SLA; "
+                "use it with normalize=system",
+            )
     cohort = text("cohort")
     if cohort is not None and not cohort_was_released(session, cohort):
         released = ", ".join(c.id for c in list_cohorts(session)) or "none yet"
@@ -200,6 +226,7 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
         workload=workload,
         region=None if region == ANY_REGION else region,
         suggested=tuple(suggested),
+        rank_by=rank_by,
     )
 
 
@@ -395,6 +422,15 @@ class ResultPoint(PublishedPoint):
         f"at the buyer's price ({NOT_AN_MLPERF_FIGURE})"
     )
     admissible: bool = Field(description="meets the query's SLA")
+    slo_attainment: float | None = left_out_if_none(
+        "share of the point's requests that met the SLA (failed ones missed it), from its "
+        "re-counted events"
+    )
+    goodput_tps: float | None = left_out_if_none(
+        "output tokens/s of the requests that met the SLA, over the point's duration"
+    )
+    goodput_requests: int | None = left_out_if_none("the requests goodput was counted over")
+    goodput_missing: str | None = left_out_if_none("why a point has no goodput")
 
 
 class Ceiling(BaseModel):
@@ -431,22 +467,92 @@ class ResultCurve(BaseModel):
     best: str | None = Field(description="the best admissible point's folder")
 
 
-def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> ResultCurve:
+NO_EVENTS = "no re-counted events for this point"
+
+
+@dataclass(frozen=True)
+class LoggedPoint:
+    log: RequestLog
+    duration_s: float
+
+
+# Request logs never change once written: decoded ones are kept, by row id.
+_LOGS: dict[int, RequestLog] = {}
+_LOGS_SIZE = 4096
+
+
+def request_logs(session: Session, submissions: set[str]) -> dict[tuple[str, str], LoggedPoint]:
+    """(submission id, point label) → the latest re-count's request log of the point."""
+    if not submissions:
+        return {}
+    rows = session.execute(
+        select(
+            RequestLogRow.id,
+            Submission.public_id,
+            RequestLogRow.point_label,
+            RequestLogRow.duration_ms,
+        )
+        .join(Submission, Submission.id == RequestLogRow.submission_id)
+        .where(Submission.public_id.in_(submissions))
+        .order_by(RequestLogRow.id)
+    ).all()
+    latest = {(public_id, label): (row_id, duration) for row_id, public_id, label, duration in rows}
+    missing = [row_id for row_id, _d in latest.values() if row_id not in _LOGS]
+    if missing:
+        for row_id, data in session.execute(
+            select(RequestLogRow.id, RequestLogRow.data).where(RequestLogRow.id.in_(missing))
+        ):
+            if len(_LOGS) >= _LOGS_SIZE:
+                _LOGS.pop(next(iter(_LOGS)))
+            _LOGS[row_id] = RequestLog.from_bytes(data)
+    return {
+        key: LoggedPoint(_LOGS[row_id], (duration or 0) / 1000)
+        for key, (row_id, duration) in latest.items()
+        if row_id in _LOGS
+    }
+
+
+def _curve_view(
+    curve: VisibleCurve, q: ResultsQuery, logs: dict[tuple[str, str], LoggedPoint]
+) -> ResultCurve:
     snapshot = curve.snapshot
     agentic = curve.is_agentic
+    by_goodput = q.rank_by == "goodput"
     derived = q.normalize != "system"
     accelerators = curve.accelerator_count
     points: list[tuple[ResultPoint, float | None, float | None]] = []
     for point in snapshot.points:
         y = throughput(point, q.normalize, accelerators, q.price)
         cost = usd_per_million_tokens(point, q.price, accelerators)
+        goodput = None
+        if q.wants_goodput and point.offline != Offline.DEDICATED:
+            logged = logs.get(
+                (curve.submission, f"{snapshot.system_dir}/{curve.benchmark_model}/{point.dir}")
+            )
+            if logged is not None:
+                goodput = logged.log.goodput(
+                    q.sla.ttft_p90_max_ms,
+                    q.sla.tps_per_user_min,
+                    logged.duration_s,
+                    agentic=agentic,
+                )
+        attainment = goodput.slo_attainment if goodput else None
+        good_tps = goodput.goodput_tps if goodput else None
+        if by_goodput:
+            y = good_tps
         # Built without validating again: the snapshot was validated when it was read.
         view = ResultPoint.model_construct(
             **dict(point),
             region_name=region_name(point.region),
-            y=None if not derived or y is None else round(y, 3),
+            y=None if not (derived or by_goodput) or y is None else round(y, 3),
             usd_per_million_tokens=None if cost is None else round(cost, 4),
             admissible=admissible(point, q.sla, agentic),
+            slo_attainment=None if attainment is None else round(attainment, 4),
+            goodput_tps=None if good_tps is None else round(good_tps, 3),
+            goodput_requests=goodput.requests if goodput else None,
+            goodput_missing=NO_EVENTS
+            if q.wants_goodput and goodput is None and point.offline != Offline.DEDICATED
+            else None,
         )
         points.append((view, per_user(point, agentic), y))
     plotted = [
@@ -457,16 +563,25 @@ def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> ResultCurve:
     steps = step_curve(plotted)
     ceiling = None
     dedicated = next(((p, y) for p, _x, y in points if p.offline == Offline.DEDICATED), None)
-    if dedicated is not None and dedicated[1] is not None:
+    if dedicated is not None and dedicated[1] is not None and not by_goodput:
         ceiling = Ceiling(y=round(dedicated[1], 3), concurrency=dedicated[0].concurrency)
-    best = best_point(
-        snapshot.points,
-        q.sla,
-        agentic=agentic,
-        normalize=q.normalize,
-        accelerators=accelerators,
-        price=q.price,
-    )
+    if by_goodput:
+        with_goodput = [p for p, _x, _y in points if p.goodput_tps is not None]
+        best_dir = (
+            max(with_goodput, key=lambda p: (p.goodput_tps or 0.0, -p.concurrency)).dir
+            if with_goodput
+            else None
+        )
+    else:
+        best = best_point(
+            snapshot.points,
+            q.sla,
+            agentic=agentic,
+            normalize=q.normalize,
+            accelerators=accelerators,
+            price=q.price,
+        )
+        best_dir = None if best is None else best.dir
     return ResultCurve(
         id=curve.id,
         submission=curve.submission,
@@ -490,7 +605,7 @@ def _curve_view(curve: VisibleCurve, q: ResultsQuery) -> ResultCurve:
         step_line=[[round(x, 3), round(y, 3)] for x, y in steps.line],
         offline_ceiling=ceiling,
         elected_offline=snapshot.elected_offline,
-        best=None if best is None else best.dir,
+        best=best_dir,
     )
 
 
@@ -536,6 +651,8 @@ class RankingRow(BaseModel):
     usd_per_million_tokens: float | None = Field(
         description=f"at the buyer's price, if one was given ({NOT_AN_MLPERF_FIGURE})"
     )
+    slo_attainment: float | None = Field(description="the point's share of requests in the SLA")
+    goodput_tps: float | None = Field(description="the point's goodput, tokens/s")
     system_tps: float
     system_tps_per_kw: float | None
     tps_per_user: float | None
@@ -592,6 +709,7 @@ class ResultsPage(BaseModel):
     normalize: str
     derived: bool = Field(description="throughput is normalised, not measured")
     derived_label: str | None = Field(description="how a derived figure is labelled")
+    rank_by: str = Field(description="throughput (in the normalisation) or goodput")
     price: PriceView | None = Field(description="the buyer's price, for usd_per_mtok")
     workload: WorkloadView | None
     # No SLA: the ranking is of peak throughput at any latency, and says so.
@@ -620,13 +738,16 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
             )
     curves: list[ResultCurve] = []
     if benchmark is not None:
-        for curve in visible:
-            if curve.benchmark_model != benchmark or curve.status not in q.statuses:
-                continue
-            if (curve.dataset or None) != dataset:
-                continue
-            if _matches(curve, q):
-                curves.append(_curve_view(curve, q))
+        shown = [
+            curve
+            for curve in visible
+            if curve.benchmark_model == benchmark
+            and curve.status in q.statuses
+            and (curve.dataset or None) == dataset
+            and _matches(curve, q)
+        ]
+        logs = request_logs(session, {c.submission for c in shown}) if q.wants_goodput else {}
+        curves = [_curve_view(curve, q, logs) for curve in shown]
     curves.sort(key=lambda c: (c.organization.lower(), c.system.lower()))
     ranked: list[tuple[float, RankingRow]] = []
     without = []
@@ -642,7 +763,11 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
                 )
             )
             continue
-        value = throughput(best, q.normalize, view.accelerator_count, q.price)
+        value = (
+            best.goodput_tps
+            if q.rank_by == "goodput"
+            else throughput(best, q.normalize, view.accelerator_count, q.price)
+        )
         row = RankingRow(
             rank=0,
             system=view.system,
@@ -661,6 +786,8 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
             region=best.region,
             throughput=value,
             usd_per_million_tokens=best.usd_per_million_tokens,
+            slo_attainment=best.slo_attainment,
+            goodput_tps=best.goodput_tps,
             system_tps=best.system_tps,
             system_tps_per_kw=best.system_tps_per_kw,
             tps_per_user=best.tps_per_user,
@@ -681,6 +808,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         normalize=q.normalize,
         derived=q.normalize in DERIVED,
         derived_label=NOT_AN_MLPERF_FIGURE if q.normalize in DERIVED else None,
+        rank_by=q.rank_by,
         price=None
         if q.price is None
         else PriceView(

@@ -27,7 +27,7 @@ from app.web.deps import SessionDep
 router = APIRouter(prefix="/api/v1", tags=["results"])
 
 SLA_COLUMNS = (
-    "workload", "sla_ttft_p90_max_ms", "sla_tps_per_user_min", "sla_concurrency_min",
+    "workload", "rank_by", "sla_ttft_p90_max_ms", "sla_tps_per_user_min", "sla_concurrency_min",
     "sla_region", "sla_regions", "price_per_accelerator_hour", "price_per_system_hour",
 )  # fmt: skip
 
@@ -35,14 +35,16 @@ RANKING_COLUMNS = (
     "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
     "rank", "result_id", "organization", "system", "status", "accelerator_model",
     "accelerator_count", "provisioned_power_kw", "division", "availability", "point",
-    "concurrency", "region", "throughput", "usd_per_million_tokens", "system_tps",
+    "concurrency", "region", "throughput", "usd_per_million_tokens", "slo_attainment",
+    "goodput_tps", "system_tps",
     "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
     "derived",
 )  # fmt: skip
 POINT_COLUMNS = (
     "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
     "result_id", "organization", "system", "division", "status", "provisioned_power_kw", "dir",
-    "concurrency", "region", "offline", "admissible", "usd_per_million_tokens", "system_tps",
+    "concurrency", "region", "offline", "admissible", "usd_per_million_tokens",
+    "slo_attainment", "goodput_tps", "goodput_requests", "goodput_missing", "system_tps",
     "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
     "accuracy", "derived",
 )  # fmt: skip
@@ -58,6 +60,7 @@ def _context(result: ResultsPage) -> dict[str, Any]:
         "dataset": result.dataset,
         "normalize": result.normalize,
         "workload": result.workload.id if result.workload else None,
+        "rank_by": result.rank_by,
         "sla_ttft_p90_max_ms": sla.ttft_p90_max_ms,
         "sla_tps_per_user_min": sla.tps_per_user_min,
         "sla_concurrency_min": sla.concurrency_min,
@@ -81,6 +84,7 @@ def export_name(result: ResultsPage, export: str) -> str:
         result.cohort if not result.current else "current",
         result.normalize,
         result.workload.id if result.workload else "",
+        "goodput" if result.rank_by == "goodput" else "",
         *(f"{k}-{v:g}" if isinstance(v, float) else f"{k}-{v}"
           for k, v in result.sla.model_dump(include=SLA_NAMED).items() if v is not None),
         *(f"{k}-{v:g}" for k, v in (result.price.model_dump() if result.price else {}).items()
@@ -186,6 +190,13 @@ def read_results(
     price_per_accelerator_hour: Annotated[
         str | None, Query(description="USD per accelerator-hour, your quote (usd_per_mtok)")
     ] = None,
+    rank_by: Annotated[
+        str,
+        Query(
+            description="throughput, or goodput: output tokens/s of the requests that met the "
+            "SLA, from each point's re-counted events (needs a TTFT or per-user limit)"
+        ),
+    ] = "throughput",
     price_per_system_hour: Annotated[
         str | None, Query(description="USD per system-hour, your quote (usd_per_mtok)")
     ] = None,

@@ -20,6 +20,7 @@ from typing import Any
 
 from app.checks.domain.findings import Finding, Severity
 from app.checks.domain.rules import portal_rule
+from app.results.domain.goodput import RequestLog, request_of
 from harness.events import Output
 from harness.summary import Completed, SummaryOptions, summarize
 from harness.tokens import TokenCounter
@@ -80,6 +81,8 @@ class Recount:
 class Analysis:
     recount: Recount
     findings: list[Finding]
+    # Every tracked request's TTFT, rate and tokens, for goodput (None: nothing counted).
+    requests: RequestLog | None = None
 
 
 class Cancelled(Exception):
@@ -134,9 +137,19 @@ class _Scanner:
         self.truncated: list[str] = []
         self.responses = 0
         self.tokens = 0
+        self.requests = RequestLog()
 
     def __call__(self, completed: Completed) -> None:
         self.tokens += completed.output_tokens
+        self.requests.add(
+            request_of(
+                completed.ttft_ns,
+                completed.latency_ns,
+                completed.output_tokens,
+                completed.tokens_after_first,
+                completed.failed,
+            )
+        )
         if completed.failed:
             return
         self.responses += 1
@@ -350,4 +363,4 @@ def analyse(
                 point,
             )
         )
-    return Analysis(recount, findings)
+    return Analysis(recount, findings, scanner.requests)

@@ -21,7 +21,16 @@ from sqlalchemy.orm import Session
 from app.checks.services.findings import record_findings
 from app.core.lifecycle import JobState
 from app.core.refusals import Kind, Refused
-from app.db.models import CheckRun, FindingRow, Job, Point, Retokenization, Submission, utcnow
+from app.db.models import (
+    CheckRun,
+    FindingRow,
+    Job,
+    Point,
+    RequestLogRow,
+    Retokenization,
+    Submission,
+    utcnow,
+)
 from app.jobs.queue import (
     JobQueue,
     claim_job,
@@ -221,6 +230,18 @@ def run_retokenization(
     retok.reported = reported.__dict__
     retok.recount = recount
     retok.finished_at = finished
+    if analysis.requests is not None and len(analysis.requests):
+        session.add(
+            RequestLogRow(
+                retokenization_id=retok.id,
+                submission_id=submission.id,
+                point_label=retok.point_label,
+                requests=len(analysis.requests),
+                duration_ms=reported.duration_ms,
+                data=analysis.requests.to_bytes(),
+                created_at=finished,
+            )
+        )
     record_findings(
         session,
         submission_id=submission.id,

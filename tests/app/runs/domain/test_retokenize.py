@@ -204,3 +204,18 @@ def test_progress_is_reported_and_can_cancel_midway(honest_run, tmp_path) -> Non
     with pytest.raises(Cancelled):
         analyse(big, sim_token_counter(), reported_from(summary), POINT, progress=progress)
     assert seen and seen[0][0] == 10_000 and seen[0][1] > 0
+
+
+def test_the_recount_keeps_every_request_for_goodput(honest_run) -> None:  # type: ignore[no-untyped-def]
+    events, summary = honest_run
+    analysis = analyse(events, sim_token_counter(), reported_from(summary), POINT)
+    log = analysis.requests
+    assert log is not None and len(log) == summary["n_samples_completed"]
+    everything = log.goodput(None, None, summary["duration_ns"] / 1e9)
+    assert everything.tokens_met == analysis.recount.total_output_tokens
+    assert everything.goodput_tps == pytest.approx(summary["tps"], rel=1e-6)
+    # Each request's own TTFT: P90 of them is the summary's TTFT P90 (as nearest ranks go).
+    ttfts = sorted(log.ttft_ms)
+    p90 = summary["ttft"]["percentiles"]["90.0"] / 1e6
+    assert ttfts[0] <= p90 <= ttfts[-1]
+    assert sum(t <= p90 for t in ttfts) / len(ttfts) >= 0.85
