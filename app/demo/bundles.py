@@ -119,6 +119,9 @@ class SystemSpec:
     # Throughput model: per-user speed falls and system throughput saturates with load.
     peak_tps_per_user: float = 190.0
     saturation_tps: float = 42_000.0
+    # TTFT model: a base (prefill of one request) and what each further user adds.
+    ttft_base_ms: float = 35.0
+    ttft_per_user_ms: float = 0.9
 
 
 @dataclass(frozen=True)
@@ -254,7 +257,9 @@ class BundleFactory:
         return {
             "system_tps": system_tps,
             "tpot_p90_ns": tpot_p90_ns,
-            "ttft_p90_ns": (35 + 0.9 * load) * 1e6 * (1 + bench["isl"] / 4000),
+            "ttft_p90_ns": (s.ttft_base_ms + s.ttft_per_user_ms * load)
+            * 1e6
+            * (1 + bench["isl"] / 4000),
             "duration_s": duration_s,
         }
 

@@ -64,6 +64,8 @@ SYSTEMS = {
         accelerator_tdp_w=1400,
         peak_tps_per_user=170,
         saturation_tps=61_000,
+        ttft_base_ms=55,
+        ttft_per_user_ms=0.6,
     ),
     "cumulus": SystemSpec(
         name="Cumulus B200 x8",
@@ -73,6 +75,8 @@ SYSTEMS = {
         accelerator_tdp_w=1000,
         peak_tps_per_user=240,
         saturation_tps=78_000,
+        ttft_base_ms=26,
+        ttft_per_user_ms=0.5,
     ),
     "dune": SystemSpec(
         name="Dune Gaudi 3 x8",
@@ -83,6 +87,8 @@ SYSTEMS = {
         peak_tps_per_user=150,
         saturation_tps=35_000,
         availability="Preview",
+        ttft_base_ms=70,
+        ttft_per_user_ms=1.4,
     ),
     "ember": SystemSpec(
         name="Ember GB200 x4",
@@ -93,6 +99,8 @@ SYSTEMS = {
         accelerators_per_node=4,
         peak_tps_per_user=260,
         saturation_tps=52_000,
+        ttft_base_ms=22,
+        ttft_per_user_ms=0.45,
     ),
     "fjord": SystemSpec(
         name="Fjord L40S x8",
@@ -104,6 +112,8 @@ SYSTEMS = {
         saturation_tps=14_000,
         division="RDI",
         availability="RDI",
+        ttft_base_ms=90,
+        ttft_per_user_ms=2.0,
     ),
 }
 
