@@ -69,6 +69,17 @@
     return esc(curve.system) + " (" + esc(curve.organization) + ", " + curve.status + tag + ")";
   }
 
+  // The tail the run summary reports beside the official P90 (never charted as the result).
+  function tail(p) {
+    var q = p.percentiles;
+    if (!q) { return ""; }
+    return [["TTFT", q.ttft_ms], ["TPOT", q.tpot_ms], ["latency", q.latency_ms]].filter(function (m) {
+      return m[1] && Object.keys(m[1]).length;
+    }).map(function (m) {
+      return m[0] + " P50/P95/P99 " + ["50", "95", "99"].map(function (k) { return fmt(m[1][k], 1); }).join(" / ") + " ms";
+    }).join("<br>");
+  }
+
   function hover(curve, p, r) {
     return [
       "<b>" + esc(curve.system) + "</b> · " + esc(curve.organization),
@@ -79,6 +90,7 @@
       (curve.is_agentic ? "interactivity " + fmt(p.e2e_avg_interactivity, 2)
                         : fmt(p.tps_per_user, 2) + " tok/s per user"),
       "TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms · TPOT P90 " + fmt(p.tpot_p90_ms, 2) + " ms",
+      tail(p),
       p.slo_attainment !== undefined ? (100 * p.slo_attainment).toFixed(1) + "% of " + p.goodput_requests +
         " requests in the SLA · goodput " + fmt(p.goodput_tps, 1) + " tok/s" : (p.goodput_missing ? esc(p.goodput_missing) : ""),
       p.usd_per_million_tokens !== undefined ? "$" + fmt(p.usd_per_million_tokens, 3) + " per M output tokens (derived, not an MLPerf figure)" : "",

@@ -41,6 +41,17 @@
 
   function fmt(v, digits) { return v === null || v === undefined ? "—" : Number(v).toFixed(digits); }
 
+  // The tail the run summary reports beside the official P90 (never charted as the result).
+  function tail(p) {
+    var q = p.percentiles;
+    if (!q) { return ""; }
+    return [["TTFT", q.ttft_ms], ["TPOT", q.tpot_ms], ["latency", q.latency_ms]].filter(function (m) {
+      return m[1] && Object.keys(m[1]).length;
+    }).map(function (m) {
+      return m[0] + " P50/P95/P99 " + ["50", "95", "99"].map(function (k) { return fmt(m[1][k], 1); }).join(" / ") + " ms";
+    }).join("<br>");
+  }
+
   function hover(curve, p) {
     return [
       "<b>" + esc(curve.system) + "</b>",
@@ -49,8 +60,9 @@
       (curve.is_agentic ? "interactivity " + fmt(p.e2e_avg_interactivity, 2)
                         : fmt(p.tps_per_user, 2) + " tok/s per user"),
       "TPOT P90 " + fmt(p.tpot_p90_ms, 2) + " ms · TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms",
-      "per kW " + fmt(p.system_tps_per_kw, 1) + " tok/s"
-    ].join("<br>");
+      "per kW " + fmt(p.system_tps_per_kw, 1) + " tok/s",
+      tail(p)
+    ].filter(function (line) { return line; }).join("<br>");
   }
 
   function draw(curve, el, status) {

@@ -114,6 +114,7 @@ def _store_results(session: Session, submission: Submission, result: ComplianceR
                     duration_ms=_finite(p.duration_ms) or 0.0,
                     total_output_tokens=_bigint(p.total_output_tokens),
                     accuracy_status=p.accuracy,
+                    percentiles=p.percentiles or None,
                     target_cohort=p.target_cohort,
                     seed_set=p.seed_set,
                 )

@@ -21,6 +21,21 @@ from app.core.views import Metric, left_out_if_none
 SNAPSHOT_VERSION = 1
 
 
+SHOWN_PERCENTILES = ("50", "90", "95", "99")
+
+
+class Percentiles(BaseModel):
+    """A point's tail, in milliseconds, as its run summary reports it: by percentile
+    ("50", "90", "95", "99"). P90 is the official one (rules §1.1); the others are for
+    reading, never charted as the result."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ttft_ms: dict[str, Metric] = Field(default_factory=dict)
+    tpot_ms: dict[str, Metric] = Field(default_factory=dict)
+    latency_ms: dict[str, Metric] = Field(default_factory=dict, description="issue to completion")
+
+
 class PublishedPoint(BaseModel):
     """An operating point as published: what buyers chart, rank and export, rounded to
     three decimals; a metric the bundle did not measure is left out."""
@@ -38,6 +53,7 @@ class PublishedPoint(BaseModel):
     e2e_avg_interactivity: Metric | None = left_out_if_none("agentic benchmarks' per-user metric")
     system_tps_per_kw: Metric | None = left_out_if_none("per provisioned kW")
     accuracy: str | None = left_out_if_none("the accuracy gate: passed or failed")
+    percentiles: Percentiles | None = left_out_if_none("P50/P90/P95/P99 where the summary has them")
 
 
 class OfflineCeiling(BaseModel):

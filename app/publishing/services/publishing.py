@@ -46,6 +46,7 @@ from app.publishing.domain.snapshot import (
     SNAPSHOT_VERSION,
     CurveSnapshot,
     InvalidatedPoint,
+    Percentiles,
     PublishedPoint,
 )
 from app.review.services.audit import SYSTEM, record
@@ -228,6 +229,7 @@ def published_point(point: Point) -> PublishedPoint:
         e2e_avg_interactivity=point.e2e_avg_interactivity,
         system_tps_per_kw=point.system_tps_per_kw,
         accuracy=None if point.accuracy_status == "none" else point.accuracy_status,
+        percentiles=Percentiles.model_validate(point.percentiles) if point.percentiles else None,
     )
 
 

@@ -11,10 +11,12 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from app.core.views import Listing
+from app.publishing.domain.snapshot import SHOWN_PERCENTILES
 from app.results.services.results import (
     BenchmarkView,
     CohortView,
     QueryProblem,
+    ResultPoint,
     ResultsPage,
     list_benchmarks,
     list_cohorts,
@@ -40,13 +42,20 @@ RANKING_COLUMNS = (
     "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
     "derived",
 )  # fmt: skip
+# The summary's tail beside the official P90s, one column each.
+TAIL_COLUMNS = tuple(
+    f"{metric}_p{q}_ms"
+    for metric in ("ttft", "tpot", "latency")
+    for q in SHOWN_PERCENTILES
+    if not (q == "90" and metric != "latency")  # the P90s have their own columns
+)
 POINT_COLUMNS = (
     "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
     "result_id", "organization", "system", "division", "status", "provisioned_power_kw", "dir",
     "concurrency", "region", "offline", "admissible", "usd_per_million_tokens",
     "slo_attainment", "goodput_tps", "goodput_requests", "goodput_missing", "system_tps",
     "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
-    "accuracy", "derived",
+    "accuracy", *TAIL_COLUMNS, "derived",
 )  # fmt: skip
 
 
@@ -121,10 +130,23 @@ def point_rows(result: ResultsPage) -> list[dict[str, Any]]:
             "status": c.status,
             "provisioned_power_kw": c.provisioned_power_kw,
             **p.model_dump(mode="json"),
+            **_tail(p),
         }
         for c in result.curves
         for p in c.points
     ]
+
+
+def _tail(point: ResultPoint) -> dict[str, float]:
+    q = point.percentiles
+    if q is None:
+        return {}
+    measured = {"ttft": q.ttft_ms, "tpot": q.tpot_ms, "latency": q.latency_ms}
+    return {
+        f"{metric}_p{key}_ms": value
+        for metric, values in measured.items()
+        for key, value in values.items()
+    }
 
 
 @router.get("/cohorts", response_model=Listing[CohortView])

@@ -18,7 +18,7 @@ from app.core.regions import Offline, region_basis, region_name
 from app.core.views import Metric, Timestamp
 from app.db.models import CheckRun, Curve, Point, Publication, Reproduction, Submission
 from app.jobs.views import JobView
-from app.publishing.domain.snapshot import OfflineCeiling
+from app.publishing.domain.snapshot import OfflineCeiling, Percentiles
 from app.results.domain.pareto import StepCurve, step_curve
 from app.runs.services.views import ReproductionView, reproduction_view
 
@@ -168,6 +168,7 @@ class PointView(BaseModel):
     target_cohort: str | None
     state: str = Field(description="active, withdrawn, disputed or invalidated (rules §11.1)")
     state_reason: str | None
+    percentiles: Percentiles | None = Field(description="P50/P90/P95/P99 from the summary")
 
 
 def point_view(point: Point) -> PointView:
@@ -191,6 +192,7 @@ def point_view(point: Point) -> PointView:
         target_cohort=point.target_cohort,
         state=point.state,
         state_reason=point.state_reason,
+        percentiles=Percentiles.model_validate(point.percentiles) if point.percentiles else None,
     )
 
 

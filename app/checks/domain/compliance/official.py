@@ -27,6 +27,7 @@ from submission_checker.models.file.point_config import OFFLINE_DEDICATED
 from submission_checker.models.regions import classify_concurrency
 
 from app.checks.domain.findings import Finding, Severity, Source
+from app.publishing.domain.snapshot import SHOWN_PERCENTILES
 
 CHECKER_DISTRIBUTION = "endpoints-submission-cli"
 AGENTIC_LOAD_PATTERN = "agentic_inference"
@@ -73,6 +74,8 @@ class ParsedPoint:
     duration_ms: float
     total_output_tokens: int
     accuracy: str = "none"
+    # {"ttft_ms" | "tpot_ms" | "latency_ms": {"50" | "90" | "95" | "99": ms}}
+    percentiles: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -229,6 +232,7 @@ class _ListeningChecker(SubmissionChecker):
                 n_samples_failed=summary.n_samples_failed,
                 duration_ms=_finite(summary.duration_ms) or 0.0,
                 total_output_tokens=summary.total_output_tokens,
+                percentiles=_percentiles(summary),
             )
         )
         return results
@@ -257,6 +261,22 @@ def _gate_one_point(model_dir: Path, accuracy_dir: Path | None, accuracy: Any) -
     listener = _GateListener(model_dir=model_dir, accuracy_dir=accuracy_dir)
     ModelContext._gate_accuracy(listener, accuracy)  # type: ignore[arg-type]
     return listener._check_results
+
+
+def _percentiles(summary: Any) -> dict[str, dict[str, float]]:
+    """The summary's stored percentiles (nanoseconds) in milliseconds, as stored: never
+    recomputed with another estimator (rules §1.1)."""
+    out: dict[str, dict[str, float]] = {}
+    for name, stats in (("ttft_ms", summary.ttft), ("tpot_ms", summary.tpot),
+                        ("latency_ms", summary.latency)):  # fmt: skip
+        values = {}
+        for key in SHOWN_PERCENTILES:
+            value = _finite(stats.percentiles.get(key))
+            if value is not None:
+                values[key] = value / 1e6
+        if values:
+            out[name] = values
+    return out
 
 
 def _relative(path: Path | None, root: Path) -> str | None:
