@@ -12,6 +12,7 @@ from app.accounts.web.security import (
 )
 from app.core.regions import REGIONS
 from app.results.domain.workloads import workloads
+from app.results.services.home import home
 from app.results.services.results import (
     STATUSES,
     QueryProblem,
@@ -25,6 +26,17 @@ from app.web.deps import SessionDep
 from app.web.templating import templates
 
 router = page_router()
+
+
+@router.get("/", response_class=HTMLResponse)
+def home_page(request: Request, session: SessionDep) -> Response:
+    """For the people the results are for: the latest cohort per benchmark, and how to
+    read it in four steps."""
+    return templates.TemplateResponse(
+        request,
+        "results/home.html",
+        {"home": home(session), "workloads": list(workloads().values())},
+    )
 
 
 @router.get("/results", response_class=HTMLResponse)

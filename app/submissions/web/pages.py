@@ -52,7 +52,7 @@ router = page_router()
 SEVERITY_LABELS = {"error": "Errors", "warning": "Warnings", "info": "Passed checks"}
 
 
-@router.get("/", response_class=HTMLResponse)
+@router.get("/submissions", response_class=HTMLResponse)
 def index(request: Request, session: SessionDep, who: PrincipalDep) -> Response:
     everything = who is not None and (who.has(Scope.SUBMIT) or who.has(Scope.REVIEW))
     rows, total = list_submissions(session, limit=100, everything=everything)

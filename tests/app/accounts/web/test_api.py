@@ -124,7 +124,7 @@ def test_anonymous_visitors_see_nothing_under_confidential_review(
     client, tokens = env
     sid = _checked(client, database, settings, good_archive, tokens, mode="confidential")
     assert client.get("/api/v1/submissions").json()["count"] == 0
-    assert "Acme Corp" not in client.get("/").text
+    assert "Acme Corp" not in client.get("/submissions").text
     for path in ("", "/findings", "/timeline", "/objections", "/reproductions"):
         assert client.get(f"/api/v1/submissions/{sid}{path}").status_code == 404, path
     assert client.get(f"/submissions/{sid}").status_code == 404
