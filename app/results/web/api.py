@@ -10,8 +10,10 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from app.accounts.web.security import PrincipalDep
 from app.core.views import Listing
 from app.publishing.domain.snapshot import SHOWN_PERCENTILES
+from app.results.services.compare import CompareProblem, Comparison, compare
 from app.results.services.results import (
     BenchmarkView,
     CohortView,
@@ -23,8 +25,9 @@ from app.results.services.results import (
     parse_results_query,
     query_results,
 )
+from app.results.web.compared import compared_submissions
 from app.web.api_errors import refused
-from app.web.deps import SessionDep
+from app.web.deps import SessionDep, SettingsDep
 
 router = APIRouter(prefix="/api/v1", tags=["results"])
 
@@ -249,3 +252,24 @@ def read_results(
     # The payload is large: pydantic writes it straight to bytes, without validating the
     # answer again on its way out.
     return Response(result.model_dump_json(), media_type="application/json")
+
+
+@router.get("/compare", response_model=Comparison)
+def read_comparison(
+    session: SessionDep,
+    settings: SettingsDep,
+    who: PrincipalDep,
+    submission: Annotated[
+        list[str], Query(description="2 to 4 submission ids, repeated: submission=…&submission=…")
+    ],
+    benchmark: Annotated[
+        str | None, Query(description="default: the first benchmark they all ran")
+    ] = None,
+) -> Comparison | Response:
+    """Submissions' curves of one benchmark side by side: their points at each concurrency
+    and every disclosure (system description, software, counts, power, precision) whose
+    value differs. Each must be visible to the caller."""
+    try:
+        return compare(settings, compared_submissions(session, who, submission), benchmark)
+    except CompareProblem as problem:
+        return refused(problem)

@@ -8,10 +8,12 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.accounts.web.security import (
+    PrincipalDep,
     page_router,
 )
 from app.core.regions import REGIONS
 from app.results.domain.workloads import workloads
+from app.results.services.compare import CompareProblem, compare
 from app.results.services.home import home
 from app.results.services.results import (
     STATUSES,
@@ -21,8 +23,9 @@ from app.results.services.results import (
     parse_results_query,
     query_results,
 )
+from app.results.web.compared import compared_submissions
 from app.web.api_errors import status_of
-from app.web.deps import SessionDep
+from app.web.deps import SessionDep, SettingsDep
 from app.web.templating import templates
 
 router = page_router()
@@ -65,4 +68,29 @@ def results_page(request: Request, session: SessionDep) -> Response:
             "api_query": urlencode([(k, v) for k, v in params.multi_items() if v.strip()]),
         },
         status_code=status_of(problem) if problem else 200,
+    )
+
+
+@router.get("/compare", response_class=HTMLResponse)
+def compare_page(
+    request: Request, session: SessionDep, settings: SettingsDep, who: PrincipalDep
+) -> Response:
+    """2 to 4 submissions side by side: one chart, the points, what their disclosures say
+    differently (the same computation as ``GET /api/v1/compare``)."""
+    params = request.query_params
+    try:
+        comparison = compare(
+            settings,
+            compared_submissions(session, who, params.getlist("submission")),
+            params.get("benchmark") or None,
+        )
+    except CompareProblem as problem:
+        return templates.TemplateResponse(
+            request,
+            "results/compare.html",
+            {"c": None, "problem": problem},
+            status_code=status_of(problem),
+        )
+    return templates.TemplateResponse(
+        request, "results/compare.html", {"c": comparison, "problem": None}
     )

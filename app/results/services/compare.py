@@ -1,0 +1,149 @@
+"""Which configuration, compared with which: 2 to 4 submissions' curves of one benchmark
+on one chart, their points side by side, and every disclosure that differs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from app.core.lifecycle import SubmissionState, result_status
+from app.core.refusals import Kind, Refused
+from app.db.models import Curve, Submission, System
+from app.settings import Settings
+from app.submissions.services.disclosures import system_disclosures
+from app.submissions.services.views import CurveView, curve_view
+
+FEWEST, MOST = 2, 4
+
+
+class CompareProblem(Refused):
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__("bad-compare", message, Kind.INVALID, field=field)
+        self.field = field
+
+
+class Compared(BaseModel):
+    submission: str
+    organization: str
+    system: str
+    result_status: str | None
+    curve: CurveView = Field(description="the curve of the compared benchmark, active points")
+
+
+class PointRow(BaseModel):
+    """One concurrency, each submission's point at it (null where it has none)."""
+
+    concurrency: int
+    system_tps: list[float | None]
+    per_user: list[float | None] = Field(description="tokens/s per user, or e2e interactivity")
+    ttft_p90_ms: list[float | None]
+
+
+class Difference(BaseModel):
+    field: str
+    values: list[str | None] = Field(description="one per submission, in order")
+
+
+class Comparison(BaseModel):
+    benchmark: str
+    benchmarks: list[str] = Field(description="the benchmarks every compared submission ran")
+    is_agentic: bool
+    submissions: list[Compared]
+    points: list[PointRow]
+    differences: list[Difference] = Field(description="the disclosures whose values differ")
+    same: list[Difference] = Field(description="the disclosures every submission shares")
+
+
+def _system_facts(system: System | None, fields: dict[str, str]) -> dict[str, str]:
+    """What a system discloses, as compared: its description and the counts and power the
+    results use."""
+
+    def shown(value: object) -> str | None:
+        return None if value is None or value == "" else str(value)
+
+    facts = {
+        "Accelerator": shown(system.accelerator_model) if system else None,
+        "Accelerators": shown(system.accelerator_count) if system else None,
+        "Nodes": shown(system.node_count) if system else None,
+        "Provisioned power (kW)": shown(system.provisioned_power_kw) if system else None,
+        "Division": shown(system.division) if system else None,
+        "Availability": shown(system.availability) if system else None,
+        **fields,
+    }
+    return {k: v for k, v in facts.items() if v is not None}
+
+
+def compare(
+    settings: Settings, submissions: Sequence[Submission], benchmark: str | None
+) -> Comparison:
+    if not FEWEST <= len(submissions) <= MOST:
+        raise CompareProblem(
+            "submission", f"compare {FEWEST} to {MOST} submissions, not {len(submissions)}"
+        )
+    if len({s.public_id for s in submissions}) != len(submissions):
+        raise CompareProblem("submission", "a submission is named twice")
+    shared = set.intersection(*({c.benchmark_model for c in s.curves} for s in submissions))
+    agentic = {c.benchmark_model: c.is_agentic for s in submissions for c in s.curves}
+    # Single-turn benchmarks first: the agentic ones are compared across models on their own.
+    common = sorted(shared, key=lambda b: (agentic[b], b))
+    if not common:
+        raise CompareProblem(
+            "submission", "these submissions share no benchmark, so no curve compares with another"
+        )
+    chosen = benchmark or common[0]
+    if chosen not in common:
+        raise CompareProblem(
+            "benchmark", f"not every submission ran {chosen!r}; common: {', '.join(common)}"
+        )
+    compared: list[Compared] = []
+    facts: list[dict[str, str]] = []
+    for submission in submissions:
+        curve: Curve = next(c for c in submission.curves if c.benchmark_model == chosen)
+        view = curve_view(curve, active_only=True)
+        status = result_status(SubmissionState(submission.state), submission.for_review)
+        compared.append(
+            Compared(
+                submission=submission.public_id,
+                organization=submission.organization.name,
+                system=view.system,
+                result_status=status.value if status else None,
+                curve=view,
+            )
+        )
+        system = next((s for s in submission.systems if s.dir_name == view.system_dir), None)
+        disclosed = system_disclosures(settings, submission).get(view.system_dir, {})
+        facts.append(_system_facts(system, disclosed.get("fields", {})))
+    agentic = compared[0].curve.is_agentic
+    x_key = "e2e_avg_interactivity" if agentic else "tps_per_user"
+    by_concurrency = [
+        {p.concurrency: p for p in c.curve.points if p.offline != "dedicated"} for c in compared
+    ]
+    rows = []
+    for concurrency in sorted(set().union(*by_concurrency)):
+        at = [points.get(concurrency) for points in by_concurrency]
+        rows.append(
+            PointRow(
+                concurrency=concurrency,
+                system_tps=[p.system_tps if p else None for p in at],
+                per_user=[getattr(p, x_key) if p else None for p in at],
+                ttft_p90_ms=[p.ttft_p90_ms if p else None for p in at],
+            )
+        )
+    labels = list(dict.fromkeys(label for f in facts for label in f))
+    differences: list[Difference] = []
+    same: list[Difference] = []
+    for label in labels:
+        values = [f.get(label) for f in facts]
+        (same if len(set(values)) == 1 else differences).append(
+            Difference(field=label, values=values)
+        )
+    return Comparison(
+        benchmark=chosen,
+        benchmarks=common,
+        is_agentic=agentic,
+        submissions=compared,
+        points=rows,
+        differences=differences,
+        same=same,
+    )

@@ -1,0 +1,95 @@
+"""Compare: two to four systems' curves, points and differing disclosures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.db.session import Database
+from app.settings import Settings
+from app.web.main import create_app
+from tests.support.fakes import RecordingQueue
+
+
+@pytest.fixture(scope="module")
+def client(demo_env: tuple[Settings, Database]) -> Iterator[TestClient]:
+    settings, _database = demo_env
+    with TestClient(create_app(settings, queue=RecordingQueue())) as c:
+        yield c
+
+
+def _top_two(client: TestClient) -> list[dict]:  # type: ignore[type-arg]
+    ranking = client.get("/api/v1/results", params={"benchmark": "llama3_1-8b"}).json()["ranking"]
+    rows: list[dict] = ranking[:2]  # type: ignore[type-arg]
+    return rows
+
+
+def test_two_systems_side_by_side_with_what_differs(client: TestClient) -> None:
+    a, b = _top_two(client)
+    body = client.get(
+        "/api/v1/compare",
+        params=[("submission", a["submission"]), ("submission", b["submission"])],
+    ).json()
+    assert body["benchmark"] == "llama3_1-8b"
+    assert [s["submission"] for s in body["submissions"]] == [a["submission"], b["submission"]]
+    assert [s["system"] for s in body["submissions"]] == [a["system"], b["system"]]
+    # Every concurrency either ran, each with its own numbers at it.
+    ran = [{p["concurrency"] for p in s["curve"]["points"] if p["offline"] != "dedicated"}
+           for s in body["submissions"]]  # fmt: skip
+    assert [r["concurrency"] for r in body["points"]] == sorted(ran[0] | ran[1])
+    for row in body["points"]:
+        for i, concurrencies in enumerate(ran):
+            assert (row["system_tps"][i] is not None) == (row["concurrency"] in concurrencies)
+    fields = {d["field"]: d["values"] for d in body["differences"]}
+    assert fields["Accelerator"] == [a["accelerator_model"], b["accelerator_model"]]
+    assert all(len(set(v)) > 1 for v in fields.values())
+    assert all(len(set(d["values"])) == 1 for d in body["same"])
+
+
+def test_the_page_draws_the_same_comparison(client: TestClient) -> None:
+    a, b = _top_two(client)
+    query = f"submission={a['submission']}&submission={b['submission']}"
+    page = client.get(f"/compare?{query}")
+    api = client.get(f"/api/v1/compare?{query}").json()
+    assert page.status_code == 200 and 'id="compare-data"' in page.text
+    assert page.text.count('<tr><th scope="row">') == len(api["differences"])
+    results = client.get("/results", params={"benchmark": "llama3_1-8b"}).text
+    assert 'form="compare-form"' in results and 'action="/compare"' in results
+
+
+@pytest.mark.parametrize(("count", "field"), [(1, "submission"), (5, "submission")])
+def test_too_few_or_too_many_are_refused(client: TestClient, count: int, field: str) -> None:
+    ranking = client.get("/api/v1/results", params={"benchmark": "llama3_1-8b"}).json()["ranking"]
+    ids = [r["submission"] for r in ranking][:count]
+    ids += ids[:1] * (count - len(ids))
+    response = client.get("/api/v1/compare", params=[("submission", i) for i in ids])
+    assert response.status_code == 422 and response.json()["error"]["field"] == field
+    page = client.get("/compare", params=[("submission", i) for i in ids])
+    assert page.status_code == 422 and 'id="compare-error"' in page.text
+
+
+def test_submissions_without_a_common_benchmark_and_unknown_ones(client: TestClient) -> None:
+    def submission_of(benchmark: str, system: str) -> str:
+        curves = client.get(
+            "/api/v1/results",
+            params=[("benchmark", benchmark), ("status", "verified"), ("status", "provisional"),
+                    ("status", "unverified")],
+        ).json()["curves"]  # fmt: skip
+        found: str = next(c["submission"] for c in curves if c["system"] == system)
+        return found
+
+    dune = submission_of("gpt-oss-120b", "Dune Gaudi 3 x8")  # gpt-oss only
+    cumulus = submission_of("kimi-k3", "Cumulus B200 x8")  # llama and kimi
+    acme = submission_of("gpt-oss-120b", "Acme H200 x8")  # llama and gpt-oss
+    none = client.get("/api/v1/compare", params=[("submission", dune), ("submission", cumulus)])
+    assert none.status_code == 422 and "share no benchmark" in none.json()["error"]["message"]
+    wrong = client.get(
+        "/api/v1/compare",
+        params=[("submission", acme), ("submission", cumulus), ("benchmark", "kimi-k3")],
+    )
+    assert wrong.status_code == 422 and wrong.json()["error"]["field"] == "benchmark"
+    assert "llama3_1-8b" in wrong.json()["error"]["message"]
+    missing = client.get("/api/v1/compare", params=[("submission", "nope"), ("submission", "x")])
+    assert missing.status_code == 404
