@@ -10,9 +10,10 @@ from pydantic import BaseModel, Field
 from app.core.lifecycle import SubmissionState, result_status
 from app.core.refusals import Kind, Refused
 from app.db.models import Curve, Submission, System
+from app.publishing.domain.snapshot import PublishedPoint
 from app.settings import Settings
 from app.submissions.services.disclosures import system_disclosures
-from app.submissions.services.views import CurveView, curve_view
+from app.submissions.services.views import CurveView, PointView, curve_view
 
 FEWEST, MOST = 2, 4
 
@@ -21,6 +22,53 @@ class CompareProblem(Refused):
     def __init__(self, field: str, message: str) -> None:
         super().__init__("bad-compare", message, Kind.INVALID, field=field)
         self.field = field
+
+
+class ChartPoint(BaseModel):
+    x: float
+    y: float
+    concurrency: int
+    ttft_p90_ms: float | None
+
+
+class ChartCurve(BaseModel):
+    name: str
+    status: str | None
+    step_line: list[list[float]]
+    points: list[ChartPoint]
+
+
+class Chart(BaseModel):
+    """Step curves to draw together (compare, history, agentic): what static/results/
+    curves.js reads from the page."""
+
+    title: str
+    x_title: str
+    curves: list[ChartCurve]
+
+
+def x_title(agentic: bool) -> str:
+    return "e2e avg interactivity (tok/s)" if agentic else "tokens/s per user (1000 / TPOT P90)"
+
+
+def chart_curve(
+    name: str,
+    status: str | None,
+    step_line: list[list[float]],
+    points: Sequence[PublishedPoint | PointView],
+    x_metric: str,
+) -> ChartCurve:
+    """A curve for the chart: its step line, and its fixed-concurrency points."""
+    plotted = []
+    for p in points:
+        x = getattr(p, x_metric)
+        if p.offline != "dedicated" and x is not None:
+            plotted.append(
+                ChartPoint(
+                    x=x, y=p.system_tps, concurrency=p.concurrency, ttft_p90_ms=p.ttft_p90_ms
+                )
+            )
+    return ChartCurve(name=name, status=status, step_line=step_line, points=plotted)
 
 
 class Compared(BaseModel):
@@ -54,11 +102,32 @@ class Comparison(BaseModel):
     differences: list[Difference] = Field(description="the disclosures whose values differ")
     same: list[Difference] = Field(description="the disclosures every submission shares")
 
+    def chart(self) -> Chart:
+        return Chart(
+            title=f"Pareto step curves · {self.benchmark}",
+            x_title=x_title(self.is_agentic),
+            curves=[
+                chart_curve(
+                    f"{s.system} ({s.organization}, {s.result_status or '—'})",
+                    s.result_status,
+                    s.curve.step_line,
+                    s.curve.points,
+                    s.curve.x_metric,
+                )
+                for s in self.submissions
+            ],
+        )
+
+
+def disclosed_facts(settings: Settings, submission: Submission, system_dir: str) -> dict[str, str]:
+    """What a submission's system discloses, as compared: its description and the counts
+    and power the results use (label → value; what it leaves out is not listed)."""
+    system = next((s for s in submission.systems if s.dir_name == system_dir), None)
+    fields = system_disclosures(settings, submission).get(system_dir, {}).get("fields", {})
+    return _system_facts(system, fields)
+
 
 def _system_facts(system: System | None, fields: dict[str, str]) -> dict[str, str]:
-    """What a system discloses, as compared: its description and the counts and power the
-    results use."""
-
     def shown(value: object) -> str | None:
         return None if value is None or value == "" else str(value)
 
@@ -84,9 +153,9 @@ def compare(
     if len({s.public_id for s in submissions}) != len(submissions):
         raise CompareProblem("submission", "a submission is named twice")
     shared = set.intersection(*({c.benchmark_model for c in s.curves} for s in submissions))
-    agentic = {c.benchmark_model: c.is_agentic for s in submissions for c in s.curves}
+    agentic_of = {c.benchmark_model: c.is_agentic for s in submissions for c in s.curves}
     # Single-turn benchmarks first: the agentic ones are compared across models on their own.
-    common = sorted(shared, key=lambda b: (agentic[b], b))
+    common = sorted(shared, key=lambda b: (agentic_of[b], b))
     if not common:
         raise CompareProblem(
             "submission", "these submissions share no benchmark, so no curve compares with another"
@@ -111,9 +180,7 @@ def compare(
                 curve=view,
             )
         )
-        system = next((s for s in submission.systems if s.dir_name == view.system_dir), None)
-        disclosed = system_disclosures(settings, submission).get(view.system_dir, {})
-        facts.append(_system_facts(system, disclosed.get("fields", {})))
+        facts.append(disclosed_facts(settings, submission, view.system_dir))
     agentic = compared[0].curve.is_agentic
     x_key = "e2e_avg_interactivity" if agentic else "tps_per_user"
     by_concurrency = [

@@ -14,6 +14,7 @@ from app.accounts.web.security import PrincipalDep
 from app.core.views import Listing
 from app.publishing.domain.snapshot import SHOWN_PERCENTILES
 from app.results.services.compare import CompareProblem, Comparison, compare
+from app.results.services.history import History, HistoryProblem, system_history
 from app.results.services.results import (
     BenchmarkView,
     CohortView,
@@ -272,4 +273,20 @@ def read_comparison(
     try:
         return compare(settings, compared_submissions(session, who, submission), benchmark)
     except CompareProblem as problem:
+        return refused(problem)
+
+
+@router.get("/history", response_model=History)
+def read_history(
+    session: SessionDep,
+    settings: SettingsDep,
+    organization: Annotated[str, Query(description="as the results name it")],
+    system: Annotated[str, Query(description="the system's name, as the results name it")],
+    benchmark: Annotated[str, Query(description="benchmark model, e.g. llama3_1-8b")],
+) -> History | Response:
+    """A system's published curves of one benchmark across the cohorts, oldest first, each
+    with its result id and status and the disclosures it changed."""
+    try:
+        return system_history(session, settings, organization, system, benchmark)
+    except HistoryProblem as problem:
         return refused(problem)

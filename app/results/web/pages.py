@@ -14,6 +14,7 @@ from app.accounts.web.security import (
 from app.core.regions import REGIONS
 from app.results.domain.workloads import workloads
 from app.results.services.compare import CompareProblem, compare
+from app.results.services.history import HistoryProblem, system_history
 from app.results.services.home import home
 from app.results.services.results import (
     STATUSES,
@@ -93,4 +94,28 @@ def compare_page(
         )
     return templates.TemplateResponse(
         request, "results/compare.html", {"c": comparison, "problem": None}
+    )
+
+
+@router.get("/history", response_class=HTMLResponse)
+def history_page(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    """A system's curves across the cohorts (the same computation as GET /api/v1/history)."""
+    params = request.query_params
+    try:
+        history = system_history(
+            session,
+            settings,
+            params.get("organization", ""),
+            params.get("system", ""),
+            params.get("benchmark", ""),
+        )
+    except HistoryProblem as problem:
+        return templates.TemplateResponse(
+            request,
+            "results/history.html",
+            {"h": None, "problem": problem},
+            status_code=status_of(problem),
+        )
+    return templates.TemplateResponse(
+        request, "results/history.html", {"h": history, "problem": None}
     )

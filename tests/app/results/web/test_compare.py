@@ -53,7 +53,7 @@ def test_the_page_draws_the_same_comparison(client: TestClient) -> None:
     query = f"submission={a['submission']}&submission={b['submission']}"
     page = client.get(f"/compare?{query}")
     api = client.get(f"/api/v1/compare?{query}").json()
-    assert page.status_code == 200 and 'id="compare-data"' in page.text
+    assert page.status_code == 200 and 'id="curves-data"' in page.text
     assert page.text.count('<tr><th scope="row">') == len(api["differences"])
     results = client.get("/results", params={"benchmark": "llama3_1-8b"}).text
     assert 'form="compare-form"' in results and 'action="/compare"' in results

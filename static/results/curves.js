@@ -1,0 +1,38 @@
+// Step curves drawn together (compare, history, agentic models): the page embeds the chart
+// its services computed (#curves-data), this draws it.
+(function () {
+  "use strict";
+  var picker = document.getElementById("compare-benchmark");
+  if (picker) { picker.addEventListener("change", function () { picker.form.submit(); }); }
+  var el = document.getElementById("chart-curves");
+  var data = document.getElementById("curves-data");
+  if (!el || !data || typeof Plotly === "undefined") { return; }
+  var chart = JSON.parse(data.textContent);
+  var PALETTE = ["#1f5fa8", "#c2410c", "#15803d", "#7c3aed", "#b91c1c", "#0e7490", "#a16207", "#be185d"];
+  var DASH = { verified: "solid", provisional: "dash", unverified: "dot" };
+  function esc(text) {
+    return String(text).replace(/[&<>]/g, function (ch) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;" }[ch]; });
+  }
+  function fmt(v, d) { return v === null || v === undefined ? "—" : Number(v).toFixed(d); }
+  var traces = [];
+  chart.curves.forEach(function (curve, i) {
+    var colour = PALETTE[i % PALETTE.length];
+    traces.push({ type: "scatter", mode: "lines", name: esc(curve.name), legendgroup: "c" + i,
+                  x: curve.step_line.map(function (v) { return v[0]; }),
+                  y: curve.step_line.map(function (v) { return v[1]; }),
+                  line: { color: colour, width: 2, dash: DASH[curve.status] || "solid" }, hoverinfo: "skip" });
+    traces.push({ type: "scatter", mode: "markers", showlegend: false, legendgroup: "c" + i,
+                  x: curve.points.map(function (p) { return p.x; }), y: curve.points.map(function (p) { return p.y; }),
+                  hovertext: curve.points.map(function (p) {
+                    return esc(curve.name) + "<br>concurrency " + p.concurrency + "<br>" + fmt(p.y, 1) +
+                      " tok/s · TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms";
+                  }),
+                  hoverinfo: "text", marker: { color: colour, size: 8 } });
+  });
+  Plotly.newPlot(el, traces, {
+    title: { text: esc(chart.title), font: { size: 15 } },
+    margin: { t: 40, r: 20, b: 50, l: 70 }, legend: { orientation: "h", y: -0.2 }, hovermode: "closest",
+    xaxis: { title: { text: chart.x_title }, rangemode: "tozero" },
+    yaxis: { title: { text: "system tokens/s" }, rangemode: "tozero" }
+  }, { displaylogo: false, responsive: true }).then(function () { el.dataset.rendered = "true"; });
+})();

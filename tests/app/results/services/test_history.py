@@ -1,0 +1,62 @@
+"""A system's history across cohorts: each published version once, with its changes."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from app.checks.services.checks import run_checks
+from app.db.session import Database
+from app.demo.bundles import BundleFactory, SystemSpec
+from app.publishing.services.cohorts import publish_cohort
+from app.results.services.history import HistoryProblem, system_history
+from app.settings import Settings
+from tests.support.fakes import RecordingQueue
+from tests.support.submissions import accept, pt
+
+
+def _published(
+    database: Database, settings: Settings, archive: Path, checked: dt.datetime, cohort: str,
+    at: dt.datetime,
+) -> None:  # fmt: skip
+    queue = RecordingQueue()
+    accept(database, settings, queue, archive, for_review=False)
+    with database.session() as session:
+        run_checks(session=session, settings=settings, job_id=queue.sent[-1][0],
+                   clock=lambda: checked)  # fmt: skip
+        publish_cohort(session=session, settings=settings, cohort_id=cohort, at=at)
+        session.commit()
+
+
+def test_a_resubmitted_system_shows_each_version_and_what_changed(
+    database: Database, settings: Settings, tmp_path: Path
+) -> None:
+    first = SystemSpec(name="Acme X", framework="vLLM 0.11")
+    second = SystemSpec(name="Acme X", framework="vLLM 0.12", peak_tps_per_user=230.0)
+    _published(database, settings,
+               BundleFactory(system=first, submission_id="v1", target_cohort="2026-11-C0")
+               .archive(tmp_path / "v1.tar.gz"),
+               pt(2026, 10, 28, 10), "2026-11-C0", pt(2026, 11, 4, 9))  # fmt: skip
+    _published(database, settings,
+               BundleFactory(system=second, submission_id="v2", target_cohort="2026-11-C1")
+               .archive(tmp_path / "v2.tar.gz"),
+               pt(2026, 11, 11, 10), "2026-11-C1", pt(2026, 11, 18, 9))  # fmt: skip
+    with database.session() as session:
+        history = system_history(session, settings, "acme corp", "Acme X", "llama3_1-8b")
+        assert history.organization == "Acme Corp"  # named as the record names it
+        first_entry, second_entry = history.entries
+        # The first version stays public beside the second: both cohorts show it.
+        assert first_entry.first_cohort == "2026-11-C0"
+        assert first_entry.cohorts == ["2026-11-C0", "2026-11-C1"]
+        assert second_entry.first_cohort == "2026-11-C1" and second_entry.status == "unverified"
+        changes = {c.field: (c.before, c.after) for c in second_entry.changes}
+        assert changes["Serving framework"] == ("vLLM 0.11", "vLLM 0.12")
+        assert first_entry.changes == []
+        chart = history.chart()
+        names = [c.name for c in chart.curves]
+        assert names == ["2026-11-C0: unverified", "2026-11-C1: unverified"]
+        assert max(p.y for p in chart.curves[1].points) > max(p.y for p in chart.curves[0].points)
+        with pytest.raises(HistoryProblem, match="published no"):
+            system_history(session, settings, "Acme Corp", "Nobody", "llama3_1-8b")
