@@ -13,6 +13,7 @@ from fastapi.responses import Response
 from app.accounts.web.security import PrincipalDep
 from app.core.views import Listing
 from app.publishing.domain.snapshot import SHOWN_PERCENTILES
+from app.results.services.agentic import AgenticModels, AgenticProblem, agentic_models
 from app.results.services.compare import CompareProblem, Comparison, compare
 from app.results.services.history import History, HistoryProblem, system_history
 from app.results.services.results import (
@@ -289,4 +290,19 @@ def read_history(
     try:
         return system_history(session, settings, organization, system, benchmark)
     except HistoryProblem as problem:
+        return refused(problem)
+
+
+@router.get("/agentic", response_model=AgenticModels)
+def read_agentic_models(
+    session: SessionDep,
+    organization: Annotated[str, Query(description="as the results name it")],
+    system: Annotated[str | None, Query(description="one system; default every one")] = None,
+    cohort: Annotated[str | None, Query(description="default: the current results")] = None,
+) -> AgenticModels | Response:
+    """One organisation's (or system's) curves for every agentic model: the agentic
+    benchmarks run identical traffic, so they share one chart (x = e2e interactivity)."""
+    try:
+        return agentic_models(session, organization, system, cohort)
+    except AgenticProblem as problem:
         return refused(problem)

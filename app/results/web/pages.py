@@ -13,6 +13,7 @@ from app.accounts.web.security import (
 )
 from app.core.regions import REGIONS
 from app.results.domain.workloads import workloads
+from app.results.services.agentic import AgenticProblem, agentic_models
 from app.results.services.compare import CompareProblem, compare
 from app.results.services.history import HistoryProblem, system_history
 from app.results.services.home import home
@@ -118,4 +119,27 @@ def history_page(request: Request, session: SessionDep, settings: SettingsDep) -
         )
     return templates.TemplateResponse(
         request, "results/history.html", {"h": history, "problem": None}
+    )
+
+
+@router.get("/agentic", response_class=HTMLResponse)
+def agentic_page(request: Request, session: SessionDep) -> Response:
+    """The agentic models of one organisation or system on one chart (GET /api/v1/agentic)."""
+    params = request.query_params
+    try:
+        models = agentic_models(
+            session,
+            params.get("organization", ""),
+            params.get("system") or None,
+            params.get("cohort") or None,
+        )
+    except AgenticProblem as problem:
+        return templates.TemplateResponse(
+            request,
+            "results/agentic.html",
+            {"a": None, "problem": problem},
+            status_code=status_of(problem),
+        )
+    return templates.TemplateResponse(
+        request, "results/agentic.html", {"a": models, "problem": None}
     )

@@ -1,0 +1,40 @@
+"""The agentic models of one system or organisation on one chart, on the demo."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.db.session import Database
+from app.settings import Settings
+from app.web.main import create_app
+from tests.support.fakes import RecordingQueue
+
+
+@pytest.fixture(scope="module")
+def client(demo_env: tuple[Settings, Database]) -> Iterator[TestClient]:
+    settings, _database = demo_env
+    with TestClient(create_app(settings, queue=RecordingQueue())) as c:
+        yield c
+
+
+def test_an_organisations_agentic_curves_share_one_chart(client: TestClient) -> None:
+    body = client.get("/api/v1/agentic", params={"organization": "Ember Compute"}).json()
+    assert body["organization"] == "Ember Compute" and body["system"] is None
+    assert [c["benchmark"] for c in body["curves"]] == ["kimi-k3"]
+    assert all(p["e2e_avg_interactivity"] for c in body["curves"] for p in c["points"])
+    page = client.get(
+        "/agentic", params={"organization": "ember compute", "system": "Ember GB200 x4"}
+    )
+    assert page.status_code == 200 and 'id="curves-data"' in page.text
+    assert "e2e avg interactivity" in page.text  # the chart's x axis
+    ranking = client.get("/results", params={"benchmark": "kimi-k3"}).text
+    assert "/agentic?organization=Ember%20Compute" in ranking
+
+
+def test_no_agentic_curve_is_said_so(client: TestClient) -> None:
+    response = client.get("/api/v1/agentic", params={"organization": "Fjord Labs"})
+    assert response.status_code == 422 and "no agentic curve" in response.json()["error"]["message"]
+    assert response.json()["error"]["field"] == "organization"
