@@ -2,8 +2,8 @@
 (function () {
   "use strict";
   var root = document.getElementById("results");
-  var form = document.getElementById("explorer-form");
-  if (!root || !form || typeof Plotly === "undefined") { return; }
+  var form = document.getElementById("explorer-form");  // absent on an embedded chart
+  if (!root || typeof Plotly === "undefined") { return; }
 
   // The whole view lives in the URL: any change re-submits the form, without the empty
   // fields, so the address stays short enough to share.
@@ -12,37 +12,40 @@
   // so the page fills in its suggestions.
   var LIMITS = ["f-ttft", "f-tpu"];
   var workload = document.getElementById("f-workload");
-  form.addEventListener("submit", function () {
-    Array.prototype.forEach.call(form.elements, function (el) {
-      if ((el.tagName === "INPUT" || el.tagName === "SELECT") && el.type !== "checkbox" && !el.value) {
-        var kept = workload && workload.value && LIMITS.indexOf(el.id) >= 0 && !el.dataset.fresh;
-        if (!kept) { el.disabled = true; }
-      }
-    });
-  });
-  // Debounced, so typing several limits in a row makes one request.
-  var pending = null;
-  function later() {
-    if (pending) { window.clearTimeout(pending); }
-    pending = window.setTimeout(function () { form.requestSubmit(); }, 700);
-  }
-  form.addEventListener("change", function (event) {
-    if (event.target.id === "f-workload") {
-      LIMITS.concat(["f-region", "f-benchmark", "f-dataset"]).forEach(function (id) {
-        var el = document.getElementById(id);
-        if (el) { el.value = ""; el.dataset.fresh = "1"; }
+  if (form) { wire(form); }
+  function wire(form) {  // the explorer's form: every change is a new view
+    form.addEventListener("submit", function () {
+      Array.prototype.forEach.call(form.elements, function (el) {
+        if ((el.tagName === "INPUT" || el.tagName === "SELECT") && el.type !== "checkbox" && !el.value) {
+          var kept = workload && workload.value && LIMITS.indexOf(el.id) >= 0 && !el.dataset.fresh;
+          if (!kept) { el.disabled = true; }
+        }
       });
+    });
+    // Debounced, so typing several limits in a row makes one request.
+    var pending = null;
+    function later() {
+      if (pending) { window.clearTimeout(pending); }
+      pending = window.setTimeout(function () { form.requestSubmit(); }, 700);
     }
-    // Another benchmark has datasets of its own: let the page pick its default one.
-    if (event.target.id === "f-benchmark") {
-      var dataset = document.getElementById("f-dataset");
-      if (dataset) { dataset.value = ""; }
-    }
-    later();
-  });
-  form.addEventListener("input", function (event) {
-    if (event.target.type === "number" || event.target.type === "text") { later(); }
-  });
+    form.addEventListener("change", function (event) {
+      if (event.target.id === "f-workload") {
+        LIMITS.concat(["f-region", "f-benchmark", "f-dataset"]).forEach(function (id) {
+          var el = document.getElementById(id);
+          if (el) { el.value = ""; el.dataset.fresh = "1"; }
+        });
+      }
+      // Another benchmark has datasets of its own: let the page pick its default one.
+      if (event.target.id === "f-benchmark") {
+        var dataset = document.getElementById("f-dataset");
+        if (dataset) { dataset.value = ""; }
+      }
+      later();
+    });
+    form.addEventListener("input", function (event) {
+      if (event.target.type === "number" || event.target.type === "text") { later(); }
+    });
+  }
 
   var PALETTE = ["#1f5fa8", "#c2410c", "#15803d", "#7c3aed", "#b91c1c", "#0e7490", "#a16207",
                  "#be185d", "#4d7c0f", "#1e40af"];
@@ -196,6 +199,7 @@
       Plotly.newPlot("chart-pareto", main.traces, main.layout, config).then(function () {
         document.getElementById("chart-pareto").dataset.rendered = "true";
       });
+      if (!document.getElementById("chart-tps-conc")) { return; }  // an embed: the main chart only
       var agentic = r.curves.length && r.curves[0].is_agentic;
       var tps = byConcurrency(r, "system_tps", "System throughput vs concurrency (points labelled by region)", "system tokens/s");
       tps.traces.forEach(function (t) { t.mode = "lines+markers+text"; t.textposition = "top center"; t.textfont = { size: 9 }; });

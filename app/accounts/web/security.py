@@ -113,6 +113,14 @@ def verify_csrf(request: Request, submitted: str | None) -> None:
         )
 
 
+# The one place other sites may frame: a chart of a public view, with no cookie or form.
+EMBED_PREFIX = "/embed/"
+EMBED_CSP = (
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
+    "script-src 'self'; frame-ancestors *; base-uri 'none'; form-action 'none'"
+)
+
+
 async def csrf_and_headers(
     request: Request, call_next: Callable[[Request], Awaitable[Response]]
 ) -> Response:
@@ -123,7 +131,8 @@ async def csrf_and_headers(
     response = await call_next(request)
     # Only pages carry forms; a fetch or an asset answered while the cookie is missing must
     # not set a second token that overwrites the one a page's form was just given.
-    if fresh and response.headers.get("content-type", "").startswith("text/html"):
+    embedded = request.url.path.startswith(EMBED_PREFIX)
+    if fresh and not embedded and response.headers.get("content-type", "").startswith("text/html"):
         response.set_cookie(
             CSRF_COOKIE,
             request.state.csrf,
@@ -136,7 +145,9 @@ async def csrf_and_headers(
     headers.setdefault("Referrer-Policy", "same-origin")
     headers.setdefault(
         "Content-Security-Policy",
-        "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
+        EMBED_CSP
+        if embedded
+        else "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
         "script-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
     )
     return response

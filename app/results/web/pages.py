@@ -143,3 +143,23 @@ def agentic_page(request: Request, session: SessionDep) -> Response:
     return templates.TemplateResponse(
         request, "results/agentic.html", {"a": models, "problem": None}
     )
+
+
+@router.get("/embed/results", response_class=HTMLResponse)
+def embedded_results(request: Request, session: SessionDep) -> Response:
+    """The Pareto chart of a public results view, alone, for other sites to frame: the
+    explorer's parameters, no cookie, no form (the one route whose CSP allows framing)."""
+    params = request.query_params
+    try:
+        result = query_results(session, parse_results_query(session, params))
+    except QueryProblem as problem:
+        return templates.TemplateResponse(
+            request,
+            "results/embed.html",
+            {"r": None, "problem": problem, "query": ""},
+            status_code=status_of(problem),
+        )
+    query = urlencode([(k, v) for k, v in params.multi_items() if v.strip()])
+    return templates.TemplateResponse(
+        request, "results/embed.html", {"r": result, "problem": None, "query": query}
+    )
