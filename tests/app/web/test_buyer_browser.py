@@ -1,0 +1,62 @@
+"""The buyer's views in a real Chromium: home, workload and cost, compare, history,
+agentic models and the embed."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.portal import RunningPortal
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+RENDERED = "[data-rendered=true]"
+
+
+def test_home_workload_cost_and_compare(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{portal.url}/")
+    assert page.locator(".preview").count() == 3
+    page.click('.preview[data-benchmark="llama3_1-8b"]')
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    assert "cohort=" in page.url and "benchmark=llama3_1-8b" in page.url
+    # The workload fills in its suggested SLA, stated with its clause.
+    page.select_option("#f-workload", "interactive")
+    page.wait_for_url("**workload=interactive**")
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    assert page.locator("#f-ttft").input_value() == "300"
+    assert "R §5.4" in page.locator("#workload-note").inner_text()
+    # The buyer's price: cost per million tokens, labelled derived.
+    page.fill("#f-price-acc", "3")
+    page.select_option("#f-normalize", "usd_per_mtok")
+    page.wait_for_url("**normalize=usd_per_mtok**")
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    assert "not an MLPerf figure" in page.locator("#derived-cost").inner_text()
+    costs = page.locator("#ranking td.cost").all_inner_texts()
+    values = [float(c.strip("$")) for c in costs]
+    assert values and values == sorted(values)
+    # The top two are ticked for comparison.
+    page.click("#compare-selected")
+    page.wait_for_selector(f"#chart-curves{RENDERED}", timeout=20_000)
+    assert page.locator("#chart-curves .scatterlayer .trace").count() == 4  # 2 lines, 2 marker sets
+    assert page.locator("#differences tbody tr").count() >= 1
+    assert page.locator("#compare-points tbody tr").count() >= 7
+
+
+def test_history_agentic_models_and_the_embed(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&cohort=2026-11-C1")
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    page.click('#ranking a[href^="/history?"] >> text=Acme H200 x8')
+    page.wait_for_selector(f"#chart-curves{RENDERED}", timeout=20_000)
+    assert page.locator("#history-entries tbody tr").count() == 2
+    page.goto(f"{portal.url}/results?benchmark=kimi-k3")
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    page.locator("#ranking a >> text=all agentic models").first.click()
+    page.wait_for_selector(f"#chart-curves{RENDERED}", timeout=20_000)
+    assert "e2e avg interactivity" in page.locator("#chart-curves").inner_text()
+    # Another site frames the embed: the chart draws inside the frame.
+    snippet = None
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+    snippet = page.locator("#embed-code").input_value()
+    assert snippet.startswith("<iframe") and "/embed/results?benchmark=llama3_1-8b" in snippet
+    page.set_content(f"<html><body>{snippet}</body></html>")
+    frame = page.frame_locator("iframe")
+    frame.locator(f"#chart-pareto{RENDERED}").wait_for(timeout=20_000)
+    assert frame.locator("form").count() == 0
