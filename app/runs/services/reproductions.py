@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload
 
 from app.checks.services.findings import record_findings
 from app.core.lifecycle import JobState, SubmissionState
@@ -282,9 +282,18 @@ def list_reproductions(session: Session, submission: Submission) -> list[Reprodu
             select(Reproduction)
             .where(Reproduction.submission_id == submission.id)
             .order_by(Reproduction.id.desc())
+            # Each run with its job as one statement saw them: a job loaded earlier in the
+            # request (with the submission) must not show "running" beside a finished run.
+            .options(joinedload(Reproduction.job))
+            .execution_options(populate_existing=True)
         )
     )
 
 
 def get_reproduction(session: Session, public_id: str) -> Reproduction | None:
-    return session.scalar(select(Reproduction).where(Reproduction.public_id == public_id))
+    return session.scalar(
+        select(Reproduction)
+        .where(Reproduction.public_id == public_id)
+        .options(joinedload(Reproduction.job))
+        .execution_options(populate_existing=True)
+    )

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload
 
 from app.checks.services.findings import record_findings
 from app.core.lifecycle import JobState
@@ -300,9 +300,18 @@ def list_retokenizations(session: Session, submission: Submission) -> list[Retok
             select(Retokenization)
             .where(Retokenization.submission_id == submission.id)
             .order_by(Retokenization.id.desc())
+            # Each run with its job as one statement saw them: a job loaded earlier in the
+            # request (with the submission) must not show "running" beside a finished run.
+            .options(joinedload(Retokenization.job))
+            .execution_options(populate_existing=True)
         )
     )
 
 
 def get_retokenization(session: Session, public_id: str) -> Retokenization | None:
-    return session.scalar(select(Retokenization).where(Retokenization.public_id == public_id))
+    return session.scalar(
+        select(Retokenization)
+        .where(Retokenization.public_id == public_id)
+        .options(joinedload(Retokenization.job))
+        .execution_options(populate_existing=True)
+    )

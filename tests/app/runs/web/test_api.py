@@ -177,3 +177,24 @@ def test_cancel_and_retry(setup, database) -> None:  # type: ignore[no-untyped-d
     assert latest["job"]["state"] == "succeeded"
     missing = client.post(f"/api/v1/submissions/{sid}/retokenizations", json={"point": "a/b/r9"})
     assert missing.status_code == 404
+
+
+def test_a_recount_is_shown_with_its_job_as_one_moment_saw_them(setup, database) -> None:  # type: ignore[no-untyped-def]
+    """Found in CI: a page that had loaded the submission (with its jobs) before the worker
+    finished showed a finished re-count whose job was still running."""
+    from app.runs.services.retokenization import list_retokenizations
+    from app.runs.services.views import retokenization_view
+    from app.submissions.services.views import get_submission
+
+    client, settings, queue, sid, events = setup
+    label, path = events[0]
+    put = client.put(f"/api/v1/submissions/{sid}/points/{label}/events", content=path.read_bytes())
+    assert put.status_code == 201
+    with database.session() as reader:
+        submission = get_submission(reader, sid)
+        assert submission is not None
+        assert [j.state for j in submission.jobs if j.kind == "retokenize_point"] == ["queued"]
+        _run_all(database, settings, queue)  # the worker, in its own session
+        [retok] = list_retokenizations(reader, submission)
+        view = retokenization_view(retok, [])
+        assert view.finished and view.job is not None and view.job.state == "succeeded"
