@@ -1,0 +1,16 @@
+// What the results and submission charts say of a point alike (one home for each line).
+(function () {
+  "use strict";
+  function fmt(v, digits) { return v === null || v === undefined ? "—" : Number(v).toFixed(digits); }
+  // The tail the run summary reports beside the official P90 (never charted as the result).
+  function tail(p) {
+    var q = p.percentiles;
+    if (!q) { return ""; }
+    return [["TTFT", q.ttft_ms], ["TPOT", q.tpot_ms], ["latency", q.latency_ms]].filter(function (m) {
+      return m[1] && Object.keys(m[1]).length;
+    }).map(function (m) {
+      return m[0] + " P50/P95/P99 " + ["50", "95", "99"].map(function (k) { return fmt(m[1][k], 1); }).join(" / ") + " ms";
+    }).join("<br>");
+  }
+  window.EndpointsPoints = { fmt: fmt, tail: tail };
+})();
