@@ -7,16 +7,9 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
-from app.core.refusals import Kind, Refused
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.services.compare import Chart, chart_curve, x_title
-from app.results.services.results import STATUSES, visible_curves
-
-
-class AgenticProblem(Refused):
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__("bad-agentic", message, Kind.INVALID, field=field)
-        self.field = field
+from app.results.services.results import STATUSES, QueryProblem, visible_curves
 
 
 class ModelCurve(BaseModel):
@@ -69,7 +62,7 @@ def agentic_models(
     ]
     if not found:
         who = f"{system!r} of {organization!r}" if system else repr(organization)
-        raise AgenticProblem(
+        raise QueryProblem(
             "system" if system else "organization", f"{who} published no agentic curve"
         )
     found.sort(key=lambda c: (c.system_name.lower(), c.benchmark_model))

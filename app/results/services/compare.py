@@ -8,20 +8,14 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from app.core.lifecycle import SubmissionState, result_status
-from app.core.refusals import Kind, Refused
 from app.db.models import Curve, Submission, System
 from app.publishing.domain.snapshot import PublishedPoint
+from app.results.services.results import QueryProblem
 from app.settings import Settings
 from app.submissions.services.disclosures import system_disclosures
 from app.submissions.services.views import CurveView, PointView, curve_view
 
 FEWEST, MOST = 2, 4
-
-
-class CompareProblem(Refused):
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__("bad-compare", message, Kind.INVALID, field=field)
-        self.field = field
 
 
 class ChartPoint(BaseModel):
@@ -147,22 +141,22 @@ def compare(
     settings: Settings, submissions: Sequence[Submission], benchmark: str | None
 ) -> Comparison:
     if not FEWEST <= len(submissions) <= MOST:
-        raise CompareProblem(
+        raise QueryProblem(
             "submission", f"compare {FEWEST} to {MOST} submissions, not {len(submissions)}"
         )
     if len({s.public_id for s in submissions}) != len(submissions):
-        raise CompareProblem("submission", "a submission is named twice")
+        raise QueryProblem("submission", "a submission is named twice")
     shared = set.intersection(*({c.benchmark_model for c in s.curves} for s in submissions))
     agentic_of = {c.benchmark_model: c.is_agentic for s in submissions for c in s.curves}
     # Single-turn benchmarks first: the agentic ones are compared across models on their own.
     common = sorted(shared, key=lambda b: (agentic_of[b], b))
     if not common:
-        raise CompareProblem(
+        raise QueryProblem(
             "submission", "these submissions share no benchmark, so no curve compares with another"
         )
     chosen = benchmark or common[0]
     if chosen not in common:
-        raise CompareProblem(
+        raise QueryProblem(
             "benchmark", f"not every submission ran {chosen!r}; common: {', '.join(common)}"
         )
     compared: list[Compared] = []

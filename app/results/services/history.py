@@ -7,18 +7,11 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from app.core.refusals import Kind, Refused
 from app.db.models import Submission
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.services.compare import Chart, chart_curve, disclosed_facts, x_title
-from app.results.services.results import list_cohorts, visible_curves
+from app.results.services.results import QueryProblem, list_cohorts, visible_curves
 from app.settings import Settings
-
-
-class HistoryProblem(Refused):
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__("bad-history", message, Kind.INVALID, field=field)
-        self.field = field
 
 
 class Change(BaseModel):
@@ -98,7 +91,7 @@ def system_history(
                 changes=[],
             )
     if not entries:
-        raise HistoryProblem(
+        raise QueryProblem(
             "system", f"{organization!r} published no {benchmark} curve for {system!r}"
         )
     ordered = list(entries.values())

@@ -13,9 +13,9 @@ from fastapi.responses import Response
 from app.accounts.web.security import PrincipalDep
 from app.core.views import Listing
 from app.publishing.domain.snapshot import SHOWN_PERCENTILES
-from app.results.services.agentic import AgenticModels, AgenticProblem, agentic_models
-from app.results.services.compare import CompareProblem, Comparison, compare
-from app.results.services.history import History, HistoryProblem, system_history
+from app.results.services.agentic import AgenticModels, agentic_models
+from app.results.services.compare import Comparison, compare
+from app.results.services.history import History, system_history
 from app.results.services.results import (
     BenchmarkView,
     CohortView,
@@ -273,7 +273,7 @@ def read_comparison(
     value differs. Each must be visible to the caller."""
     try:
         return compare(settings, compared_submissions(session, who, submission), benchmark)
-    except CompareProblem as problem:
+    except QueryProblem as problem:
         return refused(problem)
 
 
@@ -289,7 +289,7 @@ def read_history(
     with its result id and status and the disclosures it changed."""
     try:
         return system_history(session, settings, organization, system, benchmark)
-    except HistoryProblem as problem:
+    except QueryProblem as problem:
         return refused(problem)
 
 
@@ -304,5 +304,5 @@ def read_agentic_models(
     benchmarks run identical traffic, so they share one chart (x = e2e interactivity)."""
     try:
         return agentic_models(session, organization, system, cohort)
-    except AgenticProblem as problem:
+    except QueryProblem as problem:
         return refused(problem)

@@ -13,9 +13,9 @@ from app.accounts.web.security import (
 )
 from app.core.regions import REGIONS
 from app.results.domain.workloads import workloads
-from app.results.services.agentic import AgenticProblem, agentic_models
-from app.results.services.compare import CompareProblem, compare
-from app.results.services.history import HistoryProblem, system_history
+from app.results.services.agentic import agentic_models
+from app.results.services.compare import compare
+from app.results.services.history import system_history
 from app.results.services.home import home
 from app.results.services.results import (
     STATUSES,
@@ -86,7 +86,7 @@ def compare_page(
             compared_submissions(session, who, params.getlist("submission")),
             params.get("benchmark") or None,
         )
-    except CompareProblem as problem:
+    except QueryProblem as problem:
         return templates.TemplateResponse(
             request,
             "results/compare.html",
@@ -110,7 +110,7 @@ def history_page(request: Request, session: SessionDep, settings: SettingsDep) -
             params.get("system", ""),
             params.get("benchmark", ""),
         )
-    except HistoryProblem as problem:
+    except QueryProblem as problem:
         return templates.TemplateResponse(
             request,
             "results/history.html",
@@ -133,7 +133,7 @@ def agentic_page(request: Request, session: SessionDep) -> Response:
             params.get("system") or None,
             params.get("cohort") or None,
         )
-    except AgenticProblem as problem:
+    except QueryProblem as problem:
         return templates.TemplateResponse(
             request,
             "results/agentic.html",

@@ -11,7 +11,8 @@ from app.checks.services.checks import run_checks
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
 from app.publishing.services.cohorts import publish_cohort
-from app.results.services.history import HistoryProblem, system_history
+from app.results.services.history import system_history
+from app.results.services.results import QueryProblem
 from app.settings import Settings
 from tests.support.fakes import RecordingQueue
 from tests.support.submissions import accept, pt
@@ -58,5 +59,5 @@ def test_a_resubmitted_system_shows_each_version_and_what_changed(
         names = [c.name for c in chart.curves]
         assert names == ["2026-11-C0: unverified", "2026-11-C1: unverified"]
         assert max(p.y for p in chart.curves[1].points) > max(p.y for p in chart.curves[0].points)
-        with pytest.raises(HistoryProblem, match="published no"):
+        with pytest.raises(QueryProblem, match="published no"):
             system_history(session, settings, "Acme Corp", "Nobody", "llama3_1-8b")
