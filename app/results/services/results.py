@@ -710,6 +710,7 @@ class ResultsPage(BaseModel):
     derived: bool = Field(description="throughput is normalised, not measured")
     derived_label: str | None = Field(description="how a derived figure is labelled")
     rank_by: str = Field(description="throughput (in the normalisation) or goodput")
+    goodput: bool = Field(description="points carry goodput: the SLA has a latency limit")
     price: PriceView | None = Field(description="the buyer's price, for usd_per_mtok")
     workload: WorkloadView | None
     # No SLA: the ranking is of peak throughput at any latency, and says so.
@@ -809,6 +810,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         derived=q.normalize in DERIVED,
         derived_label=NOT_AN_MLPERF_FIGURE if q.normalize in DERIVED else None,
         rank_by=q.rank_by,
+        goodput=q.wants_goodput,
         price=None
         if q.price is None
         else PriceView(

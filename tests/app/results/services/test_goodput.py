@@ -65,10 +65,12 @@ def test_a_published_points_goodput_comes_from_its_recounted_events(  # type: ig
 
         # No latency SLA: no goodput is asked for, none is computed.
         plain = _query(session)
+        assert plain.goodput is False
         assert all(p.goodput_tps is None and p.goodput_missing is None
                    for c in plain.curves for p in c.points)  # fmt: skip
 
         loose = _query(session, ttft_p90_max_ms="1000000")
+        assert loose.goodput is True
         [curve] = loose.curves
         point_dir = label.rsplit("/", 1)[1]
         by_dir = {p.dir: p for p in curve.points}

@@ -236,7 +236,7 @@ def test_csv_file_names_from_the_query_are_safe_header_values(client: TestClient
                   regions=[], suggested=[])  # fmt: skip
     result = ResultsPage.model_construct(
         benchmark="m", dataset=hostile, cohort="2026-12-C0", current=True, normalize="system",
-        sla=sla, workload=None, price=None, rank_by="throughput",
+        sla=sla, workload=None, price=None, rank_by="throughput", goodput=False,
     )  # fmt: skip
     assert (
         export_name(result, "points")
