@@ -152,7 +152,14 @@
       accelerator: "tokens/s per accelerator (derived)",
       usd_per_mtok: "output tokens per $ at your price (derived, not an MLPerf figure)"
     }[r.normalize] || "system tokens/s";
-    if (r.rank_by === "goodput") { ylabel = "goodput: tokens/s of the requests in your SLA"; }
+    if (r.rank_by === "goodput") {
+      ylabel = "goodput: tokens/s of the requests in your SLA";
+      var drawn = r.curves.some(function (c) { return c.points.some(function (p) { return p.y !== undefined; }); });
+      if (!drawn) {  // an empty chart would say nothing: say why
+        annotations.push({ xref: "paper", yref: "paper", x: 0.5, y: 0.5, showarrow: false, font: { size: 14, color: "#555" },
+                           text: "No point of this view has re-counted events: no goodput to draw" });
+      }
+    }
     return { traces: traces, layout: {
       title: { text: "Pareto curves · " + esc(r.benchmark) + " · " + esc(r.cohort), font: { size: 15 } },
       margin: { t: 40, r: 20, b: 50, l: 70 }, shapes: shapes, annotations: annotations,

@@ -155,3 +155,12 @@ def test_the_page_states_the_workload_and_the_derived_cost(client: TestClient) -
     assert 'id="derived-cost"' in page.text and "derived, not an MLPerf figure" in page.text
     assert 'name="ttft_p90_max_ms" id="f-ttft" value="300"' in page.text
     assert "$/M tokens (derived)" in page.text
+
+
+def test_ranking_by_goodput_without_events_says_why_nothing_is_drawn(client: TestClient) -> None:
+    page = client.get("/results", params={"workload": "interactive", "rank_by": "goodput"})
+    assert page.status_code == 200
+    assert 'id="no-goodput"' in page.text
+    assert "Nothing to rank: no point has re-counted" in page.text
+    ranked = client.get("/results", params={"workload": "interactive"})
+    assert 'id="no-goodput"' not in ranked.text
