@@ -7,6 +7,10 @@ latency and are never admissible. The best admissible point of a curve is the on
 highest throughput (``system_tps``, or per kW / per accelerator when normalised, or the
 lowest cost at the buyer's price); ties go to the faster per-user point, then the lower
 concurrency.
+
+The rules are written once, over columns (:class:`PointTable`): a results view holds
+thousands of curves, and a question over all their points is a few array operations.
+The one-point helpers below read a table of one row, so there is no second copy.
 """
 
 from __future__ import annotations
@@ -15,10 +19,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+import numpy as np
+import numpy.typing as npt
+
 NORMALISATIONS = ("system", "kw", "accelerator", "usd_per_mtok")
 # Normalisations the rules do not define: the page and the exports label them so.
 DERIVED = frozenset({"kw", "accelerator", "usd_per_mtok"})
 NOT_AN_MLPERF_FIGURE = "derived, not an MLPerf figure"
+
+Floats = npt.NDArray[np.float64]
+Bools = npt.NDArray[np.bool_]
+Ints = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
@@ -78,35 +89,141 @@ class OperatingPoint(Protocol):
 Point = TypeVar("Point", bound=OperatingPoint)
 
 
+def _floats(values: Sequence[float | None]) -> Floats:
+    return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class PointTable:
+    """Operating points as columns, one row a point; a missing value is NaN.
+
+    ``curve`` numbers the curve a row belongs to (rows of one curve are adjacent);
+    ``per_user`` is tokens/s per user, or e2e interactivity on an agentic curve.
+    """
+
+    curve: Ints
+    concurrency: Ints
+    dedicated: Bools
+    region: npt.NDArray[np.object_]
+    system_tps: Floats
+    system_tps_per_kw: Floats
+    per_user: Floats
+    ttft_p90_ms: Floats
+    accelerators: Floats
+
+    @classmethod
+    def of(
+        cls,
+        curves: Sequence[Sequence[OperatingPoint]],
+        agentic: Sequence[bool],
+        accelerators: Sequence[int | None],
+    ) -> PointTable:
+        rows = [(n, p) for n, points in enumerate(curves) for p in points]
+        return cls(
+            curve=np.array([n for n, _p in rows], dtype=np.int64),
+            concurrency=np.array([p.concurrency for _n, p in rows], dtype=np.int64),
+            dedicated=np.array([p.offline == "dedicated" for _n, p in rows], dtype=np.bool_),
+            region=np.array([p.region for _n, p in rows], dtype=np.object_),
+            system_tps=_floats([p.system_tps for _n, p in rows]),
+            system_tps_per_kw=_floats([p.system_tps_per_kw for _n, p in rows]),
+            per_user=_floats([per_user(p, agentic[n]) for n, p in rows]),
+            ttft_p90_ms=_floats([p.ttft_p90_ms for _n, p in rows]),
+            accelerators=_floats([accelerators[n] or None for n, _p in rows]),
+        )
+
+    def __len__(self) -> int:
+        return len(self.curve)
+
+
 def per_user(point: OperatingPoint, agentic: bool) -> float | None:
     return point.e2e_avg_interactivity if agentic else point.tps_per_user
 
 
-def admissible(point: OperatingPoint, sla: Sla, agentic: bool = False) -> bool:
-    if point.offline == "dedicated":
-        return False
+def admissible_rows(table: PointTable, sla: Sla) -> Bools:
+    """Which rows meet *sla* (a missing value meets no limit)."""
+    ok = ~table.dedicated
+    # NaN compares false, so a point without the value fails the limit on it.
     if sla.ttft_p90_max_ms is not None:
-        ttft = point.ttft_p90_ms
-        if ttft is None or ttft > sla.ttft_p90_max_ms:
-            return False
+        ok &= table.ttft_p90_ms <= sla.ttft_p90_max_ms
     if sla.tps_per_user_min is not None:
-        speed = per_user(point, agentic)
-        if speed is None or speed < sla.tps_per_user_min:
-            return False
-    if sla.concurrency_min is not None and point.concurrency < sla.concurrency_min:
-        return False
-    return not sla.regions or point.region in sla.regions
+        ok &= table.per_user >= sla.tps_per_user_min
+    if sla.concurrency_min is not None:
+        ok &= table.concurrency >= sla.concurrency_min
+    if sla.regions:
+        ok &= np.isin(table.region, list(sla.regions))
+    return ok
+
+
+def usd_per_million_tokens_rows(table: PointTable, price: Price | None) -> Floats:
+    """The buyer's hourly price over the output tokens the point makes in an hour:
+    hourly price / (system_tps × 3600 / 10⁶). Derived, not an MLPerf figure."""
+    hourly = np.full(len(table), np.nan)
+    if price is not None and price.per_system_hour is not None:
+        hourly[:] = price.per_system_hour
+    elif price is not None and price.per_accelerator_hour is not None:
+        hourly = price.per_accelerator_hour * np.where(
+            table.accelerators > 0, table.accelerators, np.nan
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(table.system_tps > 0, hourly / (table.system_tps * 3600 / 1e6), np.nan)
+
+
+def throughput_rows(table: PointTable, normalize: str, price: Price | None = None) -> Floats:
+    """``system_tps``, per kW (the point's power denominator), per accelerator, or output
+    tokens per dollar of the buyer's price (``usd_per_mtok``: higher is cheaper, so the
+    step curve and the ranking read the same way as for throughput)."""
+    if normalize == "kw":
+        return table.system_tps_per_kw
+    if normalize == "accelerator":
+        with np.errstate(invalid="ignore"):
+            return table.system_tps / np.where(table.accelerators > 0, table.accelerators, np.nan)
+    if normalize == "usd_per_mtok":
+        cost = usd_per_million_tokens_rows(table, price)
+        with np.errstate(divide="ignore"):
+            return np.where(cost > 0, 1e6 / cost, np.nan)
+    return table.system_tps
+
+
+def best_rows(table: PointTable, ok: Bools, value: Floats, curves: int) -> Ints:
+    """Per curve, the row of its highest *value* among the rows *ok* marks (ties: the
+    faster per-user point, then the lower concurrency); -1 for a curve with none."""
+    best = np.full(curves, -1, dtype=np.int64)
+    candidate = ok & np.isfinite(value)
+    if not candidate.any():
+        return best
+    scored = np.where(candidate, value, -np.inf)
+    top = np.full(curves, -np.inf)
+    np.maximum.at(top, table.curve, scored)
+    # Only a curve's rows at its top value compete on the tie-breakers.
+    rows = np.flatnonzero(candidate & (scored == top[table.curve]))
+    speed = np.nan_to_num(table.per_user[rows], nan=0.0)
+    # lexsort's last key is the primary one: by curve, then the tie-breakers ascending,
+    # so each curve's last row is its best.
+    order = rows[np.lexsort((-table.concurrency[rows], speed, table.curve[rows]))]
+    curve = table.curve[order]
+    last = np.flatnonzero(np.append(curve[1:] != curve[:-1], True))
+    best[curve[last]] = order[last]
+    return best
+
+
+def _one(
+    point: OperatingPoint, agentic: bool = False, accelerators: int | None = None
+) -> PointTable:
+    return PointTable.of([[point]], [agentic], [accelerators])
+
+
+def admissible(point: OperatingPoint, sla: Sla, agentic: bool = False) -> bool:
+    return bool(admissible_rows(_one(point, agentic), sla)[0])
+
+
+def _scalar(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
 
 
 def usd_per_million_tokens(
     point: OperatingPoint, price: Price | None, accelerators: int | None
 ) -> float | None:
-    """The buyer's hourly price over the output tokens the point makes in an hour:
-    hourly price / (system_tps × 3600 / 10⁶). Derived, not an MLPerf figure."""
-    hourly = price.hourly(accelerators) if price is not None else None
-    if hourly is None or point.system_tps <= 0:
-        return None
-    return hourly / (point.system_tps * 3600 / 1e6)
+    return _scalar(usd_per_million_tokens_rows(_one(point, False, accelerators), price)[0])
 
 
 def throughput(
@@ -115,19 +232,7 @@ def throughput(
     accelerators: int | None,
     price: Price | None = None,
 ) -> float | None:
-    """``system_tps``, per kW (the point's power denominator), per accelerator, or output
-    tokens per dollar of the buyer's price (``usd_per_mtok``: higher is cheaper, so the
-    step curve and the ranking read the same way as for throughput)."""
-    if normalize == "kw":
-        return point.system_tps_per_kw
-    if normalize == "accelerator":
-        if not accelerators:
-            return None
-        return point.system_tps / accelerators
-    if normalize == "usd_per_mtok":
-        cost = usd_per_million_tokens(point, price, accelerators)
-        return None if not cost else 1e6 / cost
-    return point.system_tps
+    return _scalar(throughput_rows(_one(point, False, accelerators), normalize, price)[0])
 
 
 def best_point(
@@ -140,17 +245,8 @@ def best_point(
     price: Price | None = None,
 ) -> Point | None:
     """The admissible point with the highest throughput (or the lowest cost), or None."""
-
-    def key(p: Point) -> tuple[float, float, int]:
-        return (
-            throughput(p, normalize, accelerators, price) or 0.0,
-            per_user(p, agentic) or 0.0,
-            -p.concurrency,
-        )
-
-    candidates = [
-        p
-        for p in points
-        if admissible(p, sla, agentic) and throughput(p, normalize, accelerators, price) is not None
-    ]
-    return max(candidates, key=key) if candidates else None
+    table = PointTable.of([points], [agentic], [accelerators])
+    row = best_rows(
+        table, admissible_rows(table, sla), throughput_rows(table, normalize, price), 1
+    )[0]
+    return None if row < 0 else points[row]

@@ -13,7 +13,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, Field
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, Field, TypeAdapter
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
@@ -23,19 +25,20 @@ from app.core.regions import REGIONS, Offline, region_name
 from app.core.views import Timestamp, left_out_if_none
 from app.db.models import CohortRelease, Publication, RequestLogRow, Submission
 from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint, read_snapshot
-from app.results.domain.goodput import RequestLog
+from app.results.domain.goodput import GoodputIndex, RequestLog
 from app.results.domain.pareto import step_curve
 from app.results.domain.sla import (
     DERIVED,
     NORMALISATIONS,
     NOT_AN_MLPERF_FIGURE,
+    PointTable,
     Price,
     Sla,
-    admissible,
-    best_point,
+    admissible_rows,
+    best_rows,
     per_user,
-    throughput,
-    usd_per_million_tokens,
+    throughput_rows,
+    usd_per_million_tokens_rows,
 )
 from app.results.domain.workloads import Workload, workloads
 
@@ -66,13 +69,56 @@ class VisibleCurve:
     accelerator_model: str | None
     accelerator_count: int | None
     provisioned_power_kw: float | None
-    snapshot: CurveSnapshot
+    system_dir: str
+    stored: bytes  # the snapshot as JSON: a view of thousands of curves keeps few objects
+
+    @property
+    def snapshot(self) -> CurveSnapshot:
+        """The published curve, read again from its JSON each time it is asked for."""
+        return CurveSnapshot.model_validate_json(self.stored)
+
+
+@dataclass(frozen=True)
+class View:
+    """What a cohort shows: its curves, and all their points as one table (rows of a
+    curve adjacent, in the snapshot's order) for questions over every point at once."""
+
+    curves: list[VisibleCurve]
+    table: PointTable
+    first_row: npt.NDArray[np.int64]  # per curve, its first row; one more entry at the end
+    dirs: list[str]  # per row, the point's folder
+    by_name: list[int]  # the curves in the order tables list them: organisation, system
+    benchmarks: list[BenchmarkView]
+
+    @classmethod
+    def of(cls, curves: list[VisibleCurve], snapshots: list[CurveSnapshot]) -> View:
+        table = PointTable.of(
+            [s.points for s in snapshots],
+            [c.is_agentic for c in curves],
+            [c.accelerator_count for c in curves],
+        )
+        sizes = [len(s.points) for s in snapshots]
+        return cls(
+            curves,
+            table,
+            np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
+            [p.dir for s in snapshots for p in s.points],
+            sorted(
+                range(len(curves)),
+                key=lambda n: (curves[n].organization.lower(), curves[n].system_name.lower()),
+            ),
+            _benchmarks(curves),
+        )
 
 
 # Publications never change once written, so what a cohort shows can be kept until a newer
 # publication appears; the key carries the newest publication id up to the cohort.
-_CACHE: dict[tuple[str, str, int, int, int], list[VisibleCurve]] = {}
+_CACHE: dict[tuple[str, str, int, int, int], View] = {}
 _CACHE_SIZE = 16
+
+
+CHARTED = 25  # curves drawn in full by default: more step lines than a chart can show apart
+MOST_CHARTED = 500
 
 
 @dataclass
@@ -94,6 +140,8 @@ class ResultsQuery:
     # The SLA values the workload suggested (the buyer gave none of their own).
     suggested: tuple[str, ...] = ()
     rank_by: str = "throughput"
+    limit: int | None = CHARTED  # None: every curve in full (the exports)
+    pinned: tuple[int, ...] = ()  # curve ids drawn past the limit
 
     @property
     def wants_goodput(self) -> bool:
@@ -204,6 +252,15 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
                 "rank_by=goodput ranks output tokens/s of the requests that met the SLA; "
                 "use it with normalize=system",
             )
+    every = text("limit") == "all"
+    charted = None if every else count("limit")
+    if charted is not None and charted > MOST_CHARTED:
+        raise QueryProblem("limit", f"limit must be at most {MOST_CHARTED}, not {charted}")
+    pinned = []
+    for raw in params.getlist("curve"):
+        if not raw.strip().isdigit():
+            raise QueryProblem("curve", f"curve must be a curve id (a whole number), not {raw!r}")
+        pinned.append(int(raw))
     cohort = text("cohort")
     if cohort is not None and not cohort_was_released(session, cohort):
         released = ", ".join(c.id for c in list_cohorts(session)) or "none yet"
@@ -227,6 +284,8 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
         region=None if region == ANY_REGION else region,
         suggested=tuple(suggested),
         rank_by=rank_by,
+        limit=None if every else (charted or CHARTED),
+        pinned=tuple(dict.fromkeys(pinned)),
     )
 
 
@@ -289,6 +348,11 @@ def cohort_was_released(session: Session, cohort: str) -> bool:
 
 
 def visible_curves(session: Session, cohort: str | None) -> list[VisibleCurve]:
+    """The curves :func:`visible_view` shows."""
+    return visible_view(session, cohort).curves
+
+
+def visible_view(session: Session, cohort: str | None) -> View:
     """The single visibility rule: each submission's latest version up to *cohort*, as
     that cohort showed it; None: the active page, the latest version of every submission
     (a withdrawal or invalidation since the last cohort shows at once)."""
@@ -320,6 +384,9 @@ def visible_curves(session: Session, cohort: str | None) -> list[VisibleCurve]:
     for publication in publications:
         latest.setdefault(publication.submission_id, publication)
         first_in[publication.submission_id] = publication.cohort
+    shown = [
+        (p, c, read_snapshot(c.snapshot_version, c.data)) for p in latest.values() for c in p.curves
+    ]
     visible = [
         VisibleCurve(
             id=c.id,
@@ -337,15 +404,15 @@ def visible_curves(session: Session, cohort: str | None) -> list[VisibleCurve]:
             accelerator_model=c.accelerator_model,
             accelerator_count=c.accelerator_count,
             provisioned_power_kw=c.provisioned_power_kw,
-            snapshot=read_snapshot(c.snapshot_version, c.data),
+            system_dir=snapshot.system_dir,
+            stored=snapshot.model_dump_json().encode(),
         )
-        for p in latest.values()
-        for c in p.curves
+        for p, c, snapshot in shown
     ]
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[key] = visible
-    return visible
+    view = _CACHE[key] = View.of(visible, [snapshot for _p, _c, snapshot in shown])
+    return view
 
 
 class DatasetCount(BaseModel):
@@ -363,7 +430,7 @@ class BenchmarkView(BaseModel):
 
 
 def list_benchmarks(session: Session, cohort: str | None = None) -> list[BenchmarkView]:
-    return _benchmarks(visible_curves(session, cohort))
+    return visible_view(session, cohort).benchmarks
 
 
 def _benchmarks(visible: list[VisibleCurve]) -> list[BenchmarkView]:
@@ -468,24 +535,41 @@ class ResultCurve(BaseModel):
 
 
 NO_EVENTS = "no re-counted events for this point"
+# Many small models are validated from plain data in one pass each.
+_POINTS = TypeAdapter(list[ResultPoint])
 
 
 @dataclass(frozen=True)
-class LoggedPoint:
-    log: RequestLog
-    duration_s: float
+class PointGoodput:
+    """Per row of a view's point table, what its request log says under the SLA (NaN,
+    or -1 requests, where the point has none)."""
+
+    attainment: npt.NDArray[np.float64]
+    goodput_tps: npt.NDArray[np.float64]
+    requests: npt.NDArray[np.int64]
 
 
-# Request logs never change once written: decoded ones are kept, by row id.
-_LOGS: dict[int, RequestLog] = {}
-_LOGS_SIZE = 4096
+# Request logs never change once written; the index over a set of them is kept, keyed by
+# the logs it holds (twelve bytes a request: two keep the largest views in memory).
+_INDEXES: dict[tuple[tuple[int, bool], ...], GoodputIndex] = {}
+_INDEXES_SIZE = 2
 
 
-def request_logs(session: Session, submissions: set[str]) -> dict[tuple[str, str], LoggedPoint]:
-    """(submission id, point label) → the latest re-count's request log of the point."""
-    if not submissions:
-        return {}
-    rows = session.execute(
+# What request logs exist (not their data), kept until one is added or removed.
+_CATALOGUE: dict[tuple[str, int, int], dict[str, dict[str, tuple[int, float | None]]]] = {}
+
+
+def _log_catalogue(session: Session) -> dict[str, dict[str, tuple[int, float | None]]]:
+    """Submission id → point label → (the latest re-count's log id, its duration in ms)."""
+    newest, count = session.execute(
+        select(func.max(RequestLogRow.id), func.count(RequestLogRow.id))
+    ).one()
+    key = (str(session.get_bind().engine.url), newest or 0, count)
+    cached = _CATALOGUE.get(key)
+    if cached is not None:
+        return cached
+    catalogue: dict[str, dict[str, tuple[int, float | None]]] = {}
+    for row_id, public_id, label, duration in session.execute(
         select(
             RequestLogRow.id,
             Submission.public_id,
@@ -493,95 +577,150 @@ def request_logs(session: Session, submissions: set[str]) -> dict[tuple[str, str
             RequestLogRow.duration_ms,
         )
         .join(Submission, Submission.id == RequestLogRow.submission_id)
-        .where(Submission.public_id.in_(submissions))
         .order_by(RequestLogRow.id)
-    ).all()
-    latest = {(public_id, label): (row_id, duration) for row_id, public_id, label, duration in rows}
-    missing = [row_id for row_id, _d in latest.values() if row_id not in _LOGS]
-    if missing:
-        for row_id, data in session.execute(
-            select(RequestLogRow.id, RequestLogRow.data).where(RequestLogRow.id.in_(missing))
-        ):
-            if len(_LOGS) >= _LOGS_SIZE:
-                _LOGS.pop(next(iter(_LOGS)))
-            _LOGS[row_id] = RequestLog.from_bytes(data)
-    return {
-        key: LoggedPoint(_LOGS[row_id], (duration or 0) / 1000)
-        for key, (row_id, duration) in latest.items()
-        if row_id in _LOGS
-    }
+    ):
+        catalogue.setdefault(public_id, {})[label] = (row_id, duration)  # the latest wins
+    _CATALOGUE.clear()
+    _CATALOGUE[key] = catalogue
+    return catalogue
 
 
-def _curve_view(
-    curve: VisibleCurve, q: ResultsQuery, logs: dict[tuple[str, str], LoggedPoint]
-) -> ResultCurve:
+def point_goodput(session: Session, view: View, curves: list[int], q: ResultsQuery) -> PointGoodput:
+    """Goodput under *q*'s SLA for every point of the view's *curves* (indexes into
+    ``view.curves``) that has a re-counted request log; the latest re-count's counts."""
+    rows = len(view.table)
+    out = PointGoodput(np.full(rows, np.nan), np.full(rows, np.nan), np.full(rows, -1, np.int64))
+    catalogue = _log_catalogue(session)
+    wanted: list[tuple[int, int, bool, float]] = []  # table row, log id, agentic, seconds
+    for n in curves:
+        curve = view.curves[n]
+        logged = catalogue.get(curve.submission)
+        if logged is None:
+            continue
+        prefix = f"{curve.system_dir}/{curve.benchmark_model}/"
+        for row in range(int(view.first_row[n]), int(view.first_row[n + 1])):
+            found = logged.get(prefix + view.dirs[row])
+            if found is not None and not view.table.dedicated[row]:
+                wanted.append((row, found[0], curve.is_agentic, (found[1] or 0) / 1000))
+    if not wanted:
+        return out
+    key = tuple(sorted({(log_id, agentic) for _r, log_id, agentic, _s in wanted}))
+    index = _INDEXES.get(key)
+    if index is None:
+        data = dict(
+            session.execute(
+                select(RequestLogRow.id, RequestLogRow.data).where(
+                    RequestLogRow.id.in_({log_id for log_id, _a in key})
+                )
+            ).all()
+        )
+        index = GoodputIndex(
+            [RequestLog.from_bytes(data[log_id]) for log_id, _a in key], [a for _l, a in key]
+        )
+        if len(_INDEXES) >= _INDEXES_SIZE:
+            _INDEXES.pop(next(iter(_INDEXES)))
+        _INDEXES[key] = index
+    met, tokens = index.met(q.sla.ttft_p90_max_ms, q.sla.tps_per_user_min)
+    position = {entry: n for n, entry in enumerate(key)}
+    for row, log_id, agentic, seconds in wanted:
+        at = position[(log_id, agentic)]
+        requests = int(index.requests[at])
+        out.requests[row] = requests
+        if requests:
+            out.attainment[row] = met[at] / requests
+        if seconds > 0:
+            out.goodput_tps[row] = tokens[at] / seconds
+    return out
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Every point of a view under a query, row by row (the table's rows)."""
+
+    admissible: npt.NDArray[np.bool_]
+    y: npt.NDArray[np.float64]  # what the chart and the ranking read
+    cost: npt.NDArray[np.float64]
+    goodput: PointGoodput | None
+    best: npt.NDArray[np.int64]  # per curve of the view, its best row or -1
+
+
+def answer(session: Session, view: View, shown: list[int], q: ResultsQuery) -> Answer:
+    """The query's SLA, normalisation, price and goodput over every point of the view's
+    *shown* curves at once, and each curve's best point."""
+    table = view.table
+    in_view = np.isin(table.curve, shown)
+    ok = admissible_rows(table, q.sla)
+    cost = usd_per_million_tokens_rows(table, q.price)
+    goodput = point_goodput(session, view, shown, q) if q.wants_goodput else None
+    if q.rank_by == "goodput" and goodput is not None:
+        # Goodput judges every request against the latency limits itself; the point-level
+        # limits that remain are the concurrency and the region.
+        y = goodput.goodput_tps
+        eligible = admissible_rows(
+            table, Sla(concurrency_min=q.sla.concurrency_min, regions=q.sla.regions)
+        )
+    else:
+        y = throughput_rows(table, q.normalize, q.price)
+        eligible = ok
+    best = best_rows(table, eligible & in_view, y, len(view.curves))
+    return Answer(ok, y, cost, goodput, best)
+
+
+def _rounded(value: float, digits: int) -> float | None:
+    return None if math.isnan(value) else round(value, digits)
+
+
+def _curve_view(view: View, n: int, q: ResultsQuery, a: Answer) -> ResultCurve:
+    curve = view.curves[n]
     snapshot = curve.snapshot
     agentic = curve.is_agentic
     by_goodput = q.rank_by == "goodput"
     derived = q.normalize != "system"
-    accelerators = curve.accelerator_count
-    points: list[tuple[ResultPoint, float | None, float | None]] = []
-    for point in snapshot.points:
-        y = throughput(point, q.normalize, accelerators, q.price)
-        cost = usd_per_million_tokens(point, q.price, accelerators)
-        goodput = None
-        if q.wants_goodput and point.offline != Offline.DEDICATED:
-            logged = logs.get(
-                (curve.submission, f"{snapshot.system_dir}/{curve.benchmark_model}/{point.dir}")
-            )
-            if logged is not None:
-                goodput = logged.log.goodput(
-                    q.sla.ttft_p90_max_ms,
-                    q.sla.tps_per_user_min,
-                    logged.duration_s,
-                    agentic=agentic,
-                )
-        attainment = goodput.slo_attainment if goodput else None
-        good_tps = goodput.goodput_tps if goodput else None
-        if by_goodput:
-            y = good_tps
-        # Built without validating again: the snapshot was validated when it was read.
-        view = ResultPoint.model_construct(
-            **dict(point),
-            region_name=region_name(point.region),
-            y=None if not (derived or by_goodput) or y is None else round(y, 3),
-            usd_per_million_tokens=None if cost is None else round(cost, 4),
-            admissible=admissible(point, q.sla, agentic),
-            slo_attainment=None if attainment is None else round(attainment, 4),
-            goodput_tps=None if good_tps is None else round(good_tps, 3),
-            goodput_requests=goodput.requests if goodput else None,
-            goodput_missing=NO_EVENTS
-            if q.wants_goodput and goodput is None and point.offline != Offline.DEDICATED
-            else None,
+    first = int(view.first_row[n])
+    rows = slice(first, first + len(snapshot.points))
+    # Plain lists of this curve's rows: read item by item below.
+    ys, costs, admitted = a.y[rows].tolist(), a.cost[rows].tolist(), a.admissible[rows].tolist()
+    g = a.goodput
+    if g is not None:
+        attained, goodput, requests = (
+            g.attainment[rows].tolist(),
+            g.goodput_tps[rows].tolist(),
+            g.requests[rows].tolist(),
         )
-        points.append((view, per_user(point, agentic), y))
-    plotted = [
-        (x, y)
-        for p, x, y in points
-        if p.offline != Offline.DEDICATED and x is not None and y is not None
-    ]
+    points: list[dict[str, Any]] = []
+    plotted: list[tuple[float, float]] = []
+    dedicated: tuple[PublishedPoint, float] | None = None
+    for i, point in enumerate(snapshot.points):
+        y = None if math.isnan(ys[i]) else ys[i]
+        logged = g is not None and requests[i] >= 0
+        # Plain data: the curve's model validates all its points in one pass, faster
+        # than a model each.
+        points.append(
+            {
+                **point.__dict__,
+                "region_name": region_name(point.region),
+                "y": _rounded(ys[i], 3) if derived or by_goodput else None,
+                "usd_per_million_tokens": _rounded(costs[i], 4),
+                "admissible": admitted[i],
+                "slo_attainment": _rounded(attained[i], 4) if logged else None,
+                "goodput_tps": _rounded(goodput[i], 3) if logged else None,
+                "goodput_requests": requests[i] if logged else None,
+                "goodput_missing": NO_EVENTS
+                if g is not None and not logged and point.offline != Offline.DEDICATED
+                else None,
+            }
+        )
+        x = per_user(point, agentic)
+        if point.offline == Offline.DEDICATED:
+            if y is not None:
+                dedicated = (point, y)
+        elif x is not None and y is not None:
+            plotted.append((x, y))
     steps = step_curve(plotted)
     ceiling = None
-    dedicated = next(((p, y) for p, _x, y in points if p.offline == Offline.DEDICATED), None)
-    if dedicated is not None and dedicated[1] is not None and not by_goodput:
+    if dedicated is not None and not by_goodput:
         ceiling = Ceiling(y=round(dedicated[1], 3), concurrency=dedicated[0].concurrency)
-    if by_goodput:
-        with_goodput = [p for p, _x, _y in points if p.goodput_tps is not None]
-        best_dir = (
-            max(with_goodput, key=lambda p: (p.goodput_tps or 0.0, -p.concurrency)).dir
-            if with_goodput
-            else None
-        )
-    else:
-        best = best_point(
-            snapshot.points,
-            q.sla,
-            agentic=agentic,
-            normalize=q.normalize,
-            accelerators=accelerators,
-            price=q.price,
-        )
-        best_dir = None if best is None else best.dir
+    best = int(a.best[n])
     return ResultCurve(
         id=curve.id,
         submission=curve.submission,
@@ -601,11 +740,11 @@ def _curve_view(
         is_agentic=agentic,
         x_metric="e2e_avg_interactivity" if agentic else "tps_per_user",
         regions=snapshot.regions,
-        points=[p for p, _x, _y in points],
+        points=_POINTS.validate_python(points),
         step_line=[[round(x, 3), round(y, 3)] for x, y in steps.line],
         offline_ceiling=ceiling,
         elected_offline=snapshot.elected_offline,
-        best=best_dir,
+        best=None if best < 0 else snapshot.points[best - first].dir,
     )
 
 
@@ -668,6 +807,24 @@ class Unranked(BaseModel):
     organization: str
     status: str
     curve: int
+    on_chart: bool = Field(description="its curve is in `curves`")
+
+
+class MoreCurve(BaseModel):
+    """A ranked system whose curve the chart leaves out (past `limit`): pin it with
+    `curve=` to load it."""
+
+    rank: int
+    curve: int = Field(description="the curve's id, for `curve=`")
+    system: str
+    organization: str
+    status: str
+    point: str = Field(description="its best point's folder")
+    concurrency: int
+    throughput: float | None = Field(description="as `ranking` reads it")
+
+
+_MORE = TypeAdapter(list[MoreCurve])
 
 
 class SlaView(BaseModel):
@@ -716,8 +873,14 @@ class ResultsPage(BaseModel):
     # No SLA: the ranking is of peak throughput at any latency, and says so.
     sla_set: bool
     sla: SlaView
-    curves: list[ResultCurve]
-    ranking: list[RankingRow]
+    curves_total: int = Field(description="the curves that match the query")
+    limit: int | None = Field(description="the most curves drawn in full; null: all")
+    pinned: list[int] = Field(description="curve ids drawn because `curve=` asked for them")
+    curves: list[ResultCurve] = Field(
+        description="drawn in full: the best-ranked ones up to `limit`, and the pinned ones"
+    )
+    ranking: list[RankingRow] = Field(description="the ranked systems whose curves are drawn")
+    more: list[MoreCurve] = Field(description="the other ranked systems, by rank")
     no_admissible_point: list[Unranked]
     footnote: str | None
 
@@ -725,8 +888,8 @@ class ResultsPage(BaseModel):
 def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
     # No cohort asked for: the active page, labelled with the latest released cohort.
     cohort = q.cohort or latest_cohort(session)
-    visible = visible_curves(session, q.cohort or None)
-    benchmarks = _benchmarks(visible)
+    view = visible_view(session, q.cohort or None)
+    benchmarks = view.benchmarks
     chosen = _choose_benchmark(benchmarks, q)
     benchmark = chosen.id if chosen else None
     dataset = None
@@ -737,68 +900,97 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
             raise QueryProblem(
                 "dataset", f"{benchmark} has no published curves on dataset {dataset!r} ({known})"
             )
-    curves: list[ResultCurve] = []
-    if benchmark is not None:
-        shown = [
-            curve
-            for curve in visible
-            if curve.benchmark_model == benchmark
-            and curve.status in q.statuses
-            and (curve.dataset or None) == dataset
-            and _matches(curve, q)
-        ]
-        logs = request_logs(session, {c.submission for c in shown}) if q.wants_goodput else {}
-        curves = [_curve_view(curve, q, logs) for curve in shown]
-    curves.sort(key=lambda c: (c.organization.lower(), c.system.lower()))
-    ranked: list[tuple[float, RankingRow]] = []
-    without = []
-    for view in curves:
-        best = next((p for p in view.points if p.dir == view.best), None)
-        if best is None:
-            without.append(
-                Unranked(
-                    system=view.system,
-                    organization=view.organization,
-                    status=view.status,
-                    curve=view.id,
-                )
+    shown = [
+        n
+        for n, curve in enumerate(view.curves)
+        if benchmark is not None
+        and curve.benchmark_model == benchmark
+        and curve.status in q.statuses
+        and (curve.dataset or None) == dataset
+        and _matches(curve, q)
+    ]
+    a = answer(session, view, shown, q)
+    # Plain lists: read item by item below.
+    best_row, value_of = a.best.tolist(), a.y.tolist()
+    concurrency = view.table.concurrency.tolist()
+    in_query = set(shown)
+    by_name = [n for n in view.by_name if n in in_query]
+    ranked = [n for n in by_name if best_row[n] >= 0]
+    # Highest first; the sort is stable, so equal values keep the names' order.
+    ranked.sort(key=lambda n: -value_of[best_row[n]])
+    unranked = [n for n in by_name if best_row[n] < 0]
+    # The chart carries the curves that answer the question: the best ranked ones (or,
+    # with fewer ranked, the others by name), and those the buyer pinned.
+    if q.limit is None or len(shown) <= q.limit:
+        charted = set(shown)
+    else:
+        charted = set((ranked + unranked)[: q.limit])
+        ids = set(q.pinned)
+        charted |= {n for n in shown if view.curves[n].id in ids}
+    curves = [_curve_view(view, n, q, a) for n in by_name if n in charted]
+    on_chart = {c.id: c for c in curves}
+    ranking: list[RankingRow] = []
+    more: list[dict[str, Any]] = []
+    for rank, n in enumerate(ranked, 1):
+        curve = view.curves[n]
+        row = best_row[n]
+        value = _rounded(value_of[row], 3)
+        if curve.id not in on_chart:
+            # Plain data: the page model validates it in one pass, faster than a model each.
+            more.append(
+                {
+                    "rank": rank,
+                    "curve": curve.id,
+                    "system": curve.system_name,
+                    "organization": curve.organization,
+                    "status": curve.status,
+                    "point": view.dirs[row],
+                    "concurrency": concurrency[row],
+                    "throughput": value,
+                }
             )
             continue
-        value = (
-            best.goodput_tps
-            if q.rank_by == "goodput"
-            else throughput(best, q.normalize, view.accelerator_count, q.price)
+        shown_curve = on_chart[curve.id]
+        best = next(p for p in shown_curve.points if p.dir == shown_curve.best)
+        ranking.append(
+            RankingRow(
+                rank=rank,
+                system=shown_curve.system,
+                organization=shown_curve.organization,
+                status=shown_curve.status,
+                curve=shown_curve.id,
+                submission=shown_curve.submission,
+                result_id=shown_curve.result_id,
+                accelerator_model=shown_curve.accelerator_model,
+                accelerator_count=shown_curve.accelerator_count,
+                provisioned_power_kw=shown_curve.provisioned_power_kw,
+                division=shown_curve.division,
+                availability=shown_curve.availability,
+                point=best.dir,
+                concurrency=best.concurrency,
+                region=best.region,
+                throughput=value,
+                usd_per_million_tokens=best.usd_per_million_tokens,
+                slo_attainment=best.slo_attainment,
+                goodput_tps=best.goodput_tps,
+                system_tps=best.system_tps,
+                system_tps_per_kw=best.system_tps_per_kw,
+                tps_per_user=best.tps_per_user,
+                e2e_avg_interactivity=best.e2e_avg_interactivity,
+                ttft_p90_ms=best.ttft_p90_ms,
+                tpot_p90_ms=best.tpot_p90_ms,
+            )
         )
-        row = RankingRow(
-            rank=0,
-            system=view.system,
-            organization=view.organization,
-            status=view.status,
-            curve=view.id,
-            submission=view.submission,
-            result_id=view.result_id,
-            accelerator_model=view.accelerator_model,
-            accelerator_count=view.accelerator_count,
-            provisioned_power_kw=view.provisioned_power_kw,
-            division=view.division,
-            availability=view.availability,
-            point=best.dir,
-            concurrency=best.concurrency,
-            region=best.region,
-            throughput=value,
-            usd_per_million_tokens=best.usd_per_million_tokens,
-            slo_attainment=best.slo_attainment,
-            goodput_tps=best.goodput_tps,
-            system_tps=best.system_tps,
-            system_tps_per_kw=best.system_tps_per_kw,
-            tps_per_user=best.tps_per_user,
-            e2e_avg_interactivity=best.e2e_avg_interactivity,
-            ttft_p90_ms=best.ttft_p90_ms,
-            tpot_p90_ms=best.tpot_p90_ms,
+    without = [
+        Unranked(
+            system=view.curves[n].system_name,
+            organization=view.curves[n].organization,
+            status=view.curves[n].status,
+            curve=view.curves[n].id,
+            on_chart=view.curves[n].id in on_chart,
         )
-        ranked.append((value or 0.0, row))
-    ranked.sort(key=lambda pair: -pair[0])
-    ranking = [row.model_copy(update={"rank": n}) for n, (_v, row) in enumerate(ranked, 1)]
+        for n in unranked
+    ]
     return ResultsPage(
         cohort=cohort,
         current=not q.cohort,
@@ -827,8 +1019,12 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
             regions=list(q.sla.regions),
             suggested=list(q.suggested),
         ),
+        curves_total=len(shown),
+        limit=q.limit,
+        pinned=[c for c in q.pinned if c in on_chart],
         curves=curves,
         ranking=ranking,
+        more=_MORE.validate_python(more),
         no_admissible_point=without,
         footnote=PRELIMINARY_FOOTNOTE if any(c.status == "provisional" for c in curves) else None,
     )

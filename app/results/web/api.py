@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
@@ -17,6 +18,8 @@ from app.results.services.agentic import AgenticModels, agentic_models
 from app.results.services.compare import Comparison, compare
 from app.results.services.history import History, system_history
 from app.results.services.results import (
+    CHARTED,
+    MOST_CHARTED,
     BenchmarkView,
     CohortView,
     QueryProblem,
@@ -227,6 +230,17 @@ def read_results(
     price_per_system_hour: Annotated[
         str | None, Query(description="USD per system-hour, your quote (usd_per_mtok)")
     ] = None,
+    limit: Annotated[
+        str | None,
+        Query(
+            description=f"the most curves drawn in full, best-ranked first (default {CHARTED}, "
+            f"at most {MOST_CHARTED}, or all); the other ranked systems are listed in `more`"
+        ),
+    ] = None,
+    curve: Annotated[
+        list[str] | None,
+        Query(description="repeatable: a curve id from `more`, drawn in full past the limit"),
+    ] = None,
     format: Literal["json", "csv"] = "json",
     export: Literal["ranking", "points"] = "ranking",
 ) -> Any:
@@ -234,7 +248,10 @@ def read_results(
     ranking: per system, the best point that meets the SLA. The parameters are parsed by
     the same code as the results page's (a refusal names the parameter in `field`)."""
     try:
-        result = query_results(session, parse_results_query(session, request.query_params))
+        query = parse_results_query(session, request.query_params)
+        if format == "csv":
+            query = replace(query, limit=None)  # an export holds every system
+        result = query_results(session, query)
     except QueryProblem as problem:
         return refused(problem)
     if format == "csv":

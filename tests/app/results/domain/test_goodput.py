@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+import struct
+import zlib
+from array import array
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.results.domain.goodput import Request, RequestLog, request_of
+from app.results.domain.goodput import ROW, GoodputIndex, Request, RequestLog, request_of
 
 MS = 1_000_000  # nanoseconds
 
@@ -42,6 +45,22 @@ def test_failed_requests_miss_the_slo_and_limits_are_inclusive() -> None:
     assert RequestLog([]).goodput(1.0, 1.0, 1.0).slo_attainment is None
 
 
+def f32(value: float) -> float:
+    """A value as the record keeps it (32-bit)."""
+    return float(array("f", [value])[0])
+
+
+def meets(r: Request, ttft_max: float | None, rate_min: float | None, agentic: bool) -> bool:
+    """The definition, request by request, on the record's values."""
+    rate = f32(r.e2e_rate if agentic else r.decode_rate)
+    return (
+        not r.failed
+        and r.output_tokens > 0
+        and (ttft_max is None or f32(r.ttft_ms) <= ttft_max)
+        and (rate_min is None or rate >= rate_min)
+    )
+
+
 requests = st.builds(
     Request,
     ttft_ms=st.floats(0, 1e5, allow_nan=False),
@@ -61,14 +80,7 @@ def test_the_packed_record_answers_exactly_as_the_requests_do(
     log = RequestLog.from_bytes(RequestLog(items).to_bytes())
     assert len(log) == len(items)
     result = log.goodput(ttft_max, rate_min, 10.0, agentic=agentic)
-    met = [
-        r
-        for r in items
-        if not r.failed
-        and r.output_tokens > 0
-        and (ttft_max is None or r.ttft_ms <= ttft_max)
-        and (rate_min is None or (r.e2e_rate if agentic else r.decode_rate) >= rate_min)
-    ]
+    met = [r for r in items if meets(r, ttft_max, rate_min, agentic)]
     assert result.met == len(met) and result.tokens_met == sum(r.output_tokens for r in met)
     assert result.requests == len(items)
 
@@ -77,3 +89,65 @@ def test_a_damaged_record_is_refused() -> None:
     data = RequestLog([request_of(1, 2, 3, 2, False)]).to_bytes()
     with pytest.raises(ValueError):
         RequestLog.from_bytes(b"XXXX" + data[4:])
+
+
+# Values from a small set, so that ties and limits equal to a request's own value are
+# common; logs long enough to fill several index rows.
+coarse = st.sampled_from([0.0, 0.5, 1.0, 40.0, 99.9, 100.0, 250.0, 300.0, 1e4, math.inf])
+coarse_requests = st.builds(
+    Request,
+    ttft_ms=st.sampled_from([0.0, 1.0, 50.0, 99.9, 100.0, 300.0, 300.0001, 5000.0]),
+    decode_rate=coarse,
+    e2e_rate=coarse,
+    output_tokens=st.integers(0, 3),
+    failed=st.booleans(),
+)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    st.lists(st.tuples(st.lists(coarse_requests, max_size=2 * ROW + 7), st.booleans()), max_size=5),
+    st.one_of(st.none(), st.sampled_from([0.0, 50.0, 99.9, 100.0, 300.0, 1e9])),
+    st.one_of(st.none(), st.sampled_from([0.0, 0.5, 40.0, 100.0, 1e4, math.inf])),
+)
+def test_the_index_answers_every_point_as_the_definition_does(
+    points: list[tuple[list[Request], bool]], ttft_max: float | None, rate_min: float | None
+) -> None:
+    index = GoodputIndex([RequestLog(items) for items, _a in points], [a for _i, a in points])
+    met, tokens = index.met(ttft_max, rate_min)
+    for n, (items, agentic) in enumerate(points):
+        good = [r for r in items if meets(r, ttft_max, rate_min, agentic)]
+        assert met[n] == len(good) and tokens[n] == sum(r.output_tokens for r in good)
+    assert list(index.requests) == [len(items) for items, _a in points]
+
+
+def test_a_limit_between_two_float32_values_is_not_rounded_onto_one() -> None:
+    # 40.0 is a float32; a minimum a hair above it must not round down to it.
+    log = RequestLog([Request(100.0, 40.0, 40.0, 5, False)])
+    assert log.goodput(None, 40.0, 1.0).met == 1
+    assert log.goodput(None, 40.000000001, 1.0).met == 0
+    assert log.goodput(99.99999999, None, 1.0).met == 0
+
+
+def test_a_first_version_record_with_doubles_is_read() -> None:
+    items = [Request(123.456789, 41.5, 30.25, 7, False), Request(5.0, 1.0, 1.0, 2, True)]
+    columns = (
+        array("d", [r.ttft_ms for r in items]),
+        array("d", [r.decode_rate for r in items]),
+        array("d", [r.e2e_rate for r in items]),
+        array("I", [r.output_tokens for r in items]),
+        array("B", [int(r.failed) for r in items]),
+    )
+    body = b"".join(c.tobytes() for c in columns)
+    log = RequestLog.from_bytes(struct.pack("<4sI", b"RQL1", 2) + zlib.compress(body))
+    assert list(log.output_tokens) == [7, 2] and log.ttft_ms[0] == f32(123.456789)
+    assert log.goodput(200, 40, 1.0).met == 1
+
+
+def test_every_position_in_a_full_row_is_found() -> None:
+    # Distinct rates over several full rows: the binary search must land on each floor.
+    n = 3 * ROW + 11
+    log = RequestLog([Request(1.0, float(k), float(k), 1, False) for k in range(n)])
+    index = GoodputIndex([log], [False])
+    for floor in range(n + 1):
+        assert index.met(10.0, floor)[0][0] == n - floor
