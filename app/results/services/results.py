@@ -74,8 +74,22 @@ class VisibleCurve:
 
     @property
     def snapshot(self) -> CurveSnapshot:
-        """The published curve, read again from its JSON each time it is asked for."""
-        return CurveSnapshot.model_validate_json(self.stored)
+        """The published curve, read from its JSON (the ones drawn lately are kept)."""
+        kept = _SNAPSHOTS.get(self.id)
+        if kept is None or kept[0] is not self.stored:
+            if len(_SNAPSHOTS) >= _SNAPSHOTS_SIZE:
+                _SNAPSHOTS.pop(next(iter(_SNAPSHOTS)))
+            kept = _SNAPSHOTS[self.id] = (
+                self.stored,
+                CurveSnapshot.model_validate_json(self.stored),
+            )
+        return kept[1]
+
+
+# Curve id → (its JSON, read): a published curve never changes; the JSON tells one
+# database's curve from another's with the same id.
+_SNAPSHOTS: dict[int, tuple[bytes, CurveSnapshot]] = {}
+_SNAPSHOTS_SIZE = 1024
 
 
 @dataclass(frozen=True)
@@ -89,6 +103,7 @@ class View:
     dirs: list[str]  # per row, the point's folder
     by_name: list[int]  # the curves in the order tables list them: organisation, system
     benchmarks: list[BenchmarkView]
+    goodput_plans: dict[Any, GoodputPlan] = field(default_factory=dict)
 
     @classmethod
     def of(cls, curves: list[VisibleCurve], snapshots: list[CurveSnapshot]) -> View:
@@ -117,8 +132,9 @@ _CACHE: dict[tuple[str, str, int, int, int], View] = {}
 _CACHE_SIZE = 16
 
 
-CHARTED = 25  # curves drawn in full by default: more step lines than a chart can show apart
+CHARTED = 10  # curves drawn in full by default: as many as the chart has colours
 MOST_CHARTED = 500
+LISTED = 200  # systems not drawn listed in one answer (`more_from` pages on)
 
 
 @dataclass
@@ -142,6 +158,7 @@ class ResultsQuery:
     rank_by: str = "throughput"
     limit: int | None = CHARTED  # None: every curve in full (the exports)
     pinned: tuple[int, ...] = ()  # curve ids drawn past the limit
+    more_from: int = 1  # the rank the list of systems not drawn starts from
 
     @property
     def wants_goodput(self) -> bool:
@@ -285,6 +302,7 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
         suggested=tuple(suggested),
         rank_by=rank_by,
         limit=None if every else (charted or CHARTED),
+        more_from=count("more_from") or 1,
         pinned=tuple(dict.fromkeys(pinned)),
     )
 
@@ -464,6 +482,13 @@ def _benchmarks(visible: list[VisibleCurve]) -> list[BenchmarkView]:
     return sorted(out, key=lambda b: (b.agentic, b.id))
 
 
+def _filtered(q: ResultsQuery) -> bool:
+    return any(
+        v is not None
+        for v in (q.division, q.availability, q.organization, q.accelerator, q.accelerator_count)
+    )
+
+
 def _matches(curve: VisibleCurve, q: ResultsQuery) -> bool:
     def same(value: str | None, wanted: str | None) -> bool:
         return wanted is None or (value or "").lower() == wanted.lower()
@@ -555,20 +580,24 @@ _INDEXES: dict[tuple[tuple[int, bool], ...], GoodputIndex] = {}
 _INDEXES_SIZE = 2
 
 
+# Submission id → point label → (the latest re-count's log id, its duration in ms).
+Catalogue = dict[str, dict[str, tuple[int, float | None]]]
+CatalogueKey = tuple[str, int, int]
 # What request logs exist (not their data), kept until one is added or removed.
-_CATALOGUE: dict[tuple[str, int, int], dict[str, dict[str, tuple[int, float | None]]]] = {}
+_CATALOGUE: dict[CatalogueKey, Catalogue] = {}
+_PLANS_SIZE = 8  # per view: the curve sets last asked for
 
 
-def _log_catalogue(session: Session) -> dict[str, dict[str, tuple[int, float | None]]]:
-    """Submission id → point label → (the latest re-count's log id, its duration in ms)."""
+def _log_catalogue(session: Session) -> tuple[CatalogueKey, Catalogue]:
+    """Which request logs exist, and the key that changes when one is added or removed."""
     newest, count = session.execute(
         select(func.max(RequestLogRow.id), func.count(RequestLogRow.id))
     ).one()
     key = (str(session.get_bind().engine.url), newest or 0, count)
     cached = _CATALOGUE.get(key)
     if cached is not None:
-        return cached
-    catalogue: dict[str, dict[str, tuple[int, float | None]]] = {}
+        return key, cached
+    catalogue: Catalogue = {}
     for row_id, public_id, label, duration in session.execute(
         select(
             RequestLogRow.id,
@@ -582,16 +611,22 @@ def _log_catalogue(session: Session) -> dict[str, dict[str, tuple[int, float | N
         catalogue.setdefault(public_id, {})[label] = (row_id, duration)  # the latest wins
     _CATALOGUE.clear()
     _CATALOGUE[key] = catalogue
-    return catalogue
+    return key, catalogue
 
 
-def point_goodput(session: Session, view: View, curves: list[int], q: ResultsQuery) -> PointGoodput:
-    """Goodput under *q*'s SLA for every point of the view's *curves* (indexes into
-    ``view.curves``) that has a re-counted request log; the latest re-count's counts."""
-    rows = len(view.table)
-    out = PointGoodput(np.full(rows, np.nan), np.full(rows, np.nan), np.full(rows, -1, np.int64))
-    catalogue = _log_catalogue(session)
-    wanted: list[tuple[int, int, bool, float]] = []  # table row, log id, agentic, seconds
+@dataclass(frozen=True)
+class GoodputPlan:
+    """Which logs answer which rows of a view: the same for every SLA asked of the
+    same curves, so it is worked out once."""
+
+    rows: npt.NDArray[np.int64]  # table rows that have a log
+    logs: tuple[tuple[int, bool], ...]  # the index's logs: (log id, agentic), sorted
+    at: npt.NDArray[np.int64]  # per row, its log's place in `logs`
+    seconds: npt.NDArray[np.float64]  # per row, the point's duration
+
+
+def _goodput_plan(view: View, curves: list[int], catalogue: Catalogue) -> GoodputPlan:
+    wanted: list[tuple[int, tuple[int, bool], float]] = []
     for n in curves:
         curve = view.curves[n]
         logged = catalogue.get(curve.submission)
@@ -601,35 +636,55 @@ def point_goodput(session: Session, view: View, curves: list[int], q: ResultsQue
         for row in range(int(view.first_row[n]), int(view.first_row[n + 1])):
             found = logged.get(prefix + view.dirs[row])
             if found is not None and not view.table.dedicated[row]:
-                wanted.append((row, found[0], curve.is_agentic, (found[1] or 0) / 1000))
-    if not wanted:
+                wanted.append((row, (found[0], curve.is_agentic), (found[1] or 0) / 1000))
+    logs = tuple(sorted({log for _r, log, _s in wanted}))
+    place = {log: n for n, log in enumerate(logs)}
+    return GoodputPlan(
+        rows=np.array([r for r, _l, _s in wanted], dtype=np.int64),
+        logs=logs,
+        at=np.array([place[log] for _r, log, _s in wanted], dtype=np.int64),
+        seconds=np.array([seconds for _r, _l, seconds in wanted], dtype=np.float64),
+    )
+
+
+def point_goodput(session: Session, view: View, curves: list[int], q: ResultsQuery) -> PointGoodput:
+    """Goodput under *q*'s SLA for every point of the view's *curves* (indexes into
+    ``view.curves``) that has a re-counted request log; the latest re-count's counts."""
+    rows = len(view.table)
+    out = PointGoodput(np.full(rows, np.nan), np.full(rows, np.nan), np.full(rows, -1, np.int64))
+    catalogue_key, catalogue = _log_catalogue(session)
+    plan_key = (catalogue_key, tuple(curves))
+    plan = view.goodput_plans.get(plan_key)
+    if plan is None:
+        plan = view.goodput_plans[plan_key] = _goodput_plan(view, curves, catalogue)
+        while len(view.goodput_plans) > _PLANS_SIZE:
+            view.goodput_plans.pop(next(iter(view.goodput_plans)))
+    if not plan.logs:
         return out
-    key = tuple(sorted({(log_id, agentic) for _r, log_id, agentic, _s in wanted}))
-    index = _INDEXES.get(key)
+    index = _INDEXES.get(plan.logs)
     if index is None:
         data = dict(
             session.execute(
                 select(RequestLogRow.id, RequestLogRow.data).where(
-                    RequestLogRow.id.in_({log_id for log_id, _a in key})
+                    RequestLogRow.id.in_({log_id for log_id, _a in plan.logs})
                 )
             ).all()
         )
         index = GoodputIndex(
-            [RequestLog.from_bytes(data[log_id]) for log_id, _a in key], [a for _l, a in key]
+            [RequestLog.from_bytes(data[log_id]) for log_id, _a in plan.logs],
+            [agentic for _l, agentic in plan.logs],
         )
         if len(_INDEXES) >= _INDEXES_SIZE:
             _INDEXES.pop(next(iter(_INDEXES)))
-        _INDEXES[key] = index
+        _INDEXES[plan.logs] = index
     met, tokens = index.met(q.sla.ttft_p90_max_ms, q.sla.tps_per_user_min)
-    position = {entry: n for n, entry in enumerate(key)}
-    for row, log_id, agentic, seconds in wanted:
-        at = position[(log_id, agentic)]
-        requests = int(index.requests[at])
-        out.requests[row] = requests
-        if requests:
-            out.attainment[row] = met[at] / requests
-        if seconds > 0:
-            out.goodput_tps[row] = tokens[at] / seconds
+    requests = index.requests[plan.at]
+    out.requests[plan.rows] = requests
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out.attainment[plan.rows] = np.where(requests > 0, met[plan.at] / requests, np.nan)
+        out.goodput_tps[plan.rows] = np.where(
+            plan.seconds > 0, tokens[plan.at] / plan.seconds, np.nan
+        )
     return out
 
 
@@ -880,7 +935,11 @@ class ResultsPage(BaseModel):
         description="drawn in full: the best-ranked ones up to `limit`, and the pinned ones"
     )
     ranking: list[RankingRow] = Field(description="the ranked systems whose curves are drawn")
-    more: list[MoreCurve] = Field(description="the other ranked systems, by rank")
+    more: list[MoreCurve] = Field(
+        description=f"the ranked systems not drawn, by rank: up to {LISTED} from `more_from`"
+    )
+    more_total: int = Field(description="the ranked systems not drawn, all of them")
+    more_from: int = Field(description="the rank `more` lists from (`more_from=`)")
     no_admissible_point: list[Unranked]
     footnote: str | None
 
@@ -900,6 +959,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
             raise QueryProblem(
                 "dataset", f"{benchmark} has no published curves on dataset {dataset!r} ({known})"
             )
+    filtered = _filtered(q)
     shown = [
         n
         for n, curve in enumerate(view.curves)
@@ -907,7 +967,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         and curve.benchmark_model == benchmark
         and curve.status in q.statuses
         and (curve.dataset or None) == dataset
-        and _matches(curve, q)
+        and (not filtered or _matches(curve, q))
     ]
     a = answer(session, view, shown, q)
     # Plain lists: read item by item below.
@@ -931,11 +991,14 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
     on_chart = {c.id: c for c in curves}
     ranking: list[RankingRow] = []
     more: list[dict[str, Any]] = []
+    more_total = 0
     for rank, n in enumerate(ranked, 1):
         curve = view.curves[n]
-        row = best_row[n]
-        value = _rounded(value_of[row], 3)
         if curve.id not in on_chart:
+            more_total += 1
+            if rank < q.more_from or len(more) >= LISTED:
+                continue
+            row = best_row[n]
             # Plain data: the page model validates it in one pass, faster than a model each.
             more.append(
                 {
@@ -946,10 +1009,11 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
                     "status": curve.status,
                     "point": view.dirs[row],
                     "concurrency": concurrency[row],
-                    "throughput": value,
+                    "throughput": _rounded(value_of[row], 3),
                 }
             )
             continue
+        value = _rounded(value_of[best_row[n]], 3)
         shown_curve = on_chart[curve.id]
         best = next(p for p in shown_curve.points if p.dir == shown_curve.best)
         ranking.append(
@@ -1025,6 +1089,8 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         curves=curves,
         ranking=ranking,
         more=_MORE.validate_python(more),
+        more_total=more_total,
+        more_from=q.more_from,
         no_admissible_point=without,
         footnote=PRELIMINARY_FOOTNOTE if any(c.status == "provisional" for c in curves) else None,
     )

@@ -19,6 +19,7 @@ from app.results.services.compare import Comparison, compare
 from app.results.services.history import History, system_history
 from app.results.services.results import (
     CHARTED,
+    LISTED,
     MOST_CHARTED,
     BenchmarkView,
     CohortView,
@@ -240,6 +241,10 @@ def read_results(
     curve: Annotated[
         list[str] | None,
         Query(description="repeatable: a curve id from `more`, drawn in full past the limit"),
+    ] = None,
+    more_from: Annotated[
+        str | None,
+        Query(description=f"the rank `more` lists from ({LISTED} at a time); default 1"),
     ] = None,
     format: Literal["json", "csv"] = "json",
     export: Literal["ranking", "points"] = "ranking",

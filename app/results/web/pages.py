@@ -18,6 +18,7 @@ from app.results.services.compare import compare
 from app.results.services.history import system_history
 from app.results.services.home import home
 from app.results.services.results import (
+    LISTED,
     STATUSES,
     QueryProblem,
     ResultsQuery,
@@ -68,6 +69,11 @@ def results_page(request: Request, session: SessionDep) -> Response:
             "params": params,
             # The API takes the same parameters; empty ones are left out.
             "api_query": urlencode([(k, v) for k, v in params.multi_items() if v.strip()]),
+            # The same without the list's page, for the links that page it.
+            "unpaged_query": urlencode(
+                [(k, v) for k, v in params.multi_items() if v.strip() and k != "more_from"]
+            ),
+            "r_listed": LISTED,
         },
         status_code=status_of(problem) if problem else 200,
     )
