@@ -60,3 +60,22 @@ def test_history_agentic_models_and_the_embed(page, portal: RunningPortal) -> No
     frame = page.frame_locator("iframe")
     frame.locator(f"#chart-pareto{RENDERED}").wait_for(timeout=20_000)
     assert frame.locator("form").count() == 0
+
+
+def test_a_system_past_the_limit_is_listed_and_drawn_on_demand(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&limit=2")
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    drawn = page.evaluate("document.getElementById('chart-pareto').data.length")
+    assert page.locator("#ranking tbody tr").count() == 2
+    page.click("#more-systems summary")
+    listed = page.locator("#more-list li")
+    assert listed.count() == 3  # the demo's five llama curves, two drawn
+    name = listed.first.inner_text().split(" (")[0]
+    listed.first.locator("a.add-curve").click()
+    page.wait_for_url("**curve=**")
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    # One curve more on the chart, in the ranking at its own rank, and out of the list.
+    assert page.evaluate("document.getElementById('chart-pareto').data.length") > drawn
+    assert page.locator(f'#ranking tbody tr[data-system="{name}"]').count() == 1
+    assert page.locator("#more-list").is_visible()  # the list stays open with a pinned curve
+    assert page.locator("#more-list li").count() == 2
