@@ -97,6 +97,10 @@ def summarize(
     turn_tokens = 0  # tracked, successful turns: Σ output tokens …
     turn_time_ns = 0  # … and Σ serving time (tool delays between turns are not in it)
     osl_full_run: list[int] = []  # every completed turn, inside the window or after it
+    # Agentic turns issued after STOP: outside the tracked set, yet e2e interactivity is
+    # over all completed turns of all trajectories (rules §1.1). uuid → [issued, failed].
+    late_turns: dict[str, list[int]] = {}
+    started = False
 
     # Responses wait here to be tokenized together: encode_batch runs on all cores, and
     # the wait is bounded, so memory stays flat however large the file is.
@@ -149,7 +153,7 @@ def summarize(
         if kind == ev.START_TRACKING:
             if tracking:
                 close_block()
-            tracking = True
+            tracking = started = True
             block_start = block_last = ts
         elif kind == ev.STOP_TRACKING:
             tracking = False  # the window stays open until the last tracked completion
@@ -162,11 +166,15 @@ def summarize(
                     count = counter.count_prompt(Prompt.from_data(event.get("data")))
                     if count is not None:
                         isl.append(count)
+            elif agentic and started:
+                late_turns[uuid] = [ts, 0]
         elif kind == ev.ERROR:
             row = rows.get(uuid)
             if row is not None and not row.failed:
                 row.failed = True
                 failed += 1
+            elif uuid in late_turns:
+                late_turns[uuid][1] = 1
         elif kind == ev.RECV_FIRST:
             row = rows.get(uuid)
             if row is not None and row.recv_first_ns is None:
@@ -177,8 +185,13 @@ def summarize(
             if row is None:
                 if agentic and counter is not None:
                     late = Output.from_data(event.get("data"))
+                    turn = late_turns.pop(uuid, None)
                     if late is not None:
-                        osl_full_run.append(counter.count_output(late))
+                        n_late = counter.count_output(late)
+                        osl_full_run.append(n_late)
+                        if turn is not None and not turn[1]:
+                            turn_tokens += n_late
+                            turn_time_ns += ts - turn[0]
                 continue
             block_last = max(block_last, ts)
             if row.failed and not options.failures_as_completions:

@@ -148,3 +148,28 @@ def test_without_a_tokenizer_token_metrics_are_empty(tmp_path: Path) -> None:
     assert summary.result["tps"] is None and summary.result["tpot"] == {}
     assert summary.result["ttft"]["total"] == 10 * MS
     assert json.dumps(summary.result)  # serialisable as is
+
+
+def test_agentic_interactivity_counts_every_completed_turn(
+    tmp_path: Path, counter: TokenCounter
+) -> None:
+    """Rules §1.1: over all completed turns of all trajectories, including the turns
+    trajectories issue after STOP_PERFORMANCE_TRACKING (a failed turn adds nothing)."""
+    tracked, late, broken = Output(["lorem", " ipsum dolor"]), Output(["sit", " amet"]), None
+    rows = [
+        (ev.SESSION_STARTED, 0, "", None),
+        (ev.START_TRACKING, 10 * MS, "", None),
+        *_sample("t1", 10 * MS, 40 * MS, 110 * MS, tracked),  # 100 ms of serving
+        (ev.STOP_TRACKING, 115 * MS, "", None),
+        *_sample("t2", 120 * MS, 130 * MS, 170 * MS, late),  # 50 ms, after STOP
+        *_sample("t3", 125 * MS, None, 140 * MS, broken, error="HTTP 500: boom"),
+        (ev.SESSION_ENDED, 200 * MS, "", None),
+    ]
+    path = _write(tmp_path / "events.jsonl", rows)
+    r = summarize(path, counter, SummaryOptions(load_pattern="agentic_inference")).result
+    tokens = counter.count_output(tracked) + counter.count_output(late)
+    assert r["output_tokens_per_turn_total"] == tokens
+    assert r["e2e_turn_time_seconds_total"] == pytest.approx(0.150)
+    assert r["e2e_avg_interactivity"] == pytest.approx(tokens / 0.150)
+    # The tracked set is still the window's: one issued, one completed.
+    assert (r["n_samples_issued"], r["n_samples_completed"]) == (1, 1)

@@ -78,12 +78,21 @@ class VisibleCurve:
         kept = _SNAPSHOTS.get(self.id)
         if kept is None or kept[0] is not self.stored:
             if len(_SNAPSHOTS) >= _SNAPSHOTS_SIZE:
-                _SNAPSHOTS.pop(next(iter(_SNAPSHOTS)))
+                _evict(_SNAPSHOTS)
             kept = _SNAPSHOTS[self.id] = (
                 self.stored,
                 CurveSnapshot.model_validate_json(self.stored),
             )
         return kept[1]
+
+
+def _evict(cache: dict[Any, Any]) -> None:
+    """Drops a cache's oldest entry; requests run in threads, so another may have just
+    dropped it."""
+    try:
+        cache.pop(next(iter(cache)), None)
+    except (StopIteration, RuntimeError):
+        pass  # emptied, or changed while read: the next insertion evicts again
 
 
 # Curve id → (its JSON, read): a published curve never changes; the JSON tells one
@@ -428,7 +437,7 @@ def visible_view(session: Session, cohort: str | None) -> View:
         for p, c, snapshot in shown
     ]
     if len(_CACHE) >= _CACHE_SIZE:
-        _CACHE.pop(next(iter(_CACHE)))
+        _evict(_CACHE)
     view = _CACHE[key] = View.of(visible, [snapshot for _p, _c, snapshot in shown])
     return view
 
@@ -658,7 +667,7 @@ def point_goodput(session: Session, view: View, curves: list[int], q: ResultsQue
     if plan is None:
         plan = view.goodput_plans[plan_key] = _goodput_plan(view, curves, catalogue)
         while len(view.goodput_plans) > _PLANS_SIZE:
-            view.goodput_plans.pop(next(iter(view.goodput_plans)))
+            _evict(view.goodput_plans)
     if not plan.logs:
         return out
     index = _INDEXES.get(plan.logs)
@@ -675,7 +684,7 @@ def point_goodput(session: Session, view: View, curves: list[int], q: ResultsQue
             [agentic for _l, agentic in plan.logs],
         )
         if len(_INDEXES) >= _INDEXES_SIZE:
-            _INDEXES.pop(next(iter(_INDEXES)))
+            _evict(_INDEXES)
         _INDEXES[plan.logs] = index
     met, tokens = index.met(q.sla.ttft_p90_max_ms, q.sla.tps_per_user_min)
     requests = index.requests[plan.at]
