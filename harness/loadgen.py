@@ -557,17 +557,44 @@ def write_summary(run_dir: Path, counter: TokenCounter | None, options: SummaryO
 
 
 def options_from_run_dir(run_dir: Path) -> SummaryOptions:
-    """Rebuild the summary options a run was made with, from its ``config.yaml``."""
-    config = yaml.safe_load((run_dir / "config.yaml").read_text())
-    harness = config.get("harness") or {}
-    return summary_options(
+    """Rebuild the summary options a run was made with, from its ``config.yaml``: the
+    harness's own ``harness:`` block, or else the official client's ``settings``
+    (``load_pattern.type``, its targets and ``use_legacy_loadgen_qps_metrics``, the
+    official default being the legacy window for Poisson runs)."""
+    config = yaml.safe_load((run_dir / "config.yaml").read_text()) or {}
+    harness = config.get("harness")
+    if harness:
+        return summary_options(
+            RunConfig(
+                endpoint=harness.get("endpoint", ""),
+                model=harness.get("model", ""),
+                load_pattern=harness.get("load_pattern", "concurrency"),
+                concurrency=int(harness.get("concurrency", 1)),
+                target_qps=harness.get("target_qps"),
+                warmup_requests=int(harness.get("warmup_requests", 0)),
+                seed=int(harness.get("seed", 42)),
+            )
+        )
+    pattern = ((config.get("settings") or {}).get("load_pattern")) or {}
+    kind = str(pattern.get("type") or "concurrency")
+    options = summary_options(
         RunConfig(
-            endpoint=harness.get("endpoint", ""),
-            model=harness.get("model", ""),
-            load_pattern=harness.get("load_pattern", "concurrency"),
-            concurrency=int(harness.get("concurrency", 1)),
-            target_qps=harness.get("target_qps"),
-            warmup_requests=int(harness.get("warmup_requests", 0)),
-            seed=int(harness.get("seed", 42)),
+            endpoint="",
+            model=str((config.get("model_params") or {}).get("name") or ""),
+            load_pattern={"max_throughput": "offline"}.get(kind, kind),
+            concurrency=int(pattern.get("target_concurrency") or 1),
+            target_qps=pattern.get("target_qps"),
         )
     )
+    legacy = pattern.get("use_legacy_loadgen_qps_metrics")
+    options.use_legacy_window_for_poisson = True if legacy is None else bool(legacy)
+    # The official summary's own run configuration, echoed as it was (warm-up, seeds).
+    written = run_dir / "performance" / "result_summary.json"
+    if written.is_file():
+        try:
+            echoed = json.loads(written.read_text()).get("run_config")
+        except (ValueError, AttributeError):
+            echoed = None
+        if isinstance(echoed, dict):
+            options.run_config = echoed
+    return options
