@@ -114,3 +114,31 @@ def test_the_official_summary_run_configuration_is_kept(
         json.dumps({"run_config": run_config, "qps": 1.0})
     )
     assert recomputed(folder, local_tokenizer_dir)["run_config"] == run_config
+
+
+def test_an_all_failed_run_recomputes_without_throughput(
+    tmp_path: Path, local_tokenizer_dir: Path
+) -> None:
+    folder = tmp_path / "failed"
+    folder.mkdir()
+    (folder / "config.yaml").write_text(
+        yaml.safe_dump(
+            {"settings": {"load_pattern": {"type": "concurrency", "target_concurrency": 2}}}
+        )
+    )
+    writer = EventWriter(folder / "events.jsonl")
+    writer.write(ev.START_TRACKING, 0, "", None)
+    for n, uuid in enumerate(("x", "y", "z")):
+        writer.write(ev.ISSUED, (10 + n) * MS, uuid, Prompt(text="hello world").to_data())
+        writer.write(ev.ERROR, (50 + n) * MS, uuid, ["ErrorData", "HTTPError", "HTTP 503"])
+        writer.write(ev.COMPLETE, (50 + n) * MS, uuid, None)
+    writer.close()
+    ours = recomputed(folder, local_tokenizer_dir)
+    assert (ours["n_samples_issued"], ours["n_samples_failed"]) == (3, 3)
+    assert ours["n_samples_completed"] == 0 and ours["tps"] is None  # failures as failures
+    args = ["recompute", str(folder), "--tokenizer", str(local_tokenizer_dir)]
+    assert main([*args, "--official-failures"]) == 0
+    official = json.loads((folder / "performance" / "result_summary.json").read_text())
+    # The official arithmetic counts a failure as a completion (harness-metrics §4.2).
+    assert official["n_samples_completed"] == 3 and official["n_samples_failed"] == 3
+    assert official["qps"] == pytest.approx(3 / 0.052) and official["tps"] is None
