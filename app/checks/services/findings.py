@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.checks.domain.findings import Finding, Severity, Source, Verdict, verdict_of
+from app.core.numbers import whole_number
 from app.core.views import Timestamp, left_out_if_none
 from app.db.models import CheckRun, FindingRow
 
@@ -117,7 +118,8 @@ def group_findings(rows: Sequence[FindingRow], include_info: bool = False) -> li
 
 def _clause_key(clause: str | None) -> tuple[tuple[int, int | str], ...]:
     digits = (clause or "").lstrip("§").split(".")
-    return tuple((0, int(d)) if d.isdigit() else (1, d) for d in digits)
+    numbers = [whole_number(d) for d in digits]
+    return tuple((1, d) if n is None else (0, n) for d, n in zip(digits, numbers, strict=True))
 
 
 class CheckReport(BaseModel):

@@ -20,6 +20,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from app.core.cohorts import Cohort
+from app.core.numbers import whole_number
 from app.core.refusals import Kind, Refused
 from app.core.regions import REGIONS, Offline, region_name
 from app.core.views import Timestamp, left_out_if_none
@@ -212,12 +213,13 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
         raw = text(name)
         if raw is None:
             return None
-        if not raw.isdigit() or not 1 <= int(raw) <= LARGEST_CONCURRENCY:
+        value = whole_number(raw)
+        if value is None or not 1 <= value <= LARGEST_CONCURRENCY:
             raise QueryProblem(
                 name,
                 f"{name} must be a whole number from 1 to {LARGEST_CONCURRENCY:,}, not {raw!r}",
             )
-        return int(raw)
+        return value
 
     statuses = tuple(params.getlist("status")) or DEFAULT_STATUSES
     bad = [s for s in statuses if s not in STATUSES]
@@ -284,9 +286,10 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
         raise QueryProblem("limit", f"limit must be at most {MOST_CHARTED}, not {charted}")
     pinned = []
     for raw in params.getlist("curve"):
-        if not raw.strip().isdigit():
+        curve_id = whole_number(raw.strip())
+        if curve_id is None:
             raise QueryProblem("curve", f"curve must be a curve id (a whole number), not {raw!r}")
-        pinned.append(int(raw))
+        pinned.append(curve_id)
     cohort = text("cohort")
     if cohort is not None and not cohort_was_released(session, cohort):
         released = ", ".join(c.id for c in list_cohorts(session)) or "none yet"

@@ -14,6 +14,7 @@ from app.accounts.web.security import (
     visible_submission,
 )
 from app.core.lifecycle import SubmissionState
+from app.core.numbers import whole_number
 from app.core.views import Listing
 from app.db.models import Retokenization
 from app.runs.services.reproductions import (
@@ -93,7 +94,8 @@ async def upload_events(
     if label not in known:
         return error_response("no-such-point", f"the submission has no point {label!r}", 404)
     declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > settings.max_events_bytes:
+    size = whole_number(declared)
+    if size is not None and size > settings.max_events_bytes:
         return error_response(
             "too-large", f"the file is larger than {settings.max_events_bytes} bytes", 413
         )

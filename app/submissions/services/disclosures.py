@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from app.core.numbers import whole_number
 from app.core.refusals import Kind, Refused
 from app.db.models import Submission
 from app.settings import Settings
@@ -117,7 +118,8 @@ def compare_system_descriptions(settings: Settings, submission: Submission) -> d
 def _point_order(label: str) -> tuple[str, int, str]:
     head, _, point = label.rpartition("/")
     digits = point.lstrip("r")
-    return (head, int(digits) if digits.isdigit() else -1, point)
+    number = whole_number(digits)
+    return (head, -1 if number is None else number, point)
 
 
 # What buyers compare systems on, from each system's system_desc.json (rules §8.2), and

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.web.security import CSRF_COOKIE, CSRF_FIELD
 from app.core.lifecycle import PublicationMode
+from app.core.numbers import whole_number
 from app.db.models import User
 from app.jobs.queue import JobQueue
 from app.settings import Settings
@@ -91,10 +92,8 @@ async def handle_upload(
     enforce(request, "upload", settings.uploads_per_hour, 3600, key=key)
     declared = request.headers.get("content-length")
     if (
-        declared
-        and declared.isdigit()
-        and int(declared) > settings.max_upload_bytes + _FRAMING_ALLOWANCE
-    ):
+        size := whole_number(declared)
+    ) is not None and size > settings.max_upload_bytes + _FRAMING_ALLOWANCE:
         raise UploadProblem(
             413,
             "upload-too-large",

@@ -27,6 +27,7 @@ from submission_checker.models.file.point_config import OFFLINE_DEDICATED
 from submission_checker.models.regions import classify_concurrency
 
 from app.checks.domain.findings import Finding, Severity, Source
+from app.core.numbers import whole_number
 from app.publishing.domain.snapshot import SHOWN_PERCENTILES
 
 CHECKER_DISTRIBUTION = "endpoints-submission-cli"
@@ -368,7 +369,7 @@ def _name_every_point_with_the_bad_model_name(findings: list[Finding], root: Pat
             continue
         same = sorted(
             (p.parent.name for p in model_dir.glob("*/point.yaml") if _declared_model(p) == wanted),
-            key=lambda name: int(name[1:]) if name[1:].isdigit() else 0,
+            key=lambda name: whole_number(name[1:]) or 0,
         )
         if len(same) > 1:
             where = (

@@ -102,6 +102,8 @@ def test_limit_all_and_the_exports_hold_every_system(client: TestClient) -> None
         ({"limit": "501"}, "limit must be at most 500"),
         ({"limit": "some"}, "limit must be a whole number"),
         ({"curve": "r64"}, "curve must be a curve id"),
+        ({"limit": "²"}, "limit must be a whole number"),
+        ({"curve": "9" * 5000}, "curve must be a curve id"),
     ],
 )
 def test_bad_limits_are_refused_with_the_parameter_named(
