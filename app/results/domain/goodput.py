@@ -83,20 +83,50 @@ def request_of(
     return Request(ttft_s * 1000, decode, e2e, output_tokens, failed)
 
 
+Counts = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
+
+
+def slo_rates(
+    met: Counts, tokens: Counts, requests: Counts, duration_s: Floats
+) -> tuple[Floats, Floats]:
+    """Per point, ``slo_attainment`` (met over tracked requests; NaN for a point with
+    none) and ``goodput_tps`` (tokens of the requests that met the SLO over the point's
+    duration; NaN without a duration)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        attainment = np.where(requests > 0, met / requests, np.nan)
+        goodput = np.where(duration_s > 0, tokens / duration_s, np.nan)
+    return attainment, goodput
+
+
 @dataclass(frozen=True)
 class Goodput:
+    """One point's goodput (:meth:`RequestLog.goodput`)."""
+
     requests: int
     met: int
     tokens_met: int
     duration_s: float
 
+    def _rates(self) -> tuple[float | None, float | None]:
+        attainment, goodput = slo_rates(
+            np.array([self.met]),
+            np.array([self.tokens_met]),
+            np.array([self.requests]),
+            np.array([self.duration_s]),
+        )
+        return (
+            None if np.isnan(attainment[0]) else float(attainment[0]),
+            None if np.isnan(goodput[0]) else float(goodput[0]),
+        )
+
     @property
     def slo_attainment(self) -> float | None:
-        return self.met / self.requests if self.requests else None
+        return self._rates()[0]
 
     @property
     def goodput_tps(self) -> float | None:
-        return self.tokens_met / self.duration_s if self.duration_s > 0 else None
+        return self._rates()[1]
 
 
 class RequestLog:
@@ -168,9 +198,6 @@ class RequestLog:
         """The requests that met the SLO, per the definitions above."""
         met, tokens = GoodputIndex([self], [agentic]).met(ttft_max_ms, rate_min)
         return Goodput(len(self), int(met[0]), int(tokens[0]), duration_s)
-
-
-Counts = npt.NDArray[np.int64]
 
 
 class GoodputIndex:

@@ -26,7 +26,7 @@ from app.core.regions import REGIONS, Offline, region_name
 from app.core.views import Timestamp, left_out_if_none
 from app.db.models import CohortRelease, Publication, RequestLogRow, Submission
 from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint, read_snapshot
-from app.results.domain.goodput import GoodputIndex, RequestLog
+from app.results.domain.goodput import GoodputIndex, RequestLog, slo_rates
 from app.results.domain.pareto import step_curve
 from app.results.domain.sla import (
     DERIVED,
@@ -692,11 +692,9 @@ def point_goodput(session: Session, view: View, curves: list[int], q: ResultsQue
     met, tokens = index.met(q.sla.ttft_p90_max_ms, q.sla.tps_per_user_min)
     requests = index.requests[plan.at]
     out.requests[plan.rows] = requests
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out.attainment[plan.rows] = np.where(requests > 0, met[plan.at] / requests, np.nan)
-        out.goodput_tps[plan.rows] = np.where(
-            plan.seconds > 0, tokens[plan.at] / plan.seconds, np.nan
-        )
+    out.attainment[plan.rows], out.goodput_tps[plan.rows] = slo_rates(
+        met[plan.at], tokens[plan.at], requests, plan.seconds
+    )
     return out
 
 
