@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -78,22 +78,25 @@ class VisibleCurve:
         """The published curve, read from its JSON (the ones drawn lately are kept)."""
         kept = _SNAPSHOTS.get(self.id)
         if kept is None or kept[0] is not self.stored:
-            if len(_SNAPSHOTS) >= _SNAPSHOTS_SIZE:
-                _evict(_SNAPSHOTS)
-            kept = _SNAPSHOTS[self.id] = (
-                self.stored,
-                CurveSnapshot.model_validate_json(self.stored),
-            )
+            read = CurveSnapshot.model_validate_json(self.stored)
+            kept = _remember(_SNAPSHOTS, _SNAPSHOTS_SIZE, self.id, (self.stored, read))
         return kept[1]
 
 
-def _evict(cache: dict[Any, Any]) -> None:
-    """Drops a cache's oldest entry; requests run in threads, so another may have just
-    dropped it."""
-    try:
-        cache.pop(next(iter(cache)), None)
-    except (StopIteration, RuntimeError):
-        pass  # emptied, or changed while read: the next insertion evicts again
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _remember(cache: dict[K, V], size: int, key: K, value: V) -> V:
+    """Keeps *value* in *cache* under *key*, dropping the oldest entries past *size*;
+    requests run in threads, so another may have just dropped one."""
+    while len(cache) >= size:
+        try:
+            cache.pop(next(iter(cache)), None)
+        except (StopIteration, RuntimeError):
+            break  # emptied, or changed while read: the next insertion evicts again
+    cache[key] = value
+    return value
 
 
 # Curve id → (its JSON, read): a published curve never changes; the JSON tells one
@@ -439,10 +442,9 @@ def visible_view(session: Session, cohort: str | None) -> View:
         )
         for p, c, snapshot in shown
     ]
-    if len(_CACHE) >= _CACHE_SIZE:
-        _evict(_CACHE)
-    view = _CACHE[key] = View.of(visible, [snapshot for _p, _c, snapshot in shown])
-    return view
+    return _remember(
+        _CACHE, _CACHE_SIZE, key, View.of(visible, [snapshot for _p, _c, snapshot in shown])
+    )
 
 
 class DatasetCount(BaseModel):
@@ -492,13 +494,6 @@ def _benchmarks(visible: list[VisibleCurve]) -> list[BenchmarkView]:
             )
         )
     return sorted(out, key=lambda b: (b.agentic, b.id))
-
-
-def _filtered(q: ResultsQuery) -> bool:
-    return any(
-        v is not None
-        for v in (q.division, q.availability, q.organization, q.accelerator, q.accelerator_count)
-    )
 
 
 def _matches(curve: VisibleCurve, q: ResultsQuery) -> bool:
@@ -668,9 +663,9 @@ def point_goodput(session: Session, view: View, curves: list[int], q: ResultsQue
     plan_key = (catalogue_key, tuple(curves))
     plan = view.goodput_plans.get(plan_key)
     if plan is None:
-        plan = view.goodput_plans[plan_key] = _goodput_plan(view, curves, catalogue)
-        while len(view.goodput_plans) > _PLANS_SIZE:
-            _evict(view.goodput_plans)
+        plan = _remember(
+            view.goodput_plans, _PLANS_SIZE, plan_key, _goodput_plan(view, curves, catalogue)
+        )
     if not plan.logs:
         return out
     index = _INDEXES.get(plan.logs)
@@ -686,9 +681,7 @@ def point_goodput(session: Session, view: View, curves: list[int], q: ResultsQue
             [RequestLog.from_bytes(data[log_id]) for log_id, _a in plan.logs],
             [agentic for _l, agentic in plan.logs],
         )
-        if len(_INDEXES) >= _INDEXES_SIZE:
-            _evict(_INDEXES)
-        _INDEXES[plan.logs] = index
+        _remember(_INDEXES, _INDEXES_SIZE, plan.logs, index)
     met, tokens = index.met(q.sla.ttft_p90_max_ms, q.sla.tps_per_user_min)
     requests = index.requests[plan.at]
     out.requests[plan.rows] = requests
@@ -969,7 +962,6 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
             raise QueryProblem(
                 "dataset", f"{benchmark} has no published curves on dataset {dataset!r} ({known})"
             )
-    filtered = _filtered(q)
     shown = [
         n
         for n, curve in enumerate(view.curves)
@@ -977,7 +969,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         and curve.benchmark_model == benchmark
         and curve.status in q.statuses
         and (curve.dataset or None) == dataset
-        and (not filtered or _matches(curve, q))
+        and _matches(curve, q)
     ]
     a = answer(session, view, shown, q)
     # Plain lists: read item by item below.
