@@ -10,14 +10,13 @@ concurrency.
 
 The rules are written once, over columns (:class:`PointTable`): a results view holds
 thousands of curves, and a question over all their points is a few array operations.
-The one-point helpers below read a table of one row, so there is no second copy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -84,9 +83,6 @@ class OperatingPoint(Protocol):
     def e2e_avg_interactivity(self) -> float | None: ...
     @property
     def ttft_p90_ms(self) -> float | None: ...
-
-
-Point = TypeVar("Point", bound=OperatingPoint)
 
 
 def _floats(values: Sequence[float | None]) -> Floats:
@@ -204,49 +200,3 @@ def best_rows(table: PointTable, ok: Bools, value: Floats, curves: int) -> Ints:
     last = np.flatnonzero(np.append(curve[1:] != curve[:-1], True))
     best[curve[last]] = order[last]
     return best
-
-
-def _one(
-    point: OperatingPoint, agentic: bool = False, accelerators: int | None = None
-) -> PointTable:
-    return PointTable.of([[point]], [agentic], [accelerators])
-
-
-def admissible(point: OperatingPoint, sla: Sla, agentic: bool = False) -> bool:
-    return bool(admissible_rows(_one(point, agentic), sla)[0])
-
-
-def _scalar(value: float) -> float | None:
-    return None if np.isnan(value) else float(value)
-
-
-def usd_per_million_tokens(
-    point: OperatingPoint, price: Price | None, accelerators: int | None
-) -> float | None:
-    return _scalar(usd_per_million_tokens_rows(_one(point, False, accelerators), price)[0])
-
-
-def throughput(
-    point: OperatingPoint,
-    normalize: str,
-    accelerators: int | None,
-    price: Price | None = None,
-) -> float | None:
-    return _scalar(throughput_rows(_one(point, False, accelerators), normalize, price)[0])
-
-
-def best_point(
-    points: Sequence[Point],
-    sla: Sla,
-    *,
-    agentic: bool = False,
-    normalize: str = "system",
-    accelerators: int | None = None,
-    price: Price | None = None,
-) -> Point | None:
-    """The admissible point with the highest throughput (or the lowest cost), or None."""
-    table = PointTable.of([points], [agentic], [accelerators])
-    row = best_rows(
-        table, admissible_rows(table, sla), throughput_rows(table, normalize, price), 1
-    )[0]
-    return None if row < 0 else points[row]

@@ -2,18 +2,64 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from app.core.regions import Offline
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.domain.sla import (
+    PointTable,
     Price,
     Sla,
-    admissible,
-    best_point,
-    throughput,
-    usd_per_million_tokens,
+    admissible_rows,
+    best_rows,
+    throughput_rows,
+    usd_per_million_tokens_rows,
 )
+
+
+# The rules read columns; these ask them about one point (a table of one row) or one
+# curve, as the cases below are written.
+def one(
+    point: PublishedPoint, agentic: bool = False, accelerators: int | None = None
+) -> PointTable:
+    return PointTable.of([[point]], [agentic], [accelerators])
+
+
+def value(x: float) -> float | None:
+    return None if math.isnan(x) else x
+
+
+def admissible(point: PublishedPoint, sla: Sla, agentic: bool = False) -> bool:
+    return bool(admissible_rows(one(point, agentic), sla)[0])
+
+
+def throughput(
+    point: PublishedPoint, normalize: str, accelerators: int | None, price: Price | None = None
+) -> float | None:
+    return value(throughput_rows(one(point, False, accelerators), normalize, price)[0])
+
+
+def usd_per_million_tokens(
+    point: PublishedPoint, price: Price | None, accelerators: int | None
+) -> float | None:
+    return value(usd_per_million_tokens_rows(one(point, False, accelerators), price)[0])
+
+
+def best_point(
+    points: list[PublishedPoint],
+    sla: Sla,
+    *,
+    agentic: bool = False,
+    normalize: str = "system",
+    accelerators: int | None = None,
+    price: Price | None = None,
+) -> PublishedPoint | None:
+    table = PointTable.of([points], [agentic], [accelerators])
+    ok = admissible_rows(table, sla)
+    row = best_rows(table, ok, throughput_rows(table, normalize, price), 1)[0]
+    return None if row < 0 else points[row]
 
 
 def p(
