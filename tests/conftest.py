@@ -54,11 +54,11 @@ def database(settings: Settings) -> Iterator[Database]:
     db.dispose()
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
 def demo_env(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Settings, Database]]:
-    """The demo results, loaded once per test module and backend, for read-only tests."""
+    """The demo results, loaded once per backend for the whole run: only for read-only tests."""
     from app.demo.load import load_demo
 
     data_dir = tmp_path_factory.mktemp("demo") / "data"

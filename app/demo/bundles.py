@@ -18,6 +18,7 @@ import math
 import tarfile
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any
 import yaml
 from submission_checker.models.regions import compute_regions, covered_region
 
+from app.demo.events import DemoRun, write_events
 from harness.bundle import assemble
 
 SEED_SET_A = {
@@ -33,6 +35,9 @@ SEED_SET_A = {
     "sample_index_rng_seed": 586478644936801402,
     "model_seed": 9315206023656308754,
 }
+
+# Turns per conversation in the events of an agentic demo point.
+AGENTIC_TURNS = 4
 
 # What each benchmark needs to pass its accuracy gate and query minimums (bundle-format
 # digest §6.2, §6.3). Output lengths are typical of the dataset.
@@ -131,6 +136,8 @@ class CurveSpec:
     concurrencies: tuple[int, ...] | None = None
     offline: str = "dedicated"  # "dedicated", "elected", or "none" (agentic curves)
     speed: float = 1.0  # scales the throughput model, to make systems differ
+    # The concurrency of the point that carries run events (``events.jsonl.gz``), if any.
+    events_at: int | None = None
 
 
 # An edit of an assembled bundle (a test breaks one with it; the demo needs none).
@@ -164,6 +171,9 @@ class BundleFactory:
                 work_dir=dest,
                 submission_id=self.submission_id,
             )
+        for curve in self.curves:
+            if curve.events_at is not None:
+                self._write_events(root, curve, curve.events_at)
         (root / "cli_metadata.json").write_text(
             json.dumps(
                 {
@@ -263,6 +273,36 @@ class BundleFactory:
             "duration_s": duration_s,
         }
 
+    def _counts(
+        self, concurrency: int, offline: str, curve: CurveSpec
+    ) -> tuple[dict[str, float], int, int, float]:
+        """The point's metrics, completed requests, output tokens and duration (ns)."""
+        bench = BENCHMARKS[curve.model]
+        m = self._metrics(concurrency, offline, curve)
+        total_tokens = int(m["system_tps"] * m["duration_s"])
+        completed = max(total_tokens // bench["osl"], bench["min_completed"])
+        total_tokens = max(total_tokens, completed * bench["osl"])
+        return m, completed, total_tokens, total_tokens / m["system_tps"] * 1e9
+
+    def _write_events(self, root: Path, curve: CurveSpec, concurrency: int) -> None:
+        """The point's events, added to the assembled bundle as a submitter adds them (the
+        builder does not copy them), consistent with its summary (``app/demo/events.py``)."""
+        offline = "dedicated" if concurrency == BENCHMARKS[curve.model]["dataset_size"] else "none"
+        m, completed, total_tokens, duration_ns = self._counts(concurrency, offline, curve)
+        (point_dir,) = root.glob(f"results/*/{curve.model}/r{concurrency}")
+        run = DemoRun(
+            requests=completed,
+            concurrency=concurrency,
+            output_tokens=total_tokens,
+            ttft_p90_ns=m["ttft_p90_ns"],
+            tpot_p90_ns=m["tpot_p90_ns"],
+            duration_ns=duration_ns,
+            truncated=completed // 50,
+            turns=AGENTIC_TURNS if BENCHMARKS[curve.model].get("agentic") else 1,
+            seed=zlib.crc32(f"{self.submission_id}/{curve.model}/{concurrency}".encode()),
+        )
+        write_events(point_dir / "events.jsonl.gz", run)
+
     def _write_run(
         self,
         run_dir: Path,
@@ -275,12 +315,8 @@ class BundleFactory:
     ) -> None:
         bench = BENCHMARKS[curve.model]
         agentic = bool(bench.get("agentic"))
-        m = self._metrics(concurrency, offline, curve)
+        m, completed, total_tokens, duration_ns = self._counts(concurrency, offline, curve)
         osl = bench["osl"]
-        total_tokens = int(m["system_tps"] * m["duration_s"])
-        completed = max(total_tokens // osl, bench["min_completed"])
-        total_tokens = max(total_tokens, completed * osl)
-        duration_ns = total_tokens / m["system_tps"] * 1e9
         latency_avg_ns = m["ttft_p90_ns"] * 0.8 + osl * m["tpot_p90_ns"] * 0.9
         summary: dict[str, Any] = {
             "version": "0.9.2",

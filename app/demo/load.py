@@ -3,9 +3,11 @@
 Bundles are built with the official builder, uploaded with ``accept_upload``, checked by
 ``run_checks`` (the worker's own service, run here with a clock set before each cohort's
 cutoff), finalized where the story needs verified results, and published cohort by cohort.
-Nothing is inserted behind the pipeline's back. Six systems, two single-turn benchmarks
-and one agentic benchmark, three cohorts, all three statuses, one dedicated and one
-elected Offline result.
+One point of each curve carries run events, which the checks queue for a re-count; the
+loader runs those re-counts too, with the demo tokenizer (``app/demo/tokenizer.py``), so
+goodput has its per-request records. Nothing is inserted behind the pipeline's back.
+Six systems, two single-turn benchmarks and one agentic benchmark, three cohorts, all
+three statuses, one dedicated and one elected Offline result.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import tempfile
-from dataclasses import dataclass
-from functools import partial
+from dataclasses import dataclass, field, replace
+from functools import cache, partial
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -24,9 +26,11 @@ from app.core.lifecycle import PublicationMode
 from app.db.models import Submission
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
+from app.demo.tokenizer import DemoTokenCounter
 from app.jobs.queue import CHECK_SUBMISSION
 from app.publishing.services.cohorts import publish_cohort
 from app.review.services.review import finalize
+from app.runs.services.retokenization import RETOKENIZE_POINT, run_retokenization
 from app.settings import Settings
 from app.submissions.services.intake import accept_upload
 from app.submissions.services.storage import receive_local
@@ -170,11 +174,40 @@ DEMO: tuple[DemoSubmission, ...] = (
 )
 
 
-class _NoQueue:
-    """The demo runs each check in-process, with its own clock; nothing is sent."""
+# The point of each demo curve whose run events are in the bundle (goodput needs them):
+# concurrency 8, in Low Concurrency, where the interactive and agentic workloads look.
+EVENTS_AT = 8
+# How long after its checks the demo's re-count of a point is said to have finished.
+RECOUNT_TAKES = dt.timedelta(minutes=10)
+
+
+@dataclass
+class _HeldQueue:
+    """The demo runs every job in-process with its own clock: what the services send is
+    held here, to be run next, instead of going to a worker."""
+
+    held: list[tuple[int, str]] = field(default_factory=list)
 
     def send(self, job_id: int, kind: str) -> None:
-        return None
+        self.held.append((job_id, kind))
+
+    def take(self) -> list[tuple[int, str]]:
+        taken, self.held = self.held, []
+        return taken
+
+
+@cache
+def _bundle(item: DemoSubmission, number: int) -> bytes:
+    """*item*'s bundle as the CLI packs it; built once per process (the events take a
+    second or two, and the tests load the demo many times)."""
+    factory = BundleFactory(
+        system=SYSTEMS[item.system],
+        curves=tuple(replace(curve, events_at=EVENTS_AT) for curve in item.curves),
+        submission_id=f"demo-{number:03d}",
+        target_cohort=item.cohort,
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        return factory.archive(Path(tmp) / f"{item.system}.tar.gz").read_bytes()
 
 
 def _at(at: dt.datetime) -> dt.datetime:
@@ -189,17 +222,12 @@ def is_empty(database: Database) -> bool:
 
 def load_demo(database: Database, settings: Settings) -> int:
     """Load the demo set; returns the number of submissions uploaded."""
-    queue = _NoQueue()
+    queue = _HeldQueue()
     uploaded: list[tuple[DemoSubmission, int]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for number, item in enumerate(DEMO, start=1):
-            factory = BundleFactory(
-                system=SYSTEMS[item.system],
-                curves=item.curves,
-                submission_id=f"demo-{number:03d}",
-                target_cohort=item.cohort,
-            )
-            archive = factory.archive(Path(tmp) / f"{item.system}.tar.gz")
+            archive = Path(tmp) / f"{item.system}.tar.gz"
+            archive.write_bytes(_bundle(item, number))
             with database.session() as session:
                 accepted = accept_upload(
                     session=session,
@@ -212,12 +240,24 @@ def load_demo(database: Database, settings: Settings) -> int:
                 accepted.submission.publication_mode = PublicationMode(item.mode)
                 session.commit()
                 job = next(j for j in accepted.submission.jobs if j.kind == CHECK_SUBMISSION)
+                queue.take()  # the check job: run here, with the demo's clock
                 run_checks(
                     session=session,
                     settings=settings,
                     job_id=job.id,
                     clock=partial(_at, CHECKED_AT[item.cohort]),
+                    queue=queue,
                 )
+                for job_id, kind in queue.take():
+                    if kind != RETOKENIZE_POINT:
+                        raise AssertionError(f"the demo does not run {kind} jobs")
+                    run_retokenization(
+                        session=session,
+                        settings=settings,
+                        job_id=job_id,
+                        clock=partial(_at, CHECKED_AT[item.cohort] + RECOUNT_TAKES),
+                        counter=DemoTokenCounter(),
+                    )
                 uploaded.append((item, accepted.submission.id))
     with database.session() as session:
         for cohort in COHORTS:

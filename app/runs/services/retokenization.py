@@ -41,7 +41,7 @@ from app.jobs.queue import (
 from app.runs.domain.retokenize import Cancelled, Reported, Tolerances, analyse
 from app.settings import Settings
 from app.submissions.services.artifacts import events_path, latest_events
-from harness.tokens import TokenizerNotFound, load_counter, load_registry
+from harness.tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
 
 RETOKENIZE_POINT = "retokenize_point"
 CANCELLING = JobState.CANCELLING
@@ -165,8 +165,15 @@ def tolerances(settings: Settings) -> Tolerances:
 
 
 def run_retokenization(
-    *, session: Session, settings: Settings, job_id: int, clock: Clock = utcnow
+    *,
+    session: Session,
+    settings: Settings,
+    job_id: int,
+    clock: Clock = utcnow,
+    counter: TokenCounter | None = None,
 ) -> Retokenization | None:
+    """Re-count one point; *counter* replaces the registry's reference tokenizer (the demo
+    loader's own, for the demo's submissions only), and is named on the row by its name."""
     retok = session.scalar(select(Retokenization).where(Retokenization.job_id == job_id))
     job = session.get(Job, job_id)
     if (
@@ -185,14 +192,16 @@ def run_retokenization(
     assert submission is not None
     reported, model, load_pattern = _reported(session, submission, retok.point_label)
     problem = None
-    try:
-        counter = load_counter(model, load_registry(settings.tokenizer_registry))
-        retok.tokenizer = public_tokenizer_name(model, counter.name)
-    except TokenizerNotFound as exc:
-        counter = None
-        # The reason names server paths: for the operator's log, not for the page.
-        log.warning("no reference tokenizer for %s: %s", model, exc)
-        problem = "not configured on this portal"
+    if counter is not None:
+        retok.tokenizer = counter.name
+    else:
+        try:
+            counter = load_counter(model, load_registry(settings.tokenizer_registry))
+            retok.tokenizer = public_tokenizer_name(model, counter.name)
+        except TokenizerNotFound as exc:
+            # The reason names server paths: for the operator's log, not for the page.
+            log.warning("no reference tokenizer for %s: %s", model, exc)
+            problem = "not configured on this portal"
     path = events_path(settings, retok.artifact.sha256)
     total_bytes = max(retok.artifact.size, 1)
     started = time.monotonic()

@@ -40,6 +40,25 @@ def test_home_workload_cost_and_compare(page, portal: RunningPortal) -> None:  #
     assert page.locator("#compare-points tbody tr").count() >= 7
 
 
+def test_goodput_ranks_and_draws_from_the_demo_events(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    page.goto(
+        f"{portal.url}/results?benchmark=llama3_1-8b&workload=interactive&tps_per_user_min=200"
+    )
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    page.select_option("#f-rank-by", "goodput")
+    page.wait_for_url("**rank_by=goodput**")
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    assert page.locator("#no-goodput").count() == 0
+    shares = [float(t.strip("%")) for t in page.locator("#ranking td.attainment").all_inner_texts()]
+    goodputs = [float(t) for t in page.locator("#ranking td.goodput").all_inner_texts()]
+    assert len(shares) == len(goodputs) == 5
+    assert goodputs == sorted(goodputs, reverse=True)
+    assert min(shares) < 50 < max(shares)  # the SLA tells the systems apart
+    assert "goodput" in (page.locator("#chart-pareto .ytitle").text_content() or "")
+    # Each curve's point with events is drawn at its goodput.
+    assert page.locator("#chart-pareto .scatterlayer .point").count() >= 5
+
+
 def test_history_agentic_models_and_the_embed(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&cohort=2026-11-C1")
     page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)

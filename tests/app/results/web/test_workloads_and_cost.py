@@ -157,10 +157,40 @@ def test_the_page_states_the_workload_and_the_derived_cost(client: TestClient) -
     assert "$/M tokens (derived)" in page.text
 
 
-def test_ranking_by_goodput_without_events_says_why_nothing_is_drawn(client: TestClient) -> None:
-    page = client.get("/results", params={"workload": "interactive", "rank_by": "goodput"})
+def test_ranking_by_goodput_without_events_says_why_nothing_is_ranked(client: TestClient) -> None:
+    # The demo's events are on the concurrency-8 points; batch looks at Medium and High.
+    params = {"workload": "batch", "rank_by": "goodput", "ttft_p90_max_ms": "2000"}
+    page = client.get("/results", params=params)
     assert page.status_code == 200
-    assert 'id="no-goodput"' in page.text
-    assert "Nothing to rank: no point has re-counted" in page.text
-    ranked = client.get("/results", params={"workload": "interactive"})
-    assert 'id="no-goodput"' not in ranked.text
+    assert 'id="no-goodput"' not in page.text  # some point of the view has events …
+    assert "no point in this view's regions and concurrency has re-counted events" in page.text
+    assert "No point with re-counted events in this view" in page.text
+    assert "No system has a point that meets this SLA" not in page.text  # … not the SLA
+    ranked = client.get("/results", params={"workload": "interactive", "rank_by": "goodput"})
+    assert "Nothing to rank" not in ranked.text
+    assert ranked.text.count('class="num attainment"') == 5
+
+
+def test_the_demo_ranks_by_goodput_from_its_re_counted_events(client: TestClient) -> None:
+    """Every demo curve has one point with events; a tight SLA orders systems by the
+    requests that met it, not by their throughput."""
+    body = results(
+        client,
+        benchmark="llama3_1-8b",
+        workload="interactive",
+        rank_by="goodput",
+        tps_per_user_min=200,
+    )
+    ranking = body["ranking"]
+    assert len(ranking) == 5  # the demo's five llama systems
+    assert {row["point"] for row in ranking} == {"r8"}
+    goodputs = [row["goodput_tps"] for row in ranking]
+    assert goodputs == sorted(goodputs, reverse=True)
+    for row in ranking:
+        assert 0 <= row["slo_attainment"] <= 1
+        assert row["goodput_tps"] <= row["system_tps"] + 1e-6
+    shares = [row["slo_attainment"] for row in ranking]
+    assert shares[0] > 0.9 and min(shares) < 0.5  # the SLA separates the systems
+    assert any(0 < share < 1 for share in shares)
+    loose = results(client, benchmark="llama3_1-8b", workload="interactive", rank_by="goodput")
+    assert all(row["slo_attainment"] == 1 for row in loose["ranking"])

@@ -1,0 +1,42 @@
+"""The demo loaded through the real pipeline: one point per curve re-counted from events."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from app.checks.domain.findings import Severity
+from app.db.models import CheckRun, Curve, FindingRow, RequestLogRow, Retokenization
+from app.db.session import Database
+from app.demo.load import EVENTS_AT
+from app.demo.tokenizer import DEMO_TOKENIZER
+from app.settings import Settings
+
+
+def test_every_demo_curve_has_one_point_with_a_request_record(
+    demo_env: tuple[Settings, Database],
+) -> None:
+    _settings, database = demo_env
+    with database.session() as session:
+        curves = session.scalars(select(Curve)).all()
+        logs = session.scalars(select(RequestLogRow)).all()
+        labels = {log.point_label for log in logs}
+        expected = {f"{c.system.dir_name}/{c.benchmark_model}/r{EVENTS_AT}" for c in curves}
+        assert labels == expected and len(logs) == len(curves) == 9
+        for log in logs:
+            curve = next(c for c in curves if log.point_label.startswith(
+                f"{c.system.dir_name}/{c.benchmark_model}/"))  # fmt: skip
+            [point] = [p for p in curve.points if p.concurrency == EVENTS_AT]
+            assert log.requests == point.n_samples_completed
+            assert log.duration_ms == point.duration_ms
+        recounts = session.scalars(select(Retokenization)).all()
+        assert len(recounts) == 9 and {r.tokenizer for r in recounts} == {DEMO_TOKENIZER}
+        for recount in recounts:
+            assert recount.job is not None and recount.job.state == "succeeded"
+            assert recount.recount["total_output_tokens"] == recount.reported["total_output_tokens"]
+        severities = session.scalars(
+            select(FindingRow.severity)
+            .join(CheckRun, FindingRow.check_run_id == CheckRun.id)
+            .where(CheckRun.kind == "retokenization")
+        ).all()
+        # The events agree with every summary: the re-count finds nothing to report.
+        assert severities and set(severities) == {Severity.INFO}
