@@ -12,7 +12,15 @@ import yaml
 
 from .agentic import load_agentic
 from .dataset import DatasetError, load_dataset
-from .loadgen import LOAD_PATTERNS, RunConfig, options_from_run_dir, run_point, write_summary
+from .loadgen import (
+    LOAD_PATTERNS,
+    RunConfig,
+    official_summary,
+    options_from_run_dir,
+    run_point,
+    write_summary,
+)
+from .search import SlaTarget, point_metrics, probe_table, search
 from .sim import SimConfig, run_server
 from .tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
 
@@ -103,14 +111,19 @@ def cmd_recompute(args: argparse.Namespace) -> int:
         return 2
     options = options_from_run_dir(run_dir)
     options.failures_as_completions = args.official_failures
+    # Read before it is rewritten: report.txt compares every number with it.
+    official = official_summary(run_dir)
     if args.output:
         target = Path(args.output)
         target.mkdir(parents=True, exist_ok=True)
         (target / "events.jsonl").write_bytes((run_dir / "events.jsonl").read_bytes())
         run_dir = target
-    summary = write_summary(run_dir, counter, options)
+    summary = write_summary(run_dir, counter, options, official)
     for problem in summary.problems:
         print(f"warning: {problem}", file=sys.stderr)
+    differing = [line for line in summary.comparison if "(DIFFERS)" in line]
+    for line in differing:
+        print(f"differs from the folder's summary: {line}", file=sys.stderr)
     print(json.dumps({k: summary.result[k] for k in ("n_samples_completed", "duration_ns", "tps")}))
     return 0
 
@@ -150,12 +163,85 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         duration_s=(lambda _point: seconds) if seconds else None,
         trajectories=args.trajectories,
     )
+    sla = _sla(args)
+    if sla is not None:
+        for planned, run in result.runs:
+            ttft, rate = point_metrics(run.summary.result)
+            misses = sla.misses(ttft, rate)
+            print(
+                f"c={planned.concurrency:<6} {planned.role:<16} "
+                + ("within the SLA" if not misses else "misses: " + "; ".join(misses))
+            )
     for line in result.errors:
         print(f"ERROR   {line}")
     for line in result.warnings:
         print(f"WARNING {line}")
     print(f"bundle: {result.archive}")
     return 0 if not result.errors else 1
+
+
+def _sla(args: argparse.Namespace) -> SlaTarget | None:
+    if args.ttft_p90_max_ms is None and args.tps_per_user_min is None:
+        return None
+    return SlaTarget(args.ttft_p90_max_ms, args.tps_per_user_min, args.max_error_rate)
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    try:
+        sla = _sla(args)
+        if sla is None:
+            raise ValueError("give --ttft-p90-max-ms, --tps-per-user-min or both")
+        samples: list[Any] = list(load_dataset(Path(args.dataset), args.prompt_column))
+        counter = _counter(args.tokenizer, args.chat_template, args.tokenizer_registry)
+    except (DatasetError, TokenizerNotFound, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    poisson = args.load_pattern == "poisson"
+    base = RunConfig(
+        endpoint=args.endpoint,
+        model=args.model,
+        load_pattern=args.load_pattern,
+        target_qps=1.0 if poisson else None,
+        streaming=not args.no_streaming,
+        api=args.api,
+        max_tokens=args.max_tokens,
+        seed=args.seed,
+        warmup_requests=args.warmup,
+        drain_timeout_s=args.drain_timeout,
+        api_key=args.api_key,
+    )
+    print(probe_table(args.load_pattern, []))
+    try:
+        result = search(
+            base,
+            samples,
+            counter,
+            sla,
+            Path(args.output),
+            start=args.start,
+            max_level=args.max_level if args.max_level else (10_000 if poisson else 4096),
+            step=args.step,
+            probe_s=args.probe_duration,
+            final_s=args.duration,
+            max_probes=args.max_probes,
+            on_probe=lambda p: print(probe_table(args.load_pattern, [p]).splitlines()[1]),
+        )
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    unit = "QPS" if poisson else "concurrency"
+    print(f"search: {result.stopped}")
+    if result.final is None:
+        print(f"no {unit} meets the SLA; no final run")
+        return 1
+    ttft, rate = point_metrics(result.final.summary.result)
+    verdict = sla.misses(ttft, rate)
+    print(
+        f"highest {unit} within the SLA: {result.level:g}; final run "
+        f"({args.duration:g} s) {'meets it' if not verdict else 'misses: ' + '; '.join(verdict)}"
+        f"; run folder {args.output}"
+    )
+    return 0 if not verdict else 1
 
 
 def cmd_serve_sim(args: argparse.Namespace) -> int:
@@ -282,7 +368,38 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--drain-timeout", type=float, default=240.0)
     sweep.add_argument("--api-key", default=None)
     sweep.add_argument("--output", required=True)
+    _sla_arguments(sweep, "mark the points that meet this SLA")
     sweep.set_defaults(func=cmd_sweep)
+
+    find = sub.add_parser(
+        "search", help="find the highest concurrency (or QPS) whose point meets an SLA"
+    )
+    find.add_argument("--endpoint", required=True)
+    find.add_argument("--model", required=True)
+    find.add_argument("--dataset", required=True)
+    find.add_argument("--prompt-column", default=None)
+    find.add_argument("--tokenizer", default=None, help="needed for --tps-per-user-min")
+    find.add_argument("--chat-template", default=None)
+    find.add_argument("--tokenizer-registry", default=None)
+    find.add_argument("--load-pattern", choices=("concurrency", "poisson"), default="concurrency")
+    find.add_argument("--start", type=float, default=1, help="first level probed (default 1)")
+    find.add_argument("--max-level", type=float, default=None, help="highest level probed")
+    find.add_argument(
+        "--step", type=float, default=None, help="precision: users (1), or share of QPS (0.05)"
+    )
+    find.add_argument("--probe-duration", type=float, default=10.0, help="seconds per probe")
+    find.add_argument("--max-probes", type=int, default=16)
+    find.add_argument("--duration", type=float, default=60.0, help="seconds of the final run")
+    find.add_argument("--warmup", type=int, default=0)
+    find.add_argument("--no-streaming", action="store_true")
+    find.add_argument("--api", choices=("chat", "completions"), default="chat")
+    find.add_argument("--max-tokens", type=int, default=1024)
+    find.add_argument("--seed", type=int, default=42)
+    find.add_argument("--drain-timeout", type=float, default=240.0)
+    find.add_argument("--api-key", default=None)
+    find.add_argument("--output", required=True, help="the final run folder")
+    _sla_arguments(find, "the SLA the point must meet")
+    find.set_defaults(func=cmd_search)
 
     sim = sub.add_parser("serve-sim", help="a simulated OpenAI-compatible streaming endpoint")
     sim.add_argument("--host", default="127.0.0.1")
@@ -300,6 +417,20 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=0)
     sim.set_defaults(func=cmd_serve_sim)
     return parser
+
+
+def _sla_arguments(parser: argparse.ArgumentParser, title: str) -> None:
+    group = parser.add_argument_group("SLA", title)
+    group.add_argument("--ttft-p90-max-ms", type=float, default=None)
+    group.add_argument(
+        "--tps-per-user-min",
+        type=float,
+        default=None,
+        help="1000 / TPOT P90 ms (agentic: e2e_avg_interactivity)",
+    )
+    group.add_argument(
+        "--max-error-rate", type=float, default=0.05, help="failed share that misses (0.05)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,7 +31,7 @@ from .client import Response, send
 from .dataset import Sample
 from .events import EventWriter, Prompt
 from .fastclient import FastClient
-from .summary import Summary, SummaryOptions, render_report, summarize
+from .summary import Summary, SummaryOptions, compare_summaries, render_report, summarize
 from .tokens import TokenCounter
 
 LOAD_PATTERNS = ("concurrency", "offline", "poisson", "agentic_inference")
@@ -542,9 +542,36 @@ def write_config(run_dir: Path, config: RunConfig) -> None:
     (run_dir / "config.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
 
 
-def write_summary(run_dir: Path, counter: TokenCounter | None, options: SummaryOptions) -> Summary:
-    """Compute the summary from ``events.jsonl`` and write every derived file."""
+def official_summary(run_dir: Path) -> dict[str, Any] | None:
+    """The summary a run folder holds: ``performance/result_summary.json``, or the flat
+    ``result_summary.json`` of older archives; None when neither can be read."""
+    for path in (run_dir / "performance" / "result_summary.json", run_dir / "result_summary.json"):
+        if path.is_file():
+            try:
+                data = json.loads(path.read_text())
+            except ValueError:
+                return None
+            return data if isinstance(data, dict) else None
+    return None
+
+
+def write_summary(
+    run_dir: Path,
+    counter: TokenCounter | None,
+    options: SummaryOptions,
+    official: dict[str, Any] | None = None,
+) -> Summary:
+    """Compute the summary from ``events.jsonl`` and write every derived file; with the
+    *official* summary the folder had, ``report.txt`` compares every number with it."""
     summary = summarize(run_dir / "events.jsonl", counter, options)
+    comparison = None
+    if official is not None:
+        comparison = compare_summaries(
+            summary.result,
+            official,
+            failures_as_failures=not options.failures_as_completions,
+        )
+        summary.comparison = comparison
     (run_dir / "performance").mkdir(exist_ok=True)
     (run_dir / "performance" / "result_summary.json").write_text(
         json.dumps(summary.result, indent=2)
@@ -552,7 +579,7 @@ def write_summary(run_dir: Path, counter: TokenCounter | None, options: SummaryO
     (run_dir / "metrics").mkdir(exist_ok=True)
     (run_dir / "metrics" / "final_snapshot.json").write_text(json.dumps(summary.snapshot, indent=2))
     (run_dir / "metrics" / ".ready").touch()
-    (run_dir / "report.txt").write_text(render_report(summary.result, summary.notes))
+    (run_dir / "report.txt").write_text(render_report(summary.result, summary.notes, comparison))
     return summary
 
 
@@ -589,12 +616,7 @@ def options_from_run_dir(run_dir: Path) -> SummaryOptions:
     legacy = pattern.get("use_legacy_loadgen_qps_metrics")
     options.use_legacy_window_for_poisson = True if legacy is None else bool(legacy)
     # The official summary's own run configuration, echoed as it was (warm-up, seeds).
-    written = run_dir / "performance" / "result_summary.json"
-    if written.is_file():
-        try:
-            echoed = json.loads(written.read_text()).get("run_config")
-        except (ValueError, AttributeError):
-            echoed = None
-        if isinstance(echoed, dict):
-            options.run_config = echoed
+    echoed = (official_summary(run_dir) or {}).get("run_config")
+    if isinstance(echoed, dict):
+        options.run_config = echoed
     return options

@@ -12,6 +12,7 @@ official arithmetic, for comparing with runs it produced).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,8 @@ class Summary:
     snapshot: dict[str, Any]
     notes: list[str]
     problems: list[str]  # malformed lines and other trouble found while reading
+    # Against the summary the run folder already had (recompute), one line per number.
+    comparison: list[str] = field(default_factory=list)
 
 
 def summarize(
@@ -334,12 +337,84 @@ def _series(name: str, values: list[Any]) -> dict[str, Any]:
     }
 
 
-def render_report(result: dict[str, Any], notes: list[str]) -> str:
-    """``report.txt``: the summary for people."""
+# What a recomputed summary is held to against the one already in the run folder: the
+# counts, windows and rates, and the P50/P90/P99 and mean of every stat block.
+COMPARED_NUMBERS = (
+    "n_samples_issued",
+    "n_samples_completed",
+    "n_samples_failed",
+    "duration_ns",
+    "legacy_loadgen_window_duration_ns",
+    "qps",
+    "tps",
+)
+COMPARED_BLOCKS = ("ttft", "tpot", "latency", "output_sequence_lengths", "input_sequence_lengths")
+COMPARED_STATS = ("avg", "50.0", "90.0", "99.0")
+NEWER_FIELDS = ("finish_reason_counts", "input_sequence_lengths")  # absent in older summaries
+
+
+def _number(summary: dict[str, Any], key: str) -> Any:
+    block, _, stat = key.partition(".")
+    if not stat:
+        return summary.get(key)
+    values = summary.get(block) or {}
+    return values.get(stat) if stat == "avg" else (values.get("percentiles") or {}).get(stat)
+
+
+def compare_summaries(
+    ours: dict[str, Any], official: dict[str, Any], *, failures_as_failures: bool
+) -> list[str]:
+    """Each number of the *official* summary beside the recomputed one, one line each.
+
+    Equal means equal to 1e-9 relative (the same arithmetic on the same events). Where
+    the harness differs on purpose (failed requests are failures, not completions) the
+    line says so; fields an older official summary lacks are named, not compared."""
+    failed = int(official.get("n_samples_failed") or 0)
+    deliberate = failures_as_failures and failed > 0
+    keys = [*COMPARED_NUMBERS]
+    keys += [f"{block}.{stat}" for block in COMPARED_BLOCKS for stat in COMPARED_STATS]
+    lines = []
+    for key in keys:
+        theirs, mine = _number(official, key), _number(ours, key)
+        if theirs is None and mine is None:
+            continue
+        if theirs is None:
+            lines.append(f"{key}: not in the official summary; recomputed {mine:g}")
+            continue
+        if mine is None:
+            lines.append(f"{key}: official {theirs:g}; not recomputed (no data)")
+            continue
+        same = math.isclose(float(theirs), float(mine), rel_tol=1e-9, abs_tol=1e-9)
+        line = f"{key}: official {theirs:g}, recomputed {mine:g}"
+        if same:
+            lines.append(line + " (equal)")
+        elif deliberate:
+            lines.append(
+                line + f" (differs on purpose: the {failed} failed request(s) are failures "
+                "here, completions in the official client; recompute --official-failures "
+                "gives its arithmetic)"
+            )
+        else:
+            lines.append(line + " (DIFFERS)")
+    for field_name in NEWER_FIELDS:
+        if field_name not in official:
+            lines.append(f"{field_name}: not in the official summary (an older schema)")
+    return lines
+
+
+def render_report(
+    result: dict[str, Any], notes: list[str], comparison: list[str] | None = None
+) -> str:
+    """``report.txt``: the summary for people, and how it compares with the summary the
+    run folder already had (``recompute``)."""
     lines = ["MLPerf Endpoints run report (endpoints-harness)", ""]
     for note in notes:
         lines.append(f"NOTE: {note}")
     if notes:
+        lines.append("")
+    if comparison:
+        lines.append("Compared with the run folder's own result_summary.json:")
+        lines += [f"  {line}" for line in comparison]
         lines.append("")
     duration = (result.get("duration_ns") or 0) / 1e9
     lines += [
