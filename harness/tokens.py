@@ -152,7 +152,7 @@ class TokenCounter:
         if reasoning:
             message["reasoning_content"] = reasoning
         if tool_calls:
-            message["tool_calls"] = tool_calls
+            message["tool_calls"] = parsed_tool_calls(tool_calls)
         full = self._count_rendered([{"role": "user", "content": ""}, message], False)
         return max(0, full - prefix - baseline)
 
@@ -219,6 +219,27 @@ class TokenCounter:
         if not output.reasoning and not output.tool_calls:
             return self.count_text(content)
         return self.count_message(content, reasoning, output.tool_calls)
+
+
+def parsed_tool_calls(tool_calls: Any) -> Any:
+    """Tool calls as the template is given them (rules §1.3 step 3): a ``function.arguments``
+    that is a JSON string encoding an object becomes that object (templates render it with
+    ``tojson``; left a string it would be escaped and counted twice over); any other value
+    is kept as received."""
+    if not isinstance(tool_calls, list):
+        return tool_calls
+    out = []
+    for call in tool_calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("arguments"), str):
+            try:
+                decoded = json.loads(function["arguments"])
+            except ValueError:
+                decoded = None
+            if isinstance(decoded, dict):
+                call = {**call, "function": {**function, "arguments": decoded}}
+        out.append(call)
+    return out
 
 
 def _token_text(value: Any) -> str:

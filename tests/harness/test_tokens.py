@@ -14,6 +14,7 @@ from harness.tokens import (
     TokenizerNotFound,
     load_counter,
     load_registry,
+    parsed_tool_calls,
 )
 
 
@@ -38,6 +39,26 @@ def test_message_count_subtracts_the_empty_assistant_frame(local_tokenizer_dir: 
     assert counter.count_message("lorem", reasoning="dolor sit amet") == 1 + 2 + 3
     calls = [{"function": {"name": "lookup", "arguments": '{"q": "x"}'}}]
     assert counter.count_message("", tool_calls=calls) == 1 + 1 + 2
+
+
+def test_tool_call_arguments_that_encode_an_object_are_counted_as_that_object(
+    local_tokenizer_dir: Path,
+) -> None:
+    """Rules §1.3 step 3: a JSON string of an object is parsed; anything else is kept."""
+    counter = TokenCounter.from_path(local_tokenizer_dir)
+
+    def calls(arguments: object) -> list[dict[str, object]]:
+        function = {"name": "lookup", "arguments": arguments}
+        return [{"id": "c1", "type": "function", "function": function}]
+
+    as_string = counter.count_message("", tool_calls=calls('{"q": "x"}'))
+    assert as_string == counter.count_message("", tool_calls=calls({"q": "x"}))
+    assert parsed_tool_calls(calls('{"q": "x"}'))[0]["function"]["arguments"] == {"q": "x"}
+    for kept in ("[1, 2]", "not json {", '"a string"'):
+        assert parsed_tool_calls(calls(kept))[0]["function"]["arguments"] == kept
+    original = calls('{"q": "x"}')
+    parsed_tool_calls(original)
+    assert original[0]["function"]["arguments"] == '{"q": "x"}'  # the input is not changed
 
 
 def test_outputs_take_the_plain_or_the_template_path(local_tokenizer_dir: Path) -> None:
