@@ -64,6 +64,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         trajectories=args.trajectories,
         enable_salt=not args.no_salt,
         inject_tool_delay=not args.no_tool_delay,
+        workers=args.workers,
     )
     try:
         config.validate()
@@ -89,6 +90,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_tokenizer(params: dict[str, Any], registry: dict[str, Any]) -> str | None:
+    """The tokenizer the run was counted with, as the official client picks it (harness-
+    metrics §5): ``model_params.tokenizer_name`` if set, else ``model_params.name`` when it
+    is a local folder with a tokenizer or a registry name; None when neither is."""
+    named = params.get("tokenizer_name")
+    if named:
+        return str(named)
+    name = params.get("name")
+    if not name:
+        return None
+    folder = Path(str(name))
+    if folder.is_dir() and any(
+        (folder / f).is_file() for f in ("tokenizer.json", "tokenizer_config.json")
+    ):
+        return str(folder)
+    return str(name) if name in registry else None
+
+
 def cmd_recompute(args: argparse.Namespace) -> int:
     run_dir = Path(args.run_dir)
     if not (run_dir / "events.jsonl").is_file():
@@ -100,15 +119,28 @@ def cmd_recompute(args: argparse.Namespace) -> int:
         else {}
     )
     params = (config or {}).get("model_params") or {}
+    registry = load_registry(Path(args.tokenizer_registry) if args.tokenizer_registry else None)
+    spec = args.tokenizer or run_tokenizer(params, registry)
     try:
         counter = _counter(
-            args.tokenizer or params.get("tokenizer_name"),
-            args.chat_template or params.get("chat_template"),
-            args.tokenizer_registry,
+            spec, args.chat_template or params.get("chat_template"), args.tokenizer_registry
         )
     except TokenizerNotFound as exc:
         print(f"error: {exc}", file=sys.stderr)
+        if not args.tokenizer and params.get("tokenizer_name"):
+            print(
+                f"the run names tokenizer {params['tokenizer_name']!r}; hub ids are not "
+                "downloaded: pass --tokenizer with a local copy or a registry name",
+                file=sys.stderr,
+            )
         return 2
+    if counter is None:
+        print(
+            "warning: no tokenizer for this run (model_params.tokenizer_name, a local "
+            "model_params.name or --tokenizer): ISL, OSL and TPOT are empty and tps is "
+            "null, as the official client leaves them",
+            file=sys.stderr,
+        )
     options = options_from_run_dir(run_dir)
     options.failures_as_completions = args.official_failures
     # Read before it is rewritten: report.txt compares every number with it.
@@ -261,7 +293,7 @@ def cmd_serve_sim(args: argparse.Namespace) -> int:
         )
     )
     try:
-        run_server(config, args.host, args.port)
+        run_server(config, args.host, args.port, args.processes)
     except KeyboardInterrupt:
         pass
     return 0
@@ -313,6 +345,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("auto", "fast", "httpx"),
         default="auto",
         help="auto: the lean client for http://, httpx for https://",
+    )
+    run.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="processes sharing the load, each with its own event loop (not agentic)",
     )
     run.add_argument("--output", required=True, help="run folder to write")
     run.set_defaults(func=cmd_run)
@@ -415,6 +453,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--drop-rate", type=float, default=0.0)
     sim.add_argument("--whitespace-first-rate", type=float, default=0.0)
     sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument(
+        "--processes", type=int, default=1, help="processes sharing the port (SO_REUSEPORT)"
+    )
     sim.set_defaults(func=cmd_serve_sim)
     return parser
 

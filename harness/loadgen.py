@@ -68,6 +68,8 @@ class RunConfig:
     routing_header: str = "X-Session-ID"
     api_key: str | None = field(default=None, repr=False)
     extra_body: dict[str, Any] = field(default_factory=dict)
+    # Processes that share the load, each with its own event loop (harness/workers.py).
+    workers: int = 1
 
     def validate(self) -> None:
         if self.load_pattern not in LOAD_PATTERNS:
@@ -80,6 +82,10 @@ class RunConfig:
             raise ValueError("client must be auto, fast or httpx")
         if self.client == "fast" and not self.endpoint.startswith("http://"):
             raise ValueError("the fast client speaks plain http only; use the httpx client")
+        if self.workers < 1:
+            raise ValueError("--workers must be at least 1")
+        if self.workers > 1 and self.load_pattern == AGENTIC:
+            raise ValueError("--workers applies to concurrency, poisson and offline runs")
         if self.load_pattern == AGENTIC:
             return  # a run of trajectories: neither a duration nor a sample count
         if self.duration_s is None and self.n_samples is None and self.load_pattern != "offline":
@@ -450,6 +456,27 @@ async def _run_agentic(
     return session
 
 
+# File descriptors beyond one per connection: the events file, the loop, stdio, imports.
+SPARE_FILES = 256
+
+
+def ensure_open_files(connections: int) -> None:
+    """Raise this process's open-file limit to hold *connections* sockets (children inherit
+    it), up to the hard limit; say what to change when even that is too low."""
+    import resource
+
+    needed = connections + SPARE_FILES
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        raise ValueError(
+            f"{connections} connections need {needed} open files, but this process may open "
+            f"at most {hard} (ulimit -Hn); raise the hard limit or lower the concurrency"
+        )
+    resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+
+
 def _event_loop_run(coroutine: Any) -> Any:
     """uvloop when it is installed (faster sockets and callbacks), else asyncio's loop."""
     try:
@@ -472,7 +499,16 @@ def run_point(
     config.validate()
     if not samples:
         raise ValueError("the dataset has no samples")
+    if config.load_pattern in ("concurrency", AGENTIC):
+        ensure_open_files(config.concurrency)
     run_dir.mkdir(parents=True, exist_ok=True)
+    if config.workers > 1:
+        from .workers import run_in_processes
+
+        plain = [s for s in samples if isinstance(s, Sample)]
+        if len(plain) != len(samples):
+            raise ValueError(f"a {config.load_pattern} run needs a prompt dataset")
+        return _finish(run_dir, config, counter, run_in_processes(config, plain, run_dir), progress)
     writer = EventWriter(run_dir / "events.jsonl")
     try:
         if config.load_pattern == AGENTIC:
@@ -487,6 +523,17 @@ def run_point(
             session = _event_loop_run(_run(config, plain, writer, on_progress))
     finally:
         writer.close()
+    return _finish(run_dir, config, counter, session, progress)
+
+
+def _finish(
+    run_dir: Path,
+    config: RunConfig,
+    counter: TokenCounter | None,
+    session: Any,
+    progress: Callable[[str], None] | None,
+) -> RunResult:
+    """The run folder's derived files, from its events (one process or several)."""
     if progress:
         progress(f"issued {session.issued}, dropped {session.dropped}; computing metrics")
     write_config(run_dir, config)

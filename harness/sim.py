@@ -119,8 +119,12 @@ class SimServer:
 
     # -- HTTP plumbing -----------------------------------------------------------------
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
-        self._server = await asyncio.start_server(self._connection, host, port, backlog=4096)
+    async def start(self, host: str = "127.0.0.1", port: int = 0, *, shared: bool = False) -> int:
+        """Listen; *shared* lets several processes listen on one port (SO_REUSEPORT), the
+        kernel spreading connections over them."""
+        self._server = await asyncio.start_server(
+            self._connection, host, port, backlog=4096, reuse_port=shared or None
+        )
         return int(self._server.sockets[0].getsockname()[1])
 
     async def serve_forever(self) -> None:
@@ -395,18 +399,45 @@ class SimServer:
         return True
 
 
-def run_server(config: SimConfig, host: str = "127.0.0.1", port: int = 8001) -> None:
-    """Serve until interrupted, on uvloop when it is installed."""
+def run_server(
+    config: SimConfig, host: str = "127.0.0.1", port: int = 8001, processes: int = 1
+) -> None:
+    """Serve until interrupted, on uvloop when it is installed; with *processes* > 1,
+    that many processes share the port (each its own loop, SO_REUSEPORT), so the
+    simulator is not what limits a client that drives thousands of streams. The fault
+    and capacity models then hold per process."""
+    if processes > 1:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        others = [
+            context.Process(target=_serve_one, args=(config, host, port, True), daemon=True)
+            for _ in range(processes - 1)
+        ]
+        for process in others:
+            process.start()
+        try:
+            _serve_one(config, host, port, True)
+        finally:
+            for process in others:
+                process.terminate()
+        return
+    _serve_one(config, host, port, False)
+
+
+def _serve_one(config: SimConfig, host: str, port: int, shared: bool) -> None:
     try:
         import uvloop
     except ImportError:  # pragma: no cover
-        asyncio.run(serve(config, host, port))
+        asyncio.run(serve(config, host, port, shared))
         return
-    uvloop.run(serve(config, host, port))
+    uvloop.run(serve(config, host, port, shared))
 
 
-async def serve(config: SimConfig, host: str = "127.0.0.1", port: int = 8001) -> None:
+async def serve(
+    config: SimConfig, host: str = "127.0.0.1", port: int = 8001, shared: bool = False
+) -> None:
     server = SimServer(config)
-    bound = await server.start(host, port)
+    bound = await server.start(host, port, shared=shared)
     print(f"serve-sim listening on http://{host}:{bound}", flush=True)
     await server.serve_forever()

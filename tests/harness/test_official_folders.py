@@ -311,3 +311,34 @@ def test_a_harness_written_folder_recomputes_identically(  # type: ignore[no-unt
     again = write_summary(folder, counter, options_from_run_dir(folder), official_summary(folder))
     assert again.result == first.result
     assert again.comparison and all(line.endswith("(equal)") for line in again.comparison)
+
+
+def test_the_runs_own_tokenizer_is_found_as_the_official_client_finds_it(
+    tmp_path: Path, local_tokenizer_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = official_folder(tmp_path / "named", {"type": "concurrency", "target_concurrency": 4})
+    config = yaml.safe_load((folder / "config.yaml").read_text())
+
+    def recompute_with(params: dict[str, Any]) -> tuple[int, dict[str, Any] | None, str]:
+        config["model_params"] = {"streaming": True, **params}
+        (folder / "config.yaml").write_text(yaml.safe_dump(config))
+        code = main(["recompute", str(folder)])
+        written = folder / "performance" / "result_summary.json"
+        summary = json.loads(written.read_text()) if code == 0 else None
+        return code, summary, capsys.readouterr().err
+
+    # tokenizer_name first; else a name that is a local folder with a tokenizer.
+    for params in (
+        {"name": "demo-model", "tokenizer_name": str(local_tokenizer_dir)},
+        {"name": str(local_tokenizer_dir)},
+    ):
+        code, summary, _err = recompute_with(params)
+        assert code == 0 and summary is not None
+        assert summary["output_sequence_lengths"]["total"] == 9 and summary["tps"] is not None
+    # A hub id cannot be fetched offline: say so rather than count nothing.
+    code, _summary, err = recompute_with({"name": "x", "tokenizer_name": "meta-llama/Llama-3.1-8B"})
+    assert code == 2 and "hub ids are not downloaded: pass --tokenizer" in err
+    # No tokenizer at all: the official client's empty token metrics, with a warning.
+    code, summary, err = recompute_with({"name": "openai/gpt-oss-120b"})
+    assert code == 0 and summary is not None and summary["tps"] is None
+    assert "no tokenizer for this run" in err
