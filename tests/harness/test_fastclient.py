@@ -7,9 +7,11 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness.client import send
-from harness.fastclient import FastClient
+from harness.fastclient import FastClient, _Connection, _Exchange
 from harness.sim import SimConfig
 
 CHAT = {"model": "sim", "messages": [{"role": "user", "content": "hello"}], "max_tokens": 12}
@@ -115,3 +117,38 @@ def test_connections_are_reused_and_unreachable_hosts_fail_cleanly(sim) -> None:
     assert refused.error is not None and refused.complete_ns is not None
     with pytest.raises(ValueError, match="plain http"):
         FastClient("https://example.org")
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    pieces=st.lists(st.binary(min_size=1, max_size=40), max_size=8),
+    extensions=st.lists(st.booleans(), min_size=8, max_size=8),
+    cuts=st.lists(st.integers(0, 400), max_size=6),
+)
+def test_dechunking_gives_the_body_however_the_bytes_arrive(
+    pieces: list[bytes], extensions: list[bool], cuts: list[int]
+) -> None:
+    """Chunked framing (sizes with and without extensions, CRLF inside the data) split
+    at any byte boundaries across reads."""
+    wire = (
+        b"".join(
+            f"{len(p):x}{';ext=1' if extensions[i] else ''}\r\n".encode() + p + b"\r\n"
+            for i, p in enumerate(pieces)
+        )
+        + b"0\r\n\r\n"
+    )
+    bounds = sorted({min(c, len(wire)) for c in cuts} | {len(wire)})
+
+    async def feed() -> tuple[bytes, list[bool]]:
+        exchange = _Exchange(False, None)
+        done = []
+        start = 0
+        for end in bounds:
+            exchange.raw += wire[start:end]
+            start = end
+            done.append(_Connection._dechunk(exchange))
+        return bytes(exchange.body), done
+
+    body, done = asyncio.run(feed())
+    assert body == b"".join(pieces)
+    assert done[-1] is True and not any(done[:-1])
