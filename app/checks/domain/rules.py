@@ -407,13 +407,25 @@ PORTAL_RULES: tuple[Rule, ...] = (
         "Submit the events.jsonl of the run the summary was made from.",
     ),
     _portal(
+        "tpot-valid-samples",
+        "Valid TPOT samples",
+        "§1.1",
+        Stage.RECOUNT,
+        Severity.INFO,
+        "TPOT P90 is over the valid per-response samples, positive and finite; the official "
+        "client keeps non-positive ones (a response whose last chunk came with its first), "
+        "so both P90s are shown when any are left out.",
+    ),
+    _portal(
         "fake-first-token",
         "Genuine first token",
         "§4.1",
         Stage.RECOUNT,
-        _ERROR,
-        "A first chunk of only whitespace, punctuation or control characters makes TTFT "
-        "look shorter than the first real token; responses must not start with one.",
+        Severity.WARNING,
+        "A first chunk with nothing visible in it (whitespace, zero-width or control "
+        "characters only) starts the TTFT clock before the first real token. The scan is "
+        "evidence for a reviewer (§12), with the share and the chunks themselves; "
+        "punctuation and symbols (**, {, a code fence) are ordinary first tokens.",
         "TTFT must be measured to the first genuine token.",
     ),
     _portal(
@@ -421,11 +433,22 @@ PORTAL_RULES: tuple[Rule, ...] = (
         "Duplicated or padded output",
         "§1.3",
         Stage.RECOUNT,
-        _ERROR,
+        Severity.WARNING,
         "Only output the model produced counts: the same text repeated across content, "
-        "reasoning and tool calls, or padded with whitespace or repetition, inflates "
-        "throughput.",
+        "reasoning and tool calls, or long runs of whitespace padding a response, inflate "
+        "throughput and invalidate the point. The scan says how each response repeats "
+        "itself; a reviewer judges (§12).",
         "Only the output the model produced counts; padding invalidates the point.",
+    ),
+    _portal(
+        "repetitive-output",
+        "Mostly repetitive output",
+        "§1.3",
+        Stage.RECOUNT,
+        Severity.INFO,
+        "Responses that compress to a few percent of their size are mostly repetition. A "
+        "model's own loop is real output and counts; padding by the endpoint would not. "
+        "Listed for a reviewer, not judged.",
     ),
     _portal(
         "truncated-responses",

@@ -2,14 +2,20 @@
 
 The recount is the harness's own summary (one implementation of every definition), run on
 the submitted ``events.jsonl`` with the official client's arithmetic (failed requests
-count as completions, as they did when the submitted numbers were made). Around it, each
-response is looked at for what the official tooling never checks: a first chunk that is
-only whitespace, punctuation or control characters (a fake first token), the same text
-repeated across content, reasoning and tool calls or padded out, and truncation.
+count as completions, as they did when the submitted numbers were made), except where
+the rules and the official client part: TPOT P90 is taken over the *valid* samples only
+(rules §1.1: positive and finite), the client's own P90 over all of them kept beside it.
+Around it, each response is looked at for what the official tooling never checks, as
+evidence for a reviewer's judgement (rules §12), never as a verdict: a first chunk with
+nothing visible in it (whitespace, zero-width or control characters only), the same text
+repeated across content, reasoning and tool calls or padded with long runs of
+whitespace, output that is mostly repetition (a model's own loop is real output, but a
+reviewer should see it), and truncation.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 import zlib
@@ -22,17 +28,20 @@ from app.checks.domain.findings import Finding, Severity
 from app.checks.domain.rules import portal_rule
 from app.results.domain.goodput import RequestLog, request_of
 from harness.events import Output
+from harness.metrics import percentile_lower
 from harness.summary import Completed, SummaryOptions, summarize
 from harness.tokens import TokenCounter
 
 EVIDENCE_SAMPLES = 10
-# A long response whose whitespace makes up more than this share is padded, and one that
-# compresses to less than this fraction of its size is mostly repetition (ordinary text
+# A long response is padded when runs of at least PADDING_RUN whitespace characters make
+# up more than PADDING_SHARE of it (indentation, even deep YAML, is shorter runs); one that
+# compresses to less than REPETITION_RATIO of its size is mostly repetition (ordinary text
 # compresses to about a third; "na na na …" to a few percent).
 PADDING_SHARE = 0.5
 PADDING_MIN_CHARS = 200
+PADDING_RUN = 32
 REPETITION_RATIO = 0.08
-_WHITESPACE = re.compile(r"\s+")
+_PADDING = re.compile(rf"\s{{{PADDING_RUN},}}")
 
 
 @dataclass(frozen=True)
@@ -72,6 +81,10 @@ class Recount:
     n_samples_failed: int = 0
     osl: dict[str, Any] = field(default_factory=dict)
     events_duration_ms: float | None = None
+    # The official client's TPOT P90, over every sample (non-positive ones included), and
+    # how many samples the rules' P90 (tpot_p90_ms) leaves out.
+    tpot_p90_ms_official: float | None = None
+    tpot_samples_excluded: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -96,9 +109,10 @@ def _finding(
 
 
 def is_fake_first_chunk(text: str) -> bool:
-    """Non-empty, but only whitespace, punctuation, symbols or control characters."""
+    """Non-empty, with nothing visible: whitespace, zero-width and control characters only.
+    Punctuation and symbols are ordinary first tokens (``**``, ``{``, a code fence)."""
     return bool(text) and all(
-        ch.isspace() or unicodedata.category(ch)[0] in ("P", "C", "S") for ch in text
+        ch.isspace() or unicodedata.category(ch)[0] in ("Z", "C") for ch in text
     )
 
 
@@ -110,31 +124,58 @@ def _first_chunk(output: Output) -> str | None:
     return None
 
 
-def is_duplicated(output: Output) -> bool:
+def duplication(output: Output) -> str | None:
+    """How a response repeats itself across fields or is padded out, or None."""
     content = output.content.strip()
     reasoning = output.reasoning_text.strip()
     if len(content) >= 20 and content == reasoning:
-        return True
+        return "the content repeats the reasoning"
     for call in output.tool_calls or []:
         arguments = str((call.get("function") or {}).get("arguments") or "").strip()
         if len(arguments) >= 20 and arguments in (content, reasoning):
-            return True
+            return "tool-call arguments repeat the " + (
+                "content" if arguments == content else "reasoning"
+            )
     text = output.content + output.reasoning_text  # unstripped: trailing padding counts
     if len(text) >= PADDING_MIN_CHARS:
-        visible = len(_WHITESPACE.sub("", text))
-        if (len(text) - visible) / len(text) > PADDING_SHARE:
-            return True
-        data = text.encode("utf-8")
-        if len(zlib.compress(data, 1)) / len(data) < REPETITION_RATIO:
-            return True
-    return False
+        padded = sum(len(run) for run in _PADDING.findall(text))
+        if padded / len(text) > PADDING_SHARE:
+            share = padded / len(text)
+            return f"{share:.0%} of its {len(text):,} characters are long runs of whitespace"
+    return None
+
+
+def is_duplicated(output: Output) -> bool:
+    return duplication(output) is not None
+
+
+def repetition(output: Output) -> float | None:
+    """The compressed share of a long response that is mostly repetition, or None."""
+    text = output.content + output.reasoning_text
+    if len(text) < PADDING_MIN_CHARS:
+        return None
+    data = text.encode("utf-8")
+    ratio = len(zlib.compress(data, 1)) / len(data)
+    return ratio if ratio < REPETITION_RATIO else None
+
+
+def valid_tpot_p90_ms(samples: list[float]) -> tuple[float | None, int]:
+    """TPOT P90 over the valid samples (rules §1.1: positive and finite), in ms, and how
+    many samples were left out."""
+    valid = sorted(v for v in samples if v > 0 and math.isfinite(v))
+    excluded = len(samples) - len(valid)
+    return (percentile_lower(valid, 90.0) / 1e6 if valid else None), excluded
 
 
 class _Scanner:
     def __init__(self) -> None:
         self.fake_first: list[str] = []
+        self.fake_examples: list[str] = []
         self.duplicated: list[str] = []
+        self.duplicated_why: list[str] = []
+        self.repetitive: list[str] = []
         self.truncated: list[str] = []
+        self.tpot_ns: list[float] = []
         self.responses = 0
         self.tokens = 0
         self.requests = RequestLog()
@@ -150,16 +191,35 @@ class _Scanner:
                 completed.failed,
             )
         )
+        after = completed.tokens_after_first
+        if completed.ttft_ns is not None and completed.latency_ns is not None and after:
+            # The summary's own sample: (complete − first chunk) / tokens after it.
+            self.tpot_ns.append((completed.latency_ns - completed.ttft_ns) / after)
         if completed.failed:
             return
         self.responses += 1
         first = _first_chunk(completed.output)
         if first is not None and is_fake_first_chunk(first):
             self.fake_first.append(completed.sample_uuid)
-        if is_duplicated(completed.output):
+            if len(self.fake_examples) < EVIDENCE_SAMPLES:
+                self.fake_examples.append(f"{completed.sample_uuid}: {first!r}")
+        why = duplication(completed.output)
+        if why is not None:
             self.duplicated.append(completed.sample_uuid)
+            if len(self.duplicated_why) < EVIDENCE_SAMPLES:
+                self.duplicated_why.append(f"{completed.sample_uuid}: {why}")
+        elif repetition(completed.output) is not None:
+            self.repetitive.append(completed.sample_uuid)
         if completed.finish_reason == "length":
             self.truncated.append(completed.sample_uuid)
+
+
+def _ms(value: float | None) -> str:
+    return "none" if value is None else f"{value:,.3f} ms"
+
+
+def _more(count: int) -> str:
+    return f" (+{count - EVIDENCE_SAMPLES} more)" if count > EVIDENCE_SAMPLES else ""
 
 
 def _samples(ids: list[str]) -> str:
@@ -242,21 +302,24 @@ def analyse(
     )
     r = summary.result
     osl = r.get("output_sequence_lengths") or {}
-    tpot = (r.get("tpot") or {}).get("percentiles", {}).get("90.0")
+    official_tpot = (r.get("tpot") or {}).get("percentiles", {}).get("90.0")
+    rules_tpot_ms, excluded = valid_tpot_p90_ms(scanner.tpot_ns)
     ttft = (r.get("ttft") or {}).get("percentiles", {}).get("90.0")
     total = int(osl["total"]) if osl else 0
     recount = Recount(
         total_output_tokens=total,
         # Over the point's own window, so only the token count can make a difference.
         system_tps=total / (reported.duration_ms / 1000) if reported.duration_ms else r.get("tps"),
-        tpot_p90_ms=tpot / 1e6 if tpot is not None else None,
-        tps_per_user=1e9 / tpot if tpot else None,
+        tpot_p90_ms=rules_tpot_ms,
+        tps_per_user=1000 / rules_tpot_ms if rules_tpot_ms else None,
         ttft_p90_ms=ttft / 1e6 if ttft is not None else None,
         n_samples_issued=r["n_samples_issued"],
         n_samples_completed=r["n_samples_completed"],
         n_samples_failed=r["n_samples_failed"],
         osl={k: osl.get(k) for k in ("min", "max", "median", "avg")} if osl else {},
         events_duration_ms=(r["duration_ns"] or 0) / 1e6 or None,
+        tpot_p90_ms_official=official_tpot / 1e6 if official_tpot is not None else None,
+        tpot_samples_excluded=excluded,
     )
     findings = [
         f
@@ -318,14 +381,29 @@ def analyse(
                 point,
             )
         )
+    if excluded:
+        official = recount.tpot_p90_ms_official
+        findings.append(
+            _finding(
+                "tpot-valid-samples",
+                Severity.INFO,
+                f"{excluded} of {len(scanner.tpot_ns)} TPOT samples are not positive and finite "
+                f"and are left out of TPOT P90 (rules §1.1): {_ms(recount.tpot_p90_ms)} over "
+                f"the valid ones; the official client keeps them: {_ms(official)}",
+                point,
+            )
+        )
     if scanner.fake_first:
         findings.append(
             _finding(
                 "fake-first-token",
-                Severity.ERROR,
-                f"{len(scanner.fake_first)} of {scanner.responses} responses start with a chunk of "
-                f"only whitespace, punctuation or control characters, which makes TTFT look "
-                f"shorter; samples: {_samples(scanner.fake_first)}",
+                Severity.WARNING,
+                f"{len(scanner.fake_first)} of {scanner.responses} responses "
+                f"({len(scanner.fake_first) / max(scanner.responses, 1):.1%}) start with a "
+                f"chunk with nothing visible in it, which starts the TTFT clock before the first "
+                f"real token; a reviewer judges whether the endpoint sent it on purpose (§12). "
+                f"First chunks: {'; '.join(scanner.fake_examples)}"
+                + _more(len(scanner.fake_first)),
                 point,
                 fix="TTFT must be measured to the first genuine token",
             )
@@ -334,12 +412,25 @@ def analyse(
         findings.append(
             _finding(
                 "duplicated-output",
-                Severity.ERROR,
-                f"{len(scanner.duplicated)} responses repeat the same text across content, "
-                f"reasoning or tool calls, or are padded with whitespace or repetition; samples: "
-                f"{_samples(scanner.duplicated)}",
+                Severity.WARNING,
+                f"{len(scanner.duplicated)} of {scanner.responses} responses repeat the same "
+                f"text across content, reasoning or tool calls, or are padded with whitespace; "
+                f"a reviewer judges whether they inflate the count (§1.3, §12). "
+                f"{'; '.join(scanner.duplicated_why)}" + _more(len(scanner.duplicated)),
                 point,
                 fix="Only the output the model produced counts; padding invalidates the point",
+            )
+        )
+    if scanner.repetitive:
+        findings.append(
+            _finding(
+                "repetitive-output",
+                Severity.INFO,
+                f"{len(scanner.repetitive)} of {scanner.responses} responses are mostly "
+                f"repetition (they compress to under {REPETITION_RATIO:.0%} of their size): a "
+                f"model's own loop counts as output, padding would not; samples: "
+                f"{_samples(scanner.repetitive)}",
+                point,
             )
         )
     if scanner.truncated:

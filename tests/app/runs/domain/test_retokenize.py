@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from app.checks.domain.findings import Severity
-from app.runs.domain.retokenize import Reported, analyse, is_duplicated, is_fake_first_chunk
+from app.runs.domain.retokenize import (
+    Reported,
+    analyse,
+    duplication,
+    is_duplicated,
+    is_fake_first_chunk,
+    repetition,
+)
 from harness.dataset import Sample
 from harness.events import Output
 from harness.loadgen import RunConfig, run_point
@@ -99,7 +106,7 @@ def _rewrite(events: Path, target: Path, change) -> Path:  # type: ignore[no-unt
     return target
 
 
-def test_fake_first_tokens_and_padding_are_caught_with_sample_ids(honest_run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_fake_first_tokens_and_padding_are_shown_with_their_evidence(honest_run, tmp_path) -> None:  # type: ignore[no-untyped-def]
     events, summary = honest_run
 
     def fake_first(event: dict) -> None:  # type: ignore[type-arg]
@@ -115,8 +122,9 @@ def test_fake_first_tokens_and_padding_are_caught_with_sample_ids(honest_run, tm
         )
     )
     fake = findings["fake-first-token"]
-    assert fake.severity == Severity.ERROR and fake.message.startswith("5 of 60")
-    assert len([w for w in fake.message.split() if len(w.strip(",;")) == 32]) == 5  # sample ids
+    # Evidence for a reviewer (§12), not a verdict: the share, and each chunk as sent.
+    assert fake.severity == Severity.WARNING and fake.message.startswith("5 of 60 responses (8.3%)")
+    assert fake.message.count(": ' \\n'") == 5
 
     def padded(event: dict) -> None:  # type: ignore[type-arg]
         event["data"][1][1] += " " * 600
@@ -129,7 +137,9 @@ def test_fake_first_tokens_and_padding_are_caught_with_sample_ids(honest_run, tm
             POINT,
         )
     )
-    assert findings["duplicated-output"].severity == Severity.ERROR
+    padding = findings["duplicated-output"]
+    assert padding.severity == Severity.WARNING
+    assert "characters are long runs of whitespace" in padding.message
 
     def truncated(event: dict) -> None:  # type: ignore[type-arg]
         event["finish_reason"] = "length"
@@ -168,8 +178,15 @@ def test_no_tokenizer_is_one_informational_finding(honest_run) -> None:  # type:
     [
         (" ", True),
         ("\n\t", True),
-        ("...", True),
         ("\u200b", True),
+        ("\u200b\r", True),
+        # Ordinary first tokens of real answers: markdown, JSON, code, lists, ellipses.
+        ("...", False),
+        ("**", False),
+        ("{", False),
+        ("```", False),
+        ("-", False),
+        ("1.", False),
         ("Hi", False),
         (" a", False),
         ("", False),
@@ -184,8 +201,58 @@ def test_duplication_and_padding_shapes() -> None:
     assert is_duplicated(Output(text, [text[:5], text[5:]]))
     call = [{"function": {"name": "f", "arguments": text}}]
     assert is_duplicated(Output(text, None, call))
-    assert is_duplicated(Output(["ok", " " + "na" * 200]))
+    assert is_duplicated(Output(["ok", " " + " " * 400]))
     assert not is_duplicated(Output(["A genuine", " answer of ordinary length and shape."]))
+    # A model's own loop is output, not padding: listed as repetitive, not duplicated.
+    loop = Output(["ok", " " + "na" * 200])
+    assert not is_duplicated(loop) and repetition(loop) is not None
+
+
+ORDINARY_ANSWERS = [
+    # Markdown that opens with bold, a JSON answer, a fenced code block, deep YAML.
+    ["**", "Answer:** the capital of France is Paris, which has been the seat of " * 3],
+    ["{", '"name": "lookup", "arguments": {"city": "Paris", "units": "metric"}, "ok": true}'],
+    ["```", "python\ndef add(a, b):\n    return a + b\n\nprint(add(2, 3))\n```\n" * 3],
+    ["server", ":\n  http:\n    routes:\n      - path: /v1\n        handlers:\n"
+     "          - name: chat\n            timeout: 30\n            retries: 2\n" * 4],
+    ["1", ". Preheat the oven.\n2. Mix the flour and the butter.\n3. Bake for 20 minutes.\n"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("chunks", ORDINARY_ANSWERS, ids=["bold", "json", "fence", "yaml", "list"])
+def test_ordinary_answers_are_not_flagged(chunks: list[str]) -> None:
+    output = Output(chunks)
+    assert not is_fake_first_chunk(chunks[0])
+    assert duplication(output) is None and repetition(output) is None
+
+
+def test_tpot_p90_is_over_the_valid_samples_and_the_official_one_is_kept(  # type: ignore[no-untyped-def]
+    honest_run, tmp_path
+) -> None:
+    events, summary = honest_run
+    firsts: dict[str, int] = {}
+    out = []
+    for line in events.read_text().splitlines():
+        event = json.loads(line)
+        uuid = event["sample_uuid"]
+        if event["event_type"] == "sample.recv_first":
+            firsts[uuid] = event["timestamp_ns"]
+        elif event["event_type"] == "sample.complete" and uuid in firsts and len(firsts) % 4 == 0:
+            # Some responses end the instant their first chunk came: a TPOT of 0.
+            event["timestamp_ns"] = firsts[uuid]
+        out.append(json.dumps(event))
+    doctored = tmp_path / "zero.jsonl"
+    doctored.write_text("\n".join(out) + "\n")
+    analysis = analyse(doctored, sim_token_counter(), reported_from(summary), POINT)
+    r = analysis.recount
+    assert r.tpot_samples_excluded > 0
+    assert r.tpot_p90_ms_official is not None and r.tpot_p90_ms is not None
+    assert r.tpot_p90_ms_official <= r.tpot_p90_ms  # zeros pull the client's P90 down
+    assert r.tps_per_user == pytest.approx(1000 / r.tpot_p90_ms)
+    note = by_rule(analysis)["tpot-valid-samples"]
+    assert note.severity == Severity.INFO and "the official client keeps them" in note.message
+    honest = analyse(events, sim_token_counter(), reported_from(summary), POINT).recount
+    assert honest.tpot_samples_excluded == 0 and honest.tpot_p90_ms == honest.tpot_p90_ms_official
 
 
 def test_progress_is_reported_and_can_cancel_midway(honest_run, tmp_path) -> None:  # type: ignore[no-untyped-def]
