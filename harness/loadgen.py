@@ -13,6 +13,7 @@ excluded from every metric (the official client drops them silently).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import random
 import time
@@ -51,7 +52,9 @@ class RunConfig:
     streaming: bool = True
     api: str = "chat"  # "chat" (/v1/chat/completions) or "completions"
     max_tokens: int = 1024
-    seed: int = 42
+    seed: int = 42  # the sample order (the official dataloader seed)
+    # The Poisson arrivals (the official scheduler seed); None: the same as ``seed``.
+    scheduler_seed: int | None = None
     drain_timeout_s: float = 240.0
     request_timeout_s: float = 600.0
     # Stop issuing once this many requests in a row have failed (an unreachable or broken
@@ -316,7 +319,7 @@ class _Session:
                 self.spawn(next(order))
                 await asyncio.sleep(0)  # let responses be read between issues
         else:  # poisson
-            rng = random.Random(c.seed)
+            rng = random.Random(c.seed if c.scheduler_seed is None else c.scheduler_seed)
             start = time.monotonic()
             at = start
             issued_here = 0
@@ -555,7 +558,9 @@ def summary_options(config: RunConfig) -> SummaryOptions:
                 "target_concurrency": config.concurrency,
             },
             "warmup": {"enabled": config.warmup_requests > 0, "n_requests": config.warmup_requests},
-            "scheduler_random_seed": config.seed,
+            "scheduler_random_seed": (
+                config.seed if config.scheduler_seed is None else config.scheduler_seed
+            ),
             "dataloader_random_seed": config.seed,
         },
     )
@@ -589,6 +594,14 @@ def write_config(run_dir: Path, config: RunConfig) -> None:
     (run_dir / "config.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
 
 
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def official_summary(run_dir: Path) -> dict[str, Any] | None:
     """The summary a run folder holds: ``performance/result_summary.json``, or the flat
     ``result_summary.json`` of older archives; None when neither can be read."""
@@ -611,6 +624,8 @@ def write_summary(
     """Compute the summary from ``events.jsonl`` and write every derived file; with the
     *official* summary the folder had, ``report.txt`` compares every number with it."""
     summary = summarize(run_dir / "events.jsonl", counter, options)
+    # The event log the numbers come from, by hash, as newer official clients record it.
+    summary.result["events_sha256"] = file_sha256(run_dir / "events.jsonl")
     comparison = None
     if official is not None:
         comparison = compare_summaries(
@@ -647,6 +662,7 @@ def options_from_run_dir(run_dir: Path) -> SummaryOptions:
                 target_qps=harness.get("target_qps"),
                 warmup_requests=int(harness.get("warmup_requests", 0)),
                 seed=int(harness.get("seed", 42)),
+                scheduler_seed=harness.get("scheduler_seed"),
             )
         )
     pattern = ((config.get("settings") or {}).get("load_pattern")) or {}

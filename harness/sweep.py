@@ -208,6 +208,9 @@ def run_sweep(
     runs_dir = output / "runs"
     runs: list[tuple[PlannedPoint, RunResult]] = []
     seed = _seed(spec.disclosure.seeds, "sample_index_rng_seed", base.seed)
+    scheduler_seed = _seed(
+        spec.disclosure.seeds, "scheduler_rng_seed", base.scheduler_seed or base.seed
+    )
     for number, point in enumerate(plan, start=1):
         label = f"[{number}/{len(plan)}] c={point.concurrency} ({point.role})"
         progress(f"{label} running…")
@@ -221,6 +224,7 @@ def run_sweep(
                 duration_s=None,
                 n_samples=None,
                 seed=seed,
+                scheduler_seed=scheduler_seed,
             )
         elif point.offline == "dedicated":
             config = replace(
@@ -230,6 +234,7 @@ def run_sweep(
                 duration_s=None,
                 concurrency=point.concurrency,
                 seed=seed,
+                scheduler_seed=scheduler_seed,
             )
         else:
             seconds = (
@@ -242,6 +247,7 @@ def run_sweep(
                 duration_s=seconds,
                 n_samples=None,
                 seed=seed,
+                scheduler_seed=scheduler_seed,
             )
         result = run_point(
             config,

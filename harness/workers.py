@@ -72,7 +72,9 @@ def shares(config: RunConfig, n_samples_total: int) -> list[RunConfig]:
                 else n_samples_total
             ),
             warmup_requests=part(config.warmup_requests) or 0,
-            seed=config.seed + k,  # the Poisson arrivals of each worker are its own
+            # Each worker's Poisson arrivals are its own stream; the sample order is shared.
+            scheduler_seed=(config.seed if config.scheduler_seed is None else config.scheduler_seed)
+            + k,
         )
         out.append(share)
     return out

@@ -85,7 +85,9 @@ def test_shares_split_the_load_and_agentic_runs_refuse_workers() -> None:
     assert len(shares(RunConfig(endpoint="", model="m", concurrency=2, workers=4), 1)) == 2
     qps = shares(RunConfig(endpoint="", model="m", load_pattern="poisson", target_qps=9.0,
                            duration_s=1, workers=3), 1)  # fmt: skip
-    assert [p.target_qps for p in qps] == [3.0, 3.0, 3.0] and len({p.seed for p in qps}) == 3
+    assert [p.target_qps for p in qps] == [3.0, 3.0, 3.0] and len(
+        {p.scheduler_seed for p in qps}
+    ) == 3
     agentic = RunConfig(endpoint="", model="m", load_pattern="agentic_inference", workers=2)
     with pytest.raises(ValueError, match="--workers applies to"):
         agentic.validate()

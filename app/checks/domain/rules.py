@@ -460,6 +460,47 @@ PORTAL_RULES: tuple[Rule, ...] = (
         "warning for the reviewers.",
     ),
     _portal(
+        "events-summary-hash",
+        "Events are the summary's",
+        "§9.5",
+        Stage.RECOUNT,
+        _ERROR,
+        "When the summary names the sha256 of its event log (events_sha256), the submitted "
+        "events.jsonl must be that file; a summary without it is tied to the events by "
+        "their counts only, which the page says.",
+        "Submit the events.jsonl the client wrote for this run, unedited.",
+    ),
+    _portal(
+        "events-summary-counts",
+        "Events and summary agree on requests",
+        "§9.5",
+        Stage.RECOUNT,
+        _ERROR,
+        "The requests issued and failed in events.jsonl must be as many as the summary reports.",
+        "Submit the events.jsonl of the run the summary was made from.",
+    ),
+    _portal(
+        "events-summary-duration",
+        "Events and summary agree on duration",
+        "§9.5",
+        Stage.RECOUNT,
+        _ERROR,
+        "The tracked window in events.jsonl (first tracked issue to last tracked "
+        "completion) must match the summary's duration within the timing tolerance.",
+        "Submit the events.jsonl of the run the summary was made from.",
+    ),
+    _portal(
+        "summary-point-seeds",
+        "The run used the declared seeds",
+        "§4.3",
+        Stage.RECOUNT,
+        _ERROR,
+        "The seeds the summary's run_config says the client used (scheduler and "
+        "dataloader) must be the ones point.yaml declares (scheduler_rng_seed, "
+        "sample_index_rng_seed).",
+        "Run the point with the seed set it declares, or declare the seeds it ran with.",
+    ),
+    _portal(
         "events-malformed",
         "Readable run events",
         "§1.3",

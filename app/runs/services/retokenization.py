@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import yaml
 from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload
 
@@ -38,6 +41,7 @@ from app.jobs.queue import (
     mark_succeeded,
     set_progress,
 )
+from app.runs.domain.integrity import integrity_findings
 from app.runs.domain.retokenize import Cancelled, Reported, Tolerances, analyse
 from app.settings import Settings
 from app.submissions.services.artifacts import events_path, latest_events
@@ -232,6 +236,16 @@ def run_retokenization(
     except Cancelled:
         _cancelled(session, job, retok, clock)
         return retok
+    if counter is not None:
+        summary, point_yaml = _bundle_files(settings, submission, retok.point_label)
+        analysis.findings += integrity_findings(
+            retok.point_label,
+            retok.artifact.sha256,
+            summary,
+            point_yaml,
+            analysis.recount,
+            duration_tolerance=settings.retokenize_tolerance_timing,
+        )
     elapsed = max(time.monotonic() - started, 1e-6)
     finished = clock()
     recount = analysis.recount.as_dict()
@@ -264,6 +278,28 @@ def run_retokenization(
     job.stage = f"done: {recount['tokens_per_s']:,.0f} tokens/s"
     session.commit()
     return retok
+
+
+def _bundle_files(
+    settings: Settings, submission: Submission, label: str
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The point's result_summary.json and point.yaml as the bundle holds them (None where
+    a file is missing or unreadable)."""
+    folder = settings.data_dir / (submission.bundle_root or "") / "results" / label
+
+    def read(*names: str) -> dict[str, Any] | None:
+        for name in names:
+            path = folder / name
+            if path.is_file():
+                try:
+                    text = path.read_text(encoding="utf-8")
+                    data = json.loads(text) if name.endswith(".json") else yaml.safe_load(text)
+                except (OSError, ValueError, yaml.YAMLError):
+                    return None
+                return data if isinstance(data, dict) else None
+        return None
+
+    return read("result_summary.json", "performance/result_summary.json"), read("point.yaml")
 
 
 def _cancelled(session: Session, job: Job, retok: Retokenization, clock: Clock) -> None:
