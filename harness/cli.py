@@ -160,6 +160,40 @@ def cmd_recompute(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import PlotlyMissing, plotly_js, write_report
+
+    run_dir = Path(args.run_dir)
+    if not (run_dir / "events.jsonl").is_file():
+        print(f"error: {run_dir} has no events.jsonl", file=sys.stderr)
+        return 2
+    config = (
+        yaml.safe_load((run_dir / "config.yaml").read_text())
+        if (run_dir / "config.yaml").is_file()
+        else {}
+    )
+    params = (config or {}).get("model_params") or {}
+    registry = load_registry(Path(args.tokenizer_registry) if args.tokenizer_registry else None)
+    try:
+        counter = _counter(
+            args.tokenizer or run_tokenizer(params, registry), None, args.tokenizer_registry
+        )
+        script = plotly_js(Path(args.plotly_js) if args.plotly_js else None)
+    except (TokenizerNotFound, PlotlyMissing, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    options = options_from_run_dir(run_dir)
+    options.count_input_tokens = False
+    series = write_report(run_dir, counter, options, script)
+    if series is None:
+        print("error: no tracked request in events.jsonl: nothing to draw", file=sys.stderr)
+        return 1
+    print(
+        f"{run_dir / 'analysis' / 'report.html'} ({len(series['t_s'])} bins of {series['bin_s']} s)"
+    )
+    return 0
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     from .sweep import SweepSpec, run_sweep
 
@@ -367,6 +401,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     recompute.add_argument("--output", default=None, help="write into another folder")
     recompute.set_defaults(func=cmd_recompute)
+
+    report = sub.add_parser("report", help="draw a run folder's run over time (offline HTML)")
+    report.add_argument("run_dir")
+    report.add_argument("--tokenizer", default=None, help="default: the run's own")
+    report.add_argument("--tokenizer-registry", default=None)
+    report.add_argument("--plotly-js", default=None, help="default: the copy shipped here")
+    report.set_defaults(func=cmd_report)
 
     sweep = sub.add_parser("sweep", help="run a whole curve and assemble a checked bundle")
     sweep.add_argument("--endpoint", required=True)

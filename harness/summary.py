@@ -51,6 +51,7 @@ class Completed:
     failed: bool
     ttft_ns: int | None = None  # issue to the first non-empty chunk, if one came
     latency_ns: int | None = None  # issue to completion
+    issued_ns: int | None = None  # when it was issued, on the run's clock
 
 
 @dataclass
@@ -136,7 +137,7 @@ def summarize(
                     Completed(
                         uuid_, line_, output_, reason_, n_out, n_after, row_.failed,
                         ttft_ns=None if first is None else first - row_.issued_ns,
-                        latency_ns=ts_ - row_.issued_ns,
+                        latency_ns=ts_ - row_.issued_ns, issued_ns=row_.issued_ns,
                     )
                 )  # fmt: skip
         pending.clear()
@@ -201,7 +202,7 @@ def summarize(
                 if observer is not None:
                     observer(
                         Completed(uuid, line, Output(None), None, 0, None, True,
-                                  latency_ns=ts - row.issued_ns)
+                                  latency_ns=ts - row.issued_ns, issued_ns=row.issued_ns)
                     )  # fmt: skip
                 continue
             completed += 1
@@ -218,7 +219,7 @@ def summarize(
                     observer(
                         Completed(uuid, line, output or Output(None), reason, 0, None, row.failed,
                                   ttft_ns=None if first is None else first - row.issued_ns,
-                                  latency_ns=ts - row.issued_ns)
+                                  latency_ns=ts - row.issued_ns, issued_ns=row.issued_ns)
                     )  # fmt: skip
                 continue
             pending.append((uuid, line, output, reason, row, ts))

@@ -492,6 +492,8 @@ class Retokenization(Base):
     tokenizer: Mapped[str | None] = mapped_column(Text)
     reported: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     recount: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # The point's run over time (harness/timeseries.py), served on its own: tens of KB.
+    timeseries: Mapped[dict[str, Any] | None] = mapped_column(JSON, deferred=True)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
 

@@ -123,4 +123,51 @@
     var curve = s.curves[Number(el.dataset.curveIndex)];
     if (curve) { draw(curve, el, s.result_status); }
   });
+  // A re-counted point's run over time, fetched when its panel is opened.
+  function drawTimeSeries(panel) {
+    var chart = panel.querySelector(".timeseries-chart");
+    if (!chart || chart.dataset.rendered) { return; }
+    chart.dataset.rendered = "loading";
+    fetch(panel.dataset.src, { headers: { Accept: "application/json" } })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (ts) {
+        if (!ts) {
+          chart.textContent = "No time series for this re-count: it was made before the portal kept them; re-count the point again.";
+          chart.dataset.rendered = "empty";
+          return;
+        }
+        var x = ts.t_s;
+        var traces = [
+          { x: x, y: ts.output_tps, name: "output tok/s", type: "scatter", mode: "lines", xaxis: "x", yaxis: "y" },
+          { x: x, y: ts.in_flight, name: "in flight", type: "scatter", mode: "lines", line: { dash: "dot" }, xaxis: "x", yaxis: "y2" },
+          { x: x, y: ts.ttft_p50_ms, name: "TTFT P50 ms", type: "scatter", mode: "lines", xaxis: "x", yaxis: "y3" },
+          { x: x, y: ts.ttft_p90_ms, name: "TTFT P90 ms", type: "scatter", mode: "lines", xaxis: "x", yaxis: "y3" },
+          { x: x, y: ts.tpot_p50_ms, name: "TPOT P50 ms", type: "scatter", mode: "lines", xaxis: "x", yaxis: "y4" },
+          { x: x, y: ts.tpot_p90_ms, name: "TPOT P90 ms", type: "scatter", mode: "lines", xaxis: "x", yaxis: "y4" },
+          { x: x, y: ts.issued, name: "issued", type: "bar", xaxis: "x", yaxis: "y5" },
+          { x: x, y: ts.completed, name: "completed", type: "bar", xaxis: "x", yaxis: "y5" },
+          { x: x, y: ts.failed, name: "failed", type: "bar", marker: { color: "#c0392b" }, xaxis: "x", yaxis: "y5" }
+        ];
+        var drain = { type: "line", xref: "x", yref: "paper", x0: ts.last_issue_s, x1: ts.last_issue_s, y0: 0, y1: 1,
+                      line: { dash: "dash", color: "#777" } };
+        var layout = {
+          height: 620, margin: { t: 30, r: 60, b: 40, l: 60 }, barmode: "group", shapes: [drain],
+          annotations: [{ x: ts.last_issue_s, y: 1, xref: "x", yref: "paper", text: "drain", showarrow: false, yanchor: "bottom" }],
+          xaxis: { title: { text: "seconds from the first tracked request (bins of " + ts.bin_s + " s)" }, anchor: "y5" },
+          yaxis: { domain: [0.68, 1], title: { text: "tok/s" }, rangemode: "tozero" },
+          yaxis2: { overlaying: "y", side: "right", title: { text: "in flight" }, rangemode: "tozero" },
+          yaxis3: { domain: [0.36, 0.62], title: { text: "TTFT ms" }, rangemode: "tozero" },
+          yaxis4: { overlaying: "y3", side: "right", title: { text: "TPOT ms" }, rangemode: "tozero" },
+          yaxis5: { domain: [0, 0.3], title: { text: "requests" }, rangemode: "tozero" },
+          legend: { orientation: "h", y: -0.12 }
+        };
+        Plotly.newPlot(chart, traces, layout, { displaylogo: false, responsive: true }).then(function () {
+          chart.dataset.rendered = "true";
+        });
+      })
+      .catch(function () { chart.textContent = "The time series could not be loaded."; });
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("details.timeseries"), function (panel) {
+    panel.addEventListener("toggle", function () { if (panel.open) { drawTimeSeries(panel); } });
+  });
 })();

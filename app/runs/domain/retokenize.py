@@ -30,6 +30,7 @@ from app.results.domain.goodput import RequestLog, request_of
 from harness.events import Output
 from harness.metrics import percentile_lower
 from harness.summary import Completed, SummaryOptions, summarize
+from harness.timeseries import TimeSeriesBuilder
 from harness.tokens import TokenCounter
 
 EVIDENCE_SAMPLES = 10
@@ -96,6 +97,8 @@ class Analysis:
     findings: list[Finding]
     # Every tracked request's TTFT, rate and tokens, for goodput (None: nothing counted).
     requests: RequestLog | None = None
+    # The run over time (harness/timeseries.py; None: no tracked request).
+    timeseries: dict[str, Any] | None = None
 
 
 class Cancelled(Exception):
@@ -176,12 +179,14 @@ class _Scanner:
         self.repetitive: list[str] = []
         self.truncated: list[str] = []
         self.tpot_ns: list[float] = []
+        self.timeline = TimeSeriesBuilder()
         self.responses = 0
         self.tokens = 0
         self.requests = RequestLog()
 
     def __call__(self, completed: Completed) -> None:
         self.tokens += completed.output_tokens
+        self.timeline(completed)
         self.requests.add(
             request_of(
                 completed.ttft_ns,
@@ -454,4 +459,4 @@ def analyse(
                 point,
             )
         )
-    return Analysis(recount, findings, scanner.requests)
+    return Analysis(recount, findings, scanner.requests, scanner.timeline.build())

@@ -252,6 +252,7 @@ def run_retokenization(
     recount["tokens_per_s"] = (analysis.recount.total_output_tokens or 0) / elapsed
     retok.reported = reported.__dict__
     retok.recount = recount
+    retok.timeseries = analysis.timeseries
     retok.finished_at = finished
     if analysis.requests is not None and len(analysis.requests):
         session.add(

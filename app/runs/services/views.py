@@ -143,3 +143,32 @@ def retokenization_view(r: Retokenization, findings: list[FindingRow]) -> Retoke
         recount=recount,
         findings=[finding_view(f) for f in findings],
     )
+
+
+class RunTimeSeries(BaseModel):
+    """A point's run over time, from its re-counted events (harness/timeseries.py): one
+    value per bin of ``bin_s`` seconds from the first tracked issue."""
+
+    retokenization: str
+    point: str
+    bin_s: int
+    start_ns: int = Field(description="the first tracked issue, on the run's own clock")
+    t_s: list[int] = Field(description="each bin's start, seconds from start_ns")
+    issued: list[int]
+    completed: list[int] = Field(description="successful responses that ended in the bin")
+    failed: list[int]
+    in_flight: list[int] = Field(description="requests in flight at the bin's end")
+    output_tps: list[float | None] = Field(description="output tokens/s over the bin")
+    ttft_p50_ms: list[float | None]
+    ttft_p90_ms: list[float | None]
+    tpot_p50_ms: list[float | None]
+    tpot_p90_ms: list[float | None]
+    last_issue_s: float = Field(description="where issuing stopped and the drain began")
+    end_s: float
+    requests: int
+
+
+def run_time_series(r: Retokenization) -> RunTimeSeries | None:
+    if not r.timeseries:
+        return None
+    return RunTimeSeries(retokenization=r.public_id, point=r.point_label, **r.timeseries)

@@ -34,8 +34,10 @@ from app.runs.services.retokenization import (
 from app.runs.services.views import (
     ReproductionView,
     RetokenizationView,
+    RunTimeSeries,
     reproduction_view,
     retokenization_view,
+    run_time_series,
 )
 from app.submissions.domain.visibility import Access
 from app.submissions.services.artifacts import EventsSink, register_events
@@ -179,6 +181,24 @@ def _retok_or_404(session: SessionDep, who: Principal | None, rid: str) -> Retok
 def read_retokenization(rid: str, session: SessionDep, who: PrincipalDep) -> RetokenizationView:
     retok = _retok_or_404(session, who, rid)
     return retokenization_view(retok, findings_of(session, retok))
+
+
+@router.get(
+    "/retokenizations/{rid}/timeseries",
+    response_model=RunTimeSeries,
+    responses={404: {"model": ErrorBody}},
+)
+def read_time_series(rid: str, session: SessionDep, who: PrincipalDep) -> RunTimeSeries:
+    """The point's run over time: issued, completed, failed and in-flight requests,
+    output tokens/s, TTFT and TPOT percentiles per bin, with the drain marked."""
+    series = run_time_series(_retok_or_404(session, who, rid))
+    if series is None:
+        raise HTTPException(
+            404,
+            detail=f"re-count {rid!r} has no time series: it has not finished, or it "
+            "counted no tracked request",
+        )
+    return series
 
 
 @router.post("/retokenizations/{rid}/cancel", status_code=202, response_model=RetokenizationView)

@@ -274,6 +274,14 @@ def test_recount_section_follows_the_job_and_compares_values(
     table.wait_for(timeout=60_000)
     text = table.inner_text()
     assert "reported" in text and "re-counted" in text and "output tokens" in text
+    # The run over time draws when its panel is opened (on the page as it stays, once no
+    # work is left for it to follow).
+    page.goto(page.url)
+    panel = page.locator(f"article.recount[data-point='{label}'] details.timeseries")
+    panel.locator("summary").click()
+    panel.locator(".timeseries-chart[data-rendered=true]").wait_for(timeout=20_000)
+    assert panel.locator(".scatterlayer .trace").count() >= 4  # tok/s, in flight, TTFT, TPOT
+    assert "drain" in (panel.locator(".annotation").first.text_content() or "")
     page.click(f"article.recount[data-point='{label}'] button.retry")
     page.locator(f"article.recount[data-point='{label}']").first.wait_for()
     assert page.locator("article.recount").count() >= 2  # the new re-count is listed

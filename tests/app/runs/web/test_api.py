@@ -74,11 +74,23 @@ def test_honest_events_recount_to_the_submitted_numbers(setup, database) -> None
         chain = {f["rule"]: f["message"] for f in recount["findings"]}
         assert "the same file" in chain["events-summary-hash"]
         assert "summary-point-seeds" in chain and "events-summary-duration" in chain
+        # The run over time, served on its own, adds up to the re-count.
+        series = client.get(f"/api/v1/retokenizations/{recount['id']}/timeseries").json()
+        issued = recount["recount"]["n_samples_issued"]
+        assert sum(series["issued"]) == issued == series["requests"]
+        assert sum(series["completed"]) + sum(series["failed"]) == issued
+        tokens = sum(v * series["bin_s"] for v in series["output_tps"] if v is not None)
+        assert tokens == pytest.approx(recount["recount"]["total_output_tokens"], rel=1e-6)
+        assert 0 < series["last_issue_s"] <= series["end_s"]
+        assert len(series["in_flight"]) == len(series["t_s"]) and series["in_flight"][-1] == 0
         for row in recount["compared"]:
             if row["reported"] is not None and row["recounted"] is not None:
                 assert row["recounted"] == pytest.approx(row["reported"], rel=1e-6), row
+    missing = client.get("/api/v1/retokenizations/nope/timeseries")
+    assert missing.status_code == 404 and "no re-tokenization" in missing.text
     page = client.get(f"/submissions/{sid}")
     assert "Re-tokenization" in page.text and "re-counted" in page.text
+    assert page.text.count('class="timeseries"') == len(events)
 
 
 def test_inflated_tokens_in_events_are_caught(setup, database, tmp_path) -> None:  # type: ignore[no-untyped-def]
