@@ -36,7 +36,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness.dataset import Sample  # noqa: E402
-from harness.events import read_events  # noqa: E402
+from harness.events import peak_in_flight  # noqa: E402
 from harness.loadgen import RunConfig, run_point  # noqa: E402
 from harness.sim import sim_token_counter  # noqa: E402
 
@@ -128,13 +128,7 @@ def measure_streams(streams: int, processes: int, out: Path) -> dict[str, float]
     finally:
         proc.terminate()
         proc.wait()
-    in_flight = peak = 0
-    for _line, event in read_events(out / "events.jsonl"):
-        if event["event_type"] == "sample.issued":
-            in_flight += 1
-            peak = max(peak, in_flight)
-        elif event["event_type"] == "sample.complete":
-            in_flight -= 1
+    peak = peak_in_flight(out / "events.jsonl")
     return {
         "streams": streams,
         "completed": r["n_samples_completed"],

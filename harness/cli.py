@@ -108,19 +108,25 @@ def run_tokenizer(params: dict[str, Any], registry: dict[str, Any]) -> str | Non
     return str(name) if name in registry else None
 
 
-def cmd_recompute(args: argparse.Namespace) -> int:
+def _run_folder(args: argparse.Namespace) -> tuple[Path, dict[str, Any], str | None] | None:
+    """A run folder's path, its model_params and the tokenizer to count with (--tokenizer,
+    else the run's own); None, said on stderr, when it has no events."""
     run_dir = Path(args.run_dir)
     if not (run_dir / "events.jsonl").is_file():
         print(f"error: {run_dir} has no events.jsonl", file=sys.stderr)
-        return 2
-    config = (
-        yaml.safe_load((run_dir / "config.yaml").read_text())
-        if (run_dir / "config.yaml").is_file()
-        else {}
-    )
+        return None
+    config_path = run_dir / "config.yaml"
+    config = yaml.safe_load(config_path.read_text()) if config_path.is_file() else {}
     params = (config or {}).get("model_params") or {}
     registry = load_registry(Path(args.tokenizer_registry) if args.tokenizer_registry else None)
-    spec = args.tokenizer or run_tokenizer(params, registry)
+    return run_dir, params, args.tokenizer or run_tokenizer(params, registry)
+
+
+def cmd_recompute(args: argparse.Namespace) -> int:
+    folder = _run_folder(args)
+    if folder is None:
+        return 2
+    run_dir, params, spec = folder
     try:
         counter = _counter(
             spec, args.chat_template or params.get("chat_template"), args.tokenizer_registry
@@ -163,21 +169,12 @@ def cmd_recompute(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import PlotlyMissing, plotly_js, write_report
 
-    run_dir = Path(args.run_dir)
-    if not (run_dir / "events.jsonl").is_file():
-        print(f"error: {run_dir} has no events.jsonl", file=sys.stderr)
+    folder = _run_folder(args)
+    if folder is None:
         return 2
-    config = (
-        yaml.safe_load((run_dir / "config.yaml").read_text())
-        if (run_dir / "config.yaml").is_file()
-        else {}
-    )
-    params = (config or {}).get("model_params") or {}
-    registry = load_registry(Path(args.tokenizer_registry) if args.tokenizer_registry else None)
+    run_dir, _params, spec = folder
     try:
-        counter = _counter(
-            args.tokenizer or run_tokenizer(params, registry), None, args.tokenizer_registry
-        )
+        counter = _counter(spec, None, args.tokenizer_registry)
         script = plotly_js(Path(args.plotly_js) if args.plotly_js else None)
     except (TokenizerNotFound, PlotlyMissing, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)

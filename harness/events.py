@@ -107,6 +107,32 @@ class Output:
         return "", ""  # a non-streamed answer has no "after the first chunk"
 
 
+def event_line(kind: str, timestamp_ns: int) -> bytes:
+    """One session event (no sample) as a line of ``events.jsonl``."""
+    record = {
+        "event_type": kind,
+        "timestamp_ns": timestamp_ns,
+        "sample_uuid": "",
+        "conversation_id": "",
+        "turn": None,
+        "data": None,
+    }
+    return _dumps(record) + b"\n"
+
+
+def peak_in_flight(path: Path) -> int:
+    """The most requests in flight at once, read back from an ``events.jsonl``."""
+    in_flight = peak = 0
+    for _line, event in read_events(path, strict=False):
+        kind = event.get("event_type")
+        if kind == ISSUED:
+            in_flight += 1
+            peak = max(peak, in_flight)
+        elif kind == COMPLETE:
+            in_flight -= 1
+    return peak
+
+
 class EventWriter:
     """Appends events to a JSONL file; buffered, one line per event."""
 

@@ -155,15 +155,7 @@ def merge_events(parent: list[tuple[int, bytes]], parts: list[Path], out: Path) 
 
 
 def _session_line(kind: str, ts: int) -> tuple[int, bytes]:
-    record = {
-        "event_type": kind,
-        "timestamp_ns": ts,
-        "sample_uuid": "",
-        "conversation_id": "",
-        "turn": None,
-        "data": None,
-    }
-    return ts, orjson.dumps(record) + b"\n"
+    return ts, ev.event_line(kind, ts)
 
 
 class WorkerFailed(RuntimeError):

@@ -112,11 +112,14 @@ def write_events(path: Path, run: DemoRun) -> None:
     timeline += [(int(complete[i]), 2, ev.COMPLETE, i) for i in range(n)]
     timeline.sort()
     last_issue = int(issued.max())
-    lines = [_line(ev.SESSION_STARTED, start_ns - 2), _line(ev.START_TRACKING, start_ns - 1)]
+    lines = [
+        ev.event_line(ev.SESSION_STARTED, start_ns - 2),
+        ev.event_line(ev.START_TRACKING, start_ns - 1),
+    ]
     stopped = False
     for ts, _order, kind, i in timeline:
         if not stopped and ts > last_issue:
-            lines.append(_line(ev.STOP_TRACKING, last_issue + 1))
+            lines.append(ev.event_line(ev.STOP_TRACKING, last_issue + 1))
             stopped = True
         conversation, turn = where[i]
         record: dict[str, object] = {
@@ -134,22 +137,10 @@ def write_events(path: Path, run: DemoRun) -> None:
             record["finish_reason"] = "length" if truncated[i] else "stop"
         lines.append(orjson.dumps(record) + b"\n")
     if not stopped:
-        lines.append(_line(ev.STOP_TRACKING, last_issue + 1))
-    lines.append(_line(ev.SESSION_ENDED, int(complete.max()) + 1))
+        lines.append(ev.event_line(ev.STOP_TRACKING, last_issue + 1))
+    lines.append(ev.event_line(ev.SESSION_ENDED, int(complete.max()) + 1))
     data = b"".join(lines)  # a demo point's events: a few MB
     path.write_bytes(gzip.compress(data, compresslevel=1) if path.suffix == ".gz" else data)
-
-
-def _line(kind: str, ts: int) -> bytes:
-    record = {
-        "event_type": kind,
-        "timestamp_ns": ts,
-        "sample_uuid": "",
-        "conversation_id": "",
-        "turn": None,
-        "data": None,
-    }
-    return orjson.dumps(record) + b"\n"
 
 
 __all__ = ["DemoRun", "output_lengths", "write_events"]

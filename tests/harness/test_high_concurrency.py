@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from harness.dataset import Sample
-from harness.events import read_events
+from harness.events import peak_in_flight
 from harness.loadgen import RunConfig, run_point
 from harness.sim import SimConfig
 
@@ -25,14 +25,7 @@ def test_the_harness_holds_4096_streams_in_flight(sim, tmp_path: Path) -> None: 
     assert (r["n_samples_issued"], r["n_samples_completed"], r["n_samples_failed"]) == (
         2 * STREAMS, 2 * STREAMS, 0,
     )  # fmt: skip
-    in_flight = peak = 0
-    for _line, event in read_events(tmp_path / "run" / "events.jsonl"):
-        if event["event_type"] == "sample.issued":
-            in_flight += 1
-            peak = max(peak, in_flight)
-        elif event["event_type"] == "sample.complete":
-            in_flight -= 1
-    assert peak == STREAMS
+    assert peak_in_flight(tmp_path / "run" / "events.jsonl") == STREAMS
 
 
 def test_too_few_open_files_is_said_before_anything_is_sent() -> None:

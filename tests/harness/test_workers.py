@@ -10,23 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.dataset import Sample
-from harness.events import read_events
+from harness.events import peak_in_flight, read_events
 from harness.loadgen import RunConfig, run_point
 from harness.sim import SimConfig, sim_token_counter
 from harness.workers import merge_events, shares
 
 SAMPLES = [Sample(i, prompt=f"lorem ipsum {i}") for i in range(40)]
-
-
-def _in_flight_peak(events: Path) -> int:
-    in_flight = peak = 0
-    for _line, event in read_events(events):
-        if event["event_type"] == "sample.issued":
-            in_flight += 1
-            peak = max(peak, in_flight)
-        elif event["event_type"] == "sample.complete":
-            in_flight -= 1
-    return peak
 
 
 def test_two_workers_measure_the_point_one_process_measures(sim, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -54,7 +43,7 @@ def test_two_workers_measure_the_point_one_process_measures(sim, tmp_path: Path)
     assert kinds[1:start].count("sample.issued") == 6
     assert kinds[start + 1 : stop].count("sample.issued") == 120
     assert times[start] <= min(times[start + 1 : stop]) and times[stop] >= max(times[:stop])
-    assert _in_flight_peak(folder / "events.jsonl") <= 6
+    assert peak_in_flight(folder / "events.jsonl") <= 6
     # The dataset is covered as one process covers it: the same sample indices.
     index_maps = [
         json.loads((tmp_path / f"w{w}" / "sample_idx_map.json").read_text())["performance"]

@@ -13,7 +13,7 @@ from app.checks.domain.findings import Severity
 from app.demo.events import DemoRun, output_lengths, write_events
 from app.demo.tokenizer import DemoTokenCounter
 from app.runs.domain.retokenize import Reported, analyse
-from harness.events import read_events
+from harness.events import peak_in_flight, read_events
 
 
 @st.composite
@@ -66,14 +66,7 @@ def test_the_recount_of_demo_events_agrees_with_the_summary(
     assert not errors, [f.message for f in errors]
     assert analysis.requests is not None and len(analysis.requests) == run.requests
     # At most `concurrency` requests in flight at any moment.
-    in_flight = peak = 0
-    for _line, event in read_events(path):
-        if event["event_type"] == "sample.issued":
-            in_flight += 1
-            peak = max(peak, in_flight)
-        elif event["event_type"] == "sample.complete":
-            in_flight -= 1
-    assert peak <= run.concurrency
+    assert peak_in_flight(path) <= run.concurrency
 
 
 def test_agentic_demo_events_are_conversations_of_turns(tmp_path: Path) -> None:
