@@ -15,6 +15,7 @@ from urllib.parse import urlparse
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload
+from submission_checker.models.regions import min_duration_ms
 
 from app.checks.services.findings import record_findings
 from app.core.lifecycle import JobState, SubmissionState
@@ -229,6 +230,8 @@ def _measure(
         Measured(reproduction.system_tps, reproduction.tps_per_user),
         settings.reproduction_margin,
         reproduction.point_label,
+        duration_s=(summary.get("duration_ns") or 0) / 1e9,
+        min_duration_s=_min_duration_s(session, reproduction),
     )
     if summary["n_samples_completed"] == 0:
         notes.append(f"no request completed ({summary['n_samples_failed']} failed)")
@@ -252,6 +255,16 @@ def _measure(
     reproduction.api_key_encrypted = None  # not kept past the run
     mark_succeeded(job, finished)
     session.commit()
+
+
+def _min_duration_s(session: Session, reproduction: Reproduction) -> float | None:
+    """§6.2's minimum duration for the reproduced point (the official checker's table),
+    None when the point is gone or has no region (a dedicated Offline point)."""
+    point = session.get(Point, reproduction.point_id) if reproduction.point_id else None
+    if point is None or not point.region:
+        return None
+    ms = min_duration_ms(point.region, int(point.concurrency), agentic=point.curve.is_agentic)
+    return ms / 1000
 
 
 def _finish_failed(

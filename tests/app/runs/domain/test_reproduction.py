@@ -34,3 +34,20 @@ def test_the_margin_is_configurable() -> None:
         judge_reproduction(Measured(100, 10), Measured(94, 10), 0.05, POINT).severity == "warning"
     )
     assert judge_reproduction(Measured(100, 10), Measured(94, 10), 0.10, POINT).severity == "info"
+
+
+def test_beyond_the_margin_on_the_high_side_is_said_which_way_and_by_how_much() -> None:
+    f = judge_reproduction(Measured(1000, 50), Measured(1200, 51), 0.10, POINT)
+    assert f.severity == Severity.INFO and "Within" not in f.message
+    assert "beyond the 10% margin (system tokens/s by 20.0%)" in f.message
+    short = judge_reproduction(Measured(1000, 50), Measured(850, 50), 0.10, POINT)
+    assert "system tokens/s by 15.0% short" in short.message
+
+
+def test_a_run_shorter_than_the_points_minimum_duration_is_not_evidence() -> None:
+    args = (Measured(1000, 50), Measured(1000, 50), 0.10, POINT)
+    short = judge_reproduction(*args, duration_s=60, min_duration_s=1200)
+    assert short.severity == Severity.WARNING and short.message.startswith("Not evidence yet")
+    assert "ran 60 s, and §6.2 asks 1,200 s" in short.message and short.fix
+    full = judge_reproduction(*args, duration_s=1250, min_duration_s=1200)
+    assert full.severity == Severity.INFO and full.message.startswith("Within the 10% margin")
