@@ -20,7 +20,7 @@ from .loadgen import (
     run_point,
     write_summary,
 )
-from .search import SlaTarget, point_metrics, probe_table, search
+from .search import SlaTarget, probe_table, search
 from .sim import SimConfig, run_server
 from .tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
 
@@ -229,8 +229,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     sla = _sla(args)
     if sla is not None:
         for planned, run in result.runs:
-            ttft, rate = point_metrics(run.summary.result)
-            misses = sla.misses(ttft, rate)
+            misses = sla.summary_misses(run.summary.result)
             print(
                 f"c={planned.concurrency:<6} {planned.role:<16} "
                 + ("within the SLA" if not misses else "misses: " + "; ".join(misses))
@@ -297,8 +296,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if result.final is None:
         print(f"no {unit} meets the SLA; no final run")
         return 1
-    ttft, rate = point_metrics(result.final.summary.result)
-    verdict = sla.misses(ttft, rate)
+    verdict = sla.summary_misses(result.final.summary.result)
     print(
         f"highest {unit} within the SLA: {result.level:g}; final run "
         f"({args.duration:g} s) {'meets it' if not verdict else 'misses: ' + '; '.join(verdict)}"

@@ -94,6 +94,11 @@ class RunConfig:
         if self.duration_s is None and self.n_samples is None and self.load_pattern != "offline":
             raise ValueError("give --duration or --n-samples")
 
+    @property
+    def arrival_seed(self) -> int:
+        """The Poisson arrivals' seed: ``scheduler_seed``, else ``seed``."""
+        return self.seed if self.scheduler_seed is None else self.scheduler_seed
+
     def redacted(self) -> dict[str, Any]:
         data = asdict(self)
         if data.get("api_key"):
@@ -319,7 +324,7 @@ class _Session:
                 self.spawn(next(order))
                 await asyncio.sleep(0)  # let responses be read between issues
         else:  # poisson
-            rng = random.Random(c.seed if c.scheduler_seed is None else c.scheduler_seed)
+            rng = random.Random(c.arrival_seed)
             start = time.monotonic()
             at = start
             issued_here = 0
@@ -558,9 +563,7 @@ def summary_options(config: RunConfig) -> SummaryOptions:
                 "target_concurrency": config.concurrency,
             },
             "warmup": {"enabled": config.warmup_requests > 0, "n_requests": config.warmup_requests},
-            "scheduler_random_seed": (
-                config.seed if config.scheduler_seed is None else config.scheduler_seed
-            ),
+            "scheduler_random_seed": config.arrival_seed,
             "dataloader_random_seed": config.seed,
         },
     )

@@ -63,6 +63,10 @@ class SlaTarget:
             why.append(f"tok/s per user {shown} < {self.tps_per_user_min:g}")
         return why
 
+    def summary_misses(self, summary: dict[str, Any]) -> list[str]:
+        """Why a run with this summary misses the latency SLA (empty: it meets it)."""
+        return self.misses(*point_metrics(summary))
+
 
 @dataclass
 class Probe:
@@ -99,9 +103,6 @@ class SearchResult:
             "stopped": self.stopped,
             "probes": [asdict(p) | {"meets": p.meets} for p in self.probes],
         }
-
-
-Runner = Callable[[RunConfig, Path], RunResult]
 
 
 def _ms(value: float | None) -> str:
@@ -198,7 +199,6 @@ def search(
     final_s: float = 60.0,
     max_probes: int = 16,
     on_probe: Callable[[Probe], None] | None = None,
-    runner: Runner | None = None,
 ) -> SearchResult:
     """Find the highest level in ``[start, max_level]`` that meets *sla*, to within *step*
     (default: 1 user, or 5 % of the QPS)."""
@@ -218,8 +218,6 @@ def search(
         return float(max(1, math.floor(value))) if integer else value
 
     def run(config: RunConfig, folder: Path) -> RunResult:
-        if runner is not None:
-            return runner(config, folder)
         return run_point(config, samples, folder, counter)
 
     probes: list[Probe] = []

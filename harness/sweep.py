@@ -208,9 +208,7 @@ def run_sweep(
     runs_dir = output / "runs"
     runs: list[tuple[PlannedPoint, RunResult]] = []
     seed = _seed(spec.disclosure.seeds, "sample_index_rng_seed", base.seed)
-    scheduler_seed = _seed(
-        spec.disclosure.seeds, "scheduler_rng_seed", base.scheduler_seed or base.seed
-    )
+    scheduler_seed = _seed(spec.disclosure.seeds, "scheduler_rng_seed", base.arrival_seed)
     for number, point in enumerate(plan, start=1):
         label = f"[{number}/{len(plan)}] c={point.concurrency} ({point.role})"
         progress(f"{label} running…")

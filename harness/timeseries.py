@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .metrics import percentile_lower
 from .summary import Completed
 
 MAX_BINS = 1200
@@ -66,8 +67,7 @@ class TimeSeriesBuilder:
 
 
 def _lower(values: Floats, p: float) -> float:
-    ordered = np.sort(values)
-    return float(ordered[math.floor(p / 100 * (len(ordered) - 1))])
+    return float(percentile_lower(np.sort(values).tolist(), p))
 
 
 def _rounded(values: Floats | list[float | None], digits: int) -> list[float | None]:

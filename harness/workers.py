@@ -73,8 +73,7 @@ def shares(config: RunConfig, n_samples_total: int) -> list[RunConfig]:
             ),
             warmup_requests=part(config.warmup_requests) or 0,
             # Each worker's Poisson arrivals are its own stream; the sample order is shared.
-            scheduler_seed=(config.seed if config.scheduler_seed is None else config.scheduler_seed)
-            + k,
+            scheduler_seed=config.arrival_seed + k,
         )
         out.append(share)
     return out
@@ -88,7 +87,6 @@ async def _work(
     k: int,
     n: int,
     config: RunConfig,
-    base_seed: int,
     samples: list[Sample],
     events: Path,
     messages: Any,
@@ -98,12 +96,12 @@ async def _work(
     session = _Session(config, samples, writer)
     try:
         if config.warmup_requests:
-            warm = _strided(sample_order(len(samples), base_seed + 1), k, n)
+            warm = _strided(sample_order(len(samples), config.seed + 1), k, n)
             await session.run_phase(config.warmup_requests, None, warm)
         messages.put(("ready", k, None))
         await asyncio.to_thread(go.wait)
         deadline = time.monotonic() + config.duration_s if config.duration_s else None
-        order = _strided(sample_order(len(samples), base_seed), k, n)
+        order = _strided(sample_order(len(samples), config.seed), k, n)
         await session.run_phase(config.n_samples, deadline, order)
     finally:
         await session.close(None)
@@ -117,14 +115,13 @@ def _worker(
     k: int,
     n: int,
     config: RunConfig,
-    base_seed: int,
     samples: list[Sample],
     events: Path,
     messages: Any,
     go: Any,
 ) -> None:
     try:
-        stats = _event_loop_run(_work(k, n, config, base_seed, samples, events, messages, go))
+        stats = _event_loop_run(_work(k, n, config, samples, events, messages, go))
     except BaseException as exc:  # the parent reports it; the run cannot be trusted
         messages.put(("failed", k, f"{type(exc).__name__}: {exc}"))
         return
@@ -174,7 +171,7 @@ def run_in_processes(config: RunConfig, samples: list[Sample], run_dir: Path) ->
     processes = [
         context.Process(
             target=_worker,
-            args=(k, n, share, config.seed, samples, files[k], messages, go),
+            args=(k, n, share, samples, files[k], messages, go),
             daemon=True,
         )
         for k, share in enumerate(parts)

@@ -228,9 +228,7 @@ def _more(count: int) -> str:
 
 
 def _samples(ids: list[str]) -> str:
-    shown = ", ".join(ids[:EVIDENCE_SAMPLES])
-    more = f" (+{len(ids) - EVIDENCE_SAMPLES} more)" if len(ids) > EVIDENCE_SAMPLES else ""
-    return f"{shown}{more}"
+    return ", ".join(ids[:EVIDENCE_SAMPLES]) + _more(len(ids))
 
 
 def _compare(

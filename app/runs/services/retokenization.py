@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -45,6 +44,7 @@ from app.runs.domain.integrity import integrity_findings
 from app.runs.domain.retokenize import Cancelled, Reported, Tolerances, analyse
 from app.settings import Settings
 from app.submissions.services.artifacts import events_path, latest_events
+from harness.loadgen import official_summary
 from harness.tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
 
 RETOKENIZE_POINT = "retokenize_point"
@@ -288,19 +288,14 @@ def _bundle_files(
     a file is missing or unreadable)."""
     folder = settings.data_dir / (submission.bundle_root or "") / "results" / label
 
-    def read(*names: str) -> dict[str, Any] | None:
-        for name in names:
-            path = folder / name
-            if path.is_file():
-                try:
-                    text = path.read_text(encoding="utf-8")
-                    data = json.loads(text) if name.endswith(".json") else yaml.safe_load(text)
-                except (OSError, ValueError, yaml.YAMLError):
-                    return None
-                return data if isinstance(data, dict) else None
-        return None
-
-    return read("result_summary.json", "performance/result_summary.json"), read("point.yaml")
+    point_yaml = None
+    if (folder / "point.yaml").is_file():
+        try:
+            data = yaml.safe_load((folder / "point.yaml").read_text(encoding="utf-8"))
+        except (OSError, ValueError, yaml.YAMLError):
+            data = None
+        point_yaml = data if isinstance(data, dict) else None
+    return official_summary(folder), point_yaml
 
 
 def _cancelled(session: Session, job: Job, retok: Retokenization, clock: Clock) -> None:
