@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from .agentic import load_agentic
+from .analysis import STEADY_STATE_PATTERNS, NoSuperPassSize, analyse_run, run_method
 from .dataset import DatasetError, load_dataset
 from .loadgen import (
     LOAD_PATTERNS,
@@ -22,6 +23,8 @@ from .loadgen import (
 )
 from .search import SlaTarget, probe_table, search
 from .sim import SimConfig, run_server
+from .steady_state import Method
+from .summary import SummaryOptions
 from .tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
 
 
@@ -166,25 +169,93 @@ def cmd_recompute(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    from .report import PlotlyMissing, plotly_js, write_report
-
+def _analysis_inputs(
+    args: argparse.Namespace,
+) -> tuple[Path, TokenCounter | None, SummaryOptions, Method | None] | None:
+    """What ``analyze`` and ``report`` need: the folder, its tokenizer, the summary options
+    and the steady-state method (None for a run steady state does not apply to); None,
+    said on stderr, when one cannot be had."""
     folder = _run_folder(args)
     if folder is None:
-        return 2
+        return None
     run_dir, _params, spec = folder
     try:
         counter = _counter(spec, None, args.tokenizer_registry)
-        script = plotly_js(Path(args.plotly_js) if args.plotly_js else None)
-    except (TokenizerNotFound, PlotlyMissing, OSError) as exc:
+    except TokenizerNotFound as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return None
     options = options_from_run_dir(run_dir)
     options.count_input_tokens = False
-    series = write_report(run_dir, counter, options, script)
+    method = None
+    if options.load_pattern in STEADY_STATE_PATTERNS:
+        try:
+            method = run_method(
+                run_dir,
+                int((options.run_config.get("load_pattern") or {}).get("target_concurrency") or 1),
+                super_pass_size=args.superpass_size,
+                warmup=args.warmup,
+                min_duration_s=args.min_duration_s,
+                region=args.region,
+            )
+        except NoSuperPassSize as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return None
+    else:
+        print(
+            f"note: a {options.load_pattern} run has no steady state (rules §2.4: "
+            "fixed-concurrency points only); the time series only",
+            file=sys.stderr,
+        )
+    return run_dir, counter, options, method
+
+
+def _print_steady_state(doc: dict[str, Any] | None) -> None:
+    if doc is None:
+        return
+    line = f"steady state: {doc['status']}, {doc['verdict']}"
+    window = doc.get("window")
+    if window:
+        line += (
+            f"; super-passes {window['super_pass_start']}-{window['super_pass_end']} "
+            f"({window['n_samples']} samples, {window['duration_s']:,.1f} s)"
+        )
+    if doc.get("reason"):
+        line += f"; {doc['reason']}"
+    print(line)
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    inputs = _analysis_inputs(args)
+    if inputs is None:
+        return 2
+    run_dir, counter, options, method = inputs
+    analysis = analyse_run(run_dir, counter, options, method)
+    if analysis.timeseries is None:
+        print("error: no tracked request in events.jsonl: nothing to analyse", file=sys.stderr)
+        return 1
+    _print_steady_state(analysis.steady_state)
+    print(run_dir / "analysis")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import PlotlyMissing, plotly_js, write_report
+
+    inputs = _analysis_inputs(args)
+    if inputs is None:
+        return 2
+    run_dir, counter, options, method = inputs
+    try:
+        script = plotly_js(Path(args.plotly_js) if args.plotly_js else None)
+    except (PlotlyMissing, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    analysis = write_report(run_dir, counter, options, script, method)
+    series = analysis.timeseries
     if series is None:
         print("error: no tracked request in events.jsonl: nothing to draw", file=sys.stderr)
         return 1
+    _print_steady_state(analysis.steady_state)
     print(
         f"{run_dir / 'analysis' / 'report.html'} ({len(series['t_s'])} bins of {series['bin_s']} s)"
     )
@@ -318,6 +389,11 @@ def cmd_serve_sim(args: argparse.Namespace) -> int:
             error_rate=args.error_rate,
             drop_rate=args.drop_rate,
             whitespace_first_rate=args.whitespace_first_rate,
+            tpot_drift_per_1k=args.tpot_drift_per_1k,
+            shift_after=args.shift_after,
+            shift_factor=args.shift_factor,
+            error_burst_start=args.error_burst_start,
+            error_burst_count=args.error_burst_count,
             seed=args.seed,
         )
     )
@@ -397,10 +473,33 @@ def build_parser() -> argparse.ArgumentParser:
     recompute.add_argument("--output", default=None, help="write into another folder")
     recompute.set_defaults(func=cmd_recompute)
 
-    report = sub.add_parser("report", help="draw a run folder's run over time (offline HTML)")
-    report.add_argument("run_dir")
-    report.add_argument("--tokenizer", default=None, help="default: the run's own")
-    report.add_argument("--tokenizer-registry", default=None)
+    analyze = sub.add_parser(
+        "analyze", help="a run folder's time series and steady state (analysis/*.json)"
+    )
+    report = sub.add_parser("report", help="analyze, and draw the run over time (offline HTML)")
+    for command in (analyze, report):
+        command.add_argument("run_dir")
+        command.add_argument("--tokenizer", default=None, help="default: the run's own")
+        command.add_argument("--tokenizer-registry", default=None)
+        command.add_argument(
+            "--superpass-size",
+            type=int,
+            default=None,
+            help="requests per super-pass (default: the dataset size the run recorded)",
+        )
+        command.add_argument(
+            "--warmup", type=int, default=1, help="leading super-passes dropped (default 1)"
+        )
+        command.add_argument(
+            "--min-duration-s",
+            type=float,
+            default=None,
+            help="the window's minimum issue-time span (default: rules §6.2 for the point)",
+        )
+        command.add_argument(
+            "--region", default=None, help="the point's region, for the §6.2 minimum"
+        )
+    analyze.set_defaults(func=cmd_analyze)
     report.add_argument("--plotly-js", default=None, help="default: the copy shipped here")
     report.set_defaults(func=cmd_report)
 
@@ -488,6 +587,15 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--error-rate", type=float, default=0.0)
     sim.add_argument("--drop-rate", type=float, default=0.0)
     sim.add_argument("--whitespace-first-rate", type=float, default=0.0)
+    faults = sim.add_argument_group("faults over the run", "by the order requests arrive")
+    faults.add_argument(
+        "--tpot-drift-per-1k", type=float, default=0.0,
+        help="per-token time grows by this fraction per 1,000 requests (never settles)",
+    )  # fmt: skip
+    faults.add_argument("--shift-after", type=int, default=None, help="a level shift from here")
+    faults.add_argument("--shift-factor", type=float, default=1.0, help="per-token time × this")
+    faults.add_argument("--error-burst-start", type=int, default=None)
+    faults.add_argument("--error-burst-count", type=int, default=0)
     sim.add_argument("--seed", type=int, default=0)
     sim.add_argument(
         "--processes", type=int, default=1, help="processes sharing the port (SO_REUSEPORT)"

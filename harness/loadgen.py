@@ -516,7 +516,8 @@ def run_point(
         plain = [s for s in samples if isinstance(s, Sample)]
         if len(plain) != len(samples):
             raise ValueError(f"a {config.load_pattern} run needs a prompt dataset")
-        return _finish(run_dir, config, counter, run_in_processes(config, plain, run_dir), progress)
+        session = run_in_processes(config, plain, run_dir)
+        return _finish(run_dir, config, counter, session, progress, len(samples))
     writer = EventWriter(run_dir / "events.jsonl")
     try:
         if config.load_pattern == AGENTIC:
@@ -531,7 +532,7 @@ def run_point(
             session = _event_loop_run(_run(config, plain, writer, on_progress))
     finally:
         writer.close()
-    return _finish(run_dir, config, counter, session, progress)
+    return _finish(run_dir, config, counter, session, progress, len(samples))
 
 
 def _finish(
@@ -540,11 +541,12 @@ def _finish(
     counter: TokenCounter | None,
     session: Any,
     progress: Callable[[str], None] | None,
+    dataset_size: int,
 ) -> RunResult:
     """The run folder's derived files, from its events (one process or several)."""
     if progress:
         progress(f"issued {session.issued}, dropped {session.dropped}; computing metrics")
-    write_config(run_dir, config)
+    write_config(run_dir, config, dataset_size)
     (run_dir / "sample_idx_map.json").write_text(json.dumps({"performance": session.index_map}))
     summary = write_summary(run_dir, counter, summary_options(config))
     if session.aborted:
@@ -569,12 +571,14 @@ def summary_options(config: RunConfig) -> SummaryOptions:
     )
 
 
-def write_config(run_dir: Path, config: RunConfig) -> None:
+def write_config(run_dir: Path, config: RunConfig, dataset_size: int | None = None) -> None:
+    """``config.yaml`` in the official client's shape, with the dataset's size (one pass:
+    the steady-state analysis's super-pass) and the harness's own configuration."""
     data = {
         "name": f"{config.model}-{config.load_pattern}",
         "type": "offline" if config.load_pattern == "offline" else "online",
         "model_params": {"name": config.model, "streaming": config.streaming},
-        "datasets": [{"name": "performance", "type": "performance"}],
+        "datasets": [{"name": "performance", "type": "performance", "samples": dataset_size}],
         "settings": {
             "load_pattern": {
                 "type": {"offline": "max_throughput"}.get(config.load_pattern, config.load_pattern),

@@ -11,18 +11,21 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 PERCENTILES: tuple[float, ...] = (
     99.9, 99.0, 97.0, 95.0, 90.0, 80.0, 75.0, 50.0, 25.0, 10.0, 5.0, 1.0,
 )  # fmt: skip
 HISTOGRAM_BUCKETS = 30
 
 
-def percentile_lower(sorted_values: Sequence[float], p: float) -> float:
+def percentile_lower(sorted_values: Sequence[float] | npt.NDArray[np.float64], p: float) -> float:
     """numpy's ``method="lower"``: the value at ``floor(p/100 · (n−1))``, no interpolation."""
-    if not sorted_values:
+    if len(sorted_values) == 0:  # a list or a numpy array
         raise ValueError("percentile of an empty series")
     index = math.floor(p / 100 * (len(sorted_values) - 1))
-    return sorted_values[index]
+    return sorted_values[index]  # as stored: an int series keeps int percentiles
 
 
 def percentile_key(p: float) -> str:

@@ -14,8 +14,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .summary import SummaryOptions, summarize
-from .timeseries import TimeSeriesBuilder
+from .analysis import RunAnalysis, analyse_run
+from .steady_state import Method
+from .summary import SummaryOptions
 from .tokens import TokenCounter
 
 PLOTLY_JS = "plotly-3.1.0.min.js"
@@ -31,10 +32,12 @@ th{{text-align:left}}</style>
 <table>{rows}</table>
 <p>Per bin of {bin_s} s from the first tracked request: output tokens/s and requests in
 flight; TTFT and TPOT P50/P90 of the responses that ended in it; requests issued, completed
-and failed. The dashed line is where issuing stopped and the drain began.</p>
+and failed. The dashed line is where issuing stopped and the drain began; the shaded band,
+the steady-state window (on issue time).</p>
 <div id="chart" style="height:640px"></div>
 <script>
 var ts = {series};
+var steady = {window};
 var x = ts.t_s;
 Plotly.newPlot("chart", [
   {{x: x, y: ts.output_tps, name: "output tok/s", mode: "lines", yaxis: "y"}},
@@ -49,7 +52,9 @@ Plotly.newPlot("chart", [
 ], {{
   barmode: "group", margin: {{t: 20, r: 60, b: 40, l: 60}}, legend: {{orientation: "h", y: -0.1}},
   shapes: [{{type: "line", xref: "x", yref: "paper", x0: ts.last_issue_s, x1: ts.last_issue_s,
-            y0: 0, y1: 1, line: {{dash: "dash", color: "#777"}}}}],
+            y0: 0, y1: 1, line: {{dash: "dash", color: "#777"}}}}].concat(steady ? [
+           {{type: "rect", xref: "x", yref: "paper", x0: steady[0], x1: steady[1], y0: 0, y1: 1,
+            fillcolor: "#2e86c1", opacity: 0.08, line: {{width: 0}}}}] : []),
   xaxis: {{title: {{text: "seconds"}}, anchor: "y5"}},
   yaxis: {{domain: [0.68, 1], title: {{text: "tok/s"}}, rangemode: "tozero"}},
   yaxis2: {{overlaying: "y", side: "right", title: {{text: "in flight"}}, rangemode: "tozero"}},
@@ -80,19 +85,19 @@ def plotly_js(given: Path | None = None) -> str:
 
 
 def write_report(
-    run_dir: Path, counter: TokenCounter | None, options: SummaryOptions, plotly: str
-) -> dict[str, Any] | None:
-    """Compute the run's time series and write ``analysis/``; None when no request was
-    tracked."""
-    builder = TimeSeriesBuilder()
-    summary = summarize(run_dir / "events.jsonl", counter, options, observer=builder)
-    series = builder.build()
+    run_dir: Path,
+    counter: TokenCounter | None,
+    options: SummaryOptions,
+    plotly: str,
+    method: Method | None = None,
+) -> RunAnalysis:
+    """Analyse the run (``analysis.py``) and write ``analysis/report.html`` beside the
+    documents; nothing is drawn when no request was tracked."""
+    analysis = analyse_run(run_dir, counter, options, method)
+    series = analysis.timeseries
     if series is None:
-        return None
-    out = run_dir / "analysis"
-    out.mkdir(exist_ok=True)
-    (out / "timeseries.json").write_text(json.dumps(series) + "\n")
-    r = summary.result
+        return analysis
+    r = analysis.summary.result
     ttft = (r.get("ttft") or {}).get("percentiles", {}).get("90.0")
     tpot = (r.get("tpot") or {}).get("percentiles", {}).get("90.0")
     headline = [
@@ -102,16 +107,35 @@ def write_report(
         ("TTFT P90", "—" if ttft is None else f"{ttft / 1e6:,.2f} ms"),
         ("TPOT P90", "—" if tpot is None else f"{tpot / 1e6:,.3f} ms"),
         ("tracked window", f"{(r.get('duration_ns') or 0) / 1e9:,.1f} s"),
+        *steady_state_rows(analysis.steady_state),
     ]  # fmt: skip
     rows = "".join(
         f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in headline
     )
+    window = (analysis.steady_state or {}).get("window") or {}
     page = _PAGE.format(
         title=html.escape(f"Run over time: {run_dir.resolve().name}"),
         plotly=plotly.replace("</script", "<\\/script"),
         rows=rows,
         bin_s=series["bin_s"],
         series=json.dumps(series).replace("</", "<\\/"),
+        window=json.dumps([window.get("start_s"), window.get("end_s")] if window else None),
     )
-    (out / "report.html").write_text(page, encoding="utf-8")
-    return series
+    (run_dir / "analysis" / "report.html").write_text(page, encoding="utf-8")
+    return analysis
+
+
+def steady_state_rows(doc: dict[str, Any] | None) -> list[tuple[str, str]]:
+    if doc is None:
+        return []
+    w = doc.get("window")
+    rows = [("steady state", f"{doc['status']}, {doc['verdict']}")]
+    if w:
+        rows.append((
+            "steady-state window",
+            f"super-passes {w['super_pass_start']}–{w['super_pass_end']} of "
+            f"{w['super_pass_size']}, {w['n_samples']} samples, {w['duration_s']:,.1f} s",
+        ))  # fmt: skip
+    if doc.get("reason"):
+        rows.append(("why", str(doc["reason"])))
+    return rows

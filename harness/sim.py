@@ -77,6 +77,15 @@ class SimConfig:
     whitespace_first_rate: float = 0.0
     slow_first_rate: float = 0.0
     slow_first_ms: float = 500.0
+    # Faults over the run, by the order requests arrive: per-token time that keeps growing
+    # (this fraction more per 1,000 requests: a ramp that never settles), a level shift
+    # (from request ``shift_after`` on, per-token time × ``shift_factor``), and a burst of
+    # ``error_burst_count`` failed requests from request ``error_burst_start`` on.
+    tpot_drift_per_1k: float = 0.0
+    shift_after: int | None = None
+    shift_factor: float = 1.0
+    error_burst_start: int | None = None
+    error_burst_count: int = 0
     seed: int = 0
 
     @classmethod
@@ -240,9 +249,14 @@ class SimServer:
         self, request: dict[str, Any], chat: bool, writer: asyncio.StreamWriter
     ) -> bool:
         c = self.config
+        number = self.stats.requests  # 0-based, in the order requests arrive
         self.stats.requests += 1
         rng = random.Random(self._rng.random())
-        if rng.random() < c.error_rate:
+        in_burst = (
+            c.error_burst_start is not None
+            and c.error_burst_start <= number < c.error_burst_start + c.error_burst_count
+        )
+        if rng.random() < c.error_rate or in_burst:
             self.stats.errors += 1
             self._plain(
                 writer, "503 Service Unavailable", {"error": {"message": "simulated overload"}}
@@ -272,14 +286,15 @@ class SimServer:
                     prefill += c.slow_first_ms
                 if prefill > 0:
                     await asyncio.sleep(prefill / 1000)
+                slowdown = self._slowdown(number)
                 if not stream:
-                    await self._sleep_tokens(n_out)
+                    await self._sleep_tokens(n_out, slowdown)
                     text = " ".join(WORDS[i % len(WORDS)] for i in range(n_out))
                     self._plain(writer, "200 OK", self._message(chat, text, n_out, request))
                     await writer.drain()
                     return True
                 return await self._stream(
-                    writer, chat, n_out, received, drop_after, whitespace_first
+                    writer, chat, n_out, received, drop_after, whitespace_first, slowdown
                 )
             finally:
                 self._active -= 1
@@ -311,14 +326,22 @@ class SimServer:
         parts.append(STREAM_END)
         return b"".join(parts)
 
-    async def _sleep_tokens(self, n: int) -> None:
-        per = self._per_token_s()
+    async def _sleep_tokens(self, n: int, slowdown: float) -> None:
+        per = self._per_token_s(slowdown)
         if per > 0:
             await asyncio.sleep(per * n)
 
-    def _per_token_s(self) -> float:
+    def _slowdown(self, number: int) -> float:
+        """The faults' factor on per-token time for the request that arrived *number*th."""
         c = self.config
-        return c.tpot_ms * (1 + c.batch_slowdown * max(self._active - 1, 0)) / 1000
+        factor = 1 + c.tpot_drift_per_1k * number / 1000
+        if c.shift_after is not None and number >= c.shift_after:
+            factor *= c.shift_factor
+        return factor
+
+    def _per_token_s(self, slowdown: float = 1.0) -> float:
+        c = self.config
+        return slowdown * c.tpot_ms * (1 + c.batch_slowdown * max(self._active - 1, 0)) / 1000
 
     @staticmethod
     def _message(chat: bool, text: str, n_out: int, request: dict[str, Any]) -> dict[str, Any]:
@@ -353,6 +376,7 @@ class SimServer:
         received: int,
         drop_after: int | None,
         whitespace_first: bool,
+        slowdown: float,
     ) -> bool:
         c = self.config
         writer.write(STREAM_HEAD)
@@ -381,7 +405,7 @@ class SimServer:
                 await writer.drain()
                 writer.transport.abort()
                 return False
-            per = self._per_token_s() * len(group)
+            per = self._per_token_s(slowdown) * len(group)
             if per > 0:
                 next_at += per
                 await writer.drain()

@@ -1,7 +1,7 @@
 """What happened during a run, over time: a point's requests binned on the run's clock.
 
-Built from the tracked requests the summary sees (``Completed``, with its issue time), so
-it needs no second pass over ``events.jsonl`` and agrees with the summary's counts. Per
+Built from the tracked requests' timings the summary collects (``timings.py``), so it
+needs no second pass over ``events.jsonl`` and agrees with the summary's counts. Per
 bin: requests issued, completed and failed (by the time they ended), requests in flight
 at the bin's end, output tokens/s (each response's tokens after its first chunk spread
 evenly over its streaming time, the first chunk's at its arrival), and TTFT and TPOT P50
@@ -14,56 +14,24 @@ began. The result is plain JSON: a few tens of KB however large the events file.
 from __future__ import annotations
 
 import math
-from array import array
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .metrics import percentile_lower
-from .summary import Completed
+from .timings import Timings
 
 MAX_BINS = 1200
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
 
 
-class TimeSeriesBuilder:
-    """Collects each tracked request's timings (40 bytes a request); :meth:`build` bins them."""
-
-    def __init__(self) -> None:
-        self._issued = array("q")
-        self._first = array("q")  # -1: no first chunk
-        self._done = array("q")
-        self._tokens = array("q")
-        self._after = array("q")
-        self._failed = array("b")
-
-    def __call__(self, completed: Completed) -> None:
-        if completed.issued_ns is None or completed.latency_ns is None:
-            return
-        self._issued.append(completed.issued_ns)
-        ttft = completed.ttft_ns
-        self._first.append(-1 if ttft is None else completed.issued_ns + ttft)
-        self._done.append(completed.issued_ns + completed.latency_ns)
-        self._tokens.append(completed.output_tokens)
-        self._after.append(completed.tokens_after_first or 0)
-        self._failed.append(1 if completed.failed else 0)
-
-    def __len__(self) -> int:
-        return len(self._issued)
-
-    def build(self) -> dict[str, Any] | None:
-        if not self._issued:
-            return None
-        return bin_requests(
-            np.frombuffer(self._issued, dtype=np.int64),
-            np.frombuffer(self._first, dtype=np.int64),
-            np.frombuffer(self._done, dtype=np.int64),
-            np.frombuffer(self._tokens, dtype=np.int64),
-            np.frombuffer(self._after, dtype=np.int64),
-            np.frombuffer(self._failed, dtype=np.int8).astype(bool),
-        )
+def run_time_series(t: Timings) -> dict[str, Any] | None:
+    """The run over time (module docstring); None when no request was tracked."""
+    if not len(t.issued):
+        return None
+    return bin_requests(t.issued, t.first, t.done, t.tokens, t.after, t.failed)
 
 
 def _lower(values: Floats, p: float) -> float:

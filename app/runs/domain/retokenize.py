@@ -30,7 +30,8 @@ from app.results.domain.goodput import RequestLog, request_of
 from harness.events import Output
 from harness.metrics import percentile_lower
 from harness.summary import Completed, SummaryOptions, summarize
-from harness.timeseries import TimeSeriesBuilder
+from harness.timeseries import run_time_series
+from harness.timings import RequestTimings, Timings
 from harness.tokens import TokenCounter
 
 EVIDENCE_SAMPLES = 10
@@ -99,6 +100,8 @@ class Analysis:
     requests: RequestLog | None = None
     # The run over time (harness/timeseries.py; None: no tracked request).
     timeseries: dict[str, Any] | None = None
+    # Every tracked request's timings, for the steady-state analysis (harness/timings.py).
+    timings: Timings | None = None
 
 
 class Cancelled(Exception):
@@ -179,7 +182,7 @@ class _Scanner:
         self.repetitive: list[str] = []
         self.truncated: list[str] = []
         self.tpot_ns: list[float] = []
-        self.timeline = TimeSeriesBuilder()
+        self.timeline = RequestTimings()
         self.responses = 0
         self.tokens = 0
         self.requests = RequestLog()
@@ -457,4 +460,5 @@ def analyse(
                 point,
             )
         )
-    return Analysis(recount, findings, scanner.requests, scanner.timeline.build())
+    timings = scanner.timeline.timings()
+    return Analysis(recount, findings, scanner.requests, run_time_series(timings), timings)

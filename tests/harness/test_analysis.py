@@ -1,0 +1,128 @@
+"""``analyze`` on runs the harness makes against serve-sim with faults injected."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from harness.analysis import NoSuperPassSize, analyse_run, dataset_size, run_method
+from harness.cli import main
+from harness.dataset import load_dataset
+from harness.loadgen import RunConfig, RunResult, options_from_run_dir, run_point
+from harness.sim import SimConfig, sim_token_counter
+from harness.steady_state import Method
+from tests.support.sim import RunningSim
+
+SUPER_PASS = 30  # the dataset below: one pass
+
+
+@pytest.fixture
+def prompts(tmp_path: Path) -> Path:
+    path = tmp_path / "prompts.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"prompt": f"hello world the lookup {i}"}) + "\n" for i in range(SUPER_PASS)
+        )
+    )
+    return path
+
+
+def _run(
+    sim: Callable[[SimConfig], RunningSim], prompts: Path, where: Path, **faults: object
+) -> RunResult:
+    """20 super-passes at concurrency 16: 30 ms TTFT, 20 tokens at 2 ms, faults by the
+    order requests arrive."""
+    endpoint = sim(
+        SimConfig(
+            ttft_ms=20, tpot_ms=2, output_tokens=20, output_spread=0, batch_slowdown=0, **faults
+        )  # type: ignore[arg-type]
+    )
+    config = RunConfig(
+        endpoint=endpoint.url, model="sim", concurrency=16, n_samples=20 * SUPER_PASS,
+        abort_after_failures=None,
+    )  # fmt: skip
+    return run_point(config, load_dataset(prompts), where, sim_token_counter())
+
+
+def _analyse(run: RunResult) -> dict:  # type: ignore[type-arg]
+    method = Method(super_pass_size=SUPER_PASS, min_duration_s=0.5)
+    doc = analyse_run(run.run_dir, sim_token_counter(), options_from_run_dir(run.run_dir), method)
+    assert doc.steady_state is not None
+    return doc.steady_state
+
+
+def test_a_level_shift_is_found_where_the_server_slowed(sim, prompts, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # From request 330 (super-pass 11) every token takes 1.5 times as long.
+    doc = _analyse(
+        _run(sim, prompts, tmp_path / "run", shift_after=11 * SUPER_PASS, shift_factor=1.5)
+    )
+    assert doc["verdict"] == "anomaly", doc
+    assert doc["window"]["super_pass_end"] <= 11 and 9 <= doc["anomaly"]["change_point_sp"] <= 12
+    assert doc["anomaly"]["delta_pct"] == pytest.approx(50, abs=12)
+
+
+def test_a_ramp_that_never_settles_is_drifting_up(sim, prompts, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Each token a little slower with every request: +60 % over the run.
+    doc = _analyse(_run(sim, prompts, tmp_path / "run", tpot_drift_per_1k=1.0))
+    assert doc["verdict"] == "drifting_up", doc
+    assert "tpot_p50" in doc["drifting_up"]
+
+
+def test_an_error_burst_is_outside_the_window_and_on_the_time_series(
+    sim, prompts, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    run = _run(
+        sim,
+        prompts,
+        tmp_path / "run",
+        error_burst_start=10 * SUPER_PASS,
+        error_burst_count=SUPER_PASS,
+    )
+    doc = _analyse(run)
+    # Super-pass 10 failed whole: it measured nothing, and no plateau spans it.
+    assert doc["super_passes"]["tpot_p50"][10 - 1] is None
+    assert all(not lo <= 10 <= hi for lo, hi in doc["plateaus"])
+    series = json.loads((run.run_dir / "analysis" / "timeseries.json").read_text())
+    assert sum(series["failed"]) == SUPER_PASS == run.summary.result["n_samples_failed"]
+
+
+def test_analyze_writes_the_spec_s_names(sim, prompts, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    run = _run(sim, prompts, tmp_path / "run")
+    assert dataset_size(run.run_dir) == SUPER_PASS  # the run recorded its dataset's size
+    tokenizer = tmp_path / "tok"
+    tokenizer.mkdir()
+    sim_token_counter().tokenizer.save(str(tokenizer / "tokenizer.json"))
+    argv = ["analyze", str(run.run_dir), "--tokenizer", str(tokenizer), "--min-duration-s", "0.5"]
+    assert main(argv) == 0
+    doc = json.loads((run.run_dir / "analysis" / "steady_state.json").read_text())
+    assert doc["status"] in ("windowable", "insufficient_passes", "insufficient_duration")
+    assert doc["method"]["super_pass_size"] == SUPER_PASS and doc["method"]["min_duration_s"] == 0.5
+    if doc["window"]:
+        assert set(doc["window"]) >= {
+            "super_pass_start",
+            "super_pass_end",
+            "super_pass_size",
+            "n_samples",
+            "duration_s",
+        }
+        assert set(doc["state"].values()) <= {"Plateau", "Drifting Up", "Drifting Down"}
+    assert (run.run_dir / "analysis" / "timeseries.json").is_file()
+    # The report draws the same, with the window shaded.
+    assert (
+        main(["report", str(run.run_dir), "--tokenizer", str(tokenizer), "--min-duration-s", "0.5"])
+        == 0
+    )
+    page = (run.run_dir / "analysis" / "report.html").read_text()
+    assert "steady state" in page and "var steady = " in page
+    # Without a recorded dataset size the super-pass must be given.
+    config = run.run_dir / "config.yaml"
+    config.write_text(config.read_text().replace(f"samples: {SUPER_PASS}", "samples: null"))
+    with pytest.raises(NoSuperPassSize, match="--superpass-size"):
+        run_method(run.run_dir, 16)
+    assert main(argv) == 2
+    # §6.2 by default: 600 s up to concurrency 32, 1,200 s above.
+    assert run_method(run.run_dir, 16, super_pass_size=5).min_duration_s == 600
+    assert run_method(run.run_dir, 64, super_pass_size=5).min_duration_s == 1200
