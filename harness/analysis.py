@@ -24,6 +24,21 @@ from .tokens import TokenCounter
 
 # Steady state is defined for fixed-concurrency points only (rules §2.4, scope).
 STEADY_STATE_PATTERNS = ("concurrency",)
+POINT_WINDOW_KEYS = (
+    "super_pass_start",
+    "super_pass_end",
+    "super_pass_size",
+    "n_samples",
+    "duration_s",
+)
+# The gated metrics and the P90 that R §4.4's table names.
+POINT_STATE_KEYS = ("ttft_p50", "ttft_p90", "ttft_p95", "tpot_p50", "tpot_p90", "tpot_p95")
+
+
+def steady_state_applies(load_pattern: str, offline: str | None = None) -> bool:
+    """Steady state is a fixed-concurrency point's (rules §2.4): not a dedicated Offline
+    point's, whatever load pattern its point.yaml names, nor an agentic or Poisson run's."""
+    return load_pattern in STEADY_STATE_PATTERNS and offline != "dedicated"
 
 
 class NoSuperPassSize(ValueError):
@@ -80,10 +95,21 @@ def analyse_run(
     and with a *method*."""
     timings = RequestTimings()
     summary = summarize(run_dir / "events.jsonl", counter, options, observer=timings)
+    return write_analysis(run_dir, summary, timings, method, options.load_pattern)
+
+
+def write_analysis(
+    run_dir: Path,
+    summary: Summary,
+    timings: RequestTimings,
+    method: Method | None,
+    load_pattern: str,
+) -> RunAnalysis:
+    """``analysis/`` from the timings collected while *summary* was computed."""
     t = timings.timings()
     series = run_time_series(t)
     steady = None
-    if method is not None and options.load_pattern in STEADY_STATE_PATTERNS:
+    if method is not None and steady_state_applies(load_pattern):
         steady = analyse_steady_state(t, method)
     out = run_dir / "analysis"
     out.mkdir(exist_ok=True)
@@ -92,3 +118,17 @@ def analyse_run(
     if steady is not None:
         (out / "steady_state.json").write_text(json.dumps(steady, indent=2) + "\n")
     return RunAnalysis(summary, series, steady)
+
+
+def point_block(doc: dict[str, Any]) -> dict[str, Any]:
+    """The ``steady_state`` block of ``point.yaml`` (rules §2.5) from an analysis, as a
+    submitter would copy it: status, verdict, the window, per-metric state, the anomaly
+    only on a level shift."""
+    block: dict[str, Any] = {"status": doc["status"], "verdict": doc["verdict"]}
+    window = doc.get("window")
+    if window:
+        block["window"] = {k: window[k] for k in POINT_WINDOW_KEYS}
+        block["state"] = {k: v for k, v in doc["state"].items() if k in POINT_STATE_KEYS}
+    if doc.get("anomaly"):
+        block["anomaly"] = doc["anomaly"]
+    return block

@@ -55,6 +55,7 @@ def point_yaml(
     load_pattern: str,
     warmup: dict[str, Any],
     steady_state: dict[str, Any] | None = None,
+    min_sample_count: int | None = None,
 ) -> dict[str, Any]:
     point: dict[str, Any] = {
         "concurrency": concurrency,
@@ -62,6 +63,8 @@ def point_yaml(
         "runtime_settings": {
             "load_pattern": load_pattern,
             "min_duration_ms": 600000,
+            # One pass over the dataset (rules §6): also the steady state's super-pass.
+            "min_sample_count": min_sample_count,
             "stream_all_chunks": True,
             "runtime": dict(disclosure.seeds),
             "warmup": {"salt": False},

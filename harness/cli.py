@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from .agentic import load_agentic
-from .analysis import STEADY_STATE_PATTERNS, NoSuperPassSize, analyse_run, run_method
+from .analysis import NoSuperPassSize, analyse_run, run_method, steady_state_applies
 from .dataset import DatasetError, load_dataset
 from .loadgen import (
     LOAD_PATTERNS,
@@ -187,7 +187,7 @@ def _analysis_inputs(
     options = options_from_run_dir(run_dir)
     options.count_input_tokens = False
     method = None
-    if options.load_pattern in STEADY_STATE_PATTERNS:
+    if steady_state_applies(options.load_pattern):
         try:
             method = run_method(
                 run_dir,

@@ -28,11 +28,21 @@ import yaml
 
 from . import events as ev
 from .agentic import Conversation, salted
+from .analysis import regional_minimum_s, write_analysis
 from .client import Response, send
 from .dataset import Sample
 from .events import EventWriter, Prompt
 from .fastclient import FastClient
-from .summary import Summary, SummaryOptions, compare_summaries, render_report, summarize
+from .steady_state import Method
+from .summary import (
+    Completed,
+    Summary,
+    SummaryOptions,
+    compare_summaries,
+    render_report,
+    summarize,
+)
+from .timings import RequestTimings
 from .tokens import TokenCounter
 
 LOAD_PATTERNS = ("concurrency", "offline", "poisson", "agentic_inference")
@@ -127,6 +137,7 @@ class RunResult:
     run_dir: Path
     summary: Summary
     aborted: str | None = None  # why issuing stopped early, if it did
+    steady_state: dict[str, Any] | None = None  # fixed-concurrency runs (analysis/)
 
 
 def sample_order(n: int, seed: int) -> Iterator[int]:
@@ -548,11 +559,17 @@ def _finish(
         progress(f"issued {session.issued}, dropped {session.dropped}; computing metrics")
     write_config(run_dir, config, dataset_size)
     (run_dir / "sample_idx_map.json").write_text(json.dumps({"performance": session.index_map}))
-    summary = write_summary(run_dir, counter, summary_options(config))
+    timings = RequestTimings()
+    summary = write_summary(run_dir, counter, summary_options(config), observer=timings)
+    # The run over time and its steady state, from the same read (analysis/).
+    method = Method(
+        super_pass_size=dataset_size, min_duration_s=regional_minimum_s(None, config.concurrency)
+    )
+    analysis = write_analysis(run_dir, summary, timings, method, config.load_pattern)
     if session.aborted:
         with (run_dir / "report.txt").open("a") as fh:
             fh.write(f"\nNOTE: {session.aborted}\n")
-    return RunResult(run_dir, summary, session.aborted)
+    return RunResult(run_dir, summary, session.aborted, analysis.steady_state)
 
 
 def summary_options(config: RunConfig) -> SummaryOptions:
@@ -627,10 +644,12 @@ def write_summary(
     counter: TokenCounter | None,
     options: SummaryOptions,
     official: dict[str, Any] | None = None,
+    *,
+    observer: Callable[[Completed], None] | None = None,
 ) -> Summary:
     """Compute the summary from ``events.jsonl`` and write every derived file; with the
     *official* summary the folder had, ``report.txt`` compares every number with it."""
-    summary = summarize(run_dir / "events.jsonl", counter, options)
+    summary = summarize(run_dir / "events.jsonl", counter, options, observer=observer)
     # The event log the numbers come from, by hash, as newer official clients record it.
     summary.result["events_sha256"] = file_sha256(run_dir / "events.jsonl")
     comparison = None

@@ -23,6 +23,7 @@ from submission_checker.checker import SubmissionChecker
 from submission_checker.models.regions import compute_regions, covered_region
 
 from .agentic import Conversation
+from .analysis import point_block, steady_state_applies
 from .bundle import Disclosure, add_submitter_files, assemble, pack, point_yaml
 from .dataset import Sample
 from .loadgen import Progress, RunConfig, RunResult, run_point
@@ -281,6 +282,15 @@ def run_sweep(
                 offline=point.offline,
                 load_pattern="agentic_inference" if agentic else "concurrency",
                 warmup=warmup,
+                min_sample_count=len(samples),
+                # What the run's own analysis found (analysis/steady_state.json), filled in
+                # as the rules ask a submitter to (§2.5); Offline and agentic points have none.
+                steady_state=(
+                    point_block(result.steady_state)
+                    if result.steady_state is not None
+                    and steady_state_applies(config.load_pattern, point.offline)
+                    else None
+                ),
             ),
             system_desc=spec.system_desc,
             system_power=spec.system_power,

@@ -129,3 +129,13 @@ def chromium_path() -> str:
     path = shutil.which("chromium") or "/usr/bin/chromium"
     require(Path(path).exists(), "Debian's chromium (apt-get install chromium)")
     return path
+
+
+@pytest.fixture
+def page(chromium_path: str) -> Iterator[object]:
+    """A Chromium page whose console errors fail the test (tests/support/browser.py)."""
+    pytest.importorskip("playwright.sync_api")
+    from tests.support.browser import watched_page
+
+    with watched_page(chromium_path) as page:
+        yield page

@@ -494,6 +494,8 @@ class Retokenization(Base):
     recount: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     # The point's run over time (harness/timeseries.py), served on its own: tens of KB.
     timeseries: Mapped[dict[str, Any] | None] = mapped_column(JSON, deferred=True)
+    # Its steady state from the events (harness/steady_state.py), with the block declared.
+    steady_state: Mapped[dict[str, Any] | None] = mapped_column(JSON, deferred=True)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
 

@@ -24,6 +24,7 @@ import orjson
 
 from harness import events as ev
 from harness.metrics import percentile_lower
+from harness.timings import Timings
 
 # Spreads (log-normal σ) that give the demo summary's percentile ratios: TTFT P50 ≈ 0.68 ×
 # P90, TPOT P50 ≈ 0.82 × P90, output length P90 ≈ 1.4 × the mean.
@@ -67,8 +68,9 @@ def output_lengths(rng: np.random.Generator, n: int, total: int) -> npt.NDArray[
     return np.asarray(lengths + 2, dtype=np.int64)
 
 
-def write_events(path: Path, run: DemoRun) -> None:
-    """Write the point's events (gzip-compressed when *path* ends in ``.gz``)."""
+def write_events(path: Path, run: DemoRun) -> Timings:
+    """Write the point's events (gzip-compressed when *path* ends in ``.gz``); the requests'
+    timings come back, for the point's steady-state block."""
     rng = np.random.default_rng(run.seed)
     n = run.requests
     lengths = output_lengths(rng, n, run.output_tokens)
@@ -141,6 +143,7 @@ def write_events(path: Path, run: DemoRun) -> None:
     lines.append(ev.event_line(ev.SESSION_ENDED, int(complete.max()) + 1))
     data = b"".join(lines)  # a demo point's events: a few MB
     path.write_bytes(gzip.compress(data, compresslevel=1) if path.suffix == ".gz" else data)
+    return Timings(issued, first, complete, lengths, lengths - 1, np.zeros(n, dtype=bool))
 
 
 __all__ = ["DemoRun", "output_lengths", "write_events"]

@@ -150,9 +150,22 @@
         ];
         var drain = { type: "line", xref: "x", yref: "paper", x0: ts.last_issue_s, x1: ts.last_issue_s, y0: 0, y1: 1,
                       line: { dash: "dash", color: "#777" } };
+        var shapes = [drain];
+        var notes = [{ x: ts.last_issue_s, y: 1, xref: "x", yref: "paper", text: "drain", showarrow: false, yanchor: "bottom" }];
+        if (ts.warmup_end_s) {
+          shapes.push({ type: "rect", xref: "x", yref: "paper", x0: 0, x1: ts.warmup_end_s, y0: 0, y1: 1,
+                        fillcolor: "#888", opacity: 0.12, line: { width: 0 } });
+          notes.push({ x: ts.warmup_end_s / 2, y: 1, xref: "x", yref: "paper", text: "warm-up", showarrow: false, yanchor: "bottom" });
+        }
+        if (ts.steady_window_s) {
+          var w = ts.steady_window_s;
+          shapes.push({ type: "rect", xref: "x", yref: "paper", x0: w[0], x1: w[1], y0: 0, y1: 1,
+                        fillcolor: "#2e86c1", opacity: 0.12, line: { width: 0 } });
+          notes.push({ x: (w[0] + w[1]) / 2, y: 1, xref: "x", yref: "paper", text: "steady state", showarrow: false, yanchor: "bottom" });
+        }
         var layout = {
-          height: 620, margin: { t: 30, r: 60, b: 40, l: 60 }, barmode: "group", shapes: [drain],
-          annotations: [{ x: ts.last_issue_s, y: 1, xref: "x", yref: "paper", text: "drain", showarrow: false, yanchor: "bottom" }],
+          height: 620, margin: { t: 30, r: 60, b: 40, l: 60 }, barmode: "group", shapes: shapes,
+          annotations: notes,
           xaxis: { title: { text: "seconds from the first tracked request (bins of " + ts.bin_s + " s)" }, anchor: "y5" },
           yaxis: { domain: [0.68, 1], title: { text: "tok/s" }, rangemode: "tozero" },
           yaxis2: { overlaying: "y", side: "right", title: { text: "in flight" }, rangemode: "tozero" },

@@ -501,6 +501,52 @@ PORTAL_RULES: tuple[Rule, ...] = (
         "Run the point with the seed set it declares, or declare the seeds it ran with.",
     ),
     _portal(
+        "steady-state-detected",
+        "Steady state in the events",
+        "§2.6",
+        Stage.RECOUNT,
+        Severity.INFO,
+        "A fixed-concurrency point's steady state, found in its events as the official "
+        "diagnostics find it (super-passes, trend and variation gates, the first plateau, "
+        "level shifts and drift; the method and its settings are on the page). Gated on TTFT "
+        "and TPOT P50 and P95 as the diagnostics gate, where R §4.4's table names P90.",
+    ),
+    _portal(
+        "steady-state-declared",
+        "Declared steady state matches the events",
+        "§2.5",
+        Stage.RECOUNT,
+        Severity.WARNING,
+        "The steady_state block point.yaml declares (status, verdict, window, per-metric "
+        "state) should be what the events show. Nothing copies the detector's result into "
+        "point.yaml, so a block filled by hand can say more than the run did; a detector with "
+        "other settings can also disagree, which is a reviewer's judgement.",
+        "Run the official diagnostics (or endpoints-harness analyze) on the point's "
+        "events.jsonl and declare what they find.",
+    ),
+    _portal(
+        "steady-state-window-facts",
+        "Declared window is in the events",
+        "§2.2",
+        Stage.RECOUNT,
+        _ERROR,
+        "The declared window's super-passes must exist in the events, and its sample count "
+        "and issue-time span (measured against §6.2) must be what those super-passes hold.",
+        "Declare the window's n_samples and duration_s from the run's own events.",
+    ),
+    _portal(
+        "steady-state-window-metrics",
+        "The point's numbers have a basis",
+        "§2.2",
+        Stage.RECOUNT,
+        Severity.WARNING,
+        "A windowable point's official numbers are the window's (the whole run's are the "
+        "supplementary basis). The summary's TTFT P90, TPOT P90 and system tokens/s are "
+        "compared with both; a number that is neither the window's nor the whole run's has "
+        "no basis in the events.",
+        "Report the steady-state window's metrics, or the whole run's, as the events give them.",
+    ),
+    _portal(
         "events-malformed",
         "Readable run events",
         "§1.3",

@@ -15,7 +15,6 @@ from urllib.parse import urlparse
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload
-from submission_checker.models.regions import min_duration_ms
 
 from app.checks.services.findings import record_findings
 from app.core.lifecycle import JobState, SubmissionState
@@ -30,6 +29,7 @@ from app.jobs.queue import (
 )
 from app.runs.domain.endpoints import host_allowed
 from app.runs.domain.reproduction import Measured, judge_reproduction
+from app.runs.services.points import min_duration_s
 from app.runs.services.secrets import decrypt, encrypt
 from app.settings import Settings
 from harness.dataset import DatasetError, load_dataset
@@ -258,13 +258,9 @@ def _measure(
 
 
 def _min_duration_s(session: Session, reproduction: Reproduction) -> float | None:
-    """§6.2's minimum duration for the reproduced point (the official checker's table),
-    None when the point is gone or has no region (a dedicated Offline point)."""
+    """§6.2's minimum for the reproduced point; None when it is gone or has no region."""
     point = session.get(Point, reproduction.point_id) if reproduction.point_id else None
-    if point is None or not point.region:
-        return None
-    ms = min_duration_ms(point.region, int(point.concurrency), agentic=point.curve.is_agentic)
-    return ms / 1000
+    return None if point is None else min_duration_s(point)
 
 
 def _finish_failed(

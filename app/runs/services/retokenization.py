@@ -42,8 +42,11 @@ from app.jobs.queue import (
 )
 from app.runs.domain.integrity import integrity_findings
 from app.runs.domain.retokenize import Cancelled, Reported, Tolerances, analyse
+from app.runs.domain.steady_state import review_steady_state
+from app.runs.services.points import min_duration_s
 from app.settings import Settings
 from app.submissions.services.artifacts import events_path, latest_events
+from harness.analysis import steady_state_applies
 from harness.loadgen import official_summary
 from harness.tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
 
@@ -128,18 +131,14 @@ def cancel_retokenization(*, session: Session, retok: Retokenization) -> None:
         job.state = CANCELLING  # the running job sees it at its next progress report
 
 
-def _reported(session: Session, submission: Submission, label: str) -> tuple[Reported, str, str]:
+def _point(submission: Submission, label: str) -> Point:
     system, model, point_dir = label.split("/", 2)
     for curve in submission.curves:
         if curve.system.dir_name != system or curve.benchmark_model != model:
             continue
         for point in curve.points:
             if point.dir_name == point_dir:
-                return (
-                    _from_point(point),
-                    curve.benchmark_model,
-                    ("agentic_inference" if curve.is_agentic else "concurrency"),
-                )
+                return point
     raise RetokenizationError(
         "no-such-point", f"the submission has no point {label!r}", Kind.NOT_FOUND
     )
@@ -194,7 +193,9 @@ def run_retokenization(
     set_progress(session, job, "opening the events", 0.0)
     submission = session.get(Submission, retok.submission_id)
     assert submission is not None
-    reported, model, load_pattern = _reported(session, submission, retok.point_label)
+    point = _point(submission, retok.point_label)
+    reported, model = _from_point(point), point.curve.benchmark_model
+    load_pattern = "agentic_inference" if point.curve.is_agentic else "concurrency"
     problem = None
     if counter is not None:
         retok.tokenizer = counter.name
@@ -246,6 +247,21 @@ def run_retokenization(
             analysis.recount,
             duration_tolerance=settings.retokenize_tolerance_timing,
         )
+        timings = analysis.timings
+        minimum_s = min_duration_s(point)
+        applies = steady_state_applies(point.load_pattern, point.offline_kind)
+        if applies and timings is not None and minimum_s:
+            review = review_steady_state(
+                retok.point_label,
+                timings,
+                point_yaml,
+                reported,
+                analysis.recount,
+                minimum_s=minimum_s,
+                tolerance=settings.retokenize_tolerance_timing,
+            )
+            retok.steady_state = review.document
+            analysis.findings += review.findings
     elapsed = max(time.monotonic() - started, 1e-6)
     finished = clock()
     recount = analysis.recount.as_dict()

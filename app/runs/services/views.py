@@ -105,6 +105,51 @@ class ComparedMetric(BaseModel):
     recounted: float | None = Field(description="what the reference tokenizer counted")
 
 
+class SteadyStateWindow(BaseModel):
+    super_pass_start: int = Field(description="first super-pass, from 0 over the whole run")
+    super_pass_end: int = Field(description="last super-pass, inclusive")
+    super_pass_size: int
+    n_samples: int = Field(description="successful requests in the window")
+    n_failed: int
+    duration_s: float = Field(description="issue-time span, checked against §6.2")
+    start_s: float = Field(description="seconds from the first tracked issue")
+    end_s: float
+
+
+class SteadyStateView(BaseModel):
+    """A point's steady state in its events (harness/steady_state.py, rules §2), with the
+    block its point.yaml declares."""
+
+    status: str = Field(
+        description="windowable, insufficient_duration, insufficient_passes, partial_dataset"
+    )
+    verdict: str = Field(description="STEADY STATE, drifting_up, drifting_down, anomaly, not found")
+    window: SteadyStateWindow | None
+    state: dict[str, str] = Field(description="per metric: Plateau, Drifting Up, Drifting Down")
+    anomaly: dict[str, Any] | None = Field(description="a level shift: where and by how much")
+    drifting_up: list[str]
+    drifting_down: list[str]
+    reason: str | None = Field(default=None, description="why there is no window")
+    metrics: dict[str, Any] | None = Field(description="the point's metrics over the window")
+    method: dict[str, Any] = Field(description="the detector's settings")
+    n_super_passes: int
+    warmup: int
+    warmup_end_s: float | None = None
+    plateaus: list[list[int]]
+    skipped_short: int = Field(description="earlier plateaus shorter than the §6.2 minimum")
+    super_passes: dict[str, list[float | None]] = Field(
+        description="each metric per super-pass after the warm-up"
+    )
+    declared: dict[str, Any] | None = Field(default=None, description="point.yaml's block")
+    declared_window: dict[str, Any] | None = Field(
+        default=None, description="what the events hold for the declared window"
+    )
+
+
+def steady_state_view(r: Retokenization) -> SteadyStateView | None:
+    return SteadyStateView.model_validate(r.steady_state) if r.steady_state else None
+
+
 class RetokenizationView(BaseModel):
     """A re-count of one point's responses with the reference tokenizer."""
 
@@ -116,6 +161,9 @@ class RetokenizationView(BaseModel):
     job: JobView | None
     compared: list[ComparedMetric]
     recount: dict[str, Any] = Field(description="everything the re-count measured")
+    steady_state: SteadyStateView | None = Field(
+        description="a fixed-concurrency point's steady state, beside the declared one"
+    )
     findings: list[FindingView]
 
 
@@ -141,6 +189,7 @@ def retokenization_view(r: Retokenization, findings: list[FindingRow]) -> Retoke
             for key, label in COMPARED
         ],
         recount=recount,
+        steady_state=steady_state_view(r),
         findings=[finding_view(f) for f in findings],
     )
 
@@ -166,9 +215,23 @@ class RunTimeSeries(BaseModel):
     last_issue_s: float = Field(description="where issuing stopped and the drain began")
     end_s: float
     requests: int
+    warmup_end_s: float | None = Field(
+        default=None, description="where the steady-state analysis's warm-up super-passes end"
+    )
+    steady_window_s: list[float] | None = Field(
+        default=None, description="the steady-state window, [start, end] on issue time"
+    )
 
 
 def run_time_series(r: Retokenization) -> RunTimeSeries | None:
     if not r.timeseries:
         return None
-    return RunTimeSeries(retokenization=r.public_id, point=r.point_label, **r.timeseries)
+    steady = r.steady_state or {}
+    window = steady.get("window")
+    return RunTimeSeries(
+        retokenization=r.public_id,
+        point=r.point_label,
+        **r.timeseries,
+        warmup_end_s=steady.get("warmup_end_s"),
+        steady_window_s=[window["start_s"], window["end_s"]] if window else None,
+    )

@@ -35,9 +35,11 @@ from app.runs.services.views import (
     ReproductionView,
     RetokenizationView,
     RunTimeSeries,
+    SteadyStateView,
     reproduction_view,
     retokenization_view,
     run_time_series,
+    steady_state_view,
 )
 from app.submissions.domain.visibility import Access
 from app.submissions.services.artifacts import EventsSink, register_events
@@ -199,6 +201,25 @@ def read_time_series(rid: str, session: SessionDep, who: PrincipalDep) -> RunTim
             "counted no tracked request",
         )
     return series
+
+
+@router.get(
+    "/retokenizations/{rid}/steady-state",
+    response_model=SteadyStateView,
+    responses={404: {"model": ErrorBody}},
+)
+def read_steady_state(rid: str, session: SessionDep, who: PrincipalDep) -> SteadyStateView:
+    """The point's steady state in its events (status, verdict, window, per-metric state,
+    level shift, drift, each metric per super-pass, the method's settings) beside the block
+    its point.yaml declares."""
+    view = steady_state_view(_retok_or_404(session, who, rid))
+    if view is None:
+        raise HTTPException(
+            404,
+            detail=f"re-count {rid!r} has no steady-state analysis: it has not finished, the "
+            "point is not a fixed-concurrency one, or it states no super-pass size",
+        )
+    return view
 
 
 @router.post("/retokenizations/{rid}/cancel", status_code=202, response_model=RetokenizationView)

@@ -66,6 +66,7 @@ def test_honest_events_recount_to_the_submitted_numbers(setup, database) -> None
     _run_all(database, settings, queue)
     recounts = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
     assert len(recounts) == len(events)
+    analysed = 0
     for recount in recounts:
         assert recount["job"]["state"] == "succeeded", recount
         problems = [f["message"] for f in recount["findings"] if f["severity"] != "info"]
@@ -86,11 +87,25 @@ def test_honest_events_recount_to_the_submitted_numbers(setup, database) -> None
         for row in recount["compared"]:
             if row["reported"] is not None and row["recounted"] is not None:
                 assert row["recounted"] == pytest.approx(row["reported"], rel=1e-6), row
+        # Fixed-concurrency points: the steady state the sweep declared (from its own
+        # analysis) is the one the portal finds; the Offline point has none.
+        view = recount["steady_state"]
+        response = client.get(f"/api/v1/retokenizations/{recount['id']}/steady-state")
+        if view is None:
+            assert response.status_code == 404 and "no steady-state analysis" in response.text
+            continue
+        analysed += 1
+        assert response.json() == view
+        assert view["declared"]["status"] == view["status"]
+        assert view["declared"]["verdict"] == view["verdict"]
+        assert "steady-state-detected" in chain and "steady-state-declared" in chain
+    assert 0 < analysed < len(recounts)
     missing = client.get("/api/v1/retokenizations/nope/timeseries")
     assert missing.status_code == 404 and "no re-tokenization" in missing.text
     page = client.get(f"/submissions/{sid}")
     assert "Re-tokenization" in page.text and "re-counted" in page.text
     assert page.text.count('class="timeseries"') == len(events)
+    assert page.text.count('class="steady-state"') == analysed
 
 
 def test_inflated_tokens_in_events_are_caught(setup, database, tmp_path) -> None:  # type: ignore[no-untyped-def]

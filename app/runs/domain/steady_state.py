@@ -1,0 +1,278 @@
+"""Is the steady state a point declares the one its events show? (rules §2, R §4.4)
+
+The events are analysed as the official diagnostics analyse them (harness/steady_state.py)
+and set beside the ``steady_state`` block of ``point.yaml``, which submitters fill by hand:
+the status, verdict, window and per-metric state the events show against what is declared
+(a reviewer's judgement where they differ: another detector's settings can differ too);
+the declared window's own sample count and issue-time span, which are facts of the events
+whatever the detector; and, for a windowable point, whether the summary's numbers are the
+window's or the whole run's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.checks.domain.findings import Finding, Severity
+from app.checks.domain.rules import portal_rule
+from app.runs.domain.retokenize import Recount, Reported
+from harness.steady_state import Method, analyse_steady_state, declared_window
+from harness.timings import Timings
+
+DECLARED_WINDOW = ("super_pass_start", "super_pass_end", "super_pass_size")
+
+
+@dataclass
+class SteadyStateReview:
+    # The analysis (harness/steady_state.py) with "declared" (the point.yaml block) and
+    # "declared_window" (what the events hold for it); None: not analysed ("reason" says).
+    document: dict[str, Any] | None
+    findings: list[Finding]
+
+
+def _finding(
+    rule: str, severity: Severity, message: str, point: str, fix: str | None = None
+) -> Finding:
+    return portal_rule(rule).finding(severity, message, point=point, fix=fix)
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def super_pass_size(point_yaml: dict[str, Any] | None) -> int | None:
+    """One super-pass: the declared window's size, else the point's ``min_sample_count``
+    (one pass over the dataset, rules §6)."""
+    block = (point_yaml or {}).get("steady_state")
+    window = block.get("window") if isinstance(block, dict) else None
+    size = _int(window.get("super_pass_size")) if isinstance(window, dict) else None
+    if size is None:
+        runtime = (point_yaml or {}).get("runtime_settings")
+        size = _int(runtime.get("min_sample_count")) if isinstance(runtime, dict) else None
+    return size if size is not None and size > 0 else None
+
+
+def _window_text(w: dict[str, Any]) -> str:
+    return (
+        f"super-passes {w.get('super_pass_start')}–{w.get('super_pass_end')} of "
+        f"{w.get('super_pass_size')} ({w.get('n_samples')} samples, {w.get('duration_s')} s)"
+    )
+
+
+def review_steady_state(
+    point: str,
+    timings: Timings,
+    point_yaml: dict[str, Any] | None,
+    reported: Reported,
+    recount: Recount,
+    *,
+    minimum_s: float,
+    tolerance: float,
+) -> SteadyStateReview:
+    """Analyse one fixed-concurrency point's requests and compare with its declaration;
+    *minimum_s* is §6.2's minimum for the point, *tolerance* the timing tolerance."""
+    size = super_pass_size(point_yaml)
+    if size is None:
+        reason = (
+            "point.yaml states no super-pass size (steady_state.window.super_pass_size or "
+            "runtime_settings.min_sample_count), so the events were not analysed"
+        )
+        finding = _finding("steady-state-detected", Severity.INFO, f"Not analysed: {reason}", point)
+        return SteadyStateReview(None, [finding])
+    doc = analyse_steady_state(timings, Method(super_pass_size=size, min_duration_s=minimum_s))
+    block = (point_yaml or {}).get("steady_state")
+    declared = block if isinstance(block, dict) and block else None
+    doc["declared"] = declared
+    findings = [_detected(point, doc, minimum_s, declared is not None)]
+    if declared is not None:
+        findings += _compare_declared(point, doc, declared)
+        facts, fact_findings = _declared_window(point, timings, declared, tolerance)
+        doc["declared_window"] = facts
+        findings += fact_findings
+        if declared.get("status") == "windowable" and facts is not None:
+            findings += _basis(point, facts, reported, recount, tolerance)
+    return SteadyStateReview(doc, findings)
+
+
+def _detected(point: str, doc: dict[str, Any], minimum_s: float, declared: bool) -> Finding:
+    text = f"The events show {doc['status']}, {doc['verdict']}"
+    window = doc.get("window")
+    if window:
+        text += f": {_window_text(window)}; the §6.2 minimum is {minimum_s:,.0f} s"
+    if doc.get("reason"):
+        text += f": {doc['reason']}"
+    if doc.get("anomaly"):
+        a = doc["anomaly"]
+        text += f"; a level shift at super-pass {a['change_point_sp']}, TPOT {a['delta_pct']:+.1f}%"
+    drifting = doc.get("drifting_up", []) + doc.get("drifting_down", [])
+    if drifting:
+        text += f"; drifting after the window: {', '.join(drifting)}"
+    if not declared:
+        text += "; point.yaml declares no steady_state block"
+    return _finding("steady-state-detected", Severity.INFO, text, point)
+
+
+def _compare_declared(point: str, doc: dict[str, Any], declared: dict[str, Any]) -> list[Finding]:
+    differences = []
+    for key in ("status", "verdict"):
+        if declared.get(key) is not None and declared.get(key) != doc[key]:
+            differences.append(f"{key}: declared {declared[key]!r}, the events show {doc[key]!r}")
+    window, ours = declared.get("window"), doc.get("window")
+    if isinstance(window, dict) and any(window.get(k) is not None for k in DECLARED_WINDOW):
+        if ours is None:
+            differences.append(
+                f"window: declared {_window_text(window)}, the events show none"
+                + (f" ({doc['reason']})" if doc.get("reason") else "")
+            )
+        elif any(
+            window.get(k) is not None and window.get(k) != ours[k]
+            for k in ("super_pass_start", "super_pass_end")
+        ):
+            differences.append(
+                f"window: declared {_window_text(window)}, the events show {_window_text(ours)}"
+            )
+    states = declared.get("state")
+    if isinstance(states, dict) and doc.get("state"):
+        for metric, state in sorted(states.items()):
+            found = doc["state"].get(metric)
+            if found is not None and state != found:
+                differences.append(f"{metric}: declared {state!r}, the events show {found!r}")
+    if not differences:
+        return [
+            _finding(
+                "steady-state-declared",
+                Severity.INFO,
+                "The declared steady_state block agrees with the events "
+                f"({doc['status']}, {doc['verdict']})",
+                point,
+            )
+        ]
+    fix = portal_rule("steady-state-declared").fix
+    return [
+        _finding("steady-state-declared", Severity.WARNING, text, point, fix=fix)
+        for text in differences
+    ]
+
+
+def _declared_window(
+    point: str, timings: Timings, declared: dict[str, Any], tolerance: float
+) -> tuple[dict[str, Any] | None, list[Finding]]:
+    window = declared.get("window")
+    if not isinstance(window, dict):
+        return None, []
+    start, end, size = (_int(window.get(k)) for k in DECLARED_WINDOW)
+    if start is None or end is None or size is None:
+        return None, []
+    facts = declared_window(timings, start, end, size)
+    fix = portal_rule("steady-state-window-facts").fix
+    if facts is None:
+        have = len(timings.issued) // size if size > 0 else 0
+        return None, [
+            _finding(
+                "steady-state-window-facts",
+                Severity.ERROR,
+                f"The declared window, super-passes {start}–{end} of {size}, is not in the "
+                f"events: they hold {len(timings.issued):,} tracked requests, {have} "
+                "super-passes (numbered from 0)",
+                point,
+                fix=fix,
+            )
+        ]
+    problems: list[str] = []
+    agreed: list[str] = []
+    n_declared = _int(window.get("n_samples"))
+    if n_declared is not None:
+        # Completed queries: the successful ones, or every one when failures count.
+        counts = (facts["n_samples"], facts["n_samples"] + facts["n_failed"])
+        text = f"n_samples: declared {n_declared:,}, in those super-passes {facts['n_samples']:,}"
+        (agreed if n_declared in counts else problems).append(text)
+    duration = window.get("duration_s")
+    if isinstance(duration, int | float) and not isinstance(duration, bool):
+        ours = facts["duration_s"]
+        diff = (duration - ours) / ours if ours else float("inf")
+        text = f"duration_s: declared {duration:,.3f} s, their issue-time span {ours:,.3f} s"
+        (agreed if abs(diff) <= tolerance else problems).append(f"{text} ({diff:+.2%})")
+    if problems:
+        return facts, [
+            _finding(
+                "steady-state-window-facts",
+                Severity.ERROR,
+                f"Super-passes {start}–{end} of {size}: " + "; ".join(problems + agreed),
+                point,
+                fix=fix,
+            )
+        ]
+    if not agreed:
+        return facts, []
+    return facts, [
+        _finding(
+            "steady-state-window-facts",
+            Severity.INFO,
+            f"Super-passes {start}–{end} of {size}: " + "; ".join(agreed),
+            point,
+        )
+    ]
+
+
+def _near(a: float | None, b: float | None, tolerance: float) -> bool:
+    return a is not None and b is not None and abs(a - b) <= tolerance * max(abs(b), 1e-9)
+
+
+def _basis(
+    point: str, facts: dict[str, Any], reported: Reported, recount: Recount, tolerance: float
+) -> list[Finding]:
+    window = facts["metrics"]
+    whole_tps = (
+        recount.total_output_tokens / (recount.events_duration_ms / 1000)
+        if recount.total_output_tokens is not None and recount.events_duration_ms
+        else None
+    )
+    rows = (
+        (
+            "TTFT P90",
+            reported.ttft_p90_ms,
+            window.get("ttft_p90_ms"),
+            (recount.ttft_p90_ms,),
+            " ms",
+        ),
+        (
+            "TPOT P90",
+            reported.tpot_p90_ms,
+            window.get("tpot_p90_ms"),
+            (recount.tpot_p90_ms, recount.tpot_p90_ms_official),
+            " ms",
+        ),
+        ("system tokens/s", reported.system_tps, window.get("system_tps"), (whole_tps,), ""),
+    )
+    unsupported, lines = [], []
+    for label, theirs, ours, whole, unit in rows:
+        if theirs is None or ours is None:
+            continue
+        basis = (
+            "the window's"
+            if _near(theirs, ours, tolerance)
+            else "the whole run's"
+            if any(_near(theirs, w, tolerance) for w in whole)
+            else None
+        )
+        line = f"{label}: reported {theirs:,.3f}{unit}, over the window {ours:,.3f}{unit}"
+        if whole[0] is not None:
+            line += f", over the whole run {whole[0]:,.3f}{unit}"
+        lines.append(line + (f" ({basis})" if basis else ""))
+        if basis is None:
+            unsupported.append(label)
+    if not lines:
+        return []
+    if unsupported:
+        return [
+            _finding(
+                "steady-state-window-metrics",
+                Severity.WARNING,
+                f"{', '.join(unsupported)} of the summary are neither the declared window's nor "
+                f"the whole run's (tolerance {tolerance:.0%}): " + "; ".join(lines),
+                point,
+                fix=portal_rule("steady-state-window-metrics").fix,
+            )
+        ]
+    return [_finding("steady-state-window-metrics", Severity.INFO, "; ".join(lines), point)]
