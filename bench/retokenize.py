@@ -4,9 +4,12 @@ Generates an events file of realistic streamed responses (1 GB by default), then
 its own process so peak RSS is its own:
   1. raw: the same tokenizer encoding the same response texts in one process loop;
   2. re-count: the portal's analysis (``app.runs.domain.retokenize.analyse``: the harness
-     summary, batched tokenization, integrity scans) streaming the file.
-Prints tokens/s for both, their ratio and the re-count's peak RSS. Targets on 2 cores:
-ratio >= 0.8, peak RSS under 500 MB. The last line is `ratio=<x> peak_rss_mb=<y>`.
+     summary, batched tokenization, integrity scans) streaming the file, then the run's
+     time series and steady state from the timings it collected (issue 15 item 7).
+Prints tokens/s for both, their ratio and the re-count's peak RSS, and the time series and
+steady-state analysis's seconds beside the re-count's. Targets on 2 cores: ratio >= 0.8,
+peak RSS under 500 MB (everything included), analysis <= 30 % of the re-count's time. The
+last line is `ratio=<x> peak_rss_mb=<y> analysis_share=<z>`.
 """
 
 from __future__ import annotations
@@ -59,6 +62,9 @@ def generate(path: Path, target_bytes: int, seed: int = 1) -> int:
             sid = uuid.uuid4().hex
             text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(120, 200)))
             first, rest = text[:6], text[6:]
+            # A steady server with some spread: the steady state has something to test.
+            ttft = int(40_000_000 * rng.lognormvariate(0, 0.2))
+            streaming = int(860_000_000 * rng.lognormvariate(0, 0.05))
             put(
                 {
                     "event_type": "sample.issued",
@@ -81,7 +87,7 @@ def generate(path: Path, target_bytes: int, seed: int = 1) -> int:
             put(
                 {
                     "event_type": "sample.recv_first",
-                    "timestamp_ns": ts + 40_000_000,
+                    "timestamp_ns": ts + ttft,
                     "sample_uuid": sid,
                     "conversation_id": "",
                     "turn": None,
@@ -91,7 +97,7 @@ def generate(path: Path, target_bytes: int, seed: int = 1) -> int:
             put(
                 {
                     "event_type": "sample.complete",
-                    "timestamp_ns": ts + 900_000_000,
+                    "timestamp_ns": ts + ttft + streaming,
                     "sample_uuid": sid,
                     "conversation_id": "",
                     "turn": None,
@@ -130,22 +136,49 @@ def child_raw(events: Path) -> dict[str, float]:
     }
 
 
+SUPER_PASS = 4388  # one pass over the DeepSeek-R1 dataset (rules §6)
+
+
 def child_recount(events: Path) -> dict[str, float]:
     from app.runs.domain.retokenize import Reported, analyse
+    from app.runs.domain.steady_state import review_steady_state
+    from harness.timeseries import run_time_series
     from harness.tokens import BUILTIN_REGISTRY
 
     counter = BUILTIN_REGISTRY["deepseek-r1"].load()
     reported = Reported(None, None, None, None, None, None, None, None)
     start = time.perf_counter()
-    analysis = analyse(events, counter, reported, "bench/llama3_1-8b/r16")
+    analysis = analyse(events, counter, reported, "bench/deepseek-r1/r16")
     elapsed = time.perf_counter() - start
+    assert analysis.timings is not None
+    # The time series is built inside analyse(): build it again to know its share.
+    begin = time.perf_counter()
+    run_time_series(analysis.timings)
+    series_s = time.perf_counter() - begin
+    begin = time.perf_counter()
+    review = review_steady_state(
+        "bench/deepseek-r1/r16",
+        analysis.timings,
+        {"runtime_settings": {"min_sample_count": SUPER_PASS}},
+        reported,
+        analysis.recount,
+        minimum_s=600,
+        tolerance=0.02,
+    )
+    steady_s = time.perf_counter() - begin
+    assert review.document is not None
     tokens = analysis.recount.total_output_tokens or 0
+    recount_s = elapsed - series_s
     # The re-count encodes each response twice (whole, and after its first chunk).
     return {
-        "tokens_per_s": 2 * tokens / elapsed,
-        "seconds": elapsed,
+        "tokens_per_s": 2 * tokens / recount_s,
+        "seconds": recount_s,
         "rss": peak_rss_mb(),
         "responses": analysis.recount.n_samples_completed,
+        "series_s": series_s,
+        "steady_s": steady_s,
+        "super_passes": review.document["n_super_passes"],
+        "status": review.document["status"],
     }
 
 
@@ -187,7 +220,15 @@ def main() -> None:
         f"re-count vs raw tokenizer loop: {ratio:.2f}x (target >= 0.8); "
         f"peak RSS {recount['rss']:.0f} MB (target < 500 MB)"
     )
-    print(f"ratio={ratio:.2f} peak_rss_mb={recount['rss']:.0f}")
+    analysis_s = recount["series_s"] + recount["steady_s"]
+    share = analysis_s / recount["seconds"]
+    print(
+        f"time series {recount['series_s']:.2f} s + steady state {recount['steady_s']:.2f} s "
+        f"({recount['super_passes']} super-passes of {SUPER_PASS}: {recount['status']}) "
+        f"= {analysis_s:.2f} s beside the re-count's {recount['seconds']:.1f} s: "
+        f"{share:.1%} (target <= 30%)"
+    )
+    print(f"ratio={ratio:.2f} peak_rss_mb={recount['rss']:.0f} analysis_share={share:.3f}")
 
 
 if __name__ == "__main__":

@@ -68,6 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         enable_salt=not args.no_salt,
         inject_tool_delay=not args.no_tool_delay,
         workers=args.workers,
+        request_usage=args.request_usage,
     )
     try:
         config.validate()
@@ -456,6 +457,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=1,
         help="processes sharing the load, each with its own event loop (not agentic)",
+    )
+    run.add_argument(
+        "--request-usage",
+        action="store_true",
+        help="ask a streaming server for its token count (stream_options.include_usage), "
+        "recorded beside the re-count; the official client never asks",
     )
     run.add_argument("--output", required=True, help="run folder to write")
     run.set_defaults(func=cmd_run)

@@ -27,6 +27,9 @@ class Response:
     output: Output | None = None
     finish_reason: str | None = None
     error: tuple[str, str] | None = None  # (error_type, message)
+    # The server's own count (usage.completion_tokens), when it sent one: a non-streamed
+    # answer always may, a stream when asked (stream_options.include_usage).
+    usage_tokens: int | None = None
 
 
 @dataclass
@@ -38,6 +41,7 @@ class _Accumulator:
     tool_calls: dict[int, dict[str, Any]] = field(default_factory=dict)
     first_seen: bool = False
     finish_reason: str | None = None
+    usage_tokens: int | None = None
 
     def feed(self, delta: dict[str, Any]) -> bool:
         """Take one delta; True when it is the response's first real chunk."""
@@ -77,6 +81,7 @@ class _Accumulator:
         if reasoning := msg.get("reasoning_content") or msg.get("reasoning"):
             self.reasoning.append(reasoning)
         self.finish_reason = choice.get("finish_reason")
+        self.usage_tokens = usage_tokens(message)
 
     def output(self, streaming: bool) -> Output:
         calls = [self.tool_calls[i] for i in sorted(self.tool_calls)] or None
@@ -93,8 +98,15 @@ class _Accumulator:
         return Output([self.content[0], "".join(self.content[1:])], None, calls)
 
 
+def usage_tokens(message: dict[str, Any]) -> int | None:
+    usage = message.get("usage")
+    count = usage.get("completion_tokens") if isinstance(usage, dict) else None
+    return count if isinstance(count, int) and not isinstance(count, bool) else None
+
+
 def _deltas(frame: bytes) -> list[dict[str, Any]]:
-    """The choice deltas in one SSE event (``data: {...}`` lines; [DONE] and comments skipped)."""
+    """The choice deltas in one SSE event (``data: {...}`` lines; [DONE] and comments
+    skipped); a chunk with the server's usage gives a ``{"_usage": n}`` delta."""
     out: list[dict[str, Any]] = []
     for line in frame.splitlines():
         line = line.strip()
@@ -104,6 +116,8 @@ def _deltas(frame: bytes) -> list[dict[str, Any]]:
         if not payload.startswith(b"{"):
             continue
         message = _loads(payload)
+        if (count := usage_tokens(message)) is not None:
+            out.append({"_usage": count})
         for choice in message.get("choices") or ():
             delta = choice.get("delta")
             if delta is None and "text" in choice:  # /v1/completions
@@ -143,6 +157,8 @@ async def send(
                         finish = delta.pop("_finish", None)
                         if finish:
                             acc.finish_reason = finish
+                        if "_usage" in delta:
+                            acc.usage_tokens = delta.pop("_usage")
                         if acc.feed(delta):
                             response.recv_first_ns = time.monotonic_ns()
                             if on_first is not None:
@@ -158,6 +174,7 @@ async def send(
         response.complete_ns = time.monotonic_ns()
         response.output = acc.output(streaming)
         response.finish_reason = acc.finish_reason
+        response.usage_tokens = acc.usage_tokens
         if streaming and not acc.first_seen:
             response.error = ("EmptyResponse", "the stream ended without a content chunk")
     except (httpx.HTTPError, ValueError) as exc:

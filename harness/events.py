@@ -150,6 +150,7 @@ class EventWriter:
         conversation_id: str = "",
         turn: int | None = None,
         finish_reason: str | None = None,
+        usage_tokens: int | None = None,
     ) -> None:
         record: dict[str, Any] = {
             "event_type": event_type,
@@ -161,6 +162,9 @@ class EventWriter:
         }
         if finish_reason is not None:
             record["finish_reason"] = finish_reason
+        if usage_tokens is not None:
+            # The server's own count: our extension, which an official reader ignores.
+            record["usage"] = {"completion_tokens": usage_tokens}
         self._fh.write(_dumps(record) + b"\n")
 
     def close(self) -> None:

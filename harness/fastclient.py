@@ -27,6 +27,7 @@ _loads = orjson.loads
 
 _CONTENT = re.compile(rb'"content"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _FINISH = re.compile(rb'"finish_reason"\s*:\s*"([a-z_]+)"')
+_USAGE = re.compile(rb'"usage"\s*:\s*\{[^{}]*?"completion_tokens"\s*:\s*(\d+)')
 _NEEDS_FULL_PARSE = (b'"reasoning', b'"tool_calls"', b'"text"')
 
 
@@ -264,6 +265,7 @@ class FastClient:
                         finish = delta.pop("_finish", None)
                         if finish:
                             acc.finish_reason = finish
+                        delta.pop("_usage", None)  # read below, on either path
                         if acc.feed(delta) and response.recv_first_ns is None:
                             response.recv_first_ns = response.complete_ns
             else:
@@ -274,11 +276,14 @@ class FastClient:
                 finish = _FINISH.findall(rest)
                 if finish:
                     acc.finish_reason = finish[-1].decode()
+            if usage := _USAGE.findall(rest):
+                acc.usage_tokens = int(usage[-1])
         if ex.streaming and not acc.first_seen:
             response.error = ("EmptyResponse", "the stream ended without a content chunk")
             return
         response.output = acc.output(ex.streaming)
         response.finish_reason = acc.finish_reason
+        response.usage_tokens = acc.usage_tokens
 
     async def aclose(self) -> None:
         for conn in self._idle:

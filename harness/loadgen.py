@@ -83,6 +83,9 @@ class RunConfig:
     extra_body: dict[str, Any] = field(default_factory=dict)
     # Processes that share the load, each with its own event loop (harness/workers.py).
     workers: int = 1
+    # Ask a streaming server for its own token count (stream_options.include_usage), kept
+    # beside the re-count; the official client never asks, so it is off by default.
+    request_usage: bool = False
 
     def validate(self) -> None:
         if self.load_pattern not in LOAD_PATTERNS:
@@ -191,6 +194,8 @@ class _Session:
             body["max_completion_tokens"] = body["max_tokens"]
         else:
             body["prompt"] = sample.prompt or json.dumps(sample.messages)
+        if c.request_usage and c.streaming:
+            body["stream_options"] = {"include_usage": True}
         body.update(c.extra_body)
         return body
 
@@ -261,6 +266,7 @@ class _Session:
             sample_uuid,
             response.output.to_data(),
             finish_reason=response.finish_reason,
+            usage_tokens=response.usage_tokens,
             **where,
         )
         return response

@@ -46,6 +46,19 @@ STREAM_HEAD = (
 STREAM_END = b"e\r\ndata: [DONE]\n\n\r\n0\r\n\r\n"
 
 
+def usage_chunk(completion_tokens: int) -> bytes:
+    """The last event of a stream whose client asked for usage: no choices, the count."""
+    payload = (
+        b"data: "
+        + json.dumps(
+            {"id": "sim", "object": "chat.completion.chunk", "choices": [],
+             "usage": {"completion_tokens": completion_tokens}}
+        ).encode()
+        + b"\n\n"
+    )  # fmt: skip
+    return f"{len(payload):x}\r\n".encode() + payload + b"\r\n"
+
+
 def sse_chunk(chat: bool, delta: dict[str, Any], finish: str | None = None) -> bytes:
     """One SSE event, framed as one HTTP chunk."""
     choice: dict[str, Any] = {"index": 0, "finish_reason": finish}
@@ -269,7 +282,10 @@ class SimServer:
         whitespace_first = rng.random() < c.whitespace_first_rate
         slow_first = rng.random() < c.slow_first_rate
         stream = bool(request.get("stream", False))
-        if stream and self._is_static() and drop_after is None and not whitespace_first:
+        options = request.get("stream_options")
+        usage = isinstance(options, dict) and bool(options.get("include_usage"))
+        plain = drop_after is None and not whitespace_first and not usage
+        if stream and self._is_static() and plain:
             key = (chat, n_out)
             if key not in self._prebuilt:
                 self._prebuilt[key] = self._build_stream(chat, n_out)
@@ -294,7 +310,7 @@ class SimServer:
                     await writer.drain()
                     return True
                 return await self._stream(
-                    writer, chat, n_out, received, drop_after, whitespace_first, slowdown
+                    writer, chat, n_out, received, drop_after, whitespace_first, slowdown, usage
                 )
             finally:
                 self._active -= 1
@@ -377,6 +393,7 @@ class SimServer:
         drop_after: int | None,
         whitespace_first: bool,
         slowdown: float,
+        usage: bool = False,
     ) -> bool:
         c = self.config
         writer.write(STREAM_HEAD)
@@ -413,6 +430,8 @@ class SimServer:
                 if delay > 0:
                     await asyncio.sleep(delay)
         event({}, "stop")
+        if usage:
+            writer.write(usage_chunk(len(kinds)))
         writer.write(STREAM_END)
         await writer.drain()
         done = time.monotonic_ns()

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -120,10 +121,12 @@ def mann_kendall(series: Floats, alpha: float = 0.05) -> Trend:
     bound = _z_two_sided(alpha) / math.sqrt(n)
     ratio = 1.0
     if denominator > 0:
-        for k in range(1, n - 2):
-            r = float((centred[:-k] * centred[k:]).sum()) / denominator
-            if abs(r) > bound:
-                ratio += 2 * (n - k) * (n - k - 1) * (n - k - 2) * r / (n * (n - 1) * (n - 2))
+        # Every lag's autocorrelation at once; lags 1 … n−3 (the weights vanish beyond).
+        r = np.correlate(centred, centred, "full")[n : 2 * n - 3] / denominator
+        k = np.arange(1, n - 2, dtype=np.float64)
+        weights = (n - k) * (n - k - 1) * (n - k - 2) / (n * (n - 1) * (n - 2))
+        significant = np.abs(r) > bound
+        ratio += 2 * float((weights * r)[significant].sum())
     var_s *= ratio if ratio > 0 else 1.0
     z = (s - math.copysign(1, s)) / math.sqrt(var_s) if s else 0.0
     p = 2 * _normal_sf(abs(z))
@@ -138,6 +141,7 @@ def _average_ranks(x: Floats) -> Floats:
     return (starts + (counts - 1) / 2)[inverse].astype(np.float64)
 
 
+@cache
 def _z_two_sided(alpha: float) -> float:
     # The normal quantile by bisection: no scipy for one number.
     lo, hi = 0.0, 10.0
@@ -232,10 +236,9 @@ def relative_drift(series: Floats) -> float:
 def _drift(series: Floats, method: Method) -> int:
     """+1 or −1 when the series trends significantly *and* by at least
     ``min_relative_drift`` end to end; 0 otherwise."""
-    trend = mann_kendall(series, method.alpha)
-    if trend.direction and abs(relative_drift(series)) >= method.min_relative_drift:
-        return trend.direction
-    return 0
+    if abs(relative_drift(series)) < method.min_relative_drift:
+        return 0  # too small to matter, whatever the test says: no need to run it
+    return mann_kendall(series, method.alpha).direction
 
 
 def plateaus(passes: _Passes, method: Method) -> list[tuple[int, int]]:

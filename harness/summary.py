@@ -52,6 +52,9 @@ class Completed:
     ttft_ns: int | None = None  # issue to the first non-empty chunk, if one came
     latency_ns: int | None = None  # issue to completion
     issued_ns: int | None = None  # when it was issued, on the run's clock
+    # The server's own count, where the event carries it (``usage``: an extension of the
+    # official schema, which has no such key).
+    server_tokens: int | None = None
 
 
 @dataclass
@@ -59,6 +62,14 @@ class _Row:
     issued_ns: int
     recv_first_ns: int | None = None
     failed: bool = False
+    server_tokens: int | None = None
+
+
+def server_tokens(event: dict[str, Any]) -> int | None:
+    """``usage.completion_tokens`` of a complete event, as the harness records it."""
+    usage = event.get("usage")
+    count = usage.get("completion_tokens") if isinstance(usage, dict) else None
+    return count if isinstance(count, int) and not isinstance(count, bool) else None
 
 
 @dataclass
@@ -138,6 +149,7 @@ def summarize(
                         uuid_, line_, output_, reason_, n_out, n_after, row_.failed,
                         ttft_ns=None if first is None else first - row_.issued_ns,
                         latency_ns=ts_ - row_.issued_ns, issued_ns=row_.issued_ns,
+                        server_tokens=row_.server_tokens,
                     )
                 )  # fmt: skip
         pending.clear()
@@ -210,6 +222,7 @@ def summarize(
             if latest_issue_completed is None or row.issued_ns > latest_issue_completed[0]:
                 latest_issue_completed = (row.issued_ns, ts)
             reason = event.get("finish_reason")
+            row.server_tokens = server_tokens(event)
             if reason is not None:
                 finish[reason if reason in finish else "other"] += 1
             output = Output.from_data(event.get("data"))

@@ -184,3 +184,40 @@ def test_invalid_configurations_say_what_is_wrong(dataset, tmp_path) -> None:  #
             tmp_path / "r",
             None,
         )
+
+
+@pytest.mark.parametrize("client", ["fast", "httpx"])
+def test_the_server_s_own_count_is_recorded_when_it_sends_one(  # type: ignore[no-untyped-def]
+    sim, dataset, tmp_path, counter, client
+) -> None:
+    from harness.summary import Completed, summarize
+
+    sim_config = SimConfig(ttft_ms=1, tpot_ms=0.1, output_tokens=12, output_spread=0.3)
+    plain = _run(sim, dataset, tmp_path / "plain", counter, sim_config, n_samples=8, client=client)
+    events = [e for _, e in read_events(plain.run_dir / "events.jsonl")]
+    # Not asked for, a stream carries no count, and the request is the official client's.
+    assert not any("usage" in e for e in events)
+    asked = _run(
+        sim, dataset, tmp_path / "asked", counter, sim_config,
+        n_samples=8, client=client, request_usage=True,
+    )  # fmt: skip
+    completes = [
+        e for _, e in read_events(asked.run_dir / "events.jsonl")
+        if e["event_type"] == "sample.complete"
+    ]  # fmt: skip
+    assert len(completes) == 8
+    assert all(e["usage"]["completion_tokens"] >= 1 for e in completes)
+    seen: list[Completed] = []
+    summarize(asked.run_dir / "events.jsonl", counter, SummaryOptions(), observer=seen.append)
+    # The simulator counts its words, as the local tokenizer does.
+    assert [c.server_tokens for c in seen] == [c.output_tokens for c in seen]
+    # A non-streamed answer carries its count without being asked.
+    whole = _run(
+        sim, dataset, tmp_path / "whole", counter, sim_config,
+        n_samples=4, client=client, streaming=False,
+    )  # fmt: skip
+    assert all(
+        e["usage"]["completion_tokens"] >= 1
+        for _, e in read_events(whole.run_dir / "events.jsonl")
+        if e["event_type"] == "sample.complete"
+    )

@@ -501,6 +501,18 @@ PORTAL_RULES: tuple[Rule, ...] = (
         "Run the point with the seed set it declares, or declare the seeds it ran with.",
     ),
     _portal(
+        "server-usage",
+        "The server's own token count",
+        "§1.3",
+        Stage.RECOUNT,
+        Severity.INFO,
+        "Where the events carry the server's usage counts (usage.completion_tokens on a "
+        "response), they are set beside the reference tokenizer's count of the same "
+        "responses. The rules count with the reference tokenizer; a server that counts "
+        "otherwise (special tokens, reasoning, a different template) is worth a reviewer's "
+        "look, not a verdict.",
+    ),
+    _portal(
         "steady-state-detected",
         "Steady state in the events",
         "§2.6",

@@ -87,6 +87,11 @@ class Recount:
     # how many samples the rules' P90 (tpot_p90_ms) leaves out.
     tpot_p90_ms_official: float | None = None
     tpot_samples_excluded: int = 0
+    # The server's own counts (usage.completion_tokens) where the events carry them, and
+    # the re-count of the same responses.
+    server_usage_responses: int = 0
+    server_output_tokens: int | None = None
+    recounted_tokens_with_usage: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -186,6 +191,9 @@ class _Scanner:
         self.responses = 0
         self.tokens = 0
         self.requests = RequestLog()
+        self.with_usage = 0
+        self.server_tokens = 0
+        self.recounted_with_usage = 0
 
     def __call__(self, completed: Completed) -> None:
         self.tokens += completed.output_tokens
@@ -206,6 +214,10 @@ class _Scanner:
         if completed.failed:
             return
         self.responses += 1
+        if completed.server_tokens is not None:
+            self.with_usage += 1
+            self.server_tokens += completed.server_tokens
+            self.recounted_with_usage += completed.output_tokens
         first = _first_chunk(completed.output)
         if first is not None and is_fake_first_chunk(first):
             self.fake_first.append(completed.sample_uuid)
@@ -326,6 +338,9 @@ def analyse(
         events_duration_ms=(r["duration_ns"] or 0) / 1e6 or None,
         tpot_p90_ms_official=official_tpot / 1e6 if official_tpot is not None else None,
         tpot_samples_excluded=excluded,
+        server_usage_responses=scanner.with_usage,
+        server_output_tokens=scanner.server_tokens if scanner.with_usage else None,
+        recounted_tokens_with_usage=scanner.recounted_with_usage if scanner.with_usage else None,
     )
     findings = [
         f
@@ -396,6 +411,20 @@ def analyse(
                 f"{excluded} of {len(scanner.tpot_ns)} TPOT samples are not positive and finite "
                 f"and are left out of TPOT P90 (rules §1.1): {_ms(recount.tpot_p90_ms)} over "
                 f"the valid ones; the official client keeps them: {_ms(official)}",
+                point,
+            )
+        )
+    if scanner.with_usage:
+        server, ours = scanner.server_tokens, scanner.recounted_with_usage
+        diff = (ours - server) / server if server else 0.0
+        findings.append(
+            _finding(
+                "server-usage",
+                Severity.INFO,
+                f"The server reported {server:,} output tokens (usage.completion_tokens) for "
+                f"{scanner.with_usage:,} of {scanner.responses:,} responses; the reference "
+                f"tokenizer counts {ours:,} for the same responses ({diff:+.2%}). The rules "
+                "count with the reference tokenizer (§1.3); the server's count is evidence",
                 point,
             )
         )

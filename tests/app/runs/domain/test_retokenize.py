@@ -289,3 +289,34 @@ def test_the_recount_keeps_every_request_for_goodput(honest_run) -> None:  # typ
     p90 = summary["ttft"]["percentiles"]["90.0"] / 1e6
     assert ttfts[0] <= p90 <= ttfts[-1]
     assert sum(t <= p90 for t in ttfts) / len(ttfts) >= 0.85
+
+
+def test_the_server_s_own_count_is_set_beside_the_re_count(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    sim = RunningSim(SimConfig(ttft_ms=1, tpot_ms=0.1, output_tokens=30, output_spread=0.3))
+    try:
+        samples = [Sample(i, prompt=f"lorem ipsum {i}") for i in range(10)]
+        config = RunConfig(
+            endpoint=sim.url, model="sim", concurrency=2, n_samples=10, request_usage=True
+        )
+        run = run_point(config, samples, tmp_path / "run", sim_token_counter())
+    finally:
+        sim.stop()
+    events = tmp_path / "run" / "events.jsonl"
+    # One response's count doctored: the server says more than the text holds.
+    lines = events.read_text().splitlines()
+    for i, line in enumerate(lines):
+        event = json.loads(line)
+        if event["event_type"] == "sample.complete":
+            event["usage"]["completion_tokens"] += 100
+            lines[i] = json.dumps(event)
+            break
+    events.write_text("\n".join(lines) + "\n")
+    analysis = analyse(events, sim_token_counter(), reported_from(run.summary.result), POINT)
+    r = analysis.recount
+    assert r.server_usage_responses == 10
+    assert r.recounted_tokens_with_usage == r.total_output_tokens
+    assert r.server_output_tokens == r.total_output_tokens + 100
+    note = by_rule(analysis)["server-usage"]
+    assert note.severity == Severity.INFO
+    assert f"reported {r.server_output_tokens:,} output tokens" in note.message
+    assert "for 10 of 10 responses" in note.message
