@@ -63,6 +63,11 @@ class Settings(BaseSettings):
     # Reproductions (rules §11.4): the margin, where benchmark datasets and reference
     # tokenizers live, and how long one run may take.
     reproduction_margin: float = 0.10
+    reproduction_margin_same_system: float = 0.05  # §11.4: a re-run on the exact same system
+    # Latency beside the verdict (never the verdict, §11.4): the band around each submitted
+    # TTFT and TPOT percentile (P50, P90, P99), and the largest histogram distance.
+    reproduction_latency_band: float = 0.10
+    reproduction_histogram_distance: float = 0.15
     # Where reproductions may send load (SSRF guard): host names, *.suffixes, networks.
     # Loopback only by default; an operator lists the endpoints' hosts.
     reproduction_allowed_hosts: list[str] = Field(

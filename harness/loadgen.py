@@ -462,9 +462,12 @@ async def _run_agentic(
                     f"cache salting needs a system prompt; conversation(s) without one: "
                     f"{', '.join(missing[:5])}"
                 )
+        started = time.monotonic()
         for k in range(budget):
             await slots.acquire()
-            if session.aborted is not None:
+            # A duration caps when conversations start; those running finish their turns.
+            late = config.duration_s is not None and time.monotonic() - started >= config.duration_s
+            if session.aborted is not None or late:
                 slots.release()
                 break
             task = asyncio.create_task(drive(k))

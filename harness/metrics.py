@@ -91,3 +91,26 @@ def stat_block(values: Sequence[float], integer: bool = False) -> dict[str, Any]
 
 def rate(count: float, duration_ns: float) -> float | None:
     return count / (duration_ns / 1e9) if duration_ns > 0 else None
+
+
+def histogram_distance(a: dict[str, Any], b: dict[str, Any]) -> float | None:
+    """The Kolmogorov–Smirnov distance between two of the summary's histograms (``buckets``
+    of ``[lo, hi]`` and their ``counts``): the largest gap between their cumulative shares,
+    each spread evenly in log space within its buckets, over every edge of both. Their
+    buckets need not agree (each run's span sets its own). 0: the same shape; 1: apart.
+    None when either is empty."""
+    edges = sorted({e for h in (a, b) for bucket in h.get("buckets", ()) for e in bucket})
+    if not edges or not sum(a.get("counts", ())) or not sum(b.get("counts", ())):
+        return None
+    return max(abs(_share_below(a, x) - _share_below(b, x)) for x in edges)
+
+
+def _share_below(histogram: dict[str, Any], x: float) -> float:
+    total = below = 0.0
+    for (lo, hi), count in zip(histogram["buckets"], histogram["counts"], strict=True):
+        total += count
+        if x >= hi:
+            below += count
+        elif x > lo > 0:
+            below += count * math.log(x / lo) / math.log(hi / lo)
+    return below / total

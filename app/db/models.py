@@ -363,7 +363,11 @@ class Reproduction(Base):
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
     run_dir: Mapped[str | None] = mapped_column(Text)  # relative to the data dir
+    # §11.4: a re-run on the exact same system is held to the tighter margin.
+    same_system: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    margin: Mapped[float | None] = mapped_column(Float)  # the margin it was judged with
     submitted_system_tps: Mapped[float | None] = mapped_column(Float)
+    # tokens/s per user, or e2e_avg_interactivity on an agentic point (and below).
     submitted_tps_per_user: Mapped[float | None] = mapped_column(Float)
     system_tps: Mapped[float | None] = mapped_column(Float)
     tps_per_user: Mapped[float | None] = mapped_column(Float)
@@ -373,6 +377,8 @@ class Reproduction(Base):
     n_failed: Mapped[int | None] = mapped_column(BigInteger)
     verdict: Mapped[Severity | None] = mapped_column(enum_of(Severity, 16))  # worst finding
     message: Mapped[str | None] = mapped_column(Text)
+    # TTFT and TPOT beside the submitted run's (app.runs.domain.reproduction.compare_latency).
+    latency: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
     submission: Mapped[Submission] = relationship()
     job: Mapped[Job | None] = relationship()

@@ -58,3 +58,18 @@ def test_histogram_is_log_spaced_over_at_least_a_decade() -> None:
     assert hist["counts"][0] >= 1  # the negative value lands in the first bucket
     ratios = {round(b[1] / b[0], 9) for b in hist["buckets"]}
     assert len(ratios) == 1  # equal ratios: log spacing
+
+
+def test_histogram_distance_is_zero_for_one_shape_and_grows_apart() -> None:
+    from harness.metrics import histogram_distance, log_histogram
+
+    values = sorted(float(v) for v in range(10, 1000))
+    same = log_histogram(values)
+    assert histogram_distance(same, same) == 0.0
+    # Buckets of their own (another span), the same values: still near 0.
+    wider = log_histogram(sorted(values + [5000.0]))
+    assert histogram_distance(same, wider) < 0.05  # the spread within buckets is assumed
+    # Every value ten times larger: nearly all of one lies below all of the other.
+    apart = log_histogram([v * 10 for v in values])
+    assert histogram_distance(same, apart) > 0.6
+    assert histogram_distance(same, {"buckets": [], "counts": []}) is None

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from submission_checker.models.regions import min_duration_ms
 
-from app.db.models import Point
+from app.db.models import Point, Submission
+from app.settings import Settings
+
+
+def point_folder(settings: Settings, submission: Submission, label: str) -> Path:
+    """Where the stored bundle keeps point *label* (``<system>/<model>/r<N>``)."""
+    return settings.data_dir / (submission.bundle_root or "") / "results" / label
 
 
 def min_duration_s(point: Point) -> float | None:

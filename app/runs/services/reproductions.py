@@ -11,6 +11,7 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 from sqlalchemy import select
@@ -28,12 +29,18 @@ from app.jobs.queue import (
     set_progress,
 )
 from app.runs.domain.endpoints import host_allowed
-from app.runs.domain.reproduction import Measured, judge_reproduction
-from app.runs.services.points import min_duration_s
+from app.runs.domain.reproduction import (
+    LatencyMethod,
+    Measured,
+    compare_latency,
+    judge_reproduction,
+)
+from app.runs.services.points import min_duration_s, point_folder
 from app.runs.services.secrets import decrypt, encrypt
 from app.settings import Settings
+from harness.agentic import load_agentic
 from harness.dataset import DatasetError, load_dataset
-from harness.loadgen import Progress, RunConfig, run_point
+from harness.loadgen import AGENTIC, Progress, RunConfig, official_summary, run_point
 from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
 REPRODUCE_POINT = "reproduce_point"
@@ -101,6 +108,7 @@ def request_reproduction(
     api_key: str | None = None,
     time_cap_s: float = 300.0,
     requested_by: str | None = None,
+    same_system: bool = False,
 ) -> Reproduction:
     curve, point = _find_point(submission, point_label)
     if (refusal := reproduction_refusal(settings, submission)) is not None:
@@ -143,6 +151,7 @@ def request_reproduction(
         concurrency=point.concurrency,
         time_cap_s=float(time_cap_s),
         requested_by=requested_by,
+        same_system=same_system,
         submitted_system_tps=point.system_tps,
         submitted_tps_per_user=(
             point.e2e_avg_interactivity if curve.is_agentic else point.tps_per_user
@@ -188,7 +197,9 @@ def _measure(
     data = dataset_file(settings, curve.dataset if curve else None)
     if data is None:
         raise ValueError("the benchmark dataset is no longer available to the portal")
-    samples = load_dataset(data)
+    agentic = bool(curve and curve.is_agentic)
+    # An agentic point replays conversations, as it was measured (rules §1.1).
+    samples: list[Any] = list(load_agentic(data)) if agentic else list(load_dataset(data))
     notes: list[str] = []
     try:
         counter = load_counter(benchmark, load_registry(settings.tokenizer_registry))
@@ -203,6 +214,7 @@ def _measure(
     config = RunConfig(
         endpoint=reproduction.endpoint_url,
         model=reproduction.model,
+        load_pattern=AGENTIC if agentic else "concurrency",
         concurrency=int(reproduction.concurrency),
         duration_s=reproduction.time_cap_s,
         drain_timeout_s=min(60.0, reproduction.time_cap_s),
@@ -220,18 +232,38 @@ def _measure(
     tpot = (summary.get("tpot") or {}).get("percentiles", {}).get("90.0")
     ttft = (summary.get("ttft") or {}).get("percentiles", {}).get("90.0")
     reproduction.system_tps = summary.get("tps")
-    reproduction.tps_per_user = 1e9 / tpot if tpot and tpot > 0 else None
+    reproduction.tps_per_user = (
+        summary.get("e2e_avg_interactivity")
+        if agentic
+        else (1e9 / tpot if tpot and tpot > 0 else None)
+    )
     reproduction.tpot_p90_ms = tpot / 1e6 if tpot is not None else None
     reproduction.ttft_p90_ms = ttft / 1e6 if ttft is not None else None
     reproduction.n_completed = summary["n_samples_completed"]
     reproduction.n_failed = summary["n_samples_failed"]
+    reproduction.margin = (
+        settings.reproduction_margin_same_system
+        if reproduction.same_system
+        else settings.reproduction_margin
+    )
     finding = judge_reproduction(
         Measured(reproduction.submitted_system_tps, reproduction.submitted_tps_per_user),
         Measured(reproduction.system_tps, reproduction.tps_per_user),
-        settings.reproduction_margin,
+        reproduction.margin,
         reproduction.point_label,
         duration_s=(summary.get("duration_ns") or 0) / 1e9,
         min_duration_s=_min_duration_s(session, reproduction),
+        agentic=agentic,
+        same_system=reproduction.same_system,
+    )
+    latency, reproduction.latency = compare_latency(
+        _submitted_summary(settings, reproduction),
+        summary,
+        LatencyMethod(
+            band=settings.reproduction_latency_band,
+            max_distance=settings.reproduction_histogram_distance,
+        ),
+        reproduction.point_label,
     )
     if summary["n_samples_completed"] == 0:
         notes.append(f"no request completed ({summary['n_samples_failed']} failed)")
@@ -245,7 +277,7 @@ def _measure(
         job_id=job.id,
         kind="reproduction",
         version="endpoints-harness",
-        findings=[replace(finding, message=message)],
+        findings=[replace(finding, message=message), latency],
         at=finished,
         path=reproduction.run_dir,
     )
@@ -255,6 +287,13 @@ def _measure(
     reproduction.api_key_encrypted = None  # not kept past the run
     mark_succeeded(job, finished)
     session.commit()
+
+
+def _submitted_summary(settings: Settings, reproduction: Reproduction) -> dict[str, Any] | None:
+    """The reproduced point's result_summary.json as its bundle holds it."""
+    return official_summary(
+        point_folder(settings, reproduction.submission, reproduction.point_label)
+    )
 
 
 def _min_duration_s(session: Session, reproduction: Reproduction) -> float | None:

@@ -43,7 +43,7 @@ from app.jobs.queue import (
 from app.runs.domain.integrity import integrity_findings
 from app.runs.domain.retokenize import Cancelled, Reported, Tolerances, analyse
 from app.runs.domain.steady_state import review_steady_state
-from app.runs.services.points import min_duration_s
+from app.runs.services.points import min_duration_s, point_folder
 from app.settings import Settings
 from app.submissions.services.artifacts import events_path, latest_events
 from harness.analysis import steady_state_applies
@@ -302,7 +302,7 @@ def _bundle_files(
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """The point's result_summary.json and point.yaml as the bundle holds them (None where
     a file is missing or unreadable)."""
-    folder = settings.data_dir / (submission.bundle_root or "") / "results" / label
+    folder = point_folder(settings, submission, label)
 
     point_yaml = None
     if (folder / "point.yaml").is_file():

@@ -49,11 +49,28 @@ class ReproductionView(BaseModel):
     job: JobView | None
     submitted: SubmittedMetrics
     reproduced: ReproducedMetrics
-    verdict: Severity | None = Field(description="the worst finding of the comparison")
+    verdict: Severity | None = Field(description="the throughput verdict (rules §11.4)")
     message: str | None
+    same_system: bool = Field(description="a re-run on the exact same system (5% margin)")
+    margin: float | None = Field(description="the margin it was judged with")
+    per_user_metric: str = Field(description="tps_per_user, or e2e_avg_interactivity (agentic)")
+    latency: dict[str, Any] | None = Field(
+        description="TTFT and TPOT percentiles and histogram distance beside the submitted "
+        "run's: evidence, never the verdict"
+    )
+
+
+def _agentic(r: Reproduction) -> bool:
+    system, model = r.point_label.split("/")[:2]
+    return any(
+        c.is_agentic
+        for c in r.submission.curves
+        if c.system.dir_name == system and c.benchmark_model == model
+    )
 
 
 def reproduction_view(r: Reproduction) -> ReproductionView:
+    agentic = _agentic(r)
     return ReproductionView(
         id=r.public_id,
         point=r.point_label,
@@ -78,6 +95,10 @@ def reproduction_view(r: Reproduction) -> ReproductionView:
         ),
         verdict=r.verdict,
         message=r.message,
+        same_system=r.same_system,
+        margin=r.margin,
+        per_user_metric="e2e_avg_interactivity" if agentic else "tps_per_user",
+        latency=r.latency,
     )
 
 

@@ -242,6 +242,10 @@ class ReproductionRequest(BaseModel):
     api_key: str | None = Field(default=None, description="kept encrypted until the run ends")
     time_cap_s: float = Field(default=300.0, gt=0)
     requested_by: str | None = None
+    same_system: bool = Field(
+        default=False,
+        description="a re-run on the exact same system: the 5% margin instead of 10% (§11.4)",
+    )
 
 
 @router.post(
@@ -272,6 +276,7 @@ def create_reproduction(
             api_key=body.api_key,
             time_cap_s=body.time_cap_s,
             requested_by=body.requested_by or who.email,
+            same_system=body.same_system,
         )
     except ReproductionError as exc:
         session.rollback()

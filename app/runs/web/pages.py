@@ -92,6 +92,7 @@ def reproduce_from_page(
     model: str = Form(""),
     api_key: str = Form(""),
     time_cap_s: float = Form(300.0),
+    same_system: bool = Form(False),
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)
@@ -110,12 +111,14 @@ def reproduce_from_page(
             api_key=api_key or None,
             time_cap_s=time_cap_s,
             requested_by=who.email,
+            same_system=same_system,
         )
     except ReproductionError as exc:
         session.rollback()
         # Filled in again as sent (the API key is never echoed back).
         typed = {"point": point, "endpoint_url": endpoint_url, "model": model,
-                 "time_cap_s": f"{time_cap_s:g}"}  # fmt: skip
+                 "time_cap_s": f"{time_cap_s:g}",
+                 "same_system": "on" if same_system else ""}  # fmt: skip
         return render_submission(
             request, session, settings, public_id, reproduction_error=exc,
             kept={"reproduce": typed}, status_code=status_of(exc),

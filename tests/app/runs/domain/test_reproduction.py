@@ -1,7 +1,15 @@
 from __future__ import annotations
 
+import random
+
 from app.checks.domain.findings import Severity
-from app.runs.domain.reproduction import Measured, judge_reproduction
+from app.runs.domain.reproduction import (
+    LatencyMethod,
+    Measured,
+    compare_latency,
+    judge_reproduction,
+)
+from harness.metrics import stat_block
 
 POINT = "sys/llama3_1-8b/r64"
 
@@ -51,3 +59,58 @@ def test_a_run_shorter_than_the_points_minimum_duration_is_not_evidence() -> Non
     assert "ran 60 s, and §6.2 asks 1,200 s" in short.message and short.fix
     full = judge_reproduction(*args, duration_s=1250, min_duration_s=1200)
     assert full.severity == Severity.INFO and full.message.startswith("Within the 10% margin")
+
+
+def test_an_agentic_point_is_judged_on_interactivity_and_the_same_system_on_five_percent() -> None:
+    f = judge_reproduction(Measured(1000, 40), Measured(990, 30), 0.10, POINT, agentic=True)
+    assert f.severity == Severity.WARNING and "e2e avg interactivity by 25.0%" in f.message
+    same = judge_reproduction(Measured(100, 10), Measured(94, 10), 0.05, POINT, same_system=True)
+    assert same.severity == Severity.WARNING and "5% same-system margin" in same.message
+
+
+def _summary(ttft_ms: list[float], tpot_ms: list[float]) -> dict:  # type: ignore[type-arg]
+    """A summary's TTFT and TPOT stat blocks (ns), as the harness writes them."""
+    return {
+        "ttft": stat_block([v * 1e6 for v in ttft_ms]),
+        "tpot": stat_block([v * 1e6 for v in tpot_ms]),
+    }
+
+
+def test_latency_within_the_band_is_evidence_and_says_it_is_only_that() -> None:
+    rng = random.Random(0)
+    ttft = [rng.lognormvariate(4, 0.3) for _ in range(2000)]
+    tpot = [rng.lognormvariate(1.5, 0.1) for _ in range(2000)]
+    again = [v * rng.uniform(0.99, 1.01) for v in ttft], [v * rng.uniform(0.99, 1.01) for v in tpot]
+    finding, doc = compare_latency(_summary(ttft, tpot), _summary(*again), LatencyMethod(), POINT)
+    assert finding.severity == Severity.INFO and finding.rule == "reproduction-latency"
+    assert "may not rest on latency" in finding.message and doc["within"]
+    bands = doc["metrics"]["ttft"]["bands"]
+    assert [b["p"] for b in bands] == [50.0, 90.0, 99.0] and all(b["within"] for b in bands)
+    assert doc["metrics"]["tpot"]["distance"] < 0.05
+
+
+def test_a_slower_tail_or_another_shape_is_outside_with_the_numbers() -> None:
+    rng = random.Random(1)
+    ttft = [rng.lognormvariate(4, 0.3) for _ in range(2000)]
+    tpot = [rng.lognormvariate(1.5, 0.1) for _ in range(2000)]
+    # The same median, a tail twice as long: P99 moves, P50 does not.
+    tail = sorted(ttft)
+    slow_tail = tail[:1900] + [v * 2 for v in tail[1900:]]
+    finding, doc = compare_latency(
+        _summary(ttft, tpot), _summary(slow_tail, tpot), LatencyMethod(), POINT
+    )
+    assert finding.severity == Severity.WARNING and "TTFT P99 +" in finding.message
+    assert [b["within"] for b in doc["metrics"]["ttft"]["bands"]] == [True, True, False]
+    # Every TPOT a third slower: the histograms are far apart.
+    _, doc = compare_latency(
+        _summary(ttft, tpot), _summary(ttft, [v * 1.33 for v in tpot]), LatencyMethod(), POINT
+    )
+    assert doc["metrics"]["tpot"]["distance"] > 0.5 and not doc["within"]
+    # The band and the distance are settings.
+    wide = LatencyMethod(band=1.5, max_distance=0.9)
+    assert compare_latency(_summary(ttft, tpot), _summary(slow_tail, tpot), wide, POINT)[1][
+        "within"
+    ]
+    # Nothing to compare: said, not passed.
+    f, _ = compare_latency(None, _summary(ttft, tpot), LatencyMethod(), POINT)
+    assert f.severity == Severity.INFO and f.message.startswith("No latency to compare")

@@ -9,19 +9,22 @@ import pytest
 from sqlalchemy import select
 
 from app.checks.services.checks import run_checks
-from app.db.models import CheckRun, Job, Reproduction
+from app.db.models import CheckRun, Job, Point, Reproduction
 from app.db.session import Database
+from app.demo.bundles import BundleFactory, CurveSpec
 from app.runs.services.reproductions import (
     ReproductionError,
     request_reproduction,
     run_reproduction,
 )
+from app.runs.services.views import reproduction_view
 from app.settings import Settings
 from app.submissions.services.views import curve_view, get_submission
 from harness.sim import SimConfig
 from tests.support.fakes import RecordingQueue
 from tests.support.sim import RunningSim
 from tests.support.submissions import accept
+from tests.support.sweeps import conversation
 
 POINT = "Acme_H200_x8/llama3_1-8b/r8"
 
@@ -136,6 +139,13 @@ def test_reproduction_runs_the_harness_and_judges_the_result(
         assert (repro_settings.data_dir / r.run_dir / "events.jsonl").is_file()
         run = session.scalars(select(CheckRun).where(CheckRun.kind == "reproduction")).one()
         assert run.findings[0].rule == "reproduction-margin" and run.findings[0].point == POINT
+        # An independent re-run: the 10% margin. Latency beside it, from both summaries.
+        assert r.margin == repro_settings.reproduction_margin and not r.same_system
+        assert run.findings[1].rule == "reproduction-latency"
+        assert set(r.latency["metrics"]) == {"ttft", "tpot"}
+        assert [b["p"] for b in r.latency["metrics"]["tpot"]["bands"]] == [50.0, 90.0, 99.0]
+        # The factory's summaries carry empty histograms: bands only, no distance.
+        assert r.latency["metrics"]["tpot"]["distance"] is None
         # The submission's verdict is still that of its compliance checks.
         submission = get_submission(session, checked)
         assert submission.verdict == "passed"
@@ -156,3 +166,75 @@ def test_an_unreachable_endpoint_is_recorded_not_crashed(
         assert r.job.state == "succeeded" and r.n_completed == 0 and r.n_failed and r.n_failed > 0
         assert r.verdict == "warning" and "no request completed" in (r.message or "")
         assert 50 <= r.n_failed < 50 + 8 and "in a row" in (r.message or "")  # it gave up
+
+
+def test_a_same_system_re_run_is_held_to_five_percent(
+    database,
+    repro_settings,
+    queue,
+    checked,  # type: ignore[no-untyped-def]
+) -> None:
+    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=1.0, output_tokens=24, output_spread=0))
+    try:
+        reproduction = _request(
+            database, repro_settings, queue, checked, endpoint_url=sim.url, same_system=True
+        )
+        with database.session() as session:
+            run_reproduction(session=session, settings=repro_settings, job_id=reproduction.job_id)
+    finally:
+        sim.stop()
+    with database.session() as session:
+        r = session.get(Reproduction, reproduction.id)
+        assert r.same_system and r.margin == 0.05
+        view = reproduction_view(r)
+        assert view.same_system and view.per_user_metric == "tps_per_user"
+
+
+def test_an_agentic_point_is_replayed_as_conversations_and_judged_on_interactivity(
+    database,
+    repro_settings,
+    queue,
+    tmp_path,  # type: ignore[no-untyped-def]
+) -> None:
+    archive = BundleFactory(
+        curves=(CurveSpec(model="kimi-k3", offline="none"),), submission_id="sub-agentic"
+    ).archive(tmp_path / "agentic.tar.gz")
+    datasets = repro_settings.effective_datasets_dir
+    (datasets / "shopify_product_catalogue_8k.jsonl").write_text(
+        "".join(json.dumps(row) + "\n" for i in range(6) for row in conversation(f"c{i}"))
+    )
+    registry = json.loads(repro_settings.tokenizer_registry.read_text())
+    registry["kimi-k3"] = registry["llama3_1-8b"]
+    repro_settings.tokenizer_registry.write_text(json.dumps(registry))
+    accept(database, repro_settings, queue, archive)
+    with database.session() as session:
+        run_checks(session=session, settings=repro_settings, job_id=queue.sent[0][0])
+        public_id = session.scalars(select(Job)).one().submission.public_id
+    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=0.5, output_tokens=16, output_spread=0))
+    try:
+        reproduction = _request(
+            database, repro_settings, queue, public_id,
+            point_label="Acme_H200_x8/kimi-k3/r8", endpoint_url=sim.url, time_cap_s=2.0,
+        )  # fmt: skip
+        with database.session() as session:
+            run_reproduction(session=session, settings=repro_settings, job_id=reproduction.job_id)
+        # One request per turn, each routed to its conversation's session.
+        sessions = sim.server.stats.sessions
+        assert sessions and max(sessions.values()) >= 2
+    finally:
+        sim.stop()
+    with database.session() as session:
+        r = session.get(Reproduction, reproduction.id)
+        assert r.job.state == "succeeded", r.job.error
+        summary = json.loads(
+            (
+                repro_settings.data_dir / r.run_dir / "performance" / "result_summary.json"
+            ).read_text()
+        )
+        assert summary["run_config"]["load_pattern"]["type"] == "agentic_inference"
+        # Reproduced and submitted per-user values are both e2e interactivity.
+        assert r.tps_per_user == summary["e2e_avg_interactivity"] > 0
+        point = session.scalars(select(Point).where(Point.dir_name == "r8")).one()
+        assert r.submitted_tps_per_user == point.e2e_avg_interactivity
+        assert "e2e avg interactivity" in (r.message or "")
+        assert reproduction_view(r).per_user_metric == "e2e_avg_interactivity"
