@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from .loadgen import (
     run_point,
     write_summary,
 )
+from .ranges import PartCounts, Precounted, count_part
 from .search import SlaTarget, probe_table, search
 from .sim import SimConfig, run_server
 from .steady_state import Method
@@ -126,15 +128,24 @@ def _run_folder(args: argparse.Namespace) -> tuple[Path, dict[str, Any], str | N
     return run_dir, params, args.tokenizer or run_tokenizer(params, registry)
 
 
-def cmd_recompute(args: argparse.Namespace) -> int:
+@dataclass(frozen=True)
+class _Counted:
+    run_dir: Path
+    spec: str | None
+    template: str | None
+    counter: TokenCounter | None
+
+
+def _counted_folder(args: argparse.Namespace) -> _Counted | None:
+    """A run folder and the tokenizer it is counted with (``_run_folder``), loaded; None,
+    said on stderr with what to pass, when it cannot be."""
     folder = _run_folder(args)
     if folder is None:
-        return 2
+        return None
     run_dir, params, spec = folder
+    template = args.chat_template or params.get("chat_template")
     try:
-        counter = _counter(
-            spec, args.chat_template or params.get("chat_template"), args.tokenizer_registry
-        )
+        return _Counted(run_dir, spec, template, _counter(spec, template, args.tokenizer_registry))
     except TokenizerNotFound as exc:
         print(f"error: {exc}", file=sys.stderr)
         if not args.tokenizer and params.get("tokenizer_name"):
@@ -143,7 +154,14 @@ def cmd_recompute(args: argparse.Namespace) -> int:
                 "downloaded: pass --tokenizer with a local copy or a registry name",
                 file=sys.stderr,
             )
+        return None
+
+
+def cmd_recompute(args: argparse.Namespace) -> int:
+    folder = _counted_folder(args)
+    if folder is None:
         return 2
+    run_dir, spec, counter = folder.run_dir, folder.spec, folder.counter
     if counter is None:
         print(
             "warning: no tokenizer for this run (model_params.tokenizer_name, a local "
@@ -153,6 +171,19 @@ def cmd_recompute(args: argparse.Namespace) -> int:
         )
     options = options_from_run_dir(run_dir)
     options.failures_as_completions = args.official_failures
+    counts: TokenCounter | Precounted | None = counter
+    try:
+        if args.counts:
+            counts = Precounted([PartCounts.load(Path(f)) for f in args.counts])
+        elif args.jobs > 1 and counter is not None:
+            counts = _count_in_processes(
+                run_dir / "events.jsonl",
+                (spec, folder.template, args.tokenizer_registry),
+                args.jobs,
+            )
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     # Read before it is rewritten: report.txt compares every number with it.
     official = official_summary(run_dir)
     if args.output:
@@ -160,7 +191,11 @@ def cmd_recompute(args: argparse.Namespace) -> int:
         target.mkdir(parents=True, exist_ok=True)
         (target / "events.jsonl").write_bytes((run_dir / "events.jsonl").read_bytes())
         run_dir = target
-    summary = write_summary(run_dir, counter, options, official)
+    try:
+        summary = write_summary(run_dir, counts, options, official)
+    except KeyError as exc:  # a line no part counted: parts of another file
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return 2
     for problem in summary.problems:
         print(f"warning: {problem}", file=sys.stderr)
     differing = [line for line in summary.comparison if "(DIFFERS)" in line]
@@ -236,6 +271,44 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         return 1
     _print_steady_state(analysis.steady_state)
     print(run_dir / "analysis")
+    return 0
+
+
+def _count_one_part(
+    events: Path, spec: tuple[str | None, str | None, str | None], part: int, parts: int
+) -> PartCounts:
+    counter = _counter(*spec)
+    assert counter is not None
+    return count_part(events, counter, part, parts)
+
+
+def _count_in_processes(
+    events: Path, spec: tuple[str | None, str | None, str | None], parts: int
+) -> Precounted:
+    """Every part in a process of its own, merged (harness/ranges.py)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(parts, mp_context=context) as pool:
+        futures = [pool.submit(_count_one_part, events, spec, k, parts) for k in range(parts)]
+        return Precounted([f.result() for f in futures])
+
+
+def cmd_count_part(args: argparse.Namespace) -> int:
+    folder = _counted_folder(args)
+    if folder is None:
+        return 2
+    if folder.counter is None:
+        print("error: no tokenizer for this run: pass --tokenizer", file=sys.stderr)
+        return 2
+    try:
+        counted = count_part(folder.run_dir / "events.jsonl", folder.counter, args.part, args.parts)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    counted.save(Path(args.output))
+    print(f"{args.output}: part {args.part} of {args.parts}, {len(counted.n_out):,} responses")
     return 0
 
 
@@ -478,7 +551,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="count failed requests as completions, as the official client does",
     )
     recompute.add_argument("--output", default=None, help="write into another folder")
+    recompute.add_argument(
+        "--jobs", type=int, default=1, help="count tokens in this many processes, merged exactly"
+    )
+    recompute.add_argument(
+        "--counts",
+        nargs="+",
+        default=None,
+        help="the parts 'count-part' wrote (every one of them): no tokenizing here",
+    )
     recompute.set_defaults(func=cmd_recompute)
+
+    part = sub.add_parser(
+        "count-part", help="count one part of a run's tokens, for 'recompute --counts'"
+    )
+    part.add_argument("run_dir")
+    part.add_argument("--part", type=int, required=True, help="which part, from 0")
+    part.add_argument("--parts", type=int, required=True, help="how many parts in all")
+    part.add_argument("--output", required=True, help="the .npz file to write")
+    part.add_argument("--tokenizer", default=None)
+    part.add_argument("--chat-template", default=None)
+    part.add_argument("--tokenizer-registry", default=None)
+    part.set_defaults(func=cmd_count_part)
 
     analyze = sub.add_parser(
         "analyze", help="a run folder's time series and steady state (analysis/*.json)"

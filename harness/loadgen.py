@@ -36,6 +36,7 @@ from .fastclient import FastClient
 from .steady_state import Method
 from .summary import (
     Completed,
+    Counts,
     Summary,
     SummaryOptions,
     compare_summaries,
@@ -650,7 +651,7 @@ def official_summary(run_dir: Path) -> dict[str, Any] | None:
 
 def write_summary(
     run_dir: Path,
-    counter: TokenCounter | None,
+    counter: TokenCounter | Counts | None,
     options: SummaryOptions,
     official: dict[str, Any] | None = None,
     *,

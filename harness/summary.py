@@ -16,7 +16,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from . import events as ev
 from .events import Output, Prompt, read_events
@@ -82,16 +82,47 @@ class Summary:
     comparison: list[str] = field(default_factory=list)
 
 
+class Counts(Protocol):
+    """Token counts for the events of one file, by line: a live tokenizer, or counts made
+    before (``harness/ranges.py``: a file counted in parts, by several processes)."""
+
+    def outputs(
+        self, lines: list[int], outputs: list[Output], with_tail: list[bool]
+    ) -> list[tuple[int, int | None]]: ...
+
+    def output(self, line: int, output: Output) -> int: ...
+
+    def prompt(self, line: int, prompt: Prompt) -> int | None: ...
+
+
+@dataclass(frozen=True)
+class LiveCounts:
+    counter: TokenCounter
+
+    def outputs(
+        self, lines: list[int], outputs: list[Output], with_tail: list[bool]
+    ) -> list[tuple[int, int | None]]:
+        return self.counter.count_outputs(outputs, with_tail)
+
+    def output(self, line: int, output: Output) -> int:
+        return self.counter.count_output(output)
+
+    def prompt(self, line: int, prompt: Prompt) -> int | None:
+        return self.counter.count_prompt(prompt)
+
+
 def summarize(
     path: Path,
-    counter: TokenCounter | None,
+    counter: TokenCounter | Counts | None,
     options: SummaryOptions,
     *,
     observer: Callable[[Completed], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Summary:
     """Compute the summary; ``observer`` sees each tracked response with its counts, and
-    ``progress(lines, bytes)`` is called as the file is read."""
+    ``progress(lines, bytes)`` is called as the file is read. *counter* is a tokenizer, or
+    counts made before (:class:`Counts`)."""
+    counts: Counts | None = LiveCounts(counter) if isinstance(counter, TokenCounter) else counter
     rows: dict[str, _Row] = {}
     tracking = False
     block_start = 0
@@ -125,12 +156,12 @@ def summarize(
         nonlocal turn_tokens, turn_time_ns, negative_tpot
         if not pending:
             return
-        assert counter is not None
+        assert counts is not None
         outputs = [item[2] for item in pending]
         with_tail = [item[4].recv_first_ns is not None for item in pending]
-        counts = counter.count_outputs(outputs, with_tail)
+        counted = counts.outputs([item[1] for item in pending], outputs, with_tail)
         for (uuid_, line_, output_, reason_, row_, ts_), (n_out, n_after) in zip(
-            pending, counts, strict=True
+            pending, counted, strict=True
         ):
             if output_.content or output_.reasoning_text or output_.tool_calls:
                 osl.append(n_out)
@@ -178,8 +209,8 @@ def summarize(
                 rows[uuid] = _Row(issued_ns=ts)
                 issued += 1
                 first_issue_ns = ts if first_issue_ns is None else min(first_issue_ns, ts)
-                if counter is not None and options.count_input_tokens:
-                    count = counter.count_prompt(Prompt.from_data(event.get("data")))
+                if counts is not None and options.count_input_tokens:
+                    count = counts.prompt(line, Prompt.from_data(event.get("data")))
                     if count is not None:
                         isl.append(count)
             elif agentic and started:
@@ -199,11 +230,11 @@ def summarize(
         elif kind == ev.COMPLETE:
             row = rows.pop(uuid, None)
             if row is None:
-                if agentic and counter is not None:
+                if agentic and counts is not None:
                     late = Output.from_data(event.get("data"))
                     turn = late_turns.pop(uuid, None)
                     if late is not None:
-                        n_late = counter.count_output(late)
+                        n_late = counts.output(line, late)
                         osl_full_run.append(n_late)
                         if turn is not None and not turn[1]:
                             turn_tokens += n_late
@@ -226,7 +257,7 @@ def summarize(
             if reason is not None:
                 finish[reason if reason in finish else "other"] += 1
             output = Output.from_data(event.get("data"))
-            if output is None or counter is None:
+            if output is None or counts is None:
                 if observer is not None:
                     first = row.recv_first_ns
                     observer(
@@ -253,7 +284,7 @@ def summarize(
         notes.append(f"{dropped} request(s) issued in the window never finished and are excluded")
     if negative_tpot:
         notes.append(f"{negative_tpot} negative TPOT value(s) kept, as the official client does")
-    if counter is None:
+    if counts is None:
         notes.append("no reference tokenizer: token counts, TPOT and TPS are empty")
 
     legacy_ns = None
@@ -308,7 +339,7 @@ def summarize(
                     "output_sequence_lengths": stat_block(osl_full_run, integer=True)
                 },
             }
-            if agentic and counter is not None
+            if agentic and counts is not None
             else {}
         ),
         "harness": {"failures_as_completions": options.failures_as_completions, "notes": notes},
