@@ -88,3 +88,18 @@ def load_dataset(path: Path, prompt_column: str | None = None) -> list[Sample]:
                 messages = json.loads(messages)
             samples.append(Sample(i, messages=list(messages), max_tokens=max_tokens))
     return samples
+
+
+def prompt_key(text: str | None, messages: list[dict[str, Any]] | None) -> str | None:
+    """A prompt's identity, the same for a dataset sample and for the prompt an event
+    records: the text when there is one, else the messages as canonical JSON."""
+    if text is not None:
+        return "t:" + text
+    if messages is not None:
+        return "m:" + json.dumps(messages, sort_keys=True, ensure_ascii=False)
+    return None
+
+
+def dataset_keys(samples: list[Sample]) -> frozenset[str]:
+    """Every sample's prompt identity (:func:`prompt_key`)."""
+    return frozenset(key for s in samples if (key := prompt_key(s.prompt, s.messages)) is not None)

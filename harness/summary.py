@@ -55,6 +55,7 @@ class Completed:
     # The server's own count, where the event carries it (``usage``: an extension of the
     # official schema, which has no such key).
     server_tokens: int | None = None
+    prompt: Prompt | None = None  # as its issue event recorded it
 
 
 @dataclass
@@ -63,6 +64,7 @@ class _Row:
     recv_first_ns: int | None = None
     failed: bool = False
     server_tokens: int | None = None
+    prompt: Prompt | None = None
 
 
 def server_tokens(event: dict[str, Any]) -> int | None:
@@ -180,7 +182,7 @@ def summarize(
                         uuid_, line_, output_, reason_, n_out, n_after, row_.failed,
                         ttft_ns=None if first is None else first - row_.issued_ns,
                         latency_ns=ts_ - row_.issued_ns, issued_ns=row_.issued_ns,
-                        server_tokens=row_.server_tokens,
+                        server_tokens=row_.server_tokens, prompt=row_.prompt,
                     )
                 )  # fmt: skip
         pending.clear()
@@ -206,11 +208,12 @@ def summarize(
             tracking = False  # the window stays open until the last tracked completion
         elif kind == ev.ISSUED:
             if tracking:
-                rows[uuid] = _Row(issued_ns=ts)
+                prompt = Prompt.from_data(event.get("data"))
+                rows[uuid] = _Row(issued_ns=ts, prompt=prompt)
                 issued += 1
                 first_issue_ns = ts if first_issue_ns is None else min(first_issue_ns, ts)
                 if counts is not None and options.count_input_tokens:
-                    count = counts.prompt(line, Prompt.from_data(event.get("data")))
+                    count = counts.prompt(line, prompt)
                     if count is not None:
                         isl.append(count)
             elif agentic and started:
@@ -245,7 +248,8 @@ def summarize(
                 if observer is not None:
                     observer(
                         Completed(uuid, line, Output(None), None, 0, None, True,
-                                  latency_ns=ts - row.issued_ns, issued_ns=row.issued_ns)
+                                  latency_ns=ts - row.issued_ns, issued_ns=row.issued_ns,
+                                  prompt=row.prompt)
                     )  # fmt: skip
                 continue
             completed += 1
@@ -263,7 +267,8 @@ def summarize(
                     observer(
                         Completed(uuid, line, output or Output(None), reason, 0, None, row.failed,
                                   ttft_ns=None if first is None else first - row.issued_ns,
-                                  latency_ns=ts - row.issued_ns, issued_ns=row.issued_ns)
+                                  latency_ns=ts - row.issued_ns, issued_ns=row.issued_ns,
+                                  prompt=row.prompt)
                     )  # fmt: skip
                 continue
             pending.append((uuid, line, output, reason, row, ts))

@@ -501,6 +501,18 @@ PORTAL_RULES: tuple[Rule, ...] = (
         "Run the point with the seed set it declares, or declare the seeds it ran with.",
     ),
     _portal(
+        "events-dataset",
+        "The events ran on the declared dataset",
+        "§7.1",
+        Stage.RECOUNT,
+        _ERROR,
+        "Where the portal has a copy of the dataset a point declares (point.yaml dataset), "
+        "every tracked prompt in the events must be one of its samples (warm-up requests, "
+        "before tracking starts, are not compared). Agentic points replay salted "
+        "conversations and are not compared.",
+        "Run the point on the declared dataset, or declare the dataset it ran on.",
+    ),
+    _portal(
         "server-usage",
         "The server's own token count",
         "§1.3",

@@ -27,6 +27,7 @@ from typing import Any
 from app.checks.domain.findings import Finding, Severity
 from app.checks.domain.rules import portal_rule
 from app.results.domain.goodput import RequestLog, request_of
+from harness.dataset import prompt_key
 from harness.events import Output
 from harness.metrics import percentile_lower
 from harness.summary import Completed, SummaryOptions, summarize
@@ -178,8 +179,19 @@ def valid_tpot_p90_ms(samples: list[float]) -> tuple[float | None, int]:
     return (percentile_lower(valid, 90.0) / 1e6 if valid else None), excluded
 
 
+@dataclass(frozen=True)
+class DeclaredDataset:
+    """The dataset a point declares (point.yaml ``dataset``) and its samples' prompts."""
+
+    name: str
+    keys: frozenset[str]
+
+
 class _Scanner:
-    def __init__(self) -> None:
+    def __init__(self, dataset: DeclaredDataset | None = None) -> None:
+        self.dataset = dataset
+        self.prompts_checked = 0
+        self.prompts_foreign: list[str] = []
         self.fake_first: list[str] = []
         self.fake_examples: list[str] = []
         self.duplicated: list[str] = []
@@ -197,6 +209,12 @@ class _Scanner:
 
     def __call__(self, completed: Completed) -> None:
         self.tokens += completed.output_tokens
+        if self.dataset is not None and completed.prompt is not None:
+            key = prompt_key(completed.prompt.text, completed.prompt.messages)
+            if key is not None:
+                self.prompts_checked += 1
+                if key not in self.dataset.keys:
+                    self.prompts_foreign.append(completed.sample_uuid)
         self.timeline(completed)
         self.requests.add(
             request_of(
@@ -232,6 +250,35 @@ class _Scanner:
             self.repetitive.append(completed.sample_uuid)
         if completed.finish_reason == "length":
             self.truncated.append(completed.sample_uuid)
+
+
+def _dataset_finding(scanner: _Scanner, dataset: DeclaredDataset, point: str) -> Finding:
+    foreign, checked = scanner.prompts_foreign, scanner.prompts_checked
+    if not checked:
+        return _finding(
+            "events-dataset",
+            Severity.INFO,
+            f"No tracked request records its prompt, so the events cannot be tied to "
+            f"dataset {dataset.name!r}",
+            point,
+        )
+    if not foreign:
+        return _finding(
+            "events-dataset",
+            Severity.INFO,
+            f"All {checked:,} tracked prompts are samples of dataset {dataset.name!r} "
+            f"({len(dataset.keys):,} distinct prompts in the portal's copy)",
+            point,
+        )
+    return _finding(
+        "events-dataset",
+        Severity.ERROR,
+        f"{len(foreign):,} of {checked:,} tracked prompts are not samples of dataset "
+        f"{dataset.name!r}, which the point declares: {_samples(foreign)}",
+        point,
+        fix="Run the point on the declared dataset (performance samples only, rules §6), or "
+        "declare the dataset it ran on",
+    )
 
 
 def _ms(value: float | None) -> str:
@@ -283,6 +330,7 @@ def analyse(
     load_pattern: str = "concurrency",
     progress: Callable[[int, int, int], None] | None = None,
     tokenizer_problem: str | None = None,
+    dataset: DeclaredDataset | None = None,
 ) -> Analysis:
     """Re-count one point's events; ``progress(lines, bytes, tokens)`` may raise
     :class:`Cancelled`."""
@@ -302,7 +350,7 @@ def analyse(
                 )
             ],
         )
-    scanner = _Scanner()
+    scanner = _Scanner(dataset)
 
     def report(lines: int, read: int) -> None:
         if progress is not None:
@@ -414,6 +462,8 @@ def analyse(
                 point,
             )
         )
+    if dataset is not None:
+        findings.append(_dataset_finding(scanner, dataset, point))
     if scanner.with_usage:
         server, ours = scanner.server_tokens, scanner.recounted_with_usage
         diff = (ours - server) / server if server else 0.0

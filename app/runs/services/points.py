@@ -22,3 +22,18 @@ def min_duration_s(point: Point) -> float | None:
         return None
     ms = min_duration_ms(point.region, int(point.concurrency), agentic=point.curve.is_agentic)
     return ms / 1000
+
+
+DATASET_SUFFIXES = (".jsonl", ".csv", ".parquet")
+
+
+def dataset_file(settings: Settings, dataset: str | None) -> Path | None:
+    """The portal's copy of a benchmark dataset (``<datasets dir>/<dataset>.jsonl``, or
+    .csv or .parquet), if it has one."""
+    if not dataset:
+        return None
+    for suffix in DATASET_SUFFIXES:
+        candidate = settings.effective_datasets_dir / f"{dataset}{suffix}"
+        if candidate.is_file():
+            return candidate
+    return None

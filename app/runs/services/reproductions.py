@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
@@ -35,7 +34,7 @@ from app.runs.domain.reproduction import (
     compare_latency,
     judge_reproduction,
 )
-from app.runs.services.points import min_duration_s, point_folder
+from app.runs.services.points import dataset_file, min_duration_s, point_folder
 from app.runs.services.secrets import decrypt, encrypt
 from app.settings import Settings
 from harness.agentic import load_agentic
@@ -44,22 +43,11 @@ from harness.loadgen import AGENTIC, Progress, RunConfig, official_summary, run_
 from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
 REPRODUCE_POINT = "reproduce_point"
-DATASET_SUFFIXES = (".jsonl", ".csv", ".parquet")
 Clock = Callable[[], dt.datetime]
 
 
 class ReproductionError(Refused):
     pass
-
-
-def dataset_file(settings: Settings, dataset: str | None) -> Path | None:
-    if not dataset:
-        return None
-    for suffix in DATASET_SUFFIXES:
-        candidate = settings.effective_datasets_dir / f"{dataset}{suffix}"
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def _find_point(submission: Submission, label: str) -> tuple[Curve, Point]:

@@ -41,12 +41,19 @@ from app.jobs.queue import (
     set_progress,
 )
 from app.runs.domain.integrity import integrity_findings
-from app.runs.domain.retokenize import Cancelled, Reported, Tolerances, analyse
+from app.runs.domain.retokenize import (
+    Cancelled,
+    DeclaredDataset,
+    Reported,
+    Tolerances,
+    analyse,
+)
 from app.runs.domain.steady_state import review_steady_state
-from app.runs.services.points import min_duration_s, point_folder
+from app.runs.services.points import dataset_file, min_duration_s, point_folder
 from app.settings import Settings
 from app.submissions.services.artifacts import events_path, latest_events
 from harness.analysis import steady_state_applies
+from harness.dataset import DatasetError, dataset_keys, load_dataset
 from harness.loadgen import official_summary
 from harness.tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
 
@@ -144,6 +151,19 @@ def _point(submission: Submission, label: str) -> Point:
     )
 
 
+def _declared_dataset(settings: Settings, point: Point) -> DeclaredDataset | None:
+    """The point's declared dataset as the portal's copy has it; None without a copy."""
+    path = dataset_file(settings, point.curve.dataset)
+    if path is None:
+        return None
+    try:
+        samples = load_dataset(path)
+    except DatasetError as exc:
+        log.warning("dataset %s cannot be read: %s", point.curve.dataset, exc)
+        return None
+    return DeclaredDataset(str(point.curve.dataset), dataset_keys(samples))
+
+
 def _from_point(point: Point) -> Reported:
     return Reported(
         total_output_tokens=point.total_output_tokens,
@@ -233,6 +253,7 @@ def run_retokenization(
             load_pattern=load_pattern,
             progress=progress,
             tokenizer_problem=problem,
+            dataset=None if point.curve.is_agentic else _declared_dataset(settings, point),
         )
     except Cancelled:
         _cancelled(session, job, retok, clock)

@@ -9,6 +9,7 @@ import pytest
 
 from app.checks.domain.findings import Severity
 from app.runs.domain.retokenize import (
+    DeclaredDataset,
     Reported,
     analyse,
     duplication,
@@ -16,7 +17,7 @@ from app.runs.domain.retokenize import (
     is_fake_first_chunk,
     repetition,
 )
-from harness.dataset import Sample
+from harness.dataset import Sample, dataset_keys, prompt_key
 from harness.events import Output
 from harness.loadgen import RunConfig, run_point
 from harness.sim import SimConfig, sim_token_counter
@@ -320,3 +321,22 @@ def test_the_server_s_own_count_is_set_beside_the_re_count(tmp_path) -> None:  #
     assert note.severity == Severity.INFO
     assert f"reported {r.server_output_tokens:,} output tokens" in note.message
     assert "for 10 of 10 responses" in note.message
+
+
+def test_the_prompts_are_tied_to_the_declared_dataset(honest_run) -> None:  # type: ignore[no-untyped-def]
+    events, summary = honest_run
+    samples = [Sample(i, prompt=f"lorem ipsum {i}") for i in range(30)]
+    declared = DeclaredDataset("sim_prompts", dataset_keys(samples))
+    analysis = analyse(events, sim_token_counter(), reported_from(summary), POINT, dataset=declared)
+    note = by_rule(analysis)["events-dataset"]
+    assert note.severity == Severity.INFO
+    assert note.message.startswith("All 60 tracked prompts are samples of dataset 'sim_prompts'")
+    # A copy without some of the prompts the run sent: those requests name themselves.
+    partial = DeclaredDataset("sim_prompts", dataset_keys(samples[:20]))
+    analysis = analyse(events, sim_token_counter(), reported_from(summary), POINT, dataset=partial)
+    error = by_rule(analysis)["events-dataset"]
+    assert error.severity == Severity.ERROR and error.fix
+    assert error.message.startswith("20 of 60 tracked prompts are not samples of dataset")
+    # Messages count as the same prompt whatever their key order.
+    chat = [Sample(0, messages=[{"role": "user", "content": "hi"}])]
+    assert prompt_key(None, [{"content": "hi", "role": "user"}]) in dataset_keys(chat)
