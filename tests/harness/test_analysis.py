@@ -59,7 +59,10 @@ def test_a_level_shift_is_found_where_the_server_slowed(sim, prompts, tmp_path) 
     doc = _analyse(
         _run(sim, prompts, tmp_path / "run", shift_after=11 * SUPER_PASS, shift_factor=1.5)
     )
-    assert doc["verdict"] == "anomaly", doc
+    # The step is found whatever else a loaded machine does to TTFT after it (a drift in
+    # TTFT would take the verdict over, as the rules order them).
+    assert doc["anomaly"] is not None, doc
+    assert doc["verdict"] in ("anomaly", "drifting_down", "drifting_up")
     assert doc["window"]["super_pass_end"] <= 11 and 9 <= doc["anomaly"]["change_point_sp"] <= 12
     assert doc["anomaly"]["delta_pct"] == pytest.approx(50, abs=12)
 
