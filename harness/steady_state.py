@@ -202,12 +202,15 @@ def _passes(t: Timings, order: npt.NDArray[np.int64], method: Method, total: int
     return _Passes({k: np.array(v, dtype=np.float64) for k, v in series.items()}, bounds)
 
 
-def _per_request(t: Timings) -> tuple[Floats, Floats]:
-    """TTFT and TPOT in ms per request; NaN where the request measured nothing."""
-    ok = ~t.failed & (t.first >= 0)
-    ttft = np.where(ok, (t.first - t.issued) / 1e6, np.nan)
+def _per_request(t: Timings, members: npt.NDArray[np.int64] | None = None) -> tuple[Floats, Floats]:
+    """TTFT and TPOT in ms per request (of *members* only, when given, in their order);
+    NaN where the request measured nothing."""
+    pick = slice(None) if members is None else members
+    issued, first, done, after = t.issued[pick], t.first[pick], t.done[pick], t.after[pick]
+    ok = ~t.failed[pick] & (first >= 0)
+    ttft = np.where(ok, (first - issued) / 1e6, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
-        tpot = np.where(ok & (t.after > 0), (t.done - t.first) / t.after / 1e6, np.nan)
+        tpot = np.where(ok & (after > 0), (done - first) / after / 1e6, np.nan)
     tpot[~(tpot > 0)] = np.nan  # rules §1.1: positive and finite samples only
     return ttft, tpot
 
@@ -404,9 +407,10 @@ def _window(
 def window_metrics(t: Timings, members: npt.NDArray[np.int64], duration_s: float) -> dict[str, Any]:
     """The point's metrics over the window's requests (rules §1.1): TTFT and TPOT
     percentiles in ms, system tokens/s over the issue-time span, tokens/s per user."""
-    ttft, tpot = _per_request(t)
+    # Only the window's own requests: a run has several windows to describe.
+    ttft, tpot = _per_request(t, members)
     out: dict[str, Any] = {}
-    for name, values in (("ttft", ttft[members]), ("tpot", tpot[members])):
+    for name, values in (("ttft", ttft), ("tpot", tpot)):
         values = np.sort(values[np.isfinite(values)])
         for q in (50, 90, 95, 99):
             value = float(percentile_lower(values, q)) if len(values) else math.nan
