@@ -13,6 +13,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -157,11 +158,18 @@ def _declared_dataset(settings: Settings, point: Point) -> DeclaredDataset | Non
     if path is None:
         return None
     try:
-        samples = load_dataset(path)
-    except DatasetError as exc:
+        keys = _prompt_keys(str(path), path.stat().st_mtime_ns)
+    except (DatasetError, OSError) as exc:
         log.warning("dataset %s cannot be read: %s", point.curve.dataset, exc)
         return None
-    return DeclaredDataset(str(point.curve.dataset), dataset_keys(samples))
+    return DeclaredDataset(str(point.curve.dataset), keys)
+
+
+@lru_cache(maxsize=4)
+def _prompt_keys(path: str, mtime_ns: int) -> frozenset[str]:
+    """A dataset's prompts, read once per file version: every point of a submission (and
+    each re-count again) declares the same one."""
+    return dataset_keys(load_dataset(Path(path)))
 
 
 def _from_point(point: Point) -> Reported:
