@@ -414,6 +414,7 @@ def _print_text(result: ComplianceResult, out: object = sys.stdout) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the worker's checks locally, with no database and no server."""
+    from app.checks.services.checks import checker_registries
     from app.db.models import utcnow
     from app.review.services.clocks import business_calendar
 
@@ -434,7 +435,12 @@ def cmd_check(args: argparse.Namespace) -> int:
                 return EXIT_UNUSABLE
         else:
             root = path
-        result = run_compliance(root, evaluated_at=utcnow(), calendar=business_calendar(settings))
+        result = run_compliance(
+            root,
+            evaluated_at=utcnow(),
+            calendar=business_calendar(settings),
+            registries=checker_registries(settings),
+        )
     if args.json:
         json.dump(result.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -59,6 +59,11 @@ class Settings(BaseSettings):
     # days; organisations without one declared use this (ISO 3166-1 alpha-2).
     default_jurisdiction: str = "US"
     holiday_years: tuple[int, int] = (2025, 2035)
+    # MLCommons' published seed sets (§4.6) and approved drafters, in the official
+    # checker's file format. Unset: the lists the pinned checker ships. A newly published
+    # seed set is adopted by pointing this at MLCommons' newer file.
+    seed_sets_file: Path | None = None
+    approved_drafters_file: Path | None = None
 
     # Reproductions (rules §11.4): the margin, where benchmark datasets and reference
     # tokenizers live, and how long one run may take.

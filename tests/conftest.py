@@ -3,16 +3,19 @@ and the real portal (web + worker processes) for end-to-end tests."""
 
 from __future__ import annotations
 
+import datetime as dt
 import shutil
 from collections.abc import Iterator
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from app.db.migrate import upgrade
 from app.db.session import Database
-from app.demo.bundles import BundleFactory
+from app.demo.bundles import PUBLISHED_SEED_SET, BundleFactory, SeedSetSpec
+from app.review.services.clocks import business_calendar
 from app.settings import Settings
 from tests.support.bundles import broken
 from tests.support.fakes import RecordingQueue
@@ -91,6 +94,46 @@ def good_archive(bundle_cache: Path) -> Path:
     return BundleFactory().archive(bundle_cache / "good.tar.gz")
 
 
+@dataclass(frozen=True)
+class SeedRegistry:
+    """A seed-set file as MLCommons publishes it, with a set published for the cohort a
+    live portal (the real clock) takes now; the pinned checker's set A stays adoptable in
+    its own window, so the fixed-date bundles keep passing."""
+
+    path: Path
+    current: SeedSetSpec
+    target_cohort: str
+
+
+@pytest.fixture(scope="session")
+def seed_registry(tmp_path_factory: pytest.TempPathFactory) -> SeedRegistry:
+    import yaml
+
+    eligible = business_calendar(Settings()).first_eligible_cohort(dt.datetime.now(dt.UTC))
+    current = SeedSetSpec(
+        "B",
+        {"scheduler_rng_seed": 811, "sample_index_rng_seed": 2027, "model_seed": 4099},
+    )
+    window_a = ["2026-10-C1", "2026-11-C0", "2026-11-C1", "2026-12-C0"]
+    path = tmp_path_factory.mktemp("registry") / "seed_sets.yaml"
+    sets = [
+        {"id": PUBLISHED_SEED_SET.id, **PUBLISHED_SEED_SET.seeds, "cohorts": window_a},
+        {"id": current.id, **current.seeds},
+    ]
+    path.write_text(yaml.safe_dump({"cohort": {"cohort-id": str(eligible), "seed_sets": sets}}))
+    # The cohort after the first eligible one: a test crossing a cutoff midnight is
+    # still in time for it, and it is inside set B's four-cohort window.
+    return SeedRegistry(path, current, str(eligible.next()))
+
+
+@pytest.fixture(scope="session")
+def current_archive(bundle_cache: Path, seed_registry: SeedRegistry) -> Path:
+    """A passing bundle that a live portal can still take into a cohort today."""
+    return BundleFactory(
+        target_cohort=seed_registry.target_cohort, seed_set=seed_registry.current
+    ).archive(bundle_cache / "current.tar.gz")
+
+
 @pytest.fixture(scope="session")
 def bad_archive(bundle_cache: Path) -> Path:
     return BundleFactory(submission_id="sub-bad").archive(
@@ -100,13 +143,18 @@ def bad_archive(bundle_cache: Path) -> Path:
 
 @pytest.fixture(scope="session", params=["embedded", "postgresql+redis"])
 def portal(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    seed_registry: SeedRegistry,
 ) -> Iterator[RunningPortal]:
     """The portal with web + one real worker process: as `make run` starts it on the
-    embedded defaults, and on PostgreSQL and Redis as deployments run it."""
+    embedded defaults, and on PostgreSQL and Redis as deployments run it. Its checker
+    reads a seed-set file with a set published for today's cohort, as an operator
+    configures it when MLCommons publishes one."""
     base = tmp_path_factory.mktemp("portal")
+    registry = {"ENDPOINTS_PORTAL_SEED_SETS_FILE": str(seed_registry.path)}
     if request.param == "embedded":
-        running = start_portal(base / "data", base / "portal.log")
+        running = start_portal(base / "data", base / "portal.log", registry)
         yield running
         stop_portal(running)
         return
@@ -118,7 +166,9 @@ def portal(
     redis.Redis.from_url(redis_db).flushdb()
     with fresh_postgres_database() as url:
         running = start_portal(
-            base / "data", base / "portal.log", {"DATABASE_URL": url, "REDIS_URL": redis_db}
+            base / "data",
+            base / "portal.log",
+            {**registry, "DATABASE_URL": url, "REDIS_URL": redis_db},
         )
         yield running
         stop_portal(running)

@@ -19,7 +19,7 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,18 @@ SEED_SET_A = {
     "sample_index_rng_seed": 586478644936801402,
     "model_seed": 9315206023656308754,
 }
+
+
+@dataclass(frozen=True)
+class SeedSetSpec:
+    """The published seed set a bundle's points bind (``seed_set``) and run with."""
+
+    id: str
+    seeds: Mapping[str, int]
+
+
+# The set MLCommons published for 2026-10-C1 (the pinned checker's registry).
+PUBLISHED_SEED_SET = SeedSetSpec("A", SEED_SET_A)
 
 # Turns per conversation in the events of an agentic demo point.
 AGENTIC_TURNS = 4
@@ -155,6 +167,7 @@ class BundleFactory:
     curves: tuple[CurveSpec, ...] = (CurveSpec(),)
     submission_id: str = "sub-0001"
     target_cohort: str = "2026-12-C0"
+    seed_set: SeedSetSpec = PUBLISHED_SEED_SET
 
     # ------------------------------------------------------------------ public API
 
@@ -444,7 +457,7 @@ class BundleFactory:
             "datasets": [{"name": bench["dataset"], "type": "performance"}],
             "settings": {
                 "load_pattern": {"type": pattern, "target_concurrency": concurrency},
-                "runtime": {"min_duration_ms": 600000, **SEED_SET_A},
+                "runtime": {"min_duration_ms": 600000, **self.seed_set.seeds},
             },
             "endpoint_config": {
                 "endpoints": ["http://127.0.0.1:8001"],
@@ -465,7 +478,7 @@ class BundleFactory:
                 "load_pattern": "agentic_inference" if agentic else "concurrency",
                 "min_duration_ms": 600000,
                 "stream_all_chunks": True,
-                "runtime": dict(SEED_SET_A),
+                "runtime": dict(self.seed_set.seeds),
                 "warmup": {"salt": False},
             },
             "warmup": {
@@ -498,7 +511,7 @@ class BundleFactory:
                 },
                 "state": dict.fromkeys(("ttft_p50", "ttft_p90", "tpot_p50", "tpot_p90"), "Plateau"),
             },
-            "seed_set": "A",
+            "seed_set": self.seed_set.id,
             "target_cohort": self.target_cohort,
         }
         if region is not None:

@@ -14,7 +14,12 @@ from collections.abc import Callable
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from app.checks.domain.compliance import ComplianceResult, EarlierUpload, run_compliance
+from app.checks.domain.compliance import (
+    ComplianceResult,
+    EarlierUpload,
+    Registries,
+    run_compliance,
+)
 from app.checks.domain.findings import Severity, Verdict
 from app.checks.services.findings import record_findings
 from app.core.lifecycle import JobState, SubmissionState
@@ -176,6 +181,7 @@ def run_checks(
         evaluated_at=clock(),
         calendar=business_calendar(settings),
         earlier_uploads=_earlier_uploads(session, submission),
+        registries=checker_registries(settings),
     )
     set_progress(session, job, "storing findings and results", 0.8)
 
@@ -247,3 +253,10 @@ def retry_check(*, session: Session, queue: JobQueue, submission: Submission) ->
     session.flush()
     enqueue_after_commit(session, queue, job)
     return job
+
+
+def checker_registries(settings: Settings) -> Registries:
+    """The seed-set and drafter lists the official checker reads, as configured."""
+    return Registries(
+        seed_sets=settings.seed_sets_file, approved_drafters=settings.approved_drafters_file
+    )

@@ -15,11 +15,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_upload_follow_checks_and_see_the_curve(
-    page, portal: RunningPortal, good_archive: Path, tmp_path: Path
+    page, portal: RunningPortal, current_archive: Path, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
     sign_in(page, portal)
     page.goto(f"{portal.url}/upload")
-    page.set_input_files("input#file", str(good_archive))
+    page.set_input_files("input#file", str(current_archive))
     page.click("form.upload button[type=submit]")
     page.wait_for_url(f"{portal.url}/submissions/*")
     # The page follows the job and reloads itself when the verdict is in.

@@ -11,6 +11,7 @@ from app.checks.domain.compliance.official import (
     ParsedCurve,
     ParsedPoint,
     ParsedSystem,
+    Registries,
     checker_version,
     run_official_checks,
 )
@@ -42,6 +43,7 @@ def run_compliance(
     evaluated_at: dt.datetime,
     calendar: BusinessCalendar,
     earlier_uploads: list[EarlierUpload] | None = None,
+    registries: Registries | None = None,
 ) -> ComplianceResult:
     unreadable = scan_readable(path)
     if unreadable:
@@ -53,7 +55,7 @@ def run_compliance(
             official=OfficialReport(checker_version(), path, [], [], []),
             eligible_cohort=None,
         )
-    official = run_official_checks(path)
+    official = run_official_checks(path, registries)
     ctx = PortalContext(
         official=official,
         evaluated_at=evaluated_at,
@@ -82,6 +84,7 @@ __all__ = [
     "ParsedCurve",
     "ParsedPoint",
     "ParsedSystem",
+    "Registries",
     "checker_version",
     "run_compliance",
 ]

@@ -131,11 +131,25 @@ class OfficialReport:
         return [p for c in self.curves for p in c.points]
 
 
+@dataclass(frozen=True)
+class Registries:
+    """The MLCommons lists the official checker reads: published seed sets (§4.6) and
+    approved drafters. ``None`` keeps the copy the pinned checker ships; a file replaces
+    it, so a set published after that release can be adopted without a new checker."""
+
+    seed_sets: Path | None = None
+    approved_drafters: Path | None = None
+
+
 class _ListeningChecker(SubmissionChecker):
     """The official checker, unchanged, with a note taken at each derivation step."""
 
-    def __init__(self, root: Path) -> None:
-        super().__init__(root)
+    def __init__(self, root: Path, registries: Registries) -> None:
+        super().__init__(
+            root,
+            seed_sets_path=registries.seed_sets,
+            approved_drafters_path=registries.approved_drafters,
+        )
         self.power_by_system: dict[str, Any] = {}
         self.curves: dict[tuple[str, str], ParsedCurve] = {}
         self.accuracy_by_curve: dict[tuple[str, str], tuple[dict[int, Any], Path | None]] = {}
@@ -389,9 +403,9 @@ def _declared_model(point_yaml: Path) -> str | None:
     return found.group(1) if found else None
 
 
-def run_official_checks(path: Path) -> OfficialReport:
+def run_official_checks(path: Path, registries: Registries | None = None) -> OfficialReport:
     """Run the pinned official checker on a submission directory (or its org dir)."""
-    checker = _ListeningChecker(path.resolve())
+    checker = _ListeningChecker(path.resolve(), registries or Registries())
     report = checker.run()
     root = checker.submission_path
 

@@ -11,9 +11,13 @@ from submission_checker.checker import SubmissionChecker
 from submission_checker.models.loader import load_result_summary
 from submission_checker.models.regions import classify_concurrency, compute_regions
 
-from app.checks.domain.compliance.official import point_label_for, run_official_checks
+from app.checks.domain.compliance.official import (
+    Registries,
+    point_label_for,
+    run_official_checks,
+)
 from app.checks.domain.findings import Severity
-from app.demo.bundles import BundleFactory, CurveSpec
+from app.demo.bundles import BundleFactory, CurveSpec, SeedSetSpec
 from tests.support.bundles import BREAKAGES, EXPECTED_RULES, broken
 
 CURVES = {
@@ -39,6 +43,27 @@ def test_realistic_bundles_pass_with_no_warnings(name: str, tmp_path: Path) -> N
     assert report.checker_version == "1.5.3.0"
     expected_points = 7 if name in ("elected-offline", "agentic") else 8
     assert len(report.curves[0].points) == expected_points
+
+
+def test_a_newer_seed_set_file_replaces_the_one_the_checker_ships(tmp_path: Path) -> None:
+    newer = SeedSetSpec("B", {"scheduler_rng_seed": 1, "sample_index_rng_seed": 2, "model_seed": 3})
+    root = BundleFactory(target_cohort="2027-01-C0", seed_set=newer).build(tmp_path / "b")
+    shipped = run_official_checks(root).findings  # the pinned checker ships set A only
+    assert {f.rule for f in shipped if f.severity == Severity.ERROR} == {"seed-set-membership"}
+
+    registry = tmp_path / "seed_sets.yaml"
+    registry.write_text(
+        "cohort:\n  cohort-id: 2026-12-C1\n  seed_sets:\n"
+        "    - {id: B, scheduler_rng_seed: 1, sample_index_rng_seed: 2, model_seed: 3}\n"
+    )
+    report = run_official_checks(root, Registries(seed_sets=registry))
+    assert [f.rule for f in report.findings if f.severity != Severity.INFO] == []
+    adopted = [f for f in report.findings if f.rule == "seed-set-adoption"]
+    assert adopted and all(f.severity == Severity.INFO for f in adopted)
+
+    registry.write_text("cohort: [not, a, mapping]\n")
+    broken_registry = run_official_checks(root, Registries(seed_sets=registry))
+    assert "seed-set-registry" in {f.rule for f in broken_registry.findings}
 
 
 @pytest.mark.parametrize("breakage", sorted(BREAKAGES))
