@@ -47,6 +47,12 @@ class Settings(BaseSettings):
     max_events_bytes: int = 8 * 1024**3
     retokenize_tolerance_tokens: float = 0.01
     retokenize_tolerance_timing: float = 0.02
+    # A point's events larger than this (uncompressed) are counted in parts, one job per
+    # part, so several workers share it (harness/ranges.py); at most this many parts,
+    # each counting every N-th block of this many lines.
+    retokenize_split_bytes: int = 2 * 1024**3
+    retokenize_max_parts: int = 8
+    retokenize_block_lines: int = 10_000
 
     # Cohort calendar (rules §4.1): 1st/3rd Wednesday 08:00 America/Los_Angeles, and the
     # checks must pass at least this many business days before the Wednesday.
@@ -145,6 +151,11 @@ class Settings(BaseSettings):
     @property
     def tmp_dir(self) -> Path:
         return self.data_dir / "tmp"
+
+    @property
+    def recount_parts_dir(self) -> Path:
+        """Counts of split re-counts' parts until their merge (shared by the workers)."""
+        return self.data_dir / "recount-parts"
 
     @property
     def effective_datasets_dir(self) -> Path:

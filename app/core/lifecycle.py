@@ -128,3 +128,6 @@ class JobState(enum.StrEnum):
     FAILED = "failed"
     CANCELLING = "cancelling"  # asked to stop; the running job stops at its next report
     CANCELLED = "cancelled"  # a re-count stopped by the one who asked for it
+    # Waiting for the jobs it started (its children) to finish; no worker holds it, and
+    # it is queued again when the last child succeeds (app/jobs/queue.py).
+    WAITING = "waiting"

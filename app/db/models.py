@@ -283,6 +283,8 @@ class Job(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     kind: Mapped[str] = mapped_column(String(32))
     submission_id: Mapped[int | None] = mapped_column(ForeignKey("submissions.id"))
+    # The job that started this one and waits for it (a part of a split re-count).
+    parent_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id"), index=True)
     state: Mapped[JobState] = mapped_column(enum_of(JobState, 16), default=JobState.QUEUED)
     stage: Mapped[str | None] = mapped_column(String(120))
     progress: Mapped[float] = mapped_column(Float, default=0.0)
@@ -508,6 +510,31 @@ class Retokenization(Base):
     submission: Mapped[Submission] = relationship()
     artifact: Mapped[RunArtifact] = relationship()
     job: Mapped[Job | None] = relationship()
+    # Where its events were counted in parts by several workers (none: by its own job).
+    parts: Mapped[list[RecountPart]] = relationship(order_by="RecountPart.part", viewonly=True)
+
+
+class RecountPart(Base):
+    """One part of a point's re-count split across workers (harness/ranges.py): the lines
+    it counts, its job, and the counts it saved for the merge."""
+
+    __tablename__ = "recount_parts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    retokenization_id: Mapped[int] = mapped_column(
+        ForeignKey("retokenizations.id", ondelete="CASCADE"), index=True
+    )
+    job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id"))
+    part: Mapped[int] = mapped_column(Integer)
+    parts: Mapped[int] = mapped_column(Integer)
+    block_lines: Mapped[int] = mapped_column(Integer)
+    # The saved counts (sha256 of the .npz file) and how many responses they hold.
+    counts_sha256: Mapped[str | None] = mapped_column(String(64))
+    responses: Mapped[int | None] = mapped_column(BigInteger)
+
+    job: Mapped[Job] = relationship()
+
+    __table_args__ = (UniqueConstraint("retokenization_id", "part"),)
 
 
 class RequestLogRow(Base):

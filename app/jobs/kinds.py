@@ -16,9 +16,15 @@ from sqlalchemy.orm import Session
 
 from app.checks.services.checks import fail_check, run_checks
 from app.jobs.queue import CHECK_SUBMISSION, JobQueue, task_name
+from app.runs.services.recount_parts import (
+    RECOUNT_PART,
+    remove_unwanted_counts,
+    run_recount_part,
+)
 from app.runs.services.reproductions import REPRODUCE_POINT, fail_reproduction, run_reproduction
 from app.runs.services.retokenization import (
     RETOKENIZE_POINT,
+    fail_recount_part,
     fail_retokenization,
     run_retokenization,
 )
@@ -28,6 +34,8 @@ from app.settings import Settings
 RunJob = Callable[..., Any]
 # fail(session=, job=, reason=, clock=): the job, and the work it was for, failed.
 FailJob = Callable[..., None]
+# tidy(session=, settings=): what each recovery round clears up for the kind.
+TidyJobs = Callable[..., None]
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,7 @@ class JobKind:
     doing: str  # "internal error while <doing>"
     run: RunJob
     fail: FailJob
+    tidy: TidyJobs | None = None
 
     @property
     def task(self) -> str:
@@ -52,11 +61,13 @@ def _without_queue(run: RunJob) -> RunJob:
 JOB_KINDS: dict[str, JobKind] = {
     kind.name: kind
     for kind in (
-        # A passing check queues the re-counts of its points next, hence the queue.
+        # A passing check queues the re-counts of its points next, hence the queue; a
+        # re-count queues its parts, and the last part its merge.
         JobKind(CHECK_SUBMISSION, "checking", run_checks, fail_check),
+        JobKind(RETOKENIZE_POINT, "re-counting tokens", run_retokenization, fail_retokenization),
         JobKind(
-            RETOKENIZE_POINT, "re-counting tokens", _without_queue(run_retokenization),
-            fail_retokenization,
+            RECOUNT_PART, "counting a part of a point's events", run_recount_part,
+            fail_recount_part, tidy=remove_unwanted_counts,
         ),
         JobKind(
             REPRODUCE_POINT, "reproducing", _without_queue(run_reproduction), fail_reproduction

@@ -4,6 +4,10 @@ The queue is a small interface so services never import Celery; the worker packa
 provides the Celery implementation. A job's row is the truth: state, stage, progress,
 attempts and timestamps. A job lost with its worker is found by its stale heartbeat
 and sent again, up to a limit, then marked failed with the reason.
+
+A job may start other jobs (its children, ``Job.parent_id``) and wait for them: it is
+then held by no worker (``waiting``), and is queued again when the last child succeeds,
+or fails when one of them fails.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import logging
 from typing import Protocol
 
 from sqlalchemy import event, func, or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from app.core.lifecycle import JobState
 from app.db.models import Job, utcnow
@@ -147,3 +151,82 @@ def recover_lost_jobs(
             job.enqueued_at = now
             resend.append(job)
     return resend, given_up
+
+
+def wait_for_children(
+    session: Session, queue: JobQueue, parent: Job, children: list[Job], stage: str
+) -> None:
+    """Park *parent* until *children* (new jobs, not yet added) have run; each is sent
+    once the session commits. The parent's next run is a new phase: its attempts start
+    again from zero."""
+    parent.state = JobState.WAITING
+    parent.stage = stage
+    parent.attempts = 0
+    for child in children:
+        child.parent_id = parent.id
+        session.add(child)
+    session.flush()
+    for child in children:
+        enqueue_after_commit(session, queue, child)
+
+
+def release_parent(session: Session, queue: JobQueue, child: Job, stage: str) -> bool:
+    """Queue *child*'s waiting parent again if every one of its children has succeeded.
+
+    Call it after the child's success is committed. One conditional UPDATE: of two
+    children finishing at once, the later statement sees both successes, and only one
+    of them moves the parent (the other finds it no longer waiting)."""
+    if child.parent_id is None:
+        return False
+    sibling = aliased(Job)
+    unfinished = (
+        select(sibling.id)
+        .where(sibling.parent_id == Job.id, sibling.state != JobState.SUCCEEDED)
+        .exists()
+    )
+    moved = session.execute(
+        update(Job)
+        .where(Job.id == child.parent_id, Job.state == JobState.WAITING, ~unfinished)
+        .values(state=JobState.QUEUED, stage=stage)
+        .execution_options(synchronize_session=False)
+    )
+    if moved.rowcount != 1:  # type: ignore[attr-defined]
+        session.commit()
+        return False
+    parent = session.get(Job, child.parent_id)
+    assert parent is not None
+    session.refresh(parent)
+    enqueue_after_commit(session, queue, parent)
+    session.commit()
+    return True
+
+
+def cancel_children(session: Session, parent: Job, at: dt.datetime) -> None:
+    """Stop *parent*'s unfinished children: a queued one at once, a running one at its
+    next progress report."""
+    for child in session.scalars(select(Job).where(Job.parent_id == parent.id)):
+        if child.state == JobState.QUEUED:
+            child.state = JobState.CANCELLED
+            child.finished_at = at
+        elif child.state == JobState.RUNNING:
+            child.state = JobState.CANCELLING
+
+
+def settle_waiting(session: Session) -> tuple[list[Job], list[tuple[Job, str]]]:
+    """Waiting parents the recovery sweep moves on: those whose children all succeeded
+    (a release lost with its worker) and those with a child that failed or was
+    cancelled, with the reason. Returns ``(to_send, to_fail)``."""
+    to_send: list[Job] = []
+    to_fail: list[tuple[Job, str]] = []
+    for parent in session.scalars(select(Job).where(Job.state == JobState.WAITING)):
+        children = session.scalars(
+            select(Job).where(Job.parent_id == parent.id).order_by(Job.id)
+        ).all()
+        ended = [c for c in children if c.state in (JobState.FAILED, JobState.CANCELLED)]
+        if ended:
+            child = ended[0]
+            to_fail.append((parent, f"a job it waited for {child.state.value}: {child.error}"))
+        elif all(c.state == JobState.SUCCEEDED for c in children):
+            parent.state = JobState.QUEUED
+            to_send.append(parent)
+    return to_send, to_fail

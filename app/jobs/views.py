@@ -10,7 +10,10 @@ class JobView(BaseModel):
 
     model_config = ConfigDict(from_attributes=True)
 
-    state: str = Field(description="queued, running, succeeded, failed or cancelled")
+    state: str = Field(
+        description="queued, running, waiting (for the jobs it started), succeeded, failed, "
+        "cancelling or cancelled"
+    )
     stage: str | None = Field(description="what it is doing now, in words")
     progress: float = Field(ge=0, le=1)
     attempts: int

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -190,9 +191,8 @@ def test_reproduction_runs_in_the_worker_against_the_simulator(
     assert not any(token in log for token in portal.tokens.values())
 
 
-def test_bundle_events_are_recounted_by_the_worker_after_checks(
-    portal: RunningPortal, tmp_path: Path
-) -> None:
+def _sweep_with_events(tmp_path: Path, points: int) -> tuple[Path, list[tuple[str, Path]]]:
+    """A sweep's bundle carrying the events of its first *points* points."""
     import shutil
     import tarfile
 
@@ -204,24 +204,79 @@ def test_bundle_events_are_recounted_by_the_worker_after_checks(
         tar.extractall(unpacked, filter="data")
     [org] = list(unpacked.iterdir())
     [submission] = list(org.iterdir())
-    for label, path in events[:3]:
+    for label, path in events[:points]:
         shutil.copy(path, submission / "results" / label / "events.jsonl")
     with_events = tmp_path / "with-events.tar.gz"
     with tarfile.open(with_events, "w:gz") as tar:
         tar.add(org, arcname=org.name)
-    body = _upload(portal, with_events)
-    assert portal.wait_finished(str(body["id"]))["state"] == "passed_checks"
+    return with_events, events[:points]
+
+
+def _finished_recounts(portal: RunningPortal, public_id: str, count: int) -> list[dict[str, Any]]:
     deadline = time.monotonic() + 60
-    recounts: list[dict[str, object]] = []
+    recounts: list[dict[str, Any]] = []
     with portal.client("chair") as client:
         while time.monotonic() < deadline:
-            recounts = client.get(f"/api/v1/submissions/{body['id']}/retokenizations").json()[
-                "data"
-            ]
-            if len(recounts) == 3 and all(r["finished"] for r in recounts):
+            recounts = client.get(f"/api/v1/submissions/{public_id}/retokenizations").json()["data"]
+            if len(recounts) == count and all(r["finished"] for r in recounts):
                 break
             time.sleep(0.3)
-    assert len(recounts) == 3, recounts
+    assert len(recounts) == count, recounts
+    return recounts
+
+
+def test_bundle_events_are_recounted_by_the_worker_after_checks(
+    portal: RunningPortal, tmp_path: Path
+) -> None:
+    with_events, _events = _sweep_with_events(tmp_path, 3)
+    body = _upload(portal, with_events)
+    assert portal.wait_finished(str(body["id"]))["state"] == "passed_checks"
+    recounts = _finished_recounts(portal, str(body["id"]), 3)
     for recount in recounts:
         assert recount["job"]["state"] == "succeeded" and recount["events"]["source"] == "bundle"
         assert recount["findings"] and recount["tokenizer"]
+
+
+def test_large_points_are_counted_in_parts_by_the_worker_processes(tmp_path: Path) -> None:
+    """Points above the split size are counted in parts by the worker's processes and
+    merged: the output tokens the reference tokenizer counts in one pass here."""
+    from harness.summary import SummaryOptions, summarize
+    from harness.tokens import load_counter, load_registry
+    from tests.support.portal import start_portal, stop_portal
+
+    with_events, events = _sweep_with_events(tmp_path, 2)
+    split = start_portal(
+        tmp_path / "data",
+        tmp_path / "portal.log",
+        {
+            "ENDPOINTS_PORTAL_RETOKENIZE_SPLIT_BYTES": "1",
+            "ENDPOINTS_PORTAL_RETOKENIZE_MAX_PARTS": "3",
+            "ENDPOINTS_PORTAL_RETOKENIZE_BLOCK_LINES": "20",
+            "ENDPOINTS_PORTAL_WORKER_CONCURRENCY": "2",
+        },
+    )
+    try:
+        body = _upload(split, with_events)
+        assert split.wait_finished(str(body["id"]))["state"] == "passed_checks"
+        recounts = _finished_recounts(split, str(body["id"]), 2)
+    finally:
+        stop_portal(split)
+    registry = load_registry(Path(split.env["ENDPOINTS_PORTAL_TOKENIZER_REGISTRY"]))
+    counter = load_counter("llama3_1-8b", registry)
+    by_point = {r["point"]: r for r in recounts}
+    for label, path in events:
+        recount = by_point[label]
+        assert recount["job"]["state"] == "succeeded", recount["job"]
+        assert [p["part"] for p in recount["parts"]] == [1, 2, 3]
+        assert all(p["job"]["state"] == "succeeded" for p in recount["parts"])
+        one_pass = summarize(
+            path,
+            counter,
+            SummaryOptions(failures_as_completions=True, count_input_tokens=False),
+        ).result
+        assert (
+            recount["recount"]["total_output_tokens"]
+            == (one_pass["output_sequence_lengths"]["total"])
+        )
+        assert recount["recount"]["n_samples_completed"] == one_pass["n_samples_completed"]
+    assert not any((tmp_path / "data" / "recount-parts").glob("*/*.npz"))

@@ -30,7 +30,7 @@ from app.results.domain.goodput import RequestLog, request_of
 from harness.dataset import prompt_key
 from harness.events import Output
 from harness.metrics import percentile_lower
-from harness.summary import Completed, SummaryOptions, summarize
+from harness.summary import Completed, Counts, SummaryOptions, summarize
 from harness.timeseries import run_time_series
 from harness.timings import RequestTimings, Timings
 from harness.tokens import TokenCounter
@@ -322,7 +322,7 @@ def _compare(
 
 def analyse(
     events: Path,
-    counter: TokenCounter | None,
+    counter: TokenCounter | Counts | None,
     reported: Reported,
     point: str,
     *,
@@ -332,8 +332,8 @@ def analyse(
     tokenizer_problem: str | None = None,
     dataset: DeclaredDataset | None = None,
 ) -> Analysis:
-    """Re-count one point's events; ``progress(lines, bytes, tokens)`` may raise
-    :class:`Cancelled`."""
+    """Re-count one point's events, with a tokenizer or counts its parts made before;
+    ``progress(lines, bytes, tokens)`` may raise :class:`Cancelled`."""
     if counter is None:
         reason = f" ({tokenizer_problem})" if tokenizer_problem else ""
         return Analysis(

@@ -3,7 +3,8 @@
 Each job streams the point's stored ``events.jsonl``, re-counts with the reference
 tokenizer and stores the re-counted values beside the reported ones, with findings.
 Progress (events read, tokens/s, ETA) is kept on the job; a job can be cancelled while it
-runs and started again.
+runs and started again. A point too large for one worker is counted in parts by several
+(``app/runs/services/recount_parts.py``) and merged by its own job.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from app.db.models import (
     FindingRow,
     Job,
     Point,
+    RecountPart,
     RequestLogRow,
     Retokenization,
     Submission,
@@ -36,6 +38,7 @@ from app.db.models import (
 )
 from app.jobs.queue import (
     JobQueue,
+    cancel_children,
     claim_job,
     enqueue_after_commit,
     mark_succeeded,
@@ -51,11 +54,20 @@ from app.runs.domain.retokenize import (
 )
 from app.runs.domain.steady_state import review_steady_state
 from app.runs.services.points import dataset_file, min_duration_s, point_folder
+from app.runs.services.recount_parts import (
+    PartsUnusable,
+    merged_counts,
+    parts_of,
+    planned_parts,
+    remove_counts,
+    start_parts,
+)
 from app.settings import Settings
 from app.submissions.services.artifacts import events_path, latest_events
 from harness.analysis import steady_state_applies
 from harness.dataset import DatasetError, dataset_keys, load_dataset
 from harness.loadgen import official_summary
+from harness.summary import Counts
 from harness.tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
 
 RETOKENIZE_POINT = "retokenize_point"
@@ -135,6 +147,11 @@ def cancel_retokenization(*, session: Session, retok: Retokenization) -> None:
         job.state = CANCELLED
         job.finished_at = utcnow()
         job.stage = "cancelled before it started"
+    elif job.state == JobState.WAITING:  # counted in parts: nobody runs the point's job
+        job.state = CANCELLED
+        job.finished_at = retok.finished_at = utcnow()
+        job.stage = "cancelled while its parts were counted"
+        cancel_children(session, job, job.finished_at)
     else:
         job.state = CANCELLING  # the running job sees it at its next progress report
 
@@ -200,11 +217,15 @@ def run_retokenization(
     session: Session,
     settings: Settings,
     job_id: int,
+    queue: JobQueue | None = None,
     clock: Clock = utcnow,
     counter: TokenCounter | None = None,
 ) -> Retokenization | None:
     """Re-count one point; *counter* replaces the registry's reference tokenizer (the demo
-    loader's own, for the demo's submissions only), and is named on the row by its name."""
+    loader's own, for the demo's submissions only), and is named on the row by its name.
+
+    With a *queue*, events larger than ``retokenize_split_bytes`` are counted in parts by
+    other jobs first; this job then runs again and merges them."""
     retok = session.scalar(select(Retokenization).where(Retokenization.job_id == job_id))
     job = session.get(Job, job_id)
     if (
@@ -225,6 +246,8 @@ def run_retokenization(
     reported, model = _from_point(point), point.curve.benchmark_model
     load_pattern = "agentic_inference" if point.curve.is_agentic else "concurrency"
     problem = None
+    # Parts run on other workers, with the registry's tokenizer: never with a stand-in.
+    splittable = queue is not None and counter is None
     if counter is not None:
         retok.tokenizer = counter.name
     else:
@@ -235,6 +258,21 @@ def run_retokenization(
             # The reason names server paths: for the operator's log, not for the page.
             log.warning("no reference tokenizer for %s: %s", model, exc)
             problem = "not configured on this portal"
+    counts: TokenCounter | Counts | None = counter
+    parts = parts_of(session, retok)
+    if counter is not None and not parts and splittable:
+        planned = planned_parts(settings, retok.artifact.size)
+        if planned > 1:
+            assert queue is not None
+            start_parts(session, queue, settings, retok, job, planned)
+            return retok
+    if parts:
+        set_progress(session, job, f"merging the {len(parts)} parts", 0.0)
+        try:
+            counts = merged_counts(settings, retok, parts)
+        except PartsUnusable as exc:
+            fail_retokenization(session=session, job=job, reason=str(exc), clock=clock)
+            return retok
     path = events_path(settings, retok.artifact.sha256)
     total_bytes = max(retok.artifact.size, 1)
     started = time.monotonic()
@@ -254,7 +292,7 @@ def run_retokenization(
     try:
         analysis = analyse(
             path,
-            counter,
+            counts,
             reported,
             retok.point_label,
             tolerances=tolerances(settings),
@@ -291,8 +329,11 @@ def run_retokenization(
             )
             retok.steady_state = review.document
             analysis.findings += review.findings
-    elapsed = max(time.monotonic() - started, 1e-6)
     finished = clock()
+    if parts and job.started_at is not None:  # from the plan, over every part's counting
+        elapsed = max((finished - job.started_at).total_seconds(), 1e-6)
+    else:
+        elapsed = max(time.monotonic() - started, 1e-6)
     recount = analysis.recount.as_dict()
     recount["tokens_per_s"] = (analysis.recount.total_output_tokens or 0) / elapsed
     retok.reported = reported.__dict__
@@ -322,7 +363,10 @@ def run_retokenization(
     )
     mark_succeeded(job, finished)
     job.stage = f"done: {recount['tokens_per_s']:,.0f} tokens/s"
+    if parts:
+        job.stage += f", counted in {len(parts)} parts"
     session.commit()
+    remove_counts(settings, retok)
     return retok
 
 
@@ -355,10 +399,29 @@ def fail_retokenization(*, session: Session, job: Job, reason: str, clock: Clock
     job.state = JobState.FAILED
     job.error = reason
     job.finished_at = clock()
+    cancel_children(session, job, job.finished_at)
     retok = session.scalar(select(Retokenization).where(Retokenization.job_id == job.id))
     if retok is not None:
         retok.finished_at = job.finished_at
     session.commit()
+
+
+def fail_recount_part(*, session: Session, job: Job, reason: str, clock: Clock = utcnow) -> None:
+    """A part could not be counted: neither can the point, and the page says which part."""
+    job.state = JobState.FAILED
+    job.error = reason
+    job.finished_at = clock()
+    part = session.scalar(select(RecountPart).where(RecountPart.job_id == job.id))
+    parent = session.get(Job, job.parent_id) if job.parent_id is not None else None
+    if part is None or parent is None or parent.state != JobState.WAITING:
+        session.commit()
+        return
+    fail_retokenization(
+        session=session,
+        job=parent,
+        reason=f"part {part.part + 1} of {part.parts} could not be counted: {reason}",
+        clock=clock,
+    )
 
 
 def findings_of(session: Session, retok: Retokenization) -> list[FindingRow]:

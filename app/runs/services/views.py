@@ -171,6 +171,15 @@ def steady_state_view(r: Retokenization) -> SteadyStateView | None:
     return SteadyStateView.model_validate(r.steady_state) if r.steady_state else None
 
 
+class RecountPartView(BaseModel):
+    """One part of a re-count split across workers (every N-th block of lines)."""
+
+    part: int = Field(description="from 1")
+    parts: int
+    job: JobView
+    responses: int | None = Field(description="responses it counted, once done")
+
+
 class RetokenizationView(BaseModel):
     """A re-count of one point's responses with the reference tokenizer."""
 
@@ -186,6 +195,9 @@ class RetokenizationView(BaseModel):
         description="a fixed-concurrency point's steady state, beside the declared one"
     )
     findings: list[FindingView]
+    parts: list[RecountPartView] = Field(
+        description="where the events were counted in parts by several workers"
+    )
 
 
 def retokenization_view(r: Retokenization, findings: list[FindingRow]) -> RetokenizationView:
@@ -212,6 +224,15 @@ def retokenization_view(r: Retokenization, findings: list[FindingRow]) -> Retoke
         recount=recount,
         steady_state=steady_state_view(r),
         findings=[finding_view(f) for f in findings],
+        parts=[
+            RecountPartView(
+                part=p.part + 1,
+                parts=p.parts,
+                job=JobView.model_validate(p.job),
+                responses=p.responses,
+            )
+            for p in r.parts
+        ],
     )
 
 

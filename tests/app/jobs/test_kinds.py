@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 import app.checks.services.checks
+import app.runs.services.recount_parts
 import app.runs.services.reproductions
 import app.runs.services.retokenization
 import app.submissions.services.intake
@@ -32,10 +33,11 @@ def test_every_job_the_services_make_is_of_a_registered_kind() -> None:
         app.submissions.services.intake,
         app.checks.services.checks,
         app.runs.services.retokenization,
+        app.runs.services.recount_parts,
         app.runs.services.reproductions,
     ):
         made |= _kinds_made(module)
-    assert made == {"check_submission", "retokenize_point", "reproduce_point"}
+    assert made == {"check_submission", "retokenize_point", "recount_part", "reproduce_point"}
     assert made == set(JOB_KINDS)
 
 

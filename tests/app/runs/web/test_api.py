@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -26,10 +27,19 @@ def swept(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[st
 
 @pytest.fixture
 def setup(settings: Settings, database: Database, swept, tmp_path: Path) -> Iterator[tuple]:  # type: ignore[no-untyped-def,type-arg]
+    with _uploaded(settings, database, swept, tmp_path) as env:
+        yield env
+
+
+@contextmanager
+def _uploaded(
+    settings: Settings, database: Database, swept, tmp_path: Path, **overrides: object
+) -> Iterator[tuple]:  # type: ignore[no-untyped-def,type-arg]
+    """The sweep uploaded and checked, on a portal with *overrides* to its settings."""
     archive, events, tokenizer_dir = swept
     registry = tmp_path / "tokenizers.json"
     registry.write_text(json.dumps({"llama3_1-8b": {"location": str(tokenizer_dir)}}))
-    settings = settings.model_copy(update={"tokenizer_registry": registry})
+    settings = settings.model_copy(update={"tokenizer_registry": registry, **overrides})
     queue = RecordingQueue()
     token = create_accounts(database)["chair"]
     with TestClient(create_app(settings, queue=queue), headers=bearer(token)) as client:
@@ -231,3 +241,35 @@ def test_a_recount_is_shown_with_its_job_as_one_moment_saw_them(setup, database)
         [retok] = list_retokenizations(reader, submission)
         view = retokenization_view(retok, [])
         assert view.finished and view.job is not None and view.job.state == "succeeded"
+
+
+def test_a_recount_counted_in_parts_says_so(  # type: ignore[no-untyped-def]
+    settings, database, swept, tmp_path
+) -> None:
+    from app.jobs.kinds import JOB_KINDS
+
+    with _uploaded(
+        settings, database, swept, tmp_path, retokenize_split_bytes=1, retokenize_max_parts=2
+    ) as (client, split, queue, sid, events):
+        label, path = events[0]
+        client.put(f"/api/v1/submissions/{sid}/points/{label}/events", content=path.read_bytes())
+        [job_id] = [j for j, kind in queue.sent if kind == "retokenize_point"]
+        with database.session() as session:
+            JOB_KINDS["retokenize_point"].run(
+                session=session, settings=split, job_id=job_id, queue=queue
+            )
+        [waiting] = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
+        assert waiting["job"]["state"] == "waiting" and not waiting["finished"]
+        assert [(p["part"], p["parts"], p["job"]["state"]) for p in waiting["parts"]] == [
+            (1, 2, "queued"), (2, 2, "queued"),
+        ]  # fmt: skip
+        page = client.get(f"/submissions/{sid}").text
+        assert "counting in 2 parts on the workers" in page and "part 2 of 2: queued" in page
+        while queue.sent:
+            (job_id, kind), *queue.sent = queue.sent
+            with database.session() as session:
+                JOB_KINDS[kind].run(session=session, settings=split, job_id=job_id, queue=queue)
+        [done] = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
+        assert done["job"]["state"] == "succeeded"
+        assert sum(p["responses"] for p in done["parts"]) == done["recount"]["n_samples_completed"]
+        assert "counted in 2 parts by the workers" in client.get(f"/submissions/{sid}").text
