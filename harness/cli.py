@@ -211,15 +211,10 @@ def _analysis_inputs(
     """What ``analyze`` and ``report`` need: the folder, its tokenizer, the summary options
     and the steady-state method (None for a run steady state does not apply to); None,
     said on stderr, when one cannot be had."""
-    folder = _run_folder(args)
+    folder = _counted_folder(args)
     if folder is None:
         return None
-    run_dir, _params, spec = folder
-    try:
-        counter = _counter(spec, None, args.tokenizer_registry)
-    except TokenizerNotFound as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return None
+    run_dir, counter = folder.run_dir, folder.counter
     options = options_from_run_dir(run_dir)
     options.count_input_tokens = False
     method = None
@@ -581,6 +576,9 @@ def build_parser() -> argparse.ArgumentParser:
     for command in (analyze, report):
         command.add_argument("run_dir")
         command.add_argument("--tokenizer", default=None, help="default: the run's own")
+        command.add_argument(
+            "--chat-template", default=None, help="default: the run's own, else the tokenizer's"
+        )
         command.add_argument("--tokenizer-registry", default=None)
         command.add_argument(
             "--superpass-size",

@@ -129,3 +129,36 @@ def test_analyze_writes_the_spec_s_names(sim, prompts, tmp_path) -> None:  # typ
     # §6.2 by default: 600 s up to concurrency 32, 1,200 s above.
     assert run_method(run.run_dir, 16, super_pass_size=5).min_duration_s == 600
     assert run_method(run.run_dir, 64, super_pass_size=5).min_duration_s == 1200
+
+
+def test_analyze_counts_with_the_chat_template_the_run_was_made_with(  # type: ignore[no-untyped-def]
+    sim, prompts, local_tokenizer_dir, tmp_path
+) -> None:
+    """Reasoning goes through the chat template: analyze counts it with the run's own
+    template (recorded by ``run --chat-template``) unless told otherwise, as recompute does."""
+    from tests.harness.conftest import CHAT_TEMPLATE
+
+    server = sim(SimConfig(ttft_ms=1, tpot_ms=0.2, output_tokens=4, reasoning_tokens=3))
+    marked = tmp_path / "marked.jinja"  # two more marker tokens in each reasoning
+    marked.write_text(CHAT_TEMPLATE.replace("<|think|>", "<|think|> <|think|> <|think|> ", 1))
+    run_dir = tmp_path / "run"
+    made = main(
+        ["run", "--endpoint", server.url, "--model", "sim", "--dataset", str(prompts),
+         "--concurrency", "4", "--n-samples", "20", "--tokenizer", str(local_tokenizer_dir),
+         "--chat-template", str(marked), "--output", str(run_dir)]
+    )  # fmt: skip
+    assert made == 0
+
+    def analysed_tokens(*extra: str) -> float:
+        argv = ["analyze", str(run_dir), "--superpass-size", "5", "--min-duration-s", "0.1"]
+        assert main([*argv, *extra]) == 0
+        series = json.loads((run_dir / "analysis" / "timeseries.json").read_text())
+        return sum(v * series["bin_s"] for v in series["output_tps"] if v is not None)
+
+    recorded = json.loads((run_dir / "performance" / "result_summary.json").read_text())
+    own = analysed_tokens()
+    assert own == pytest.approx(recorded["output_sequence_lengths"]["total"])
+    tokenizer_s = analysed_tokens(
+        "--chat-template", str(local_tokenizer_dir / "tokenizer_config.json")
+    )
+    assert own - tokenizer_s == pytest.approx(20 * 2)  # two markers fewer per response
