@@ -25,7 +25,7 @@ from .loadgen import (
 from .ranges import PartCounts, Precounted, count_part
 from .search import SlaTarget, probe_table, search
 from .sim import SimConfig, run_server
-from .steady_state import Method
+from .steady_state import Method, window_text
 from .summary import SummaryOptions
 from .tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
 
@@ -244,12 +244,8 @@ def _print_steady_state(doc: dict[str, Any] | None) -> None:
     if doc is None:
         return
     line = f"steady state: {doc['status']}, {doc['verdict']}"
-    window = doc.get("window")
-    if window:
-        line += (
-            f"; super-passes {window['super_pass_start']}-{window['super_pass_end']} "
-            f"({window['n_samples']} samples, {window['duration_s']:,.1f} s)"
-        )
+    if doc.get("window"):
+        line += f"; {window_text(doc['window'])}"
     if doc.get("reason"):
         line += f"; {doc['reason']}"
     print(line)

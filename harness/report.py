@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .analysis import RunAnalysis, analyse_run
-from .steady_state import Method
+from .steady_state import Method, window_text
 from .summary import SummaryOptions
 from .tokens import TokenCounter
 
@@ -131,11 +131,7 @@ def steady_state_rows(doc: dict[str, Any] | None) -> list[tuple[str, str]]:
     w = doc.get("window")
     rows = [("steady state", f"{doc['status']}, {doc['verdict']}")]
     if w:
-        rows.append((
-            "steady-state window",
-            f"super-passes {w['super_pass_start']}–{w['super_pass_end']} of "
-            f"{w['super_pass_size']}, {w['n_samples']} samples, {w['duration_s']:,.1f} s",
-        ))  # fmt: skip
+        rows.append(("steady-state window", window_text(w)))
     if doc.get("reason"):
         rows.append(("why", str(doc["reason"])))
     return rows

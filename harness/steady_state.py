@@ -375,6 +375,17 @@ def _anomaly(
     }
 
 
+def window_text(w: dict[str, Any]) -> str:
+    """A window in words, as the CLI, the report and the portal's findings say it; a
+    declared one may lack fields or hold them as text, so each is shown as it is."""
+    duration = w.get("duration_s")
+    span = f"{duration:,.1f}" if isinstance(duration, int | float) else str(duration)
+    return (
+        f"super-passes {w.get('super_pass_start')}–{w.get('super_pass_end')} of "
+        f"{w.get('super_pass_size')} ({w.get('n_samples')} samples, {span} s)"
+    )
+
+
 def declared_window(t: Timings, start: int, end: int, size: int) -> dict[str, Any] | None:
     """What the requests of super-passes ``start``–``end`` (inclusive, from 0) hold: their
     count, failures, issue-time span and metrics; None when the run has no such

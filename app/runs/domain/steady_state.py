@@ -17,7 +17,7 @@ from typing import Any
 from app.checks.domain.findings import Finding, Severity
 from app.checks.domain.rules import portal_rule
 from app.runs.domain.retokenize import Recount, Reported
-from harness.steady_state import Method, analyse_steady_state, declared_window
+from harness.steady_state import Method, analyse_steady_state, declared_window, window_text
 from harness.timings import Timings
 
 DECLARED_WINDOW = ("super_pass_start", "super_pass_end", "super_pass_size")
@@ -51,13 +51,6 @@ def super_pass_size(point_yaml: dict[str, Any] | None) -> int | None:
         runtime = (point_yaml or {}).get("runtime_settings")
         size = _int(runtime.get("min_sample_count")) if isinstance(runtime, dict) else None
     return size if size is not None and size > 0 else None
-
-
-def _window_text(w: dict[str, Any]) -> str:
-    return (
-        f"super-passes {w.get('super_pass_start')}–{w.get('super_pass_end')} of "
-        f"{w.get('super_pass_size')} ({w.get('n_samples')} samples, {w.get('duration_s')} s)"
-    )
 
 
 def review_steady_state(
@@ -99,7 +92,7 @@ def _detected(point: str, doc: dict[str, Any], minimum_s: float, declared: bool)
     text = f"The events show {doc['status']}, {doc['verdict']}"
     window = doc.get("window")
     if window:
-        text += f": {_window_text(window)}; the §6.2 minimum is {minimum_s:,.0f} s"
+        text += f": {window_text(window)}; the §6.2 minimum is {minimum_s:,.0f} s"
     if doc.get("reason"):
         text += f": {doc['reason']}"
     if doc.get("anomaly"):
@@ -122,7 +115,7 @@ def _compare_declared(point: str, doc: dict[str, Any], declared: dict[str, Any])
     if isinstance(window, dict) and any(window.get(k) is not None for k in DECLARED_WINDOW):
         if ours is None:
             differences.append(
-                f"window: declared {_window_text(window)}, the events show none"
+                f"window: declared {window_text(window)}, the events show none"
                 + (f" ({doc['reason']})" if doc.get("reason") else "")
             )
         elif any(
@@ -130,7 +123,7 @@ def _compare_declared(point: str, doc: dict[str, Any], declared: dict[str, Any])
             for k in ("super_pass_start", "super_pass_end")
         ):
             differences.append(
-                f"window: declared {_window_text(window)}, the events show {_window_text(ours)}"
+                f"window: declared {window_text(window)}, the events show {window_text(ours)}"
             )
     states = declared.get("state")
     if isinstance(states, dict) and doc.get("state"):
