@@ -131,3 +131,7 @@ class JobState(enum.StrEnum):
     # Waiting for the jobs it started (its children) to finish; no worker holds it, and
     # it is queued again when the last child succeeds (app/jobs/queue.py).
     WAITING = "waiting"
+
+
+# A job in one of these has nothing more to do; in any other it is still under way.
+ENDED_JOB_STATES = frozenset({JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED})

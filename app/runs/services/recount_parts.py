@@ -24,7 +24,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.core.lifecycle import JobState
+from app.core.lifecycle import ENDED_JOB_STATES, JobState
 from app.db.models import Job, RecountPart, Retokenization, utcnow
 from app.jobs.queue import (
     JobQueue,
@@ -160,16 +160,7 @@ def run_recount_part(
     point's job again, for the merge."""
     part = session.scalar(select(RecountPart).where(RecountPart.job_id == job_id))
     job = session.get(Job, job_id)
-    if (
-        part is None
-        or job is None
-        or job.state
-        in (
-            JobState.SUCCEEDED,
-            JobState.FAILED,
-            JobState.CANCELLED,
-        )
-    ):
+    if part is None or job is None or job.state in ENDED_JOB_STATES:
         return part
     if job.state == JobState.CANCELLING:
         _stopped(session, job, clock)

@@ -23,7 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload
 
 from app.checks.services.findings import record_findings
-from app.core.lifecycle import JobState
+from app.core.lifecycle import ENDED_JOB_STATES, JobState
 from app.core.refusals import Kind, Refused
 from app.db.models import (
     CheckRun,
@@ -120,7 +120,7 @@ def request_retokenization(
             .where(
                 Retokenization.submission_id == submission.id,
                 Retokenization.point_label == label,
-                Job.state.in_([JobState.QUEUED, JobState.RUNNING, CANCELLING]),
+                Job.state.not_in(ENDED_JOB_STATES),
             )
         )
         if running is not None:
@@ -139,7 +139,7 @@ def request_retokenization(
 
 def cancel_retokenization(*, session: Session, retok: Retokenization) -> None:
     job = retok.job
-    if job is None or job.state in (JobState.SUCCEEDED, JobState.FAILED, CANCELLED):
+    if job is None or job.state in ENDED_JOB_STATES:
         raise RetokenizationError(
             "not-running", "this re-count is not queued or running", Kind.CONFLICT
         )
@@ -228,11 +228,7 @@ def run_retokenization(
     other jobs first; this job then runs again and merges them."""
     retok = session.scalar(select(Retokenization).where(Retokenization.job_id == job_id))
     job = session.get(Job, job_id)
-    if (
-        retok is None
-        or job is None
-        or job.state in (JobState.SUCCEEDED, JobState.FAILED, CANCELLED)
-    ):
+    if retok is None or job is None or job.state in ENDED_JOB_STATES:
         return retok
     if job.state == CANCELLING:
         _cancelled(session, job, retok, clock)

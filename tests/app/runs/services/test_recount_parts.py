@@ -147,6 +147,11 @@ def test_the_point_waits_for_its_parts_and_is_released_once(env: Env) -> None:
         assert retok.job.state == JobState.WAITING and retok.job.attempts == 0
         assert "counting in 3 parts" in (retok.job.stage or "")
         part_jobs = [p.job_id for p in retok.parts]
+        # One re-count of a point at a time: asking again while it waits starts none.
+        again = request_retokenization(
+            session=session, queue=env.queue, submission=retok.submission, point_label=label
+        )
+        assert again == []
     assert env.queue.sent == [(j, RECOUNT_PART) for j in part_jobs]
     env.queue.sent.clear()
 
