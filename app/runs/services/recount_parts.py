@@ -13,7 +13,6 @@ file gives.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import logging
 import math
 import os
@@ -36,6 +35,7 @@ from app.jobs.queue import (
 )
 from app.settings import Settings
 from app.submissions.services.artifacts import events_path
+from harness.loadgen import file_sha256
 from harness.ranges import PartCounts, Precounted, count_part
 from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
@@ -106,14 +106,6 @@ def _counts_file(settings: Settings, retok: Retokenization, part: RecountPart) -
     return _counts_dir(settings, retok) / f"{part.part}-of-{part.parts}.npz"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def merged_counts(
     settings: Settings, retok: Retokenization, parts: list[RecountPart]
 ) -> Precounted:
@@ -124,7 +116,7 @@ def merged_counts(
         label = f"part {part.part + 1} of {part.parts}"
         if not path.is_file():
             raise PartsUnusable(f"the counts of {label} are missing from storage")
-        if _sha256(path) != part.counts_sha256:
+        if file_sha256(path) != part.counts_sha256:
             raise PartsUnusable(f"the counts of {label} are not the file its job saved")
         loaded.append(PartCounts.load(path))
     return Precounted(loaded)
@@ -203,7 +195,7 @@ def run_recount_part(
     partial = target.with_suffix(f".{os.getpid()}.tmp")
     counts.save(partial)
     partial.replace(target)  # a reader never sees half a file
-    part.counts_sha256 = _sha256(target)
+    part.counts_sha256 = file_sha256(target)
     part.responses = len(counts.output_lines)
     mark_succeeded(job, clock())
     job.stage = f"{label}: {part.responses:,} responses counted"

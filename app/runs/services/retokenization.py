@@ -243,7 +243,7 @@ def run_retokenization(
     load_pattern = "agentic_inference" if point.curve.is_agentic else "concurrency"
     problem = None
     # Parts run on other workers, with the registry's tokenizer: never with a stand-in.
-    splittable = queue is not None and counter is None
+    parts_queue = queue if counter is None else None
     if counter is not None:
         retok.tokenizer = counter.name
     else:
@@ -256,11 +256,10 @@ def run_retokenization(
             problem = "not configured on this portal"
     counts: TokenCounter | Counts | None = counter
     parts = parts_of(session, retok)
-    if counter is not None and not parts and splittable:
+    if parts_queue is not None and counter is not None and not parts:
         planned = planned_parts(settings, retok.artifact.size)
         if planned > 1:
-            assert queue is not None
-            start_parts(session, queue, settings, retok, job, planned)
+            start_parts(session, parts_queue, settings, retok, job, planned)
             return retok
     if parts:
         set_progress(session, job, f"merging the {len(parts)} parts", 0.0)

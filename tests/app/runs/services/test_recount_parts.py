@@ -61,6 +61,15 @@ class Env:
             session.commit()
             return retok.public_id
 
+    def planned(self, label: str, path: Path) -> tuple[str, int]:
+        """A re-count whose job has queued its parts: its id and its job's; the parts'
+        jobs are in the queue."""
+        public_id = self.recount(label, path)
+        [(job_id, kind)] = self.queue.sent
+        self.queue.sent.clear()
+        self.run(job_id, kind)
+        return public_id, job_id
+
     def run(self, job_id: int, kind: str, settings: Settings | None = None) -> None:
         with self.database.session() as session:
             JOB_KINDS[kind].run(
@@ -138,10 +147,7 @@ def test_a_point_counted_in_parts_gives_the_numbers_one_job_gives(env: Env) -> N
 
 def test_the_point_waits_for_its_parts_and_is_released_once(env: Env) -> None:
     label, path = env.events[0]
-    public_id = env.recount(label, path)
-    [(job_id, kind)] = env.queue.sent
-    env.queue.sent.clear()
-    env.run(job_id, kind)
+    public_id, job_id = env.planned(label, path)
     with env.database.session() as session:
         retok = env.retok(session, public_id)
         assert retok.job.state == JobState.WAITING and retok.job.attempts == 0
@@ -202,10 +208,7 @@ def test_a_release_lost_with_its_worker_is_made_by_the_recovery_sweep(env: Env) 
 
 def test_a_part_lost_too_often_fails_the_point_with_the_part_named(env: Env) -> None:
     label, path = env.events[0]
-    public_id = env.recount(label, path)
-    [(job_id, kind)] = env.queue.sent
-    env.queue.sent.clear()
-    env.run(job_id, kind)
+    public_id, _job = env.planned(label, path)
     later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
     with env.database.session() as session:
         retok = env.retok(session, public_id)
@@ -236,10 +239,7 @@ def test_a_part_lost_too_often_fails_the_point_with_the_part_named(env: Env) -> 
 
 def test_doctored_part_counts_are_refused_at_the_merge(env: Env) -> None:
     label, path = env.events[0]
-    public_id = env.recount(label, path)
-    [(job_id, kind)] = env.queue.sent
-    env.queue.sent.clear()
-    env.run(job_id, kind)
+    public_id, _job = env.planned(label, path)
     with env.database.session() as session:
         part_jobs = [p.job_id for p in env.retok(session, public_id).parts]
     for part_job in part_jobs:
@@ -255,10 +255,7 @@ def test_doctored_part_counts_are_refused_at_the_merge(env: Env) -> None:
 
 def test_cancelling_a_waiting_recount_stops_its_parts(env: Env) -> None:
     label, path = env.events[0]
-    public_id = env.recount(label, path)
-    [(job_id, kind)] = env.queue.sent
-    env.queue.sent.clear()
-    env.run(job_id, kind)
+    public_id, _job = env.planned(label, path)
     with env.database.session() as session:
         retok = env.retok(session, public_id)
         first = retok.parts[0].job
