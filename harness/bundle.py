@@ -56,13 +56,16 @@ def point_yaml(
     warmup: dict[str, Any],
     steady_state: dict[str, Any] | None = None,
     min_sample_count: int | None = None,
+    min_duration_ms: int | None = None,
 ) -> dict[str, Any]:
+    """A run's ``point.yaml``; *min_duration_ms* is what the run was set to run for (the
+    official client's default, 600 s, for a run that ends with its samples)."""
     point: dict[str, Any] = {
         "concurrency": concurrency,
         "dataset": disclosure.dataset,
         "runtime_settings": {
             "load_pattern": load_pattern,
-            "min_duration_ms": 600000,
+            "min_duration_ms": 600000 if min_duration_ms is None else min_duration_ms,
             # One pass over the dataset (rules §6): also the steady state's super-pass.
             "min_sample_count": min_sample_count,
             "stream_all_chunks": True,

@@ -23,7 +23,7 @@ from submission_checker.checker import SubmissionChecker
 from submission_checker.models.regions import compute_regions, covered_region
 
 from .agentic import Conversation
-from .analysis import point_block, steady_state_applies
+from .analysis import point_block, regional_minimum_s, steady_state_applies
 from .bundle import Disclosure, add_submitter_files, assemble, pack, point_yaml
 from .dataset import Sample
 from .loadgen import Progress, RunConfig, RunResult, run_point
@@ -236,8 +236,11 @@ def run_sweep(
                 scheduler_seed=scheduler_seed,
             )
         else:
+            # Rules §6.2's minimum for the point's region, unless told otherwise.
             seconds = (
-                duration_s(point) if duration_s else (600.0 if point.concurrency <= 32 else 1200.0)
+                duration_s(point)
+                if duration_s
+                else regional_minimum_s(point.region, point.concurrency)
             )
             config = replace(
                 base,
@@ -283,6 +286,7 @@ def run_sweep(
                 load_pattern="agentic_inference" if agentic else "concurrency",
                 warmup=warmup,
                 min_sample_count=len(samples),
+                min_duration_ms=round(seconds * 1000) if seconds is not None else None,
                 # What the run's own analysis found (analysis/steady_state.json), filled in
                 # as the rules ask a submitter to (§2.5); Offline and agentic points have none.
                 steady_state=(

@@ -70,6 +70,15 @@ def test_sweep_against_the_simulator_passes_the_official_checker(
     # events.jsonl stays in the run folders, never in the bundle.
     assert not list(result.submission_dir.rglob("events.jsonl"))
     assert all((r.run_dir / "events.jsonl").is_file() for _, r in result.runs)
+    # point.yaml says how long each run was set to run: 0.4 s here, the client's default
+    # for the Offline point, which ends with its samples.
+    durations = {
+        p.offline: yaml.safe_load((r.run_dir / "point.yaml").read_text())["runtime_settings"][
+            "min_duration_ms"
+        ]
+        for p, r in result.runs
+    }
+    assert durations == {"none": 400, "dedicated": 600000}
 
     # The portal takes the bundle and shows it as a curve.
     with database.session() as session:
