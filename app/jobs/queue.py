@@ -119,8 +119,9 @@ def mark_succeeded(job: Job, at: dt.datetime) -> None:
 def recover_lost_jobs(
     session: Session, *, stale_after_s: float, max_attempts: int, now: dt.datetime | None = None
 ) -> tuple[list[Job], list[Job]]:
-    """Jobs to send again: running ones whose worker went silent, and queued ones that
-    were never picked up (the broker lost them, or was down when they were sent).
+    """Jobs to send again: running ones whose worker went silent, queued ones that were
+    never picked up (the broker lost them, or was down when they were sent), and ones
+    asked to stop whose worker went silent before it could.
 
     A lost job that has used its attempts is marked failed with the reason instead.
     Returns ``(to_send, given_up)``.
@@ -130,7 +131,8 @@ def recover_lost_jobs(
     candidates = session.scalars(
         select(Job).where(
             or_(
-                (Job.state == JobState.RUNNING) & (Job.heartbeat_at < cutoff),
+                (Job.state.in_([JobState.RUNNING, JobState.CANCELLING]))
+                & (Job.heartbeat_at < cutoff),
                 (Job.state == JobState.QUEUED) & (Job.enqueued_at < cutoff),
             )
         )
@@ -138,7 +140,13 @@ def recover_lost_jobs(
     resend: list[Job] = []
     given_up: list[Job] = []
     for job in candidates:
-        if job.attempts >= max_attempts:
+        if job.state == JobState.CANCELLING:
+            # Asked to stop, and its worker is gone: sent again, its kind ends it as
+            # cancelled at once (nothing is re-run).
+            job.enqueued_at = now
+            job.heartbeat_at = now
+            resend.append(job)
+        elif job.attempts >= max_attempts:
             job.state = JobState.FAILED
             job.finished_at = now
             job.error = (
