@@ -88,16 +88,6 @@ def start_parts(
     session.commit()
 
 
-def parts_of(session: Session, retok: Retokenization) -> list[RecountPart]:
-    return list(
-        session.scalars(
-            select(RecountPart)
-            .where(RecountPart.retokenization_id == retok.id)
-            .order_by(RecountPart.part)
-        )
-    )
-
-
 def _counts_dir(settings: Settings, retok: Retokenization) -> Path:
     return settings.recount_parts_dir / retok.public_id
 

@@ -57,7 +57,6 @@ from app.runs.services.points import dataset_file, min_duration_s, point_folder
 from app.runs.services.recount_parts import (
     PartsUnusable,
     merged_counts,
-    parts_of,
     planned_parts,
     remove_counts,
     start_parts,
@@ -255,7 +254,7 @@ def run_retokenization(
             log.warning("no reference tokenizer for %s: %s", model, exc)
             problem = "not configured on this portal"
     counts: TokenCounter | Counts | None = counter
-    parts = parts_of(session, retok)
+    parts = list(retok.parts)
     if parts_queue is not None and counter is not None and not parts:
         planned = planned_parts(settings, retok.artifact.size)
         if planned > 1:
