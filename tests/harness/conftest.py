@@ -11,19 +11,7 @@ from tokenizers import Tokenizer, models, pre_tokenizers
 
 from harness.sim import WORDS, SimConfig
 from tests.support.sim import RunningSim
-
-# A small chat template in the usual style, rendering reasoning and tool calls (arguments
-# that are an object through tojson, as the published templates do).
-CHAT_TEMPLATE = (
-    "{{ bos_token }}{% for m in messages %}<|start|>{{ m.role }}<|sep|>"
-    "{% if m.reasoning_content %}<|think|>{{ m.reasoning_content }}<|/think|>{% endif %}"
-    "{{ m.content }}"
-    "{% if m.tool_calls %}{% for c in m.tool_calls %}<|call|>{{ c.function.name }} "
-    "{% if c.function.arguments is mapping %}{{ c.function.arguments | tojson }}"
-    "{% else %}{{ c.function.arguments }}{% endif %}{% endfor %}{% endif %}<|end|>{% endfor %}"
-    "{% if add_generation_prompt %}<|start|>assistant<|sep|>{% endif %}"
-)
-SPECIALS = ["<|bos|>", "<|start|>", "<|sep|>", "<|end|>", "<|think|>", "<|/think|>", "<|call|>"]
+from tests.support.tokenizers import CHAT_TEMPLATE, SPECIALS
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ from harness.loadgen import RunConfig, RunResult, options_from_run_dir, run_poin
 from harness.sim import SimConfig, sim_token_counter
 from harness.steady_state import Method
 from tests.support.sim import RunningSim
+from tests.support.tokenizers import CHAT_TEMPLATE
 
 SUPER_PASS = 30  # the dataset below: one pass
 
@@ -136,8 +137,6 @@ def test_analyze_counts_with_the_chat_template_the_run_was_made_with(  # type: i
 ) -> None:
     """Reasoning goes through the chat template: analyze counts it with the run's own
     template (recorded by ``run --chat-template``) unless told otherwise, as recompute does."""
-    from tests.harness.conftest import CHAT_TEMPLATE
-
     server = sim(SimConfig(ttft_ms=1, tpot_ms=0.2, output_tokens=4, reasoning_tokens=3))
     marked = tmp_path / "marked.jinja"  # two more marker tokens in each reasoning
     marked.write_text(CHAT_TEMPLATE.replace("<|think|>", "<|think|> <|think|> <|think|> ", 1))
