@@ -28,13 +28,13 @@ run: install
 
 ## Install everything and run the whole test suite (lint, layering contracts, mypy --strict).
 test: install-test
-	$(BIN)/ruff check app worker harness tests migrations
+	$(BIN)/ruff check app worker harness tests migrations bench
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 lint: install-test
-	$(BIN)/ruff check app worker harness tests migrations
+	$(BIN)/ruff check app worker harness tests migrations bench
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 

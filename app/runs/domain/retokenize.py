@@ -128,7 +128,9 @@ def is_fake_first_chunk(text: str) -> bool:
     )
 
 
-def _first_chunk(output: Output) -> str | None:
+def first_chunk(output: Output) -> str | None:
+    """The first chunk a streamed response sent: its first reasoning chunk, else its first
+    content chunk."""
     if output.reasoning:
         return output.reasoning[0] if isinstance(output.reasoning, list) else output.reasoning
     if isinstance(output.output, list) and output.output:
@@ -150,11 +152,22 @@ def duplication(output: Output) -> str | None:
             )
     text = output.content + output.reasoning_text  # unstripped: trailing padding counts
     if len(text) >= PADDING_MIN_CHARS:
-        padded = sum(len(run) for run in _PADDING.findall(text))
-        if padded / len(text) > PADDING_SHARE:
-            share = padded / len(text)
+        share = padded_share(text)
+        if share > PADDING_SHARE:
             return f"{share:.0%} of its {len(text):,} characters are long runs of whitespace"
     return None
+
+
+def padded_share(text: str) -> float:
+    """The share of *text* in runs of at least PADDING_RUN whitespace characters."""
+    return sum(len(run) for run in _PADDING.findall(text)) / len(text) if text else 0.0
+
+
+def compressed_share(text: str) -> float:
+    """Compressed size over size: about a third for ordinary text, a few percent for a
+    loop."""
+    data = text.encode("utf-8")
+    return len(zlib.compress(data, 1)) / len(data) if data else 1.0
 
 
 def is_duplicated(output: Output) -> bool:
@@ -166,8 +179,7 @@ def repetition(output: Output) -> float | None:
     text = output.content + output.reasoning_text
     if len(text) < PADDING_MIN_CHARS:
         return None
-    data = text.encode("utf-8")
-    ratio = len(zlib.compress(data, 1)) / len(data)
+    ratio = compressed_share(text)
     return ratio if ratio < REPETITION_RATIO else None
 
 
@@ -236,7 +248,7 @@ class _Scanner:
             self.with_usage += 1
             self.server_tokens += completed.server_tokens
             self.recounted_with_usage += completed.output_tokens
-        first = _first_chunk(completed.output)
+        first = first_chunk(completed.output)
         if first is not None and is_fake_first_chunk(first):
             self.fake_first.append(completed.sample_uuid)
             if len(self.fake_examples) < EVIDENCE_SAMPLES:
