@@ -25,8 +25,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory, local_tokenizer_dir: Path) ->
     """A streamed run with failures, and an agentic one with tool calls."""
     counter = TokenCounter.from_path(local_tokenizer_dir)
     base = tmp_path_factory.mktemp("ranges")
-    sim = RunningSim(SimConfig(ttft_ms=1, tpot_ms=0.05, output_tokens=20, error_rate=0.1))
-    try:
+    with RunningSim(SimConfig(ttft_ms=1, tpot_ms=0.05, output_tokens=20, error_rate=0.1)) as sim:
         samples = [Sample(i, prompt=f"hello world the lookup {i}") for i in range(12)]
         run_point(
             RunConfig(endpoint=sim.url, model="sim", concurrency=4, n_samples=80,
@@ -42,8 +41,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory, local_tokenizer_dir: Path) ->
                       concurrency=2),
             load_agentic(data), base / "agentic", counter,
         )  # fmt: skip
-    finally:
-        sim.stop()
     return {"concurrency": base / "plain", "agentic_inference": base / "agentic"}
 
 

@@ -32,6 +32,12 @@ class RunningSim:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def __enter__(self) -> RunningSim:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def stop(self) -> None:
         asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)

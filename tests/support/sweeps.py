@@ -67,8 +67,7 @@ def make_sweep(base: Path) -> tuple[Path, list[tuple[str, Path]], Path]:
     dataset.write_text(
         "".join(json.dumps({"prompt": f"lorem ipsum {i}"}) + "\n" for i in range(70))
     )
-    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=0.3, output_tokens=12, max_batch=48))
-    try:
+    with RunningSim(SimConfig(ttft_ms=2, tpot_ms=0.3, output_tokens=12, max_batch=48)) as sim:
         result = run_sweep(
             base=RunConfig(endpoint=sim.url, model="sim"),
             spec=SweepSpec.load(spec_file(base), c_max=64),
@@ -79,8 +78,6 @@ def make_sweep(base: Path) -> tuple[Path, list[tuple[str, Path]], Path]:
             duration_s=lambda _p: 0.3,
             progress=lambda _m: None,
         )
-    finally:
-        sim.stop()
     assert result.errors == []
     system = result.submission_dir / "results"
     [system_dir] = [d for d in system.iterdir() if d.is_dir()]

@@ -239,8 +239,7 @@ def test_pool_process_killed_mid_reproduction_is_redone(
 
     public_id = _upload(faulty, good_archive)
     wait_for(lambda: _state(faulty, public_id) == "passed_checks", 60, step=0.2)
-    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=1, output_tokens=20, output_spread=0))
-    try:
+    with RunningSim(SimConfig(ttft_ms=2, tpot_ms=1, output_tokens=20, output_spread=0)) as sim:
         with faulty.client("chair") as client:
             started = client.post(
                 f"/api/v1/submissions/{public_id}/reproductions",
@@ -265,8 +264,6 @@ def test_pool_process_killed_mid_reproduction_is_redone(
                 120,
                 step=0.3,
             )
-    finally:
-        sim.stop()
     job = body["job"]  # type: ignore[index]
     assert job["state"] in ("succeeded", "failed"), job
     if job["state"] == "failed":

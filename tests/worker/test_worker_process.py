@@ -156,8 +156,7 @@ def test_reproduction_runs_in_the_worker_against_the_simulator(
 
     body = _upload(portal, good_archive)
     portal.wait_finished(str(body["id"]))
-    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=1, output_tokens=20, output_spread=0))
-    try:
+    with RunningSim(SimConfig(ttft_ms=2, tpot_ms=1, output_tokens=20, output_spread=0)) as sim:
         with portal.client("chair") as client:
             started = client.post(
                 f"/api/v1/submissions/{body['id']}/reproductions",
@@ -177,8 +176,6 @@ def test_reproduction_runs_in_the_worker_against_the_simulator(
                 if r["finished"]:
                     break
                 time.sleep(0.3)
-    finally:
-        sim.stop()
     assert r["job"]["state"] == "succeeded", r
     assert r["reproduced"]["n_completed"] > 16 and r["verdict"] in ("info", "warning")
     assert r["status"] == "unverified"

@@ -102,8 +102,7 @@ def test_reproduce_a_point_from_the_page_and_see_it_on_the_chart(
     from harness.sim import SimConfig
     from tests.support.sim import RunningSim
 
-    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=1, output_tokens=20, output_spread=0))
-    try:
+    with RunningSim(SimConfig(ttft_ms=2, tpot_ms=1, output_tokens=20, output_spread=0)) as sim:
         sign_in(page, portal)
         page.goto(f"{portal.url}/upload")
         page.set_input_files("input#file", str(good_archive))
@@ -123,8 +122,6 @@ def test_reproduce_a_point_from_the_page_and_see_it_on_the_chart(
         assert "→" in row.inner_text()
         page.wait_for_selector(".chart[data-rendered=true]")
         assert page.locator("#curve-1 .chart .scatterlayer .trace").count() == 3
-    finally:
-        sim.stop()
 
 
 def test_reproduction_form_errors_are_shown(

@@ -28,8 +28,7 @@ POINT = "sys/llama3_1-8b/r4"
 
 @pytest.fixture(scope="module")
 def honest_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:  # type: ignore[type-arg]
-    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=0.2, output_tokens=40, output_spread=0.3))
-    try:
+    with RunningSim(SimConfig(ttft_ms=2, tpot_ms=0.2, output_tokens=40, output_spread=0.3)) as sim:
         out = tmp_path_factory.mktemp("run") / "run"
         samples = [Sample(i, prompt=f"lorem ipsum {i}") for i in range(30)]
         result = run_point(
@@ -38,8 +37,6 @@ def honest_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:  
             out,
             sim_token_counter(),
         )
-    finally:
-        sim.stop()
     return out / "events.jsonl", result.summary.result
 
 
@@ -293,15 +290,12 @@ def test_the_recount_keeps_every_request_for_goodput(honest_run) -> None:  # typ
 
 
 def test_the_server_s_own_count_is_set_beside_the_re_count(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    sim = RunningSim(SimConfig(ttft_ms=1, tpot_ms=0.1, output_tokens=30, output_spread=0.3))
-    try:
+    with RunningSim(SimConfig(ttft_ms=1, tpot_ms=0.1, output_tokens=30, output_spread=0.3)) as sim:
         samples = [Sample(i, prompt=f"lorem ipsum {i}") for i in range(10)]
         config = RunConfig(
             endpoint=sim.url, model="sim", concurrency=2, n_samples=10, request_usage=True
         )
         run = run_point(config, samples, tmp_path / "run", sim_token_counter())
-    finally:
-        sim.stop()
     events = tmp_path / "run" / "events.jsonl"
     # One response's count doctored: the server says more than the text holds.
     lines = events.read_text().splitlines()

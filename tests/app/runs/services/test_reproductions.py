@@ -107,8 +107,7 @@ def test_reproduction_runs_the_harness_and_judges_the_result(
     queue,
     checked,  # type: ignore[no-untyped-def]
 ) -> None:
-    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=1.0, output_tokens=24, output_spread=0))
-    try:
+    with RunningSim(SimConfig(ttft_ms=2, tpot_ms=1.0, output_tokens=24, output_spread=0)) as sim:
         reproduction = _request(
             database,
             repro_settings,
@@ -124,8 +123,6 @@ def test_reproduction_runs_the_harness_and_judges_the_result(
         assert queue.sent[-1] == (reproduction.job_id, "reproduce_point")
         with database.session() as session:
             run_reproduction(session=session, settings=repro_settings, job_id=reproduction.job_id)
-    finally:
-        sim.stop()
     with database.session() as session:
         r = session.get(Reproduction, reproduction.id)
         assert r.api_key_encrypted is None  # not kept past the run
@@ -174,15 +171,12 @@ def test_a_same_system_re_run_is_held_to_five_percent(
     queue,
     checked,  # type: ignore[no-untyped-def]
 ) -> None:
-    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=1.0, output_tokens=24, output_spread=0))
-    try:
+    with RunningSim(SimConfig(ttft_ms=2, tpot_ms=1.0, output_tokens=24, output_spread=0)) as sim:
         reproduction = _request(
             database, repro_settings, queue, checked, endpoint_url=sim.url, same_system=True
         )
         with database.session() as session:
             run_reproduction(session=session, settings=repro_settings, job_id=reproduction.job_id)
-    finally:
-        sim.stop()
     with database.session() as session:
         r = session.get(Reproduction, reproduction.id)
         assert r.same_system and r.margin == 0.05
@@ -210,8 +204,7 @@ def test_an_agentic_point_is_replayed_as_conversations_and_judged_on_interactivi
     with database.session() as session:
         run_checks(session=session, settings=repro_settings, job_id=queue.sent[0][0])
         public_id = session.scalars(select(Job)).one().submission.public_id
-    sim = RunningSim(SimConfig(ttft_ms=2, tpot_ms=0.5, output_tokens=16, output_spread=0))
-    try:
+    with RunningSim(SimConfig(ttft_ms=2, tpot_ms=0.5, output_tokens=16, output_spread=0)) as sim:
         reproduction = _request(
             database, repro_settings, queue, public_id,
             point_label="Acme_H200_x8/kimi-k3/r8", endpoint_url=sim.url, time_cap_s=2.0,
@@ -221,8 +214,6 @@ def test_an_agentic_point_is_replayed_as_conversations_and_judged_on_interactivi
         # One request per turn, each routed to its conversation's session.
         sessions = sim.server.stats.sessions
         assert sessions and max(sessions.values()) >= 2
-    finally:
-        sim.stop()
     with database.session() as session:
         r = session.get(Reproduction, reproduction.id)
         assert r.job.state == "succeeded", r.job.error
