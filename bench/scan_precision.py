@@ -62,15 +62,13 @@ def stream_chunks(tokenizer: Tokenizer, text: str) -> list[str]:
     ids = tokenizer.encode(text, add_special_tokens=False).ids
     chunks: list[str] = []
     sent = ""
-    start = 0
     for end in range(1, len(ids) + 1):
         decoded = tokenizer.decode(ids[:end])
         if decoded.endswith("\ufffd") and end < len(ids):
             continue
         chunks.append(decoded[len(sent) :])
         sent = decoded
-        start = end
-    assert start == len(ids) and sent == text, "the chunks do not give the text back"
+    assert sent == text, "the chunks do not give the text back"
     return chunks
 
 
@@ -78,12 +76,14 @@ def streamed_output(tokenizer: Tokenizer, ref_output: str) -> tuple[Output, int]
     """The response as the client records it ([first chunk, rest]) and its chunk count."""
     reasoning, found, content = ref_output.partition(END_OF_REASONING)
     if not found:  # no reasoning: the whole output is content
-        chunks = stream_chunks(tokenizer, ref_output)
-        return Output(output=[chunks[0], "".join(chunks[1:])]), len(chunks)
-    chunks = stream_chunks(tokenizer, reasoning)
-    content_chunks = stream_chunks(tokenizer, content)
-    output = Output(output=content, reasoning=[chunks[0], "".join(chunks[1:])])
-    return output, len(chunks) + len(content_chunks)
+        reasoning, content = "", ref_output
+    thinking = stream_chunks(tokenizer, reasoning)
+    answer = stream_chunks(tokenizer, content)
+    if thinking:  # the first chunk is the first reasoning chunk; all content comes after
+        output = Output(output=content, reasoning=[thinking[0], "".join(thinking[1:])])
+    else:
+        output = Output(output=["".join(answer[:1]), "".join(answer[1:])])
+    return output, len(thinking) + len(answer)
 
 
 def write_events(path: Path, outputs: list[tuple[Output, int]]) -> float:
