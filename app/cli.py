@@ -13,9 +13,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-from app.accounts.domain import Role, Scope
 from app.checks.domain.compliance import ComplianceResult, run_compliance
 from app.checks.domain.findings import Severity, Verdict
+from app.core.authorization import Role, Scope
 from app.settings import Settings, get_settings
 from app.submissions.domain.archive import ArchiveRejected, extract_archive
 from app.submissions.domain.bundle import LayoutRejected, locate_submission
@@ -132,8 +132,8 @@ def cmd_users(args: argparse.Namespace) -> int:
     """Accounts and API tokens (the first admin comes from here)."""
     from sqlalchemy import select
 
-    from app.accounts.domain import Role
     from app.accounts.services.accounts import AccountError, create_user, issue_token, revoke_token
+    from app.core.authorization import Role
     from app.core.refusals import Kind
     from app.db.models import ApiToken, User
     from app.db.session import Database

@@ -10,8 +10,10 @@ import datetime as dt
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, computed_field
+from pydantic import AliasChoices, Field, computed_field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.runs.domain.endpoints import parse_allowed
 
 
 class Settings(BaseSettings):
@@ -79,11 +81,10 @@ class Settings(BaseSettings):
     # TTFT and TPOT percentile (P50, P90, P99), and the largest histogram distance.
     reproduction_latency_band: float = 0.10
     reproduction_histogram_distance: float = 0.15
-    # Where reproductions may send load (SSRF guard): host names, *.suffixes, networks.
-    # Loopback only by default; an operator lists the endpoints' hosts.
-    reproduction_allowed_hosts: list[str] = Field(
-        default_factory=lambda: ["localhost", "127.0.0.0/8", "::1/128"]
-    )
+    # Where reproductions may send load (SSRF guard): each entry a host and a port
+    # (name:port, *.suffix:port, network:port, host:* for every port; see
+    # app/runs/domain/endpoints.py). Nothing by default: an operator lists the endpoints.
+    reproduction_allowed_endpoints: list[str] = Field(default_factory=list)
     reproduction_max_time_cap_s: float = 3600.0
     datasets_dir: Path | None = None  # default: <data_dir>/datasets, files <dataset>.jsonl
     tokenizer_registry: Path | None = None  # JSON: {model: {location, chat_template}}
@@ -118,6 +119,12 @@ class Settings(BaseSettings):
     job_stale_after_s: float = 300.0
     job_recovery_interval_s: float = 30.0  # how often a worker looks for lost jobs
     job_max_attempts: int = 3
+
+    @field_validator("reproduction_allowed_endpoints")
+    @classmethod
+    def _endpoints_parse(cls, entries: list[str]) -> list[str]:
+        parse_allowed(entries)  # a bad entry stops the portal at start, naming it
+        return entries
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -14,7 +14,7 @@ import pytest
 
 from app.db.migrate import upgrade
 from app.db.session import Database
-from app.demo.bundles import PUBLISHED_SEED_SET, BundleFactory, SeedSetSpec
+from app.demo.bundles import PUBLISHED_SEED_SET, BundleFactory, SeedSetSpec, SystemSpec
 from app.review.services.clocks import business_calendar
 from app.settings import Settings
 from tests.support.bundles import broken
@@ -132,6 +132,16 @@ def current_archive(bundle_cache: Path, seed_registry: SeedRegistry) -> Path:
     return BundleFactory(
         target_cohort=seed_registry.target_cohort, seed_set=seed_registry.current
     ).archive(bundle_cache / "current.tar.gz")
+
+
+@pytest.fixture(scope="session")
+def rival_archive(bundle_cache: Path) -> Path:
+    """A passing bundle of the other submitting organisation (the accounts' "rival")."""
+    system = SystemSpec(name="Borealis MI355X x8", shortened_name="Borealis-MI355Xx8",
+                        org="Borealis AI", accelerator="AMD MI355X")  # fmt: skip
+    return BundleFactory(system=system, submission_id="sub-0002").archive(
+        bundle_cache / "rival.tar.gz"
+    )
 
 
 @pytest.fixture(scope="session")

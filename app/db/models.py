@@ -27,8 +27,8 @@ from sqlalchemy import (
 from sqlalchemy import Enum as SQLEnum
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from app.accounts.domain import Role
 from app.checks.domain.findings import Severity, Source, Verdict
+from app.core.authorization import Role
 from app.core.lifecycle import JobState, PublicationMode, SubmissionState
 from app.review.domain.objections import ObjectionState
 from app.review.domain.review import ReviewPhase

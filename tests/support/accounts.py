@@ -19,8 +19,8 @@ def create_accounts(database: Database) -> dict[str, str]:
     """The ACCOUNTS users, each with a full-scope API token; returns the tokens by key."""
     from sqlalchemy import select
 
-    from app.accounts.domain import Role
     from app.accounts.services.accounts import create_user, issue_token
+    from app.core.authorization import Role
     from app.db.models import User
 
     tokens = {}

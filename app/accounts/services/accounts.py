@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.accounts.domain import PermissionDenied, Role, Scope, scopes_for
 from app.accounts.services.security import hash_password, new_token, token_hash, verify_password
+from app.core.authorization import PermissionDenied, Role, Scope, scopes_for
 from app.core.refusals import Kind, Refused
 from app.db.models import ApiToken, Organization, User, WebSession, utcnow
 from app.submissions.domain.bundle import slugify

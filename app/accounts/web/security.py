@@ -11,8 +11,9 @@ from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from markupsafe import Markup
 from sqlalchemy.orm import Session
 
-from app.accounts.domain import Scope
 from app.accounts.services.accounts import Principal, principal_for_session, principal_for_token
+from app.accounts.services.authorization import authorize
+from app.core.authorization import Action, Scope
 from app.db.models import Submission
 from app.submissions.domain.visibility import Access
 from app.submissions.services.visibility import access_to
@@ -65,13 +66,18 @@ ReviewerDep = Annotated[Principal, Depends(require(Scope.REVIEW))]
 ChairDep = Annotated[Principal, Depends(require(Scope.PUBLISH))]
 
 
-def submitter_or_chair(session: Session, who: Principal, public_id: str) -> Submission:
-    """The submission, if *who* belongs to its organisation or holds the chair's scope."""
-    submission = visible_submission(session, who, public_id, Access.REVIEW)
-    if who.organization_id != submission.organization_id and not who.has(Scope.PUBLISH):
+def acting_on(
+    session: Session, who: Principal | None, public_id: str, action: Action
+) -> Submission:
+    """The submission, if *who* may take *action* on it (the one rule,
+    ``app.core.authorization``): 401 for nobody signed in, 404 when *who* may not even
+    see it, 403 (the rule's refusal) otherwise. Every state-changing route asks here."""
+    if who is None:
         raise HTTPException(
-            403, detail="only the submitting organisation (or the chair) may do this"
+            401, detail="sign in or send an API token", headers={"WWW-Authenticate": "Bearer"}
         )
+    submission = visible_submission(session, who, public_id)
+    authorize(who, submission, action)
     return submission
 
 

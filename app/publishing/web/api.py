@@ -11,9 +11,9 @@ from fastapi.responses import FileResponse, JSONResponse
 from pydantic import BaseModel
 from starlette.background import BackgroundTask
 
-from app.accounts.domain import Scope
 from app.accounts.services.accounts import Principal
 from app.accounts.web.security import require
+from app.core.authorization import Scope
 from app.core.cohorts import Cohort
 from app.core.refusals import Refused
 from app.publishing.services.cohorts import (

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from app.core.authorization import Action, Actor, may
 from app.core.cohorts import Cohort
 from app.core.lifecycle import TERMINAL, PublicationMode, SubmissionState
 from app.core.refusals import Kind, Refusal
@@ -25,15 +26,6 @@ from app.review.domain.review import ReviewClock
 
 LATE_OBJECTION_DAYS = 90  # after finalization (rules §11.5)
 MAX_POINTS = 32
-
-
-@dataclass(frozen=True)
-class Actor:
-    """Who asks, as the rules see them."""
-
-    chair: bool = False
-    own_organization: bool = False  # a member of the submitting organisation
-    committee: bool = False  # a review-committee member (reviewer or chair, with an org)
 
 
 @dataclass(frozen=True)
@@ -76,10 +68,8 @@ def may_recheck(facts: SubmissionFacts) -> Refusal | None:
 
 def may_withdraw(actor: Actor, facts: SubmissionFacts) -> Refusal | None:
     """The submitting organisation (or the chair) withdraws at any time (rules §11.7)."""
-    if not (actor.chair or actor.own_organization):
-        return Refusal(
-            "not-yours", "only the submitting organisation or the chair withdraws", Kind.FORBIDDEN
-        )
+    if (refusal := may(actor, Action.WITHDRAW)) is not None:
+        return refusal
     if facts.state in TERMINAL:
         return Refusal("closed", f"a {facts.state} submission cannot be withdrawn")
     if facts.state in (SubmissionState.RECEIVED, SubmissionState.CHECKING):
@@ -111,10 +101,8 @@ def may_change_embargo(
 ) -> Refusal | None:
     """The embargo date may change after submission while it still holds something back
     (rules §4.2); *today* is the cohort time zone's date (None: only who and when)."""
-    if not (actor.chair or actor.own_organization):
-        return Refusal(
-            "not-yours", "only the submitting organisation or the chair changes it", Kind.FORBIDDEN
-        )
+    if (refusal := may(actor, Action.CHANGE_EMBARGO)) is not None:
+        return refusal
     if facts.state in TERMINAL:
         return Refusal("not-allowed", f"a {facts.state} submission has no embargo to change")
     if facts.mode == PublicationMode.PROVISIONAL and (facts.review_started or facts.published):
@@ -167,14 +155,10 @@ def may_object(
     )
 
 
-def may_complete_review(
-    facts: SubmissionFacts, *, assigned: bool, completed: bool
-) -> Refusal | None:
+def may_complete_review(actor: Actor, facts: SubmissionFacts, *, completed: bool) -> Refusal | None:
     """The assigned reviewer says the review is done, once, while it runs (rules §4.4)."""
-    if not assigned:
-        return Refusal(
-            "not-your-review", "only the assigned reviewer completes the review", Kind.FORBIDDEN
-        )
+    if (refusal := may(actor, Action.COMPLETE_REVIEW)) is not None:
+        return refusal
     if facts.state != SubmissionState.PASSED_CHECKS or not facts.review_started:
         return Refusal("not-in-review", "the submission is not in review")
     if completed:
@@ -208,12 +192,9 @@ def may_set_point_state(
         return Refusal("point-closed", f"the point is {current}: that is final")
     if current == target:
         return Refusal("unchanged", f"the point is {current} already")
-    if not actor.chair and not (actor.own_organization and target == "withdrawn"):
-        return Refusal(
-            "not-yours",
-            "the submitter withdraws its points; other changes are the chair's",
-            Kind.FORBIDDEN,
-        )
+    action = Action.WITHDRAW_POINT if target == "withdrawn" else Action.JUDGE_POINT
+    if (refusal := may(actor, action)) is not None:
+        return refusal
     if target == "invalidated":
         if facts.state != SubmissionState.FINALIZED:
             return Refusal(

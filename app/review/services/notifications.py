@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.accounts.domain import Role
+from app.core.authorization import Role
 from app.core.views import Timestamp
 from app.db.models import Notification, User, utcnow
 from app.settings import Settings

@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.accounts.domain import Role
+from app.accounts.services.authorization import actor_of
+from app.core.authorization import Action, Actor, Scope, may
 from app.core.refusals import Kind
 from app.core.times import local_text
 from app.core.views import Timestamp
@@ -39,7 +40,8 @@ def _refuse(code: str, message: str, kind: Kind = Kind.CONFLICT) -> ObjectionRef
 
 
 def _committee_member(user: User) -> bool:
-    return user.role in (Role.REVIEWER.value, Role.CHAIR.value, Role.ADMIN.value)
+    """Objectors hear of their objection while they can review (rules §4.4)."""
+    return actor_of(user, None).committee
 
 
 def file_objection(
@@ -48,6 +50,7 @@ def file_objection(
     settings: Settings,
     submission: Submission,
     filer: User,
+    scopes: frozenset[Scope] | None = None,
     type_id: str,
     title: str,
     rule_cited: str,
@@ -58,18 +61,11 @@ def file_objection(
     """A committee member objects, citing the rule and the evidence (rules §11.4).
 
     New objections are taken during peer review (Weeks 1–3); after Week 6, and for 90
-    days after finalization, only on the late grounds (rules §11.5)."""
+    days after finalization, only on the late grounds (rules §11.5). *scopes*: the
+    caller's token's (None: every scope the filer's role has)."""
     at = at or utcnow()
-    if not _committee_member(filer):
-        raise _refuse(
-            "not-committee", "only review-committee members file objections", Kind.FORBIDDEN
-        )
-    if filer.organization_id is None:
-        raise _refuse("no-organization", "an objection is filed by an organisation", Kind.FORBIDDEN)
-    if filer.organization_id == submission.organization_id:
-        raise _refuse(
-            "own-submission", "an organisation cannot object to its own submission", Kind.FORBIDDEN
-        )
+    if (refusal := may(actor_of(filer, submission, scopes), Action.FILE_OBJECTION)) is not None:
+        raise _refuse(refusal.code, refusal.message, refusal.kind)
     kind = TYPES.get(type_id)
     if kind is None:
         raise _refuse("bad-type", f"the type must be one of {', '.join(TYPES)}", Kind.INVALID)
@@ -143,16 +139,18 @@ def _message(user: User | None, action: str, body: str, at: dt.datetime) -> Obje
     )
 
 
-def parties_of(user: User, objection: Objection) -> frozenset[Party]:
-    submission = objection.submission
+def parties_of(who: Actor, user: User, objection: Objection) -> frozenset[Party]:
+    """The sides *user* takes in *objection*, as far as the caller's scopes (*who*) reach."""
+    if may(who, Action.ACT_ON_OBJECTION) is not None:
+        return frozenset()
     parties: set[Party] = set()
-    if user.organization_id is not None and user.organization_id == submission.organization_id:
+    if who.own_organization:
         parties.add(Party.SUBMITTER)
-    elif _committee_member(user):
+    elif who.committee:
         parties.add(Party.COMMITTEE)
         if user.organization_id in objection.by_organizations:
             parties.add(Party.OBJECTOR)
-    if user.role in (Role.CHAIR.value, Role.ADMIN.value):
+    if who.chair:
         parties.add(Party.CHAIR)
     return frozenset(parties)
 
@@ -166,11 +164,16 @@ def _refusal_beyond_the_table(
     return None
 
 
-def offered_actions(session: Session, objection: Objection, user: User | None) -> list[str]:
+def offered_actions(
+    session: Session,
+    objection: Objection,
+    user: User | None,
+    scopes: frozenset[Scope] | None = None,
+) -> list[str]:
     """The actions *user* may take on *objection* now: exactly those `act` would take."""
     if user is None or may_act_on_objections(facts_of(session, objection.submission)):
         return []
-    parties = parties_of(user, objection)
+    parties = parties_of(actor_of(user, objection.submission, scopes), user, objection)
     state = ObjectionState(objection.state)
     offered = []
     for action in ACTIONS.values():
@@ -191,14 +194,17 @@ def act(
     user: User,
     action: str,
     body: str = "",
+    scopes: frozenset[Scope] | None = None,
     at: dt.datetime | None = None,
 ) -> Objection:
+    """*user* takes *action*; *scopes*: the caller's token's (None: its role's)."""
     at = at or utcnow()
     submission = objection.submission
     closed = may_act_on_objections(facts_of(session, submission))
     if closed is not None:
         raise _refuse(closed.code, closed.message, closed.kind)
-    taken = apply(action, ObjectionState(objection.state), parties_of(user, objection), body)
+    parties = parties_of(actor_of(user, submission, scopes), user, objection)
+    taken = apply(action, ObjectionState(objection.state), parties, body)
     if (refusal := _refusal_beyond_the_table(action, user, objection)) is not None:
         raise refusal
     if action == "join":

@@ -6,15 +6,10 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.accounts.domain import Role, Scope
-from app.accounts.services.accounts import Principal
 from app.core.lifecycle import PublicationMode, SubmissionState
 from app.core.refusals import Refusal, Refused
-from app.db.models import Publication, Submission, User
-from app.review.domain.policy import Actor, SubmissionFacts
-
-CHAIR_ROLES = (Role.CHAIR.value, Role.ADMIN.value)
-COMMITTEE_ROLES = (Role.REVIEWER.value, *CHAIR_ROLES)
+from app.db.models import Publication, Submission
+from app.review.domain.policy import SubmissionFacts
 
 
 class PolicyError(Refused):
@@ -41,17 +36,3 @@ def facts_of(session: Session, submission: Submission) -> SubmissionFacts:
         eligible_at=submission.review_eligible_at,
         published=published is not None,
     )
-
-
-def actor_of(who: Principal | User | None, submission: Submission) -> Actor:
-    """A signed-in principal (its scopes) or a user (its role), as the rules see them."""
-    if who is None:
-        return Actor()
-    if isinstance(who, Principal):
-        chair = who.has(Scope.PUBLISH)
-        committee = who.has(Scope.REVIEW) and who.organization_id is not None
-    else:
-        chair = who.role in CHAIR_ROLES
-        committee = who.role in COMMITTEE_ROLES and who.organization_id is not None
-    own = who.organization_id is not None and who.organization_id == submission.organization_id
-    return Actor(chair=chair, own_organization=own, committee=committee)

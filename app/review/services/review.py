@@ -23,8 +23,9 @@ from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.accounts.domain import Role
 from app.accounts.services.accounts import Principal
+from app.accounts.services.authorization import actor_of
+from app.core.authorization import Actor, Role
 from app.core.cohorts import Cohort
 from app.core.lifecycle import IllegalTransition, PublicationMode, ResultStatus, SubmissionState
 from app.core.refusals import Kind, Refused
@@ -48,7 +49,6 @@ from app.publishing.services.publishing import (
 )
 from app.review.domain.objections import CLOSED, TYPES, ObjectionState
 from app.review.domain.policy import (
-    Actor,
     PointFacts,
     committee_window_start,
     curve_shortfall,
@@ -70,7 +70,7 @@ from app.review.services.notifications import (
     notify,
     send_pending_email,
 )
-from app.review.services.policy import actor_of, enforce, facts_of
+from app.review.services.policy import enforce, facts_of
 from app.settings import Settings
 from app.submissions.services.storage import sweep_tmp
 from app.submissions.services.views import SubmissionSummary, summary_fields
@@ -621,16 +621,17 @@ def complete_review(
     *,
     session: Session,
     submission: Submission,
-    reviewer: User,
+    reviewer: Principal | User,
     notes: str,
     at: dt.datetime | None = None,
 ) -> None:
-    """The assigned reviewer says the review is done (by the end of Week 3, rules §4.4)."""
+    """The assigned reviewer says the review is done (by the end of Week 3, rules §4.4);
+    *reviewer*: the signed-in caller (its scopes count), or the stored user."""
     at = at or utcnow()
     enforce(
         may_complete_review(
+            actor_of(reviewer, submission),
             facts_of(session, submission),
-            assigned=submission.reviewer_id == reviewer.id,
             completed=submission.review_completed_at is not None,
         )
     )

@@ -15,9 +15,10 @@ from app.accounts.web.security import (
     MemberDep,
     PrincipalDep,
     ReviewerDep,
-    submitter_or_chair,
+    acting_on,
     visible_submission,
 )
+from app.core.authorization import Action
 from app.core.views import Listing
 from app.db.models import User
 from app.review.domain.objections import ObjectionRefused
@@ -46,7 +47,7 @@ from app.review.services.review import (
 from app.submissions.domain.visibility import Access
 from app.submissions.services.views import SubmissionSummary, submission_summary
 from app.web.api_errors import attempt, refused
-from app.web.deps import NowDep, SessionDep, SettingsDep, submission_or_404
+from app.web.deps import NowDep, SessionDep, SettingsDep
 
 router = APIRouter(prefix="/api/v1")
 
@@ -92,13 +93,14 @@ def create_objection(
     who: ReviewerDep,
 ) -> ObjectionView | JSONResponse:
     """File an objection (a committee member's token, from another organisation)."""
-    submission = visible_submission(session, who, public_id, Access.REVIEW)
+    submission = acting_on(session, who, public_id, Action.FILE_OBJECTION)
     try:
         objection = file_objection(
             session=session,
             settings=settings,
             submission=submission,
             filer=_user(session, who),
+            scopes=who.scopes,
             type_id=body.type,
             title=body.title,
             rule_cited=body.rule_cited,
@@ -144,6 +146,7 @@ def act_on_objection(
     if objection is None:
         raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
     visible_submission(session, who, objection.submission.public_id, Access.REVIEW)
+    acting_on(session, who, objection.submission.public_id, Action.ACT_ON_OBJECTION)
     refused = attempt(
         session,
         lambda: act(
@@ -153,6 +156,7 @@ def act_on_objection(
             user=_user(session, who),
             action=body.action,
             body=body.body,
+            scopes=who.scopes,
         ),
     )
     return refused or objection_view(session, settings, objection)
@@ -171,7 +175,7 @@ def reassign_reviewer(
     chair: ChairDep,
 ) -> ReviewSummary | JSONResponse:
     """The chair assigns (or re-draws) the submission's reviewer."""
-    submission = submission_or_404(session, public_id)
+    submission = acting_on(session, chair, public_id, Action.ASSIGN_REVIEWER)
     chosen = None
     if body.email:
         chosen = user_by_email(session, body.email)
@@ -197,11 +201,11 @@ def post_review_complete(
     who: ReviewerDep,
 ) -> ReviewSummary | JSONResponse:
     """The assigned reviewer's review is done (due by the end of Week 3, rules §4.4)."""
-    submission = visible_submission(session, who, public_id, Access.REVIEW)
+    submission = acting_on(session, who, public_id, Action.COMPLETE_REVIEW)
     refused = attempt(
         session,
         lambda: complete_review(
-            session=session, submission=submission, reviewer=_user(session, who), notes=body.notes
+            session=session, submission=submission, reviewer=who, notes=body.notes
         ),
     )
     return refused or review_summary(session, settings, submission)
@@ -220,7 +224,7 @@ def put_embargo(
     who: MemberDep,
 ) -> ReviewSummary | JSONResponse:
     """Change the embargo date (the submitting organisation); the committee is told."""
-    submission = submitter_or_chair(session, who, public_id)
+    submission = acting_on(session, who, public_id, Action.CHANGE_EMBARGO)
     refused = attempt(
         session,
         lambda: change_embargo(
@@ -257,7 +261,8 @@ def put_point_state(
 ) -> SubmissionSummary | JSONResponse:
     """Withdraw a faulty point in review (its submitter or the chair), hold it in dispute
     or invalidate it after finalization (the chair). It leaves every active curve at once."""
-    submission = visible_submission(session, who, public_id, Access.REVIEW)
+    action = Action.WITHDRAW_POINT if body.state == "withdrawn" else Action.JUDGE_POINT
+    submission = acting_on(session, who, public_id, action)
     refused = attempt(
         session,
         lambda: set_point_state(
@@ -301,7 +306,8 @@ def decide_submission(
     now: NowDep,
 ) -> SubmissionSummary | JSONResponse:
     """The chair's decision (a token with the ``publish`` scope); recorded in the timeline."""
-    submission = submission_or_404(session, public_id)
+    action = Action.WITHDRAW if body.action == "withdraw" else Action.DECIDE
+    submission = acting_on(session, chair, public_id, action)
     failed = attempt(
         session,
         lambda: decide(
@@ -333,7 +339,7 @@ def withdraw_submission(
     """The submitting organisation (or the chair) withdraws the submission, at any time
     (rules §11.7): before finalization it leaves no public record; after, the archive
     keeps it tagged "Withdrawn" with the reason."""
-    submission = visible_submission(session, who, public_id, Access.REVIEW)
+    submission = acting_on(session, who, public_id, Action.WITHDRAW)
     failed = attempt(
         session,
         lambda: withdraw(

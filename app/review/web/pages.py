@@ -15,9 +15,10 @@ from fastapi import Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
-from app.accounts.domain import Scope
 from app.accounts.services.accounts import Principal, get_user, user_by_email
-from app.accounts.web.security import page_router, verify_csrf, visible_submission
+from app.accounts.services.authorization import actor_of
+from app.accounts.web.security import acting_on, page_router, verify_csrf, visible_submission
+from app.core.authorization import Action, Scope
 from app.core.refusals import Refused
 from app.db.models import Submission, User, utcnow
 from app.publishing.domain.cohorts import current_cohort
@@ -43,7 +44,7 @@ from app.review.services.objections import (
     objections_of,
     offered_actions,
 )
-from app.review.services.policy import actor_of, facts_of
+from app.review.services.policy import facts_of
 from app.review.services.review import (
     assign_reviewer,
     change_embargo,
@@ -122,7 +123,10 @@ def review_context(
         "objections": [
             {
                 **objection_view(session, settings, o).model_dump(),
-                "my_actions": [ACTIONS[a] for a in offered_actions(session, o, user)],
+                "my_actions": [
+                    ACTIONS[a]
+                    for a in offered_actions(session, o, user, who.scopes if who else None)
+                ],
             }
             for o in objections
         ],
@@ -135,9 +139,7 @@ def review_context(
         "is_chair": is_chair,
         "is_reviewer": user is not None and submission.reviewer_id == user.id,
         "can_complete_review": may_complete_review(
-            facts,
-            assigned=user is not None and submission.reviewer_id == user.id,
-            completed=submission.review_completed_at is not None,
+            asking, facts, completed=submission.review_completed_at is not None
         )
         is None,
         "can_change_embargo": may_change_embargo(asking, facts, None, None) is None,
@@ -166,12 +168,13 @@ def _refused(public_id: str, exc: Refused, form: str, kept: dict[str, str]) -> R
 
 
 def _form(
-    request: Request, session: Session, public_id: str, csrf: str, scope: Scope = Scope.SUBMIT
+    request: Request, session: Session, public_id: str, csrf: str, action: Action
 ) -> tuple[Principal, Submission]:
-    """A review form's checks: its CSRF token, who signed in, and that they see it all."""
+    """A review form's checks: its CSRF token, who signed in, and that the one rule lets
+    them take *action* on the submission."""
     verify_csrf(request, csrf)
-    who = _signed_in(request, scope)
-    return who, visible_submission(session, who, public_id, Access.REVIEW)
+    who = _signed_in(request)
+    return who, acting_on(session, who, public_id, action)
 
 
 def _carry_out(
@@ -207,7 +210,7 @@ def file_from_page(
     point: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    who, submission = _form(request, session, public_id, csrf_token, Scope.REVIEW)
+    who, submission = _form(request, session, public_id, csrf_token, Action.FILE_OBJECTION)
     return _carry_out(
         session,
         public_id,
@@ -216,6 +219,7 @@ def file_from_page(
             settings=settings,
             submission=submission,
             filer=_user(session, who),
+            scopes=who.scopes,
             type_id=type,
             title=title,
             rule_cited=rule_cited,
@@ -258,7 +262,7 @@ def act_from_page(
     if objection is None:
         raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
     public_id = objection.submission.public_id
-    who, _ = _form(request, session, public_id, csrf_token)
+    who, _ = _form(request, session, public_id, csrf_token, Action.ACT_ON_OBJECTION)
     return _carry_out(
         session,
         public_id,
@@ -269,6 +273,7 @@ def act_from_page(
             user=_user(session, who),
             action=action,
             body=body,
+            scopes=who.scopes,
         ),
         f"objection-{objection_id}",
         form=f"objection-{objection_id}",
@@ -284,13 +289,11 @@ def complete_from_page(
     notes: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    who, submission = _form(request, session, public_id, csrf_token, Scope.REVIEW)
+    who, submission = _form(request, session, public_id, csrf_token, Action.COMPLETE_REVIEW)
     return _carry_out(
         session,
         public_id,
-        lambda: complete_review(
-            session=session, submission=submission, reviewer=_user(session, who), notes=notes
-        ),
+        lambda: complete_review(session=session, submission=submission, reviewer=who, notes=notes),
         form="review-complete",
         kept={"notes": notes},
     )
@@ -306,7 +309,8 @@ def decide_from_page(
     reason: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    who, submission = _form(request, session, public_id, csrf_token, Scope.PUBLISH)
+    decision = Action.WITHDRAW if action == "withdraw" else Action.DECIDE
+    who, submission = _form(request, session, public_id, csrf_token, decision)
     return _carry_out(
         session,
         public_id,
@@ -332,7 +336,7 @@ def embargo_from_page(
     embargo_date: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    who, submission = _form(request, session, public_id, csrf_token)
+    who, submission = _form(request, session, public_id, csrf_token, Action.CHANGE_EMBARGO)
     try:
         day = dt.date.fromisoformat(embargo_date) if embargo_date.strip() else None
     except ValueError:
@@ -368,7 +372,7 @@ def reviewer_from_page(
     email: str = Form(""),
     csrf_token: str = Form(""),
 ) -> Response:
-    who, submission = _form(request, session, public_id, csrf_token, Scope.PUBLISH)
+    who, submission = _form(request, session, public_id, csrf_token, Action.ASSIGN_REVIEWER)
     chosen = None
     if email.strip():
         chosen = user_by_email(session, email)
@@ -394,7 +398,8 @@ def point_state_from_page(
 ) -> Response:
     """The chair's point decisions, and the submitter's withdrawal of a faulty point (the
     rule of who may do which is ``policy.may_set_point_state``)."""
-    who, submission = _form(request, session, public_id, csrf_token)
+    move = Action.WITHDRAW_POINT if state == "withdrawn" else Action.JUDGE_POINT
+    who, submission = _form(request, session, public_id, csrf_token, move)
     return _carry_out(
         session,
         public_id,
@@ -422,7 +427,7 @@ def withdraw_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     """The submitting organisation withdraws its submission (rules §11.7)."""
-    who, submission = _form(request, session, public_id, csrf_token)
+    who, submission = _form(request, session, public_id, csrf_token, Action.WITHDRAW)
     return _carry_out(
         session,
         public_id,

@@ -1,37 +1,120 @@
-"""Which endpoints the portal may send reproduction traffic to.
+"""Which endpoints the portal may send reproduction traffic to, and what it sends them.
 
 A reproduction makes the worker send load to a URL a user typed: without a limit, that
-is a way to reach the portal's own network (SSRF). The operator lists what is allowed:
-host names (``api.example.com``), wildcard suffixes (``*.example.com``) and networks
-(``10.1.0.0/16``, ``::1/128``); an IP address is allowed only inside a listed network.
+is a way to reach the portal's own network (SSRF). The operator lists what is allowed,
+each entry a host *and* a port: ``api.example.com:443``, ``*.example.com:8443`` (any
+subdomain), ``10.1.0.0/16:8000`` (a network), ``[::1]:8001``; ``:*`` allows every port
+of that host. An IP address is allowed only inside a listed network, a name only by
+name. Nothing is allowed by default.
+
+Every value that becomes part of the request the harness sends (the URL, the model
+name, the API key) is checked here for characters that would end a header line or the
+request line (CR, LF, other control characters): a value that smuggles a header or a
+second request is refused where it enters.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-def host_allowed(host: str, allowed: Sequence[str]) -> bool:
-    host = host.strip().lower().rstrip(".")
-    if not host:
-        return False
-    try:
-        address = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        address = None
-    for entry in (e.strip().lower() for e in allowed):
-        if not entry:
-            continue
+class EndpointRefused(ValueError):
+    """What is wrong with an endpoint or a header value; ``field`` names the input."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class AllowedEndpoint:
+    host: str  # a name, "*.suffix", or a network in CIDR form
+    port: int | None  # None: any port (":*")
+
+    @classmethod
+    def parse(cls, entry: str) -> AllowedEndpoint:
+        text = entry.strip().lower()
+        host, sep, port = text.rpartition(":")
+        if not sep or not host or not port:
+            raise ValueError(
+                f"allowed endpoint {entry!r} needs a host and a port (host:port, host:*)"
+            )
+        if host.startswith("[") and host.endswith("]"):
+            host = host[1:-1]
+        if port == "*":
+            return cls(host, None)
+        if not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"allowed endpoint {entry!r}: {port!r} is not a port")
+        return cls(host, int(port))
+
+    def admits(self, host: str, port: int) -> bool:
+        if self.port is not None and port != self.port:
+            return False
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            address = None
         if address is not None:
             try:
-                if address in ipaddress.ip_network(entry, strict=False):
-                    return True
+                return address in ipaddress.ip_network(self.host, strict=False)
             except ValueError:
-                continue  # a name entry never allows an address
-        elif entry.startswith("*."):
-            if host.endswith(entry[1:]) and len(host) > len(entry) - 1:
-                return True
-        elif host == entry:
-            return True
-    return False
+                return False  # a name entry never allows an address
+        if self.host.startswith("*."):
+            return host.endswith(self.host[1:]) and len(host) > len(self.host) - 1
+        return host == self.host
+
+
+def parse_allowed(entries: Sequence[str]) -> list[AllowedEndpoint]:
+    """The operator's list, each entry checked (a bad entry is a configuration error)."""
+    return [AllowedEndpoint.parse(e) for e in entries if e.strip()]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    url: str
+    host: str
+    port: int
+
+
+def parse_endpoint(url: str) -> Endpoint:
+    """An http(s) URL with a host, and nothing that could split the request it becomes."""
+    text = url.strip()
+    if _CONTROL.search(text) or " " in text:
+        raise EndpointRefused("endpoint_url", "the endpoint URL has spaces or control characters")
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:
+        raise EndpointRefused("endpoint_url", f"{text!r} is not a URL: {exc}") from None
+    if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
+        raise EndpointRefused(
+            "endpoint_url", f"the endpoint must be an http(s) URL with a host, got {text!r}"
+        )
+    if parts.username is not None or parts.password is not None:
+        raise EndpointRefused(
+            "endpoint_url", "the endpoint URL carries no credentials: send the API key apart"
+        )
+    host = parts.hostname.rstrip(".")
+    return Endpoint(text, host, port or DEFAULT_PORTS[parts.scheme])
+
+
+def endpoint_allowed(endpoint: Endpoint, allowed: Sequence[str]) -> bool:
+    return any(entry.admits(endpoint.host, endpoint.port) for entry in parse_allowed(allowed))
+
+
+def header_safe(field: str, value: str) -> str:
+    """*value*, if it can be sent as (part of) a header value; refused otherwise."""
+    if _CONTROL.search(value):
+        raise EndpointRefused(
+            field, f"{field} has a control character (CR, LF, …): it cannot be sent as a header"
+        )
+    if not value.isascii():
+        raise EndpointRefused(field, f"{field} has characters outside ASCII")
+    return value

@@ -11,7 +11,6 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urlparse
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload
@@ -27,7 +26,12 @@ from app.jobs.queue import (
     mark_succeeded,
     set_progress,
 )
-from app.runs.domain.endpoints import host_allowed
+from app.runs.domain.endpoints import (
+    EndpointRefused,
+    endpoint_allowed,
+    header_safe,
+    parse_endpoint,
+)
 from app.runs.domain.reproduction import (
     LatencyMethod,
     Measured,
@@ -107,17 +111,19 @@ def request_reproduction(
             "a dedicated Offline run is not reproduced at a concurrency; pick "
             "a fixed-concurrency point",
         )
-    parsed = urlparse(endpoint_url.strip())
-    if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise ReproductionError(
-            "bad-endpoint", f"endpoint must be an http(s) URL with a host, got {endpoint_url!r}"
-        )
-    if not host_allowed(parsed.hostname, settings.reproduction_allowed_hosts):
+    try:
+        endpoint = parse_endpoint(endpoint_url)
+        header_safe("model", model or "")
+        header_safe("api_key", api_key or "")
+    except EndpointRefused as exc:
+        raise ReproductionError("bad-endpoint", str(exc), Kind.INVALID, field=exc.field) from None
+    if not endpoint_allowed(endpoint, settings.reproduction_allowed_endpoints):
         raise ReproductionError(
             "endpoint-not-allowed",
-            f"the portal does not send load to {parsed.hostname!r}; an operator adds the host "
-            "to ENDPOINTS_PORTAL_REPRODUCTION_ALLOWED_HOSTS",
+            f"the portal does not send load to {endpoint.host} port {endpoint.port}; an "
+            "operator adds host:port to ENDPOINTS_PORTAL_REPRODUCTION_ALLOWED_ENDPOINTS",
             Kind.FORBIDDEN,
+            field="endpoint_url",
         )
     if not 1 <= time_cap_s <= settings.reproduction_max_time_cap_s:
         raise ReproductionError(
@@ -133,7 +139,7 @@ def request_reproduction(
         point_id=point.id,
         point_label=point_label,
         job=job,
-        endpoint_url=endpoint_url.strip(),
+        endpoint_url=endpoint.url,
         model=(model or curve.benchmark_model).strip(),
         api_key_encrypted=encrypt(settings, api_key) if api_key else None,
         concurrency=point.concurrency,
@@ -178,10 +184,13 @@ def _measure(
         .where(Point.id == reproduction.point_id)
     )
     benchmark = curve.benchmark_model if curve else reproduction.point_label.split("/")[1]
-    host = urlparse(reproduction.endpoint_url).hostname or ""
-    if not host_allowed(host, settings.reproduction_allowed_hosts):
+    endpoint = parse_endpoint(reproduction.endpoint_url)
+    if not endpoint_allowed(endpoint, settings.reproduction_allowed_endpoints):
         # Checked again here: the allow-list may have shrunk since the request.
-        raise ValueError(f"the portal no longer sends load to {host!r} (allowed hosts)")
+        raise ValueError(
+            f"the portal no longer sends load to {endpoint.host} port {endpoint.port} "
+            "(allowed endpoints)"
+        )
     data = dataset_file(settings, curve.dataset if curve else None)
     if data is None:
         raise ValueError("the benchmark dataset is no longer available to the portal")

@@ -36,11 +36,13 @@ class ReproductionView(BaseModel):
 
     id: str
     point: str = Field(description="<system>/<model>/r<N>")
-    endpoint_url: str
+    endpoint_url: str | None = Field(
+        description="the committee's, the chair's and the submitting organisation's only"
+    )
     model: str
     concurrency: int
     time_cap_s: float
-    requested_by: str | None
+    requested_by: str | None = Field(description="as endpoint_url")
     created_at: Timestamp
     finished: bool
     status: Literal["unverified"] = Field(
@@ -50,7 +52,7 @@ class ReproductionView(BaseModel):
     submitted: SubmittedMetrics
     reproduced: ReproducedMetrics
     verdict: Severity | None = Field(description="the throughput verdict (rules §11.4)")
-    message: str | None
+    message: str | None = Field(description="the verdict's wording; as endpoint_url")
     same_system: bool = Field(description="a re-run on the exact same system (5% margin)")
     margin: float | None = Field(description="the margin it was judged with")
     per_user_metric: str = Field(description="tps_per_user, or e2e_avg_interactivity (agentic)")
@@ -69,16 +71,19 @@ def _agentic(r: Reproduction) -> bool:
     )
 
 
-def reproduction_view(r: Reproduction) -> ReproductionView:
+def reproduction_view(r: Reproduction, *, private: bool) -> ReproductionView:
+    """*private*: for those who see the review (the submitting organisation, the committee,
+    the chair): who asked, where the load went, the verdict's wording. Anyone else sees the
+    run's numbers and verdict."""
     agentic = _agentic(r)
     return ReproductionView(
         id=r.public_id,
         point=r.point_label,
-        endpoint_url=r.endpoint_url,
+        endpoint_url=r.endpoint_url if private else None,
         model=r.model,
         concurrency=r.concurrency,
         time_cap_s=r.time_cap_s,
-        requested_by=r.requested_by,
+        requested_by=r.requested_by if private else None,
         created_at=r.created_at,
         finished=r.finished_at is not None,
         job=_job(r.job),
@@ -94,7 +99,7 @@ def reproduction_view(r: Reproduction) -> ReproductionView:
             n_failed=r.n_failed,
         ),
         verdict=r.verdict,
-        message=r.message,
+        message=r.message if private else None,
         same_system=r.same_system,
         margin=r.margin,
         per_user_metric="e2e_avg_interactivity" if agentic else "tps_per_user",

@@ -10,9 +10,10 @@ from app.accounts.services.accounts import Principal
 from app.accounts.web.security import (
     MemberDep,
     PrincipalDep,
-    submitter_or_chair,
+    acting_on,
     visible_submission,
 )
+from app.core.authorization import Action
 from app.core.lifecycle import SubmissionState
 from app.core.numbers import whole_number
 from app.core.views import Listing
@@ -44,6 +45,7 @@ from app.runs.services.views import (
 from app.submissions.domain.visibility import Access
 from app.submissions.services.artifacts import EventsSink, register_events
 from app.submissions.services.storage import UploadTooLarge
+from app.submissions.services.visibility import access_to
 from app.web.api_errors import ErrorBody, error_response, refused
 from app.web.deps import QueueDep, SessionDep, SettingsDep
 
@@ -88,7 +90,7 @@ async def upload_events(
     """Stream a point's ``events.jsonl`` (the request body) to storage; it is hashed,
     compressed at rest and re-counted. Uploading the same file again changes nothing.
     The submitting organisation (or the chair) uploads."""
-    submission = submitter_or_chair(session, who, public_id)
+    submission = acting_on(session, who, public_id, Action.UPLOAD_EVENTS)
     label = f"{system}/{model}/{point}"
     known = {
         f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}"
@@ -145,8 +147,9 @@ class RecountRequest(BaseModel):
 def start_retokenization(
     public_id: str, body: RecountRequest, session: SessionDep, queue: QueueDep, who: MemberDep
 ) -> Listing[str] | JSONResponse:
-    """Re-count a point (or every point with events) again; answers the new re-counts' ids."""
-    submission = visible_submission(session, who, public_id, Access.REVIEW)
+    """Re-count a point (or every point with events) again (its organisation, its assigned
+    reviewer or the chair); answers the new re-counts' ids."""
+    submission = acting_on(session, who, public_id, Action.RECOUNT)
     try:
         created = request_retokenization(
             session=session, queue=queue, submission=submission, point_label=body.point
@@ -225,6 +228,7 @@ def read_steady_state(rid: str, session: SessionDep, who: PrincipalDep) -> Stead
 @router.post("/retokenizations/{rid}/cancel", status_code=202, response_model=RetokenizationView)
 def cancel(rid: str, session: SessionDep, who: MemberDep) -> RetokenizationView | JSONResponse:
     retok = _retok_or_404(session, who, rid)
+    acting_on(session, who, retok.submission.public_id, Action.RECOUNT)
     try:
         cancel_retokenization(session=session, retok=retok)
     except RetokenizationError as exc:
@@ -241,7 +245,6 @@ class ReproductionRequest(BaseModel):
     model: str | None = Field(default=None, description="model name the endpoint serves")
     api_key: str | None = Field(default=None, description="kept encrypted until the run ends")
     time_cap_s: float = Field(default=300.0, gt=0)
-    requested_by: str | None = None
     same_system: bool = Field(
         default=False,
         description="a re-run on the exact same system: the 5% margin instead of 10% (§11.4)",
@@ -262,8 +265,9 @@ def create_reproduction(
     queue: QueueDep,
     who: MemberDep,
 ) -> ReproductionView | JSONResponse:
-    """Re-run one point against an endpoint with the embedded harness (an unverified result)."""
-    submission = visible_submission(session, who, public_id, Access.REVIEW)
+    """Re-run one point against an endpoint with the embedded harness (an unverified
+    result): its organisation, its assigned reviewer or the chair asks."""
+    submission = acting_on(session, who, public_id, Action.REPRODUCE)
     try:
         reproduction = request_reproduction(
             session=session,
@@ -275,22 +279,29 @@ def create_reproduction(
             model=body.model,
             api_key=body.api_key,
             time_cap_s=body.time_cap_s,
-            requested_by=body.requested_by or who.email,
+            requested_by=who.email,
             same_system=body.same_system,
         )
     except ReproductionError as exc:
         session.rollback()
         return refused(exc)
     session.commit()
-    return reproduction_view(reproduction)
+    return reproduction_view(reproduction, private=True)
 
 
 @router.get("/submissions/{public_id}/reproductions", response_model=Listing[ReproductionView])
 def read_reproductions(
     public_id: str, session: SessionDep, who: PrincipalDep
 ) -> Listing[ReproductionView]:
+    """The point's reproductions; who asked, the endpoint and the verdict's wording only
+    for those who see the review."""
     submission = visible_submission(session, who, public_id, Access.FULL)
-    return Listing(data=[reproduction_view(r) for r in list_reproductions(session, submission)])
+    private = access_to(session, who, submission) >= Access.REVIEW
+    return Listing(
+        data=[
+            reproduction_view(r, private=private) for r in list_reproductions(session, submission)
+        ]
+    )
 
 
 @router.get("/reproductions/{reproduction_id}", response_model=ReproductionView)
@@ -300,5 +311,6 @@ def read_reproduction(
     reproduction = get_reproduction(session, reproduction_id)
     if reproduction is None:
         raise HTTPException(404, detail=f"no reproduction with id {reproduction_id!r}")
-    visible_submission(session, who, reproduction.submission.public_id, Access.FULL)
-    return reproduction_view(reproduction)
+    submission = visible_submission(session, who, reproduction.submission.public_id, Access.FULL)
+    private = access_to(session, who, submission) >= Access.REVIEW
+    return reproduction_view(reproduction, private=private)

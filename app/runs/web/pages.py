@@ -5,10 +5,8 @@ from __future__ import annotations
 from fastapi import Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.accounts.web.security import (
-    page_router,
-    verify_csrf,
-)
+from app.accounts.web.security import acting_on, page_router, verify_csrf
+from app.core.authorization import Action
 from app.db.models import Retokenization, Submission
 from app.review.web.pages import member_submission, principal_of
 from app.runs.services.reproductions import (
@@ -38,7 +36,7 @@ def recount_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)
-    submission = member_submission(request, session, public_id)
+    submission = acting_on(session, principal_of(request), public_id, Action.RECOUNT)
     try:
         request_retokenization(
             session=session, queue=queue, submission=submission, point_label=point or None
@@ -72,6 +70,7 @@ def cancel_from_page(
     verify_csrf(request, csrf_token)
     retok, owner = _members_retokenization(request, session, rid)
     public_id = owner.public_id
+    acting_on(session, principal_of(request), public_id, Action.RECOUNT)
     try:
         cancel_retokenization(session=session, retok=retok)
     except RetokenizationError as exc:
@@ -96,9 +95,9 @@ def reproduce_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)
-    submission = member_submission(request, session, public_id)
     who = principal_of(request)
-    assert who is not None  # member_submission let only the signed-in through
+    submission = acting_on(session, who, public_id, Action.REPRODUCE)
+    assert who is not None  # acting_on let only the signed-in through
     try:
         request_reproduction(
             session=session,

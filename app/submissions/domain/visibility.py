@@ -1,7 +1,11 @@
 """Who sees what of a submission (rules §11.9): decided here, and only here.
 
-The review committee and the submitting organisations see every result, with its code,
-its artifacts and its review, during review and after. The public sees what was
+The review committee and the submitting organisations see every result, with its code
+and its artifacts, during review and after; the review itself (objection threads, the
+timeline, acting on it) is the committee's, the chair's and the submitting
+organisation's of that submission. "Submitting organisations" are read as those that
+have uploaded a submission for review: a member of an organisation that never submitted
+sees what the public sees. The public sees what was
 published: results with their code and artifacts once finalized (or uploaded not for
 review), the results alone while a provisional publication is "peer review pending",
 and the archive entry of a result withdrawn or invalidated after finalization. The
@@ -22,8 +26,9 @@ class Access(enum.IntEnum):
 
 
 class Viewer(enum.StrEnum):
-    PUBLIC = "public"  # anonymous, or a token without the submit/review scope
-    MEMBER = "member"  # a submitting organisation's member or the review committee
+    PUBLIC = "public"  # anonymous, a token without the submit/review scope, a non-submitter
+    PEER = "peer"  # a member of another submitting organisation
+    MEMBER = "member"  # the submission's own organisation, the review committee, the chair
 
 
 _PUBLIC_ACCESS = {
@@ -39,6 +44,8 @@ def access(viewer: Viewer, public_status: str | None) -> Access:
     """*public_status*: the status of the submission's latest publication, if any."""
     if viewer == Viewer.MEMBER:
         return Access.REVIEW
+    if viewer == Viewer.PEER:
+        return Access.FULL
     if public_status is None:
         return Access.NONE
     return _PUBLIC_ACCESS.get(public_status, Access.NONE)

@@ -247,7 +247,9 @@ def curve_view(
         offline_ceiling=ceiling,
         elected_offline=elected,
         reproductions=[
-            reproduction_view(r) for r in reproductions or [] if r.point_label.startswith(prefix)
+            reproduction_view(r, private=False)
+            for r in reproductions or []
+            if r.point_label.startswith(prefix)
         ],
     )
 

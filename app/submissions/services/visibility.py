@@ -6,17 +6,41 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.accounts.domain import Scope
 from app.accounts.services.accounts import Principal
+from app.core.authorization import Scope
 from app.db.models import Publication, Submission
 from app.submissions.domain.visibility import Access, Viewer, access
 
 
-def viewer_of(who: Principal | None) -> Viewer:
-    """Signed-in members of submitting organisations and the committee see everything;
-    a token without the submit or review scope sees what the public sees."""
-    if who is not None and (who.has(Scope.SUBMIT) or who.has(Scope.REVIEW)):
+def submitting_organization(session: Session, organization_id: int | None) -> bool:
+    """Whether the organisation has uploaded a submission for review (rules §11.9)."""
+    if organization_id is None:
+        return False
+    found = session.scalar(
+        select(Submission.id)
+        .where(Submission.organization_id == organization_id, Submission.for_review.is_(True))
+        .limit(1)
+    )
+    return found is not None
+
+
+def viewer_of(
+    session: Session, who: Principal | None, submission: Submission | None = None
+) -> Viewer:
+    """The committee and the chair (the review scope) and the submission's own
+    organisation see everything of it; members of other submitting organisations see
+    results, code and artifacts; a token without the submit or review scope, or a member
+    of an organisation that never submitted, sees what the public sees."""
+    if who is None:
+        return Viewer.PUBLIC
+    if who.has(Scope.REVIEW):
         return Viewer.MEMBER
+    if not who.has(Scope.SUBMIT) or who.organization_id is None:
+        return Viewer.PUBLIC
+    if submission is not None and submission.organization_id == who.organization_id:
+        return Viewer.MEMBER
+    if submitting_organization(session, who.organization_id):
+        return Viewer.PEER
     return Viewer.PUBLIC
 
 
@@ -30,7 +54,7 @@ def public_status(session: Session, submission: Submission) -> str | None:
 
 
 def access_to(session: Session, who: Principal | None, submission: Submission) -> Access:
-    viewer = viewer_of(who)
-    if viewer == Viewer.MEMBER:
-        return access(viewer, None)
-    return access(viewer, public_status(session, submission))
+    viewer = viewer_of(session, who, submission)
+    if viewer == Viewer.PUBLIC:
+        return access(viewer, public_status(session, submission))
+    return access(viewer, None)

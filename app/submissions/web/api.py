@@ -12,11 +12,12 @@ from app.accounts.services.accounts import get_user
 from app.accounts.web.security import (
     MemberDep,
     PrincipalDep,
-    submitter_or_chair,
+    acting_on,
     visible_submission,
 )
 from app.checks.services.checks import retry_check
 from app.checks.services.findings import CheckReport, check_report
+from app.core.authorization import Action
 from app.core.views import Counted
 from app.review.domain.policy import may_recheck
 from app.review.services.policy import facts_of
@@ -130,7 +131,7 @@ def read_submissions(
     offset: Annotated[int, Query(ge=0, le=2**31)] = 0,
 ) -> Counted[SubmissionSummary]:
     """Published submissions; signed-in submitters and the committee see every one."""
-    everything = viewer_of(who) == Viewer.MEMBER
+    everything = viewer_of(session, who) != Viewer.PUBLIC
     rows, total = list_submissions(session, limit=limit, offset=offset, everything=everything)
     return Counted(data=[submission_summary(s) for s in rows], count=total)
 
@@ -173,7 +174,7 @@ def recheck_submission(
 ) -> Requeued | JSONResponse:
     """Run the checks again: after a check error, or (a checker upgrade, say) before
     anything of the submission is reviewed or public. A rejected submission is final."""
-    submission = submitter_or_chair(session, who, public_id)
+    submission = acting_on(session, who, public_id, Action.RECHECK)
     refusal = may_recheck(facts_of(session, submission))
     if refusal is not None:
         return refused(refusal.refused())

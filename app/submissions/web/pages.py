@@ -5,7 +5,6 @@ from __future__ import annotations
 from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.accounts.domain import Scope
 from app.accounts.services.accounts import Principal, get_user, organization_of
 from app.accounts.web.pages import sign_in_first
 from app.accounts.web.security import (
@@ -16,6 +15,7 @@ from app.accounts.web.security import (
 from app.checks.domain.findings import Severity
 from app.checks.services.findings import group_findings
 from app.checks.services.rules import rule_view
+from app.core.authorization import Scope
 from app.core.regions import Offline
 from app.results.services.results import (
     PRELIMINARY_FOOTNOTE,
@@ -180,7 +180,9 @@ def render_submission(
             "severity_labels": SEVERITY_LABELS,
             "curves": curves,
             "duplicate": duplicate,
-            "reproductions": [reproduction_view(r) for r in reproductions],
+            "reproductions": [
+                reproduction_view(r, private=level >= Access.REVIEW) for r in reproductions
+            ],
             # Offered only where the request would be taken (the same predicate refuses it).
             "reproducible_points": [
                 f"{c.system_dir}/{c.benchmark_model}/{p.dir}"

@@ -7,7 +7,6 @@ import datetime as dt
 import pytest
 from sqlalchemy import select, text
 
-from app.accounts.domain import Role, Scope
 from app.accounts.services.accounts import (
     AccountError,
     authenticate,
@@ -19,6 +18,7 @@ from app.accounts.services.accounts import (
     start_session,
 )
 from app.accounts.services.security import hash_password, verify_password
+from app.core.authorization import Role, Scope
 from app.db.models import ApiToken, WebSession
 from app.db.session import Database
 

@@ -31,13 +31,13 @@ def CLOCK_START() -> SetClock:  # noqa: N802
     return SetClock(dt.datetime(2026, 11, 30, 10, tzinfo=ZoneInfo("America/Los_Angeles")))
 
 
-def _checked(client, database, settings, archive, tokens, mode="provisional"):  # type: ignore[no-untyped-def]
+def _checked(client, database, settings, archive, tokens, mode="provisional", who="submitter"):  # type: ignore[no-untyped-def]
     queue = client.app.state.queue
     response = client.post(
         "/api/v1/submissions",
         files={"file": ("g.tar.gz", archive.read_bytes())},
         data={"publication_mode": mode},
-        headers=bearer(tokens["submitter"]),
+        headers=bearer(tokens[who]),
     )
     assert response.status_code == 201, response.text
     with database.session() as session:
@@ -119,7 +119,7 @@ def test_sign_in_and_out_in_the_browser_flow(env) -> None:  # type: ignore[no-un
 
 
 def test_anonymous_visitors_see_nothing_under_confidential_review(
-    env, database, settings, good_archive
+    env, database, settings, good_archive, rival_archive
 ) -> None:  # type: ignore[no-untyped-def]
     client, tokens = env
     sid = _checked(client, database, settings, good_archive, tokens, mode="confidential")
@@ -139,10 +139,17 @@ def test_anonymous_visitors_see_nothing_under_confidential_review(
         narrow = issue_token(session=session, user=chair, name="ci", scopes=["publish"])[1]
         session.commit()
     assert client.get(f"/api/v1/submissions/{sid}", headers=bearer(narrow)).status_code == 404
-    member = bearer(tokens["rival"])  # submitters of every organisation see review material
-    assert client.get(f"/api/v1/submissions/{sid}/findings", headers=member).status_code == 200
-    listed = client.get("/api/v1/submissions", headers=member).json()
-    assert [s["id"] for s in listed["data"]] == [sid]
+    # Rules §11.9: the submitting organisations see results, code and artifacts in review;
+    # a member of an organisation that never submitted sees what the public sees.
+    rival = bearer(tokens["rival"])
+    assert client.get(f"/api/v1/submissions/{sid}/findings", headers=rival).status_code == 404
+    assert client.get("/api/v1/submissions", headers=rival).json()["count"] == 0
+    _checked(client, database, settings, rival_archive, tokens, mode="confidential", who="rival")
+    assert client.get(f"/api/v1/submissions/{sid}/findings", headers=rival).status_code == 200
+    listed = client.get("/api/v1/submissions", headers=rival).json()
+    assert sid in [s["id"] for s in listed["data"]]
+    # Not the review itself: its threads and timeline stay with the committee and the owner.
+    assert client.get(f"/api/v1/submissions/{sid}/timeline", headers=rival).status_code == 403
 
 
 def test_chair_decisions_the_queue_and_the_timeline(env, database, settings, good_archive) -> None:  # type: ignore[no-untyped-def]

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from app.accounts.domain import Role
 from app.accounts.services.accounts import Principal, create_user, principal_for_token
+from app.core.authorization import Role
 from app.db.models import Notification, Publication, ResultEntry, Submission
 from app.db.session import Database
 from app.publishing.services.cohorts import publish_cohort
@@ -141,7 +141,8 @@ def test_objection_windows_parties_and_disputes(
             role=Role.REVIEWER,
             organization="Acme Corp",
         )
-        for filer, reason in ((user(session, "submitter"), "committee"), (insider, "its own")):
+        refusals = ((user(session, "submitter"), "committee"), (insider, "another organisation"))
+        for filer, reason in refusals:
             with pytest.raises(ObjectionRefused, match=reason):
                 file_objection(
                     session=session,
@@ -320,9 +321,11 @@ def test_visibility_matrix_role_mode_state_and_date(
         def public(sid: int) -> Access:
             return table()["anonymous"][sid]
 
-        for name in ("rival", "reviewer", "chair"):
+        for name in ("reviewer", "chair"):
             assert set(table()[name].values()) == {Access.REVIEW}, name
         assert set(table()["anonymous"].values()) == {Access.NONE}
+        # A member of an organisation that never submitted is not a submitter (§11.9).
+        assert table()["rival"] == table()["anonymous"]
         assert table()["publish-only token"] == table()["anonymous"]
         publish_cohort(
             session=session, settings=settings, cohort_id="2026-12-C0", at=pt(2026, 12, 2, 8)

@@ -40,7 +40,8 @@ def test_embargo_is_the_submitters_to_change_and_the_committee_hears_of_it(env) 
     client, who, sid = env
     url = f"/api/v1/submissions/{sid}/embargo"
     later = (dt.date.today() + dt.timedelta(days=30)).isoformat()
-    assert client.put(url, json={"embargo_date": later}, headers=who["rival"]).status_code == 403
+    # A rival that never submitted does not even see it (rules §11.9).
+    assert client.put(url, json={"embargo_date": later}, headers=who["rival"]).status_code == 404
     past = client.put(url, json={"embargo_date": "2020-01-01"}, headers=who["submitter"])
     assert past.status_code == 422 and past.json()["error"]["code"] == "bad-embargo"
     ok = client.put(url, json={"embargo_date": later}, headers=who["submitter"])
@@ -71,7 +72,7 @@ def test_the_submitter_withdraws_a_faulty_point_and_the_curve_must_still_be_comp
     bad = client.post(url, json={"state": "invalidated", "reason": "x"}, headers=who["chair"])
     assert bad.status_code == 409  # invalidation is for finalized results
     rival = client.post(url, json={"state": "withdrawn", "reason": "x"}, headers=who["rival"])
-    assert rival.status_code == 403 and rival.json()["error"]["code"] == "not-yours"
+    assert rival.status_code == 404  # a non-submitting organisation sees nothing of it
     # Rules §11.7: during review the submitter may withdraw a faulty point.
     done = client.post(
         url, json={"state": "withdrawn", "reason": "faulty run"}, headers=who["submitter"]
@@ -96,7 +97,7 @@ def test_the_submitter_withdraws_a_faulty_point_and_the_curve_must_still_be_comp
 def test_the_submitter_withdraws_its_submission(env) -> None:  # type: ignore[no-untyped-def]
     client, who, sid = env
     url = f"/api/v1/submissions/{sid}/withdraw"
-    assert client.post(url, json={"reason": "x"}, headers=who["rival"]).status_code == 403
+    assert client.post(url, json={"reason": "x"}, headers=who["rival"]).status_code == 404
     missing = client.post(url, json={"reason": " "}, headers=who["submitter"])
     assert missing.status_code == 422 and missing.json()["error"]["code"] == "reason-required"
     done = client.post(url, json={"reason": "a fault in r64"}, headers=who["submitter"])
@@ -182,7 +183,7 @@ def test_only_the_assigned_reviewer_completes_the_review_and_once(env) -> None: 
     other = "reviewer2" if key == "reviewer" else "reviewer"
     url = f"/api/v1/submissions/{sid}/review-complete"
     refused = client.post(url, json={"notes": "x"}, headers=who[other])
-    assert refused.status_code == 403 and refused.json()["error"]["code"] == "not-your-review"
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "not-yours"
     done = client.post(url, json={"notes": "Logs match the summaries."}, headers=who[key])
     assert done.status_code == 200 and done.json()["review_completed_at"]
     assert client.post(url, json={}, headers=who[key]).status_code == 409

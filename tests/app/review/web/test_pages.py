@@ -64,7 +64,9 @@ def pages(
     datasets = settings.data_dir.parent / "datasets"
     datasets.mkdir(parents=True, exist_ok=True)
     (datasets / "cnn_dailymail.jsonl").write_text('{"prompt": "summarise this"}\n')
-    settings = settings.model_copy(update={"datasets_dir": datasets})
+    settings = settings.model_copy(
+        update={"datasets_dir": datasets, "reproduction_allowed_endpoints": ["127.0.0.1:9"]}
+    )
     tokens = create_accounts(database)
     queue = RecordingQueue()
     with TestClient(create_app(settings, queue=queue)) as client:
@@ -99,7 +101,7 @@ def test_a_refused_reproduction_keeps_its_fields_but_never_the_key(
     pages: tuple[TestClient, str],
 ) -> None:
     client, sid = pages
-    token = _sign_in(client, "reviewer")
+    token = _sign_in(client, "submitter")
     refused = client.post(
         f"/submissions/{sid}/reproductions",
         data={

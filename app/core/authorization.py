@@ -1,0 +1,151 @@
+"""Who may do what: roles, token scopes, and the one rule every action asks.
+
+A caller is a signed-in user or an API token. Its *scopes* say what kinds of act it may
+take (a token carries only the scopes it was issued with, within its owner's role); its
+*standing* to a submission says on whose behalf it acts there (the submitting
+organisation, the assigned reviewer, another organisation on the review committee, the
+chair). :func:`may` answers, for one action, from both at once: every route, page form
+and service asks it, and nothing else decides who (rules §4.4, §11). *When* an action is
+allowed (the lifecycle) is the review policy's question, asked after this one.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from app.core.refusals import Kind, Refusal
+
+
+class Role(enum.StrEnum):
+    SUBMITTER = "submitter"
+    REVIEWER = "reviewer"  # a review-committee member
+    CHAIR = "chair"
+    ADMIN = "admin"
+
+
+class Scope(enum.StrEnum):
+    SUBMIT = "submit"  # upload bundles and artifacts, act for one's own organisation
+    REVIEW = "review"  # see confidential results, file and answer objections, review
+    PUBLISH = "publish"  # the chair's decisions and cohort publication
+    ADMIN = "admin"  # accounts and tokens
+
+
+ROLE_SCOPES: dict[Role, frozenset[Scope]] = {
+    Role.SUBMITTER: frozenset({Scope.SUBMIT}),
+    Role.REVIEWER: frozenset({Scope.SUBMIT, Scope.REVIEW}),
+    Role.CHAIR: frozenset({Scope.SUBMIT, Scope.REVIEW, Scope.PUBLISH}),
+    Role.ADMIN: frozenset(Scope),
+}
+
+
+class PermissionDenied(Exception):
+    pass
+
+
+def scopes_for(role: Role, requested: list[str] | None = None) -> frozenset[Scope]:
+    """The scopes a token of a *role* user gets: what it asks for, within what the role has."""
+    allowed = ROLE_SCOPES[role]
+    if requested is None:
+        return allowed
+    scopes = frozenset(Scope(s) for s in requested)
+    extra = scopes - allowed
+    if extra:
+        names = ", ".join(sorted(s.value for s in extra))
+        raise PermissionDenied(f"a {role.value} cannot hold a token with scope {names}")
+    return scopes
+
+
+@dataclass(frozen=True)
+class Actor:
+    """A caller's standing to one submission, its scopes already applied: a submitter's
+    token without the ``submit`` scope does not act for its organisation, a reviewer's
+    without ``review`` does not review."""
+
+    chair: bool = False  # holds the publish scope
+    own_organization: bool = False  # a member of the submitting organisation, submit scope
+    committee: bool = False  # review scope, in another organisation (rules §4.4)
+    assigned_reviewer: bool = False  # review scope, and the submission's reviewer
+    narrowed: bool = False  # a token holding fewer scopes than its owner's role
+
+
+def actor(
+    scopes: frozenset[Scope],
+    *,
+    in_organization: bool,
+    own_organization: bool,
+    assigned_reviewer: bool,
+    role: Role | None = None,
+) -> Actor:
+    """The standing of a caller with *scopes* (``role``: its owner's, to tell a narrowed
+    token) to one submission."""
+    reviews = Scope.REVIEW in scopes
+    return Actor(
+        chair=Scope.PUBLISH in scopes,
+        own_organization=own_organization and Scope.SUBMIT in scopes,
+        committee=reviews and in_organization and not own_organization,
+        assigned_reviewer=reviews and assigned_reviewer,
+        narrowed=role is not None and scopes < ROLE_SCOPES[role],
+    )
+
+
+class Action(enum.StrEnum):
+    """The acts on a submission, each with the standings that may take it."""
+
+    RECHECK = "recheck"
+    WITHDRAW = "withdraw"
+    CHANGE_EMBARGO = "change-embargo"
+    UPLOAD_EVENTS = "upload-events"
+    RECOUNT = "recount"  # start or cancel a re-count
+    REPRODUCE = "reproduce"
+    FILE_OBJECTION = "file-objection"
+    ACT_ON_OBJECTION = "act-on-objection"  # the objection's own table says which act
+    WITHDRAW_POINT = "withdraw-point"
+    JUDGE_POINT = "judge-point"  # dispute, restore or invalidate a point
+    ASSIGN_REVIEWER = "assign-reviewer"
+    COMPLETE_REVIEW = "complete-review"
+    DECIDE = "decide"  # finalize, reject, invalidate
+
+
+class Standing(enum.StrEnum):
+    CHAIR = "chair"
+    SUBMITTER = "own_organization"
+    REVIEWER = "assigned_reviewer"
+    COMMITTEE = "committee"
+
+
+_WHO = {
+    Standing.SUBMITTER: "the submitting organisation",
+    Standing.REVIEWER: "the assigned reviewer",
+    Standing.COMMITTEE: "a review-committee member of another organisation",
+    Standing.CHAIR: "the chair",
+}
+_S, _R, _C, _CH = Standing.SUBMITTER, Standing.REVIEWER, Standing.COMMITTEE, Standing.CHAIR
+
+# The one table of who may act (rules §4.4, §11.1–§11.7).
+WHO_MAY: dict[Action, tuple[tuple[Standing, ...], str]] = {
+    Action.RECHECK: ((_S, _CH), "run the checks again"),
+    Action.WITHDRAW: ((_S, _CH), "withdraw the submission"),
+    Action.CHANGE_EMBARGO: ((_S, _CH), "change the embargo"),
+    Action.UPLOAD_EVENTS: ((_S, _CH), "upload a point's events"),
+    Action.RECOUNT: ((_S, _R, _CH), "start or cancel a re-count"),
+    Action.REPRODUCE: ((_S, _R, _CH), "ask for a reproduction"),
+    Action.FILE_OBJECTION: ((_C,), "file an objection"),
+    Action.ACT_ON_OBJECTION: ((_S, _C, _CH), "act on an objection"),
+    Action.WITHDRAW_POINT: ((_S, _CH), "withdraw a point"),
+    Action.JUDGE_POINT: ((_CH,), "dispute, restore or invalidate a point"),
+    Action.ASSIGN_REVIEWER: ((_CH,), "assign the reviewer"),
+    Action.COMPLETE_REVIEW: ((_R,), "complete the review"),
+    Action.DECIDE: ((_CH,), "decide on the submission"),
+}
+
+
+def may(who: Actor, action: Action) -> Refusal | None:
+    """None if *who* may take *action* on the submission, else why not."""
+    standings, what = WHO_MAY[action]
+    if any(getattr(who, standing.value) for standing in standings):
+        return None
+    names = [_WHO[s] for s in standings]
+    allowed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    hint = " (this token's scopes do not reach that far)" if who.narrowed else ""
+    return Refusal("not-yours", f"only {allowed} may {what}{hint}", Kind.FORBIDDEN)
