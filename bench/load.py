@@ -34,8 +34,8 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.core.authorization import Role  # noqa: E402
 from app.accounts.services.accounts import create_user, issue_token  # noqa: E402
+from app.core.authorization import Role  # noqa: E402
 from app.db.migrate import upgrade  # noqa: E402
 from app.db.session import Database  # noqa: E402
 from app.demo.bundles import BundleFactory, SystemSpec  # noqa: E402
