@@ -98,6 +98,12 @@ class _Accumulator:
         return Output([self.content[0], "".join(self.content[1:])], None, calls)
 
 
+def http_error(status: int, size: int) -> tuple[str, str]:
+    """An error answer as recorded: its status and length, never its body (what the
+    server wrote is the server's, and a record must not carry it on)."""
+    return ("HTTPError", f"HTTP {status} ({size} bytes)")
+
+
 def usage_tokens(message: dict[str, Any]) -> int | None:
     usage = message.get("usage")
     count = usage.get("completion_tokens") if isinstance(usage, dict) else None
@@ -144,8 +150,7 @@ async def send(
     try:
         async with client.stream("POST", url, json=body, headers=headers) as http:
             if http.status_code >= 400:
-                text = (await http.aread())[:500].decode("utf-8", "replace")
-                response.error = ("HTTPError", f"HTTP {http.status_code}: {text}")
+                response.error = http_error(http.status_code, len(await http.aread()))
                 response.complete_ns = time.monotonic_ns()
                 return response
             if not streaming:

@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 
 import orjson
 
-from .client import Response, _Accumulator, _deltas
+from .client import Response, _Accumulator, _deltas, http_error
 
 _dumps = orjson.dumps
 _loads = orjson.loads
@@ -74,7 +74,8 @@ class _Connection(asyncio.Protocol):
         try:
             self._feed(ex, data)
         except (ValueError, KeyError) as exc:
-            ex.response.error = ("ProtocolError", str(exc))
+            # The message may quote the server's bytes: only what kind of fault it was.
+            ex.response.error = ("ProtocolError", f"malformed response ({type(exc).__name__})")
             ex.keep_alive = False
             if not ex.done.done():
                 ex.done.set_result(None)
@@ -171,6 +172,30 @@ class _Connection(asyncio.Protocol):
                     return
 
 
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # all controls but HTAB
+
+
+def header_lines(headers: dict[str, str] | None) -> str:
+    """Header lines as sent; a name that is not a token or a value with CR, LF or another
+    control character would end the line and add a header (or a request) of its own, so
+    it is refused rather than sent."""
+    lines = []
+    for name, value in (headers or {}).items():
+        if not _TOKEN.fullmatch(name):
+            raise ValueError(f"header name {name!r} is not an HTTP token")
+        if _UNSAFE.search(value) or not value.isascii():
+            raise ValueError(f"the value of header {name} has a control or non-ASCII character")
+        lines.append(f"{name}: {value}\r\n")
+    return "".join(lines)
+
+
+def _request_target(path: str) -> str:
+    if _UNSAFE.search(path) or " " in path or "\t" in path or not path.isascii():
+        raise ValueError("the endpoint path has spaces, control or non-ASCII characters")
+    return path
+
+
 class FastClient:
     """A pool of keep-alive connections to one endpoint."""
 
@@ -182,9 +207,9 @@ class FastClient:
             raise ValueError("the fast client speaks plain http only; use --client httpx for https")
         self.host = parsed.hostname or "127.0.0.1"
         self.port = parsed.port or 80
-        self.base_path = parsed.path.rstrip("/")
+        self.base_path = _request_target(parsed.path.rstrip("/"))
         self.timeout_s = timeout_s
-        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+        extra = header_lines(headers)
         self._head = (
             f"Host: {self.host}:{self.port}\r\nContent-Type: application/json\r\n"
             f"Accept: text/event-stream\r\n{extra}"
@@ -210,7 +235,7 @@ class FastClient:
         headers: dict[str, str] | None = None,
     ) -> Response:
         payload = _dumps(body)
-        extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items()).encode() if headers else b""
+        extra = header_lines(headers).encode()
         ex = _Exchange(streaming, on_first)
         try:
             conn = await self._connection()
@@ -251,8 +276,7 @@ class FastClient:
     def _finish(ex: _Exchange) -> None:
         response = ex.response
         if ex.status >= 400:
-            text = bytes(ex.body[:500]).decode("utf-8", "replace")
-            response.error = ("HTTPError", f"HTTP {ex.status}: {text}")
+            response.error = http_error(ex.status, len(ex.body))
             return
         acc = ex.acc
         if not ex.streaming:

@@ -152,3 +152,59 @@ def test_dechunking_gives_the_body_however_the_bytes_arrive(
     body, done = asyncio.run(feed())
     assert body == b"".join(pieces)
     assert done[-1] is True and not any(done[:-1])
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Authorization": "Bearer k\r\nX-Injected: yes"},
+        {"Authorization": "Bearer k\r\nContent-Length: 0\r\n\r\nGET /admin HTTP/1.1"},
+        {"Authorization": "Bearer k\n"},
+        {"Authorization": "Bearer k\x00"},
+        {"X-Bad Name": "v"},
+        {"Authorization": "Bearer ключ"},
+    ],
+)
+def test_a_header_that_would_split_the_request_is_refused_not_sent(
+    headers: dict[str, str],
+) -> None:
+    with pytest.raises(ValueError, match="header"):
+        FastClient("http://127.0.0.1:9", headers=headers)
+
+    async def send_one() -> None:
+        client = FastClient("http://127.0.0.1:9")
+        await client.send("/v1/chat/completions", CHAT, streaming=False, headers=headers)
+
+    with pytest.raises(ValueError, match="header"):
+        asyncio.run(send_one())
+
+
+def test_an_endpoint_path_with_a_line_break_is_refused() -> None:
+    with pytest.raises(ValueError, match="path"):
+        FastClient("http://127.0.0.1:9/v1\r\nX-Injected: yes")
+
+
+def test_an_error_answer_is_recorded_as_its_status_and_length_never_its_body() -> None:
+    secret = b"internal: db password hunter2"
+
+    async def scenario() -> tuple[Any, Any]:
+        async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            while (await reader.readline()) not in (b"\r\n", b""):
+                pass
+            await reader.read(2)  # the tiny body, or nothing
+            head = b"HTTP/1.1 500 Oops\r\nContent-Length: %d\r\n\r\n" % len(secret)
+            writer.write(head + secret)
+            await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        async with server:
+            ours, theirs, _ = await _both(
+                f"http://127.0.0.1:{port}", "/v1/chat/completions", CHAT, False
+            )
+            return ours, theirs
+
+    ours, theirs = asyncio.run(scenario())
+    for response in (ours, theirs):
+        assert response.error == ("HTTPError", f"HTTP 500 ({len(secret)} bytes)")

@@ -71,6 +71,8 @@ def portal_assets(base: Path) -> dict[str, str]:
     return {
         "ENDPOINTS_PORTAL_DATASETS_DIR": str(datasets),
         "ENDPOINTS_PORTAL_TOKENIZER_REGISTRY": str(registry),
+        # The simulated endpoint's tests (and only they) let load go to loopback.
+        "ENDPOINTS_PORTAL_REPRODUCTION_ALLOWED_ENDPOINTS": '["127.0.0.1:*"]',
     }
 
 

@@ -1,37 +1,88 @@
-"""The reproduction allow-list (SSRF guard): names, wildcard suffixes and networks."""
+"""The reproduction allow-list (SSRF guard): hosts and ports; and what may become a header."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.runs.domain.endpoints import host_allowed
+from app.runs.domain.endpoints import (
+    EndpointRefused,
+    endpoint_allowed,
+    header_safe,
+    parse_allowed,
+    parse_endpoint,
+)
 
-ALLOWED = ["api.example.com", "*.endpoints.example.org", "10.1.0.0/16", "::1/128"]
+ALLOWED = [
+    "api.example.com:443",
+    "*.endpoints.example.org:8443",
+    "10.1.0.0/16:8000",
+    "[::1]:8001",
+    "gpu.example.net:*",
+]
 
 
 @pytest.mark.parametrize(
-    ("host", "allowed"),
+    ("url", "allowed"),
     [
-        ("api.example.com", True),
-        ("API.Example.com.", True),
-        ("evil-api.example.com", False),
-        ("a.endpoints.example.org", True),
-        ("endpoints.example.org", False),  # the wildcard needs a label before it
-        ("xendpoints.example.org", False),
-        ("10.1.200.3", True),
-        ("10.2.0.1", False),
-        ("169.254.169.254", False),  # cloud metadata
-        ("127.0.0.1", False),
-        ("::1", True),
-        ("[::1]", True),
-        ("localhost", False),
-        ("", False),
+        ("https://api.example.com/v1", True),
+        ("https://API.Example.com./v1", True),
+        ("http://api.example.com/v1", False),  # port 80 is not listed
+        ("https://api.example.com:8443", False),
+        ("https://evil-api.example.com", False),
+        ("https://a.endpoints.example.org:8443", True),
+        ("https://endpoints.example.org:8443", False),  # the wildcard needs a label before it
+        ("https://xendpoints.example.org:8443", False),
+        ("http://10.1.200.3:8000", True),
+        ("http://10.1.200.3:8001", False),
+        ("http://10.2.0.1:8000", False),
+        ("http://169.254.169.254:80", False),  # cloud metadata
+        ("http://127.0.0.1:8001", False),
+        ("http://[::1]:8001", True),
+        ("http://[::1]:6379", False),  # another service on the same host
+        ("http://localhost:8001", False),
+        ("http://gpu.example.net:31337", True),
     ],
 )
-def test_host_allowed(host: str, allowed: bool) -> None:
-    assert host_allowed(host, ALLOWED) is allowed
+def test_an_endpoint_is_allowed_by_host_and_port(url: str, allowed: bool) -> None:
+    assert endpoint_allowed(parse_endpoint(url), ALLOWED) is allowed
 
 
-def test_a_name_entry_never_allows_an_address() -> None:
-    assert not host_allowed("93.184.216.34", ["example.com"])
-    assert host_allowed("127.0.0.1", ["localhost", "127.0.0.0/8"])
+def test_nothing_is_allowed_by_default_and_a_name_never_allows_an_address() -> None:
+    assert not endpoint_allowed(parse_endpoint("http://127.0.0.1:8000"), [])
+    assert not endpoint_allowed(parse_endpoint("http://93.184.216.34:80"), ["example.com:80"])
+
+
+@pytest.mark.parametrize(
+    "entry", ["localhost", "127.0.0.0/8", "api.example.com:", "api.example.com:http", ":80"]
+)
+def test_an_entry_without_a_port_is_a_configuration_error(entry: str) -> None:
+    with pytest.raises(ValueError, match="port"):
+        parse_allowed([entry])
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[::1",  # malformed IPv6
+        "http://127.0.0.1:99999",
+        "ftp://example.com",
+        "http:///v1",
+        "http://user:pass@127.0.0.1:8000",
+        "http://127.0.0.1:8000/v1\r\nX-Injected: yes",
+        "http://127.0.0.1:8000/v1 HTTP/1.1",
+    ],
+)
+def test_a_url_that_is_not_a_plain_endpoint_is_refused_naming_the_field(url: str) -> None:
+    with pytest.raises(EndpointRefused) as refused:
+        parse_endpoint(url)
+    assert refused.value.field == "endpoint_url"
+
+
+@pytest.mark.parametrize(
+    "value", ["k\r\nX-Injected: yes", "k\r\nContent-Length: 0\r\n\r\nGET /admin", "k\x00", "ключ"]
+)
+def test_a_header_value_with_a_line_break_or_control_is_refused(value: str) -> None:
+    with pytest.raises(EndpointRefused) as refused:
+        header_safe("api_key", value)
+    assert refused.value.field == "api_key"
+    assert header_safe("api_key", "sk-live_0123456789") == "sk-live_0123456789"

