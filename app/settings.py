@@ -35,6 +35,13 @@ class Settings(BaseSettings):
     # Load the demo results into an empty database when the portal starts.
     demo_data: bool = True
 
+    # Every other request body (JSON and form routes), counted while it streams.
+    max_request_bytes: int = 512 * 1024
+    # The web server: how long a connection may take to send its request's headers, and
+    # how long an idle keep-alive connection is kept.
+    header_timeout_s: float = 10.0
+    idle_timeout_s: float = 5.0
+
     # Intake limits (architecture §5: nothing in a bundle is trusted).
     max_upload_bytes: int = 512 * 1024 * 1024
     max_archive_members: int = 20_000

@@ -15,7 +15,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
-from app.accounts.web.security import principal
+from app.accounts.web.security import principal, security_headers
 from app.core.refusals import Refused
 from app.web.api_errors import STATUS_CODES, error_response, refused, status_of
 from app.web.templating import templates
@@ -83,7 +83,9 @@ async def http_error(request: Request, exc: Exception) -> Response:
     if wants_json(request):
         if no_route:
             message = f"nothing at {request.url.path}"
-        code = STATUS_CODES.get(exc.status_code, f"http-{exc.status_code}")
+        code = getattr(exc, "code", None) or STATUS_CODES.get(
+            exc.status_code, f"http-{exc.status_code}"
+        )
         return error_response(code, message, exc.status_code, headers=exc.headers)
     if exc.status_code == 405 and request.method in ("GET", "HEAD"):
         return RedirectResponse(nearest_page(request), status_code=303)
@@ -116,7 +118,11 @@ async def validation_error(request: Request, exc: Exception) -> Response:
 
 
 async def server_error(request: Request, exc: Exception) -> Response:
+    """The last resort: answered outside the other middleware, so it sets the security
+    headers itself."""
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     if wants_json(request):
-        return error_response("internal", "the portal failed; the error is logged", 500)
-    return error_page(request, 500, "Something failed on our side; the error is logged.")
+        answer = error_response("internal", "the portal failed; the error is logged", 500)
+        return security_headers(request, answer)
+    page = error_page(request, 500, "Something failed on our side; the error is logged.")
+    return security_headers(request, page)

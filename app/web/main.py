@@ -24,6 +24,7 @@ from app.core.refusals import Refused
 from app.db.models import utcnow
 from app.db.session import Database
 from app.jobs.queue import JobQueue
+from app.keys import derived_key
 from app.publishing.web import api as publishing_api
 from app.results.web import api as results_api
 from app.results.web import pages as results_pages
@@ -37,6 +38,7 @@ from app.submissions.web import pages as submissions_pages
 from app.web.api_errors import ERROR_RESPONSES
 from app.web.assets import StaticAssets, swagger_ui_dir
 from app.web.errors import http_error, refusal_error, server_error, validation_error
+from app.web.limits import BodyLimit, body_limit
 from app.web.ratelimit import RateLimiter
 from app.web.templating import templates
 
@@ -76,6 +78,7 @@ def create_app(
     )
     app.state.settings = settings
     app.state.rate_limiter = RateLimiter()
+    app.state.csrf_key = derived_key(settings, "csrf")
     app.state.db = Database(settings.effective_database_url)
     if queue is None:
         queue = CeleryJobQueue(make_celery(settings))
@@ -99,6 +102,9 @@ def create_app(
     def api_reference() -> Response:
         return RedirectResponse("/docs", status_code=301)
 
+    # No body is read past its route's limit. Added first, so it sits innermost: a refusal
+    # raised while a route reads the body is that route's error, answered as any other.
+    app.add_middleware(BodyLimit, limit=body_limit(settings))
     app.middleware("http")(csrf_and_headers)
     # Pages and JSON compressed on the way out; static files come compressed already.
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)

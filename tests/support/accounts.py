@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.db.session import Database
 
 PASSWORD = "correct horse battery"
@@ -45,3 +47,14 @@ def create_accounts(database: Database) -> dict[str, str]:
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+def form_token(client: Any, path: str = "/login") -> str:
+    """The CSRF token a page's forms carry (bound to the browser, and to its session once
+    signed in), read from the page as a browser has it."""
+    import re
+
+    page = client.get(path)
+    found = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
+    assert found, f"no form token on {path}"
+    return found.group(1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from urllib.parse import urlencode
 
 from fastapi import Form, Request
@@ -9,8 +10,12 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts.services.accounts import authenticate, end_session, start_session
 from app.accounts.web.security import (
+    BROWSER_COOKIE,
     SESSION_COOKIE,
+    delete_cookie,
     page_router,
+    read_cookie,
+    set_cookie,
     verify_csrf,
 )
 from app.web.deps import SessionDep
@@ -60,23 +65,18 @@ def login(
     secret = start_session(session=session, user=user)
     session.commit()
     response = RedirectResponse(_local_path(next), status_code=303)
-    response.set_cookie(
-        SESSION_COOKIE,
-        secret,
-        httponly=True,
-        samesite="lax",
-        secure=request.url.scheme == "https",
-        max_age=12 * 3600,
-    )
+    set_cookie(response, request, SESSION_COOKIE, secret, max_age=12 * 3600)
+    # A new browser id too: nothing bound before the sign-in carries over (fixation).
+    set_cookie(response, request, BROWSER_COOKIE, secrets.token_urlsafe(24))
     return response
 
 
 @router.post("/logout")
 def logout(request: Request, session: SessionDep, csrf_token: str = Form("")) -> Response:
     verify_csrf(request, csrf_token)
-    if cookie := request.cookies.get(SESSION_COOKIE):
+    if cookie := read_cookie(request, SESSION_COOKIE):
         end_session(session=session, cookie=cookie)
         session.commit()
     response = RedirectResponse("/", status_code=303)
-    response.delete_cookie(SESSION_COOKIE)
+    delete_cookie(response, request, SESSION_COOKIE)
     return response

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 from collections.abc import Awaitable, Callable
@@ -20,8 +21,41 @@ from app.submissions.services.visibility import access_to
 from app.web.deps import SessionDep, submission_or_404
 
 SESSION_COOKIE = "epp_session"
-CSRF_COOKIE = "epp_csrf"
+# A random id for a browser before it signs in: the CSRF token of its forms is bound to
+# it, and to the session once there is one (a new token at every sign-in).
+BROWSER_COOKIE = "epp_browser"
 CSRF_FIELD = "csrf_token"
+CSRF_HEADER = "x-csrf-token"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def cookie_name(request: Request, base: str) -> str:
+    """Over https the cookies take the ``__Host-`` prefix: no subdomain may set them."""
+    return f"__Host-{base}" if request.url.scheme == "https" else base
+
+
+def read_cookie(request: Request, base: str) -> str | None:
+    return request.cookies.get(cookie_name(request, base))
+
+
+def set_cookie(
+    response: Response, request: Request, base: str, value: str, max_age: int | None = None
+) -> None:
+    response.set_cookie(
+        cookie_name(request, base),
+        value,
+        max_age=max_age,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+    )
+
+
+def delete_cookie(response: Response, request: Request, base: str) -> None:
+    response.delete_cookie(
+        cookie_name(request, base), path="/", secure=request.url.scheme == "https"
+    )
 
 
 def principal(request: Request, session: SessionDep) -> Principal | None:
@@ -39,8 +73,19 @@ def principal(request: Request, session: SessionDep) -> Principal | None:
                 detail="the API token is unknown or revoked",
                 headers={"WWW-Authenticate": "Bearer"},
             )
-    elif cookie := request.cookies.get(SESSION_COOKIE):
+    elif cookie := read_cookie(request, SESSION_COOKIE):
         found = principal_for_session(session, cookie)
+        if found is not None and request.method not in SAFE_METHODS:
+            # A browser's cookie rides along on any site's request: an API call that
+            # changes something with it must also carry the page's token.
+            if request.url.path.startswith("/api/") and not csrf_valid(
+                request, request.headers.get(CSRF_HEADER)
+            ):
+                raise HTTPException(
+                    403,
+                    detail="a signed-in browser's API call needs the X-CSRF-Token header "
+                    "(its page's token); scripts send an API token (Authorization: Bearer)",
+                )
     request.state.principal = found
     return found
 
@@ -100,7 +145,13 @@ def visible_submission(
 
 
 def csrf_token(request: Request) -> str:
-    return str(getattr(request.state, "csrf", ""))
+    """The token the page's forms carry: bound to the browser's session (or, before it
+    signs in, to its browser id) and signed with the portal's key."""
+    binding = read_cookie(request, SESSION_COOKIE) or getattr(request.state, "browser", "")
+    if not binding:
+        return ""
+    key: bytes = request.app.state.csrf_key
+    return hmac.new(key, binding.encode(), hashlib.sha256).hexdigest()
 
 
 def csrf_input(request: Request) -> Markup:
@@ -109,10 +160,14 @@ def csrf_input(request: Request) -> Markup:
     )
 
 
+def csrf_valid(request: Request, submitted: str | None) -> bool:
+    expected = csrf_token(request)
+    return bool(expected and submitted and hmac.compare_digest(expected, submitted))
+
+
 def verify_csrf(request: Request, submitted: str | None) -> None:
     """Forms carry the token from their page; a cross-site post cannot know it."""
-    expected = request.cookies.get(CSRF_COOKIE, "")
-    if not expected or not submitted or not hmac.compare_digest(expected, submitted):
+    if not csrf_valid(request, submitted):
         raise HTTPException(
             403,
             detail="the form's security token is missing or stale; reload the page and try again",
@@ -127,36 +182,39 @@ EMBED_CSP = (
 )
 
 
-async def csrf_and_headers(
-    request: Request, call_next: Callable[[Request], Awaitable[Response]]
-) -> Response:
-    """Give every browser a CSRF cookie, and every response the security headers."""
-    token = request.cookies.get(CSRF_COOKIE)
-    fresh = token is None
-    request.state.csrf = token or secrets.token_urlsafe(24)
-    response = await call_next(request)
-    # Only pages carry forms; a fetch or an asset answered while the cookie is missing must
-    # not set a second token that overwrites the one a page's form was just given.
-    embedded = request.url.path.startswith(EMBED_PREFIX)
-    if fresh and not embedded and response.headers.get("content-type", "").startswith("text/html"):
-        response.set_cookie(
-            CSRF_COOKIE,
-            request.state.csrf,
-            httponly=True,
-            samesite="lax",
-            secure=request.url.scheme == "https",
-        )
+PAGE_CSP = (
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
+    "script-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
+)
+
+
+def security_headers(request: Request, response: Response) -> Response:
+    """The headers every response carries, error pages included."""
     headers = response.headers
     headers.setdefault("X-Content-Type-Options", "nosniff")
     headers.setdefault("Referrer-Policy", "same-origin")
-    headers.setdefault(
-        "Content-Security-Policy",
-        EMBED_CSP
-        if embedded
-        else "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
-        "script-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
-    )
+    embedded = request.url.path.startswith(EMBED_PREFIX)
+    headers.setdefault("Content-Security-Policy", EMBED_CSP if embedded else PAGE_CSP)
+    if request.url.scheme == "https":
+        headers.setdefault("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
     return response
+
+
+async def csrf_and_headers(
+    request: Request, call_next: Callable[[Request], Awaitable[Response]]
+) -> Response:
+    """Give every browser an id for its forms' tokens, and every response the security
+    headers."""
+    browser = read_cookie(request, BROWSER_COOKIE)
+    fresh = browser is None
+    request.state.browser = browser or secrets.token_urlsafe(24)
+    response = await call_next(request)
+    # Only pages carry forms; a fetch or an asset answered while the cookie is missing must
+    # not set a second id that overwrites the one a page's form was just bound to.
+    embedded = request.url.path.startswith(EMBED_PREFIX)
+    if fresh and not embedded and response.headers.get("content-type", "").startswith("text/html"):
+        set_cookie(response, request, BROWSER_COOKIE, request.state.browser)
+    return security_headers(request, response)
 
 
 def page_router() -> APIRouter:

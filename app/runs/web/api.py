@@ -15,7 +15,6 @@ from app.accounts.web.security import (
 )
 from app.core.authorization import Action
 from app.core.lifecycle import SubmissionState
-from app.core.numbers import whole_number
 from app.core.views import Listing
 from app.db.models import Retokenization
 from app.runs.services.reproductions import (
@@ -99,12 +98,6 @@ async def upload_events(
     }
     if label not in known:
         return error_response("no-such-point", f"the submission has no point {label!r}", 404)
-    declared = request.headers.get("content-length")
-    size = whole_number(declared)
-    if size is not None and size > settings.max_events_bytes:
-        return error_response(
-            "too-large", f"the file is larger than {settings.max_events_bytes} bytes", 413
-        )
     sink = EventsSink(settings)
     try:
         async for chunk in request.stream():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
@@ -110,9 +111,12 @@ async def receive_upload(
             "on_headers_finished": on_headers_finished,
         },
     )
-    async for chunk in request.stream():
-        parser.write(chunk)
-    parser.finalize()
+    try:
+        async for chunk in request.stream():
+            parser.write(chunk)
+        parser.finalize()
+    except MultipartParseError as exc:  # an oversized part header, a broken boundary, …
+        raise MultipartError("bad-multipart", f"the multipart body is malformed: {exc}") from exc
     if result.filename is None:
         raise MultipartError("no-file", f"the form has no file part named {file_field!r}")
     result.file = sink.finish()

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import hmac
 from dataclasses import dataclass, field
 
 from fastapi import Request
 from sqlalchemy.orm import Session
 
-from app.accounts.web.security import CSRF_COOKIE, CSRF_FIELD
+from app.accounts.web.security import CSRF_FIELD, csrf_valid
 from app.core.lifecycle import PublicationMode
-from app.core.numbers import whole_number
 from app.db.models import User
 from app.jobs.queue import JobQueue
 from app.settings import Settings
@@ -22,7 +20,6 @@ from app.web.api_errors import status_of
 from app.web.ratelimit import enforce
 
 # Multipart framing around the file part; generous, only used for an early refusal.
-_FRAMING_ALLOWANCE = 64 * 1024
 _TRUE = {"1", "true", "yes", "on"}
 
 
@@ -90,15 +87,8 @@ async def handle_upload(
     # Before a byte is read: a flood of uploads costs the portal nothing.
     key = f"user:{uploader.id}" if uploader is not None else None
     enforce(request, "upload", settings.uploads_per_hour, 3600, key=key)
-    declared = request.headers.get("content-length")
-    if (
-        size := whole_number(declared)
-    ) is not None and size > settings.max_upload_bytes + _FRAMING_ALLOWANCE:
-        raise UploadProblem(
-            413,
-            "upload-too-large",
-            f"the upload is {declared} bytes; the limit is {settings.max_upload_bytes} bytes",
-        )
+    # The body as a whole is bounded while it streams (app.web.limits); the archive in it
+    # by the sink.
     sink = UploadSink(settings.tmp_dir, settings.max_upload_bytes)
     try:
         parsed = await receive_upload(request, sink)
@@ -115,9 +105,7 @@ async def handle_upload(
     kept = {k: v for k, v in parsed.fields.items() if k != CSRF_FIELD}
     try:
         if check_csrf:
-            expected = request.cookies.get(CSRF_COOKIE, "")
-            submitted = parsed.fields.get(CSRF_FIELD, "")
-            if not expected or not hmac.compare_digest(expected, submitted):
+            if not csrf_valid(request, parsed.fields.get(CSRF_FIELD)):
                 raise UploadProblem(
                     403,
                     "csrf",

@@ -10,7 +10,7 @@ from app.db.session import Database
 from app.settings import Settings
 from app.web.main import create_app
 from app.web.ratelimit import RateLimiter
-from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts
+from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts, form_token
 from tests.support.fakes import RecordingQueue
 
 
@@ -38,8 +38,7 @@ def test_password_guessing_is_slowed_down_even_with_the_right_password(
     create_accounts(database)
     limited = settings.model_copy(update={"login_attempts_per_minute": 3})
     with TestClient(create_app(limited, queue=RecordingQueue())) as client:
-        client.get("/login")
-        token = client.cookies.get("epp_csrf")
+        token = form_token(client)
         form = {"email": ACCOUNTS["chair"][0], "csrf_token": token}
         for _ in range(3):
             assert client.post("/login", data={**form, "password": "guess"}).status_code == 401

@@ -14,7 +14,7 @@ from app.core.cohorts import Cohort
 from app.db.session import Database
 from app.settings import Settings
 from app.web.main import create_app
-from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts
+from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts, form_token
 from tests.support.fakes import RecordingQueue, SetClock
 
 CHAIR_EMAIL = ACCOUNTS["chair"][0]
@@ -98,7 +98,7 @@ def test_sign_in_and_out_in_the_browser_flow(env) -> None:  # type: ignore[no-un
     client, _tokens = env
     page = client.get("/login?next=//evil.example/")
     assert 'value="/"' in page.text  # never a redirect off the site
-    token = client.cookies.get("epp_csrf")
+    token = form_token(client)
     wrong = client.post(
         "/login", data={"email": CHAIR_EMAIL, "password": "nope", "csrf_token": token}
     )

@@ -15,22 +15,20 @@ from app.db.models import Submission
 from app.db.session import Database
 from app.settings import Settings
 from app.web.main import create_app
-from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts
+from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts, form_token
 from tests.support.fakes import RecordingQueue, SetClock
 
 
 def _sign_in(client: TestClient, key: str) -> str:
     """Signs in through the form; returns the page's form token."""
     client.cookies.clear()
-    client.get("/login")
-    token = client.cookies.get("epp_csrf")
     signed = client.post(
         "/login",
-        data={"email": ACCOUNTS[key][0], "password": PASSWORD, "csrf_token": token},
+        data={"email": ACCOUNTS[key][0], "password": PASSWORD, "csrf_token": form_token(client)},
         follow_redirects=False,
     )
     assert signed.status_code == 303
-    return token  # type: ignore[return-value]
+    return form_token(client, "/")  # a new token once signed in
 
 
 def _uploaded_and_checked(

@@ -16,7 +16,7 @@ from app.db.session import Database
 from app.demo.bundles import BundleFactory
 from app.settings import Settings
 from app.web.main import create_app
-from tests.support.accounts import bearer, create_accounts
+from tests.support.accounts import bearer, create_accounts, form_token
 from tests.support.bundles import tar_bytes
 from tests.support.fakes import RecordingQueue
 
@@ -228,8 +228,7 @@ def test_the_rules_page_has_an_anchor_for_every_rule(client: TestClient) -> None
 def test_upload_page_refusal_is_shown_in_the_form(client: TestClient) -> None:
     form = client.get("/upload")
     assert form.status_code == 200 and 'name="not_for_review"' in form.text
-    token = client.cookies.get("epp_csrf")
-    assert token and f'value="{token}"' in form.text  # the form carries the cookie's token
+    token = form_token(client, "/upload")
     evil = {"file": ("x.tar.gz", tar_bytes([_member("/etc/x")]))}
     response = client.post("/upload", files=evil, data={"csrf_token": token})
     assert response.status_code == 422
@@ -251,15 +250,17 @@ def test_page_forms_refuse_a_missing_or_wrong_csrf_token(
 
 
 def test_only_pages_hand_out_the_form_token(client: TestClient) -> None:
-    """A fetch or an asset answered before a page must not set a token that a page's form
-    (loaded at the same moment) would then no longer match."""
-    assert "epp_csrf" not in client.get("/api/v1/submissions").cookies
-    assert "epp_csrf" not in client.get("/static/app.css").cookies
+    """A fetch or an asset answered before a page must not set a browser id that a page's
+    form (loaded at the same moment) would then no longer match."""
+    assert "epp_browser" not in client.get("/api/v1/submissions").cookies
+    assert "epp_browser" not in client.get("/static/app.css").cookies
     page = client.get("/login")
-    token = page.cookies.get("epp_csrf")
-    assert token and f'value="{token}"' in page.text
+    browser = page.cookies.get("epp_browser")
+    token = form_token(client)
+    assert browser and token != browser  # a signed token, not the cookie itself
     assert client.get("/api/v1/submissions").status_code == 200
-    assert client.cookies.get("epp_csrf") == token  # kept, not replaced
+    assert client.cookies.get("epp_browser") == browser  # kept, not replaced
+    assert form_token(client) == token
 
 
 def test_security_headers(client: TestClient) -> None:
