@@ -23,4 +23,4 @@ RUN pip install --no-cache-dir -c requirements.lock /dist/*.whl \
     && mkdir -p /data && chown portal /data
 USER portal
 EXPOSE 8000
-CMD ["uvicorn", "app.web.asgi:app", "--host", "0.0.0.0", "--port", "8000"]
+CMD ["endpoints-portal", "web", "--host", "0.0.0.0", "--port", "8000"]

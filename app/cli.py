@@ -361,9 +361,8 @@ def _exit_on_sigterm(signum: int, _frame: object) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Web and one worker process: what ``make run`` starts."""
-    import uvicorn
-
     from app.submissions.services.storage import sweep_tmp
+    from app.web import server
 
     settings = get_settings()
     _migrate(settings)
@@ -384,10 +383,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # it into an exit that runs the cleanup (exit status 143, as a SIGTERM'd process).
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
-        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+        server.run(create_app(settings), host=args.host, port=args.port)
     finally:
         if supervisor is not None:
             supervisor.stop()
+    return 0
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    """The web processes of a deployment, with the portal's server settings (timeouts,
+    header limits); ``uvicorn app.web.asgi:app`` alone would run without them."""
+    from app.web import server
+
+    server.run("app.web.asgi:app", host=args.host, port=args.port, workers=args.workers)
     return 0
 
 
@@ -460,6 +468,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--no-worker", action="store_true", help="start the web process only")
     serve.set_defaults(func=cmd_serve)
+
+    web = sub.add_parser(
+        "web", help="run web processes only (deployments: workers and migrations run apart)"
+    )
+    web.add_argument("--host", default="127.0.0.1")
+    web.add_argument("--port", type=int, default=8000)
+    web.add_argument("--workers", type=int, default=1, help="web processes")
+    web.set_defaults(func=cmd_web)
 
     worker = sub.add_parser("worker", help="run a Celery worker process")
     worker.add_argument("--concurrency", type=int, default=None)

@@ -69,12 +69,12 @@ def test_workers_scale_and_the_scheduler_is_one() -> None:
     assert "container_name" not in worker and "ports" not in worker  # --scale worker=N works
     assert SERVICES["scheduler"].get("deploy", {}).get("replicas", 1) == 1
     web = SERVICES["web"]["command"]
-    assert web[:2] == ["uvicorn", "app.web.asgi:app"]
+    assert web[:2] == ["endpoints-portal", "web"]
     assert int(web[web.index("--workers") + 1]) > 1
     assert SERVICES["web"]["ports"] == ["8000:8000"]
 
 
-@pytest.mark.parametrize("name", ["migrate", "worker", "scheduler"])
+@pytest.mark.parametrize("name", ["migrate", "web", "worker", "scheduler"])
 def test_each_portal_command_exists_and_is_the_one_the_readme_documents(name: str) -> None:
     command = SERVICES[name]["command"]
     assert command[0] == "endpoints-portal"
@@ -83,12 +83,14 @@ def test_each_portal_command_exists_and_is_the_one_the_readme_documents(name: st
     assert f"endpoints-portal {command[1]}" in README
 
 
-def test_the_web_command_imports_and_is_documented() -> None:
+def test_the_web_command_serves_the_asgi_app_with_the_portals_server_settings() -> None:
     from app.web import asgi
+    from app.web.server import GuardedH11Protocol, server_options
 
     assert asgi.app.title
-    assert "uvicorn app.web.asgi:app" in README
-    assert re.search(r'CMD \["uvicorn", "app\.web\.asgi:app"', DOCKERFILE)
+    assert server_options(Settings())["http"] is GuardedH11Protocol  # header deadline
+    assert "endpoints-portal web" in README
+    assert re.search(r'CMD \["endpoints-portal", "web"', DOCKERFILE)
 
 
 def test_the_image_installs_the_wheel_with_the_pinned_tree() -> None:

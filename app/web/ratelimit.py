@@ -22,8 +22,11 @@ class RateLimiter:
         self._hits: dict[tuple[str, str], deque[float]] = {}
         self._lock = threading.Lock()
 
-    def hit(self, action: str, client: str, limit: int, window_s: float) -> float | None:
-        """Count one attempt; None when allowed, else the seconds until the next one is."""
+    def hit(
+        self, action: str, client: str, limit: int, window_s: float, *, count: bool = True
+    ) -> float | None:
+        """Count one attempt (``count=False``: only ask); None when allowed, else the
+        seconds until the next one is."""
         if limit <= 0:
             return None
         now = self._clock()
@@ -33,6 +36,8 @@ class RateLimiter:
                 hits.popleft()
             if len(hits) >= limit:
                 return hits[0] + window_s - now
+            if not count:
+                return None
             hits.append(now)
             if len(self._hits) > 100_000:  # forget idle clients rather than grow forever
                 self._hits = {k: v for k, v in self._hits.items() if v and v[-1] > now - window_s}
@@ -44,10 +49,18 @@ def client_key(request: Request) -> str:
 
 
 def enforce(
-    request: Request, action: str, limit: int, window_s: float, key: str | None = None
+    request: Request,
+    action: str,
+    limit: int,
+    window_s: float,
+    key: str | None = None,
+    *,
+    count: bool = True,
 ) -> None:
+    """429 once *limit* attempts in *window_s* were counted for this client (or *key*);
+    ``count=False`` refuses a blocked one without counting this attempt."""
     limiter: RateLimiter = request.app.state.rate_limiter
-    wait = limiter.hit(action, key or client_key(request), limit, window_s)
+    wait = limiter.hit(action, key or client_key(request), limit, window_s, count=count)
     if wait is not None:
         seconds = max(1, math.ceil(wait))
         raise HTTPException(

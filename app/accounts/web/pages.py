@@ -19,7 +19,7 @@ from app.accounts.web.security import (
     verify_csrf,
 )
 from app.web.deps import SessionDep
-from app.web.ratelimit import enforce
+from app.web.ratelimit import client_key, enforce
 from app.web.templating import templates
 
 router = page_router()
@@ -51,11 +51,17 @@ def login(
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)
+    # Failed attempts are counted per client and account (and per client over all
+    # accounts), never per account alone: a stranger's guesses cannot lock the owner out,
+    # and the right password is never counted against anyone.
     limit = request.app.state.settings.login_attempts_per_minute
-    enforce(request, "sign-in", limit, 60)
-    enforce(request, "sign-in", limit, 60, key=f"email:{email.strip().lower()}")
+    pair = f"{client_key(request)}|{email.strip().lower()}"
+    enforce(request, "sign-in", limit, 60, key=pair, count=False)
+    enforce(request, "sign-in", 5 * limit, 60, count=False)
     user = authenticate(session=session, email=email, password=password)
     if user is None:
+        enforce(request, "sign-in", limit, 60, key=pair)
+        enforce(request, "sign-in", 5 * limit, 60)
         return templates.TemplateResponse(
             request,
             "accounts/login.html",

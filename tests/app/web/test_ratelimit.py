@@ -47,6 +47,26 @@ def test_password_guessing_is_slowed_down_even_with_the_right_password(
         assert "too many sign-in attempts" in blocked.text
 
 
+def test_a_strangers_guesses_never_lock_the_owner_out(
+    settings: Settings, database: Database
+) -> None:
+    """Failures count per client and account; the right password is never counted."""
+    create_accounts(database)
+    limited = settings.model_copy(update={"login_attempts_per_minute": 3})
+    app = create_app(limited, queue=RecordingQueue())
+    email = ACCOUNTS["chair"][0]
+    with TestClient(app, client=("203.0.113.9", 4000)) as stranger:
+        form = {"email": email, "csrf_token": form_token(stranger)}
+        for _ in range(3):
+            assert stranger.post("/login", data={**form, "password": "guess"}).status_code == 401
+        assert stranger.post("/login", data={**form, "password": "guess"}).status_code == 429
+    with TestClient(app, client=("198.51.100.7", 5000)) as owner:
+        for _ in range(5):  # signing in again and again is never a failure
+            owner.cookies.clear()
+            form = {"email": email, "password": PASSWORD, "csrf_token": form_token(owner)}
+            assert owner.post("/login", data=form, follow_redirects=False).status_code == 303
+
+
 def test_uploads_per_account_are_limited(
     settings: Settings, database: Database, good_archive: Path
 ) -> None:
