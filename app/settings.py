@@ -94,6 +94,8 @@ class Settings(BaseSettings):
     reproduction_allowed_endpoints: list[str] = Field(default_factory=list)
     reproduction_max_time_cap_s: float = 3600.0
     datasets_dir: Path | None = None  # default: <data_dir>/datasets, files <dataset>.jsonl
+    # Dataset names a point may declare beyond the official checker's (the catalogue).
+    extra_datasets: list[str] = Field(default_factory=list)
     tokenizer_registry: Path | None = None  # JSON: {model: {location, chat_template}}
     # Encrypts endpoint API keys at rest; default: a key file made in the data dir.
     secret_key: str | None = None

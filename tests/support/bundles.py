@@ -103,6 +103,11 @@ def _late_cohort(root: Path) -> None:
         _edit_yaml(point / "point.yaml", lambda d: d.update(target_cohort="2026-10-C1"))
 
 
+def _dataset_path(root: Path) -> None:
+    for point in _points(root):
+        _edit_yaml(point / "point.yaml", lambda d: d.update(dataset="../../secretdata"))
+
+
 #: Named ways a bundle goes wrong, each with the official rule it should trip.
 BREAKAGES: dict[str, Edit] = {
     "inflated-system-tps": _inflate_system_tps,
@@ -116,6 +121,7 @@ BREAKAGES: dict[str, Edit] = {
     "malformed-result-summary": _malformed_summary,
     "missing-src": _no_src,
     "past-target-cohort": _late_cohort,
+    "dataset-path": _dataset_path,
 }
 
 #: The official rule id (with severity error) each breakage is expected to trip.

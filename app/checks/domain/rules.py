@@ -336,6 +336,19 @@ PORTAL_RULES: tuple[Rule, ...] = (
         "that holds them.",
     ),
     _portal(
+        "dataset-name",
+        "Declared dataset",
+        "§6.2",
+        Stage.CHECKS,
+        _ERROR,
+        "point.yaml's dataset names a benchmark dataset of the catalogue (the official "
+        "checker's minimum-query-count table, and any the operator adds). A value that is "
+        "not a plain name (a path, say) is an error; a name outside the catalogue is a "
+        "warning: its minimum query count goes unchecked and the portal cannot reproduce "
+        "or re-check its points.",
+        "Declare the benchmark's dataset by its catalogue name, e.g. cnn_dailymail.",
+    ),
+    _portal(
         "target-cohort-cutoff",
         "Target cohort cutoff",
         "§4.1",

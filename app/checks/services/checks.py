@@ -20,6 +20,7 @@ from app.checks.domain.compliance import (
     Registries,
     run_compliance,
 )
+from app.checks.domain.datasets import catalogue
 from app.checks.domain.findings import Severity, Verdict
 from app.checks.services.findings import record_findings
 from app.core.lifecycle import JobState, SubmissionState
@@ -182,6 +183,7 @@ def run_checks(
         calendar=business_calendar(settings),
         earlier_uploads=_earlier_uploads(session, submission),
         registries=checker_registries(settings),
+        datasets=catalogue(settings.extra_datasets),
     )
     set_progress(session, job, "storing findings and results", 0.8)
 

@@ -6,13 +6,17 @@ from pathlib import Path
 
 from submission_checker.models.regions import min_duration_ms
 
+from app.checks.domain.datasets import catalogue
+from app.core.paths import OutsideFolder, inside
 from app.db.models import Point, Submission
 from app.settings import Settings
 
 
 def point_folder(settings: Settings, submission: Submission, label: str) -> Path:
-    """Where the stored bundle keeps point *label* (``<system>/<model>/r<N>``)."""
-    return settings.data_dir / (submission.bundle_root or "") / "results" / label
+    """Where the stored bundle keeps point *label* (``<system>/<model>/r<N>``); refused
+    (:class:`OutsideFolder`) should the stored names lead out of the bundle."""
+    bundle = inside(settings.data_dir, submission.bundle_root or "")
+    return inside(bundle, "results", *label.split("/"))
 
 
 def min_duration_s(point: Point) -> float | None:
@@ -28,12 +32,16 @@ DATASET_SUFFIXES = (".jsonl", ".csv", ".parquet")
 
 
 def dataset_file(settings: Settings, dataset: str | None) -> Path | None:
-    """The portal's copy of a benchmark dataset (``<datasets dir>/<dataset>.jsonl``, or
-    .csv or .parquet), if it has one."""
-    if not dataset:
+    """The portal's copy of a catalogued benchmark dataset (``<datasets dir>/<dataset>``
+    with .jsonl, .csv or .parquet), if it has one. A name outside the catalogue has none,
+    whatever files there are: the name is looked up, never used as a path."""
+    if not dataset or dataset not in catalogue(settings.extra_datasets):
         return None
     for suffix in DATASET_SUFFIXES:
-        candidate = settings.effective_datasets_dir / f"{dataset}{suffix}"
+        try:
+            candidate = inside(settings.effective_datasets_dir, f"{dataset}{suffix}")
+        except OutsideFolder:
+            return None  # a link out of the datasets folder
         if candidate.is_file():
             return candidate
     return None

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from app.core.numbers import whole_number
+from app.core.paths import OutsideFolder, inside
 from app.core.refusals import Kind, Refused
 from app.db.models import Submission
 from app.settings import Settings
@@ -33,7 +34,7 @@ class BundleFile:
 
 
 def _root(settings: Settings, submission: Submission) -> Path:
-    return (settings.data_dir / submission.bundle_root).resolve()
+    return inside(settings.data_dir, submission.bundle_root or "")
 
 
 def bundle_files(settings: Settings, submission: Submission, limit: int = 5000) -> list[BundleFile]:
@@ -53,8 +54,11 @@ def bundle_files(settings: Settings, submission: Submission, limit: int = 5000) 
 def read_bundle_file(settings: Settings, submission: Submission, rel: str) -> str:
     """The text of one bundle file, never anything outside the bundle."""
     root = _root(settings, submission)
-    target = (root / rel).resolve()
-    if not target.is_relative_to(root) or not target.is_file():
+    try:
+        target = inside(root, *rel.split("/"))
+    except OutsideFolder:
+        target = None
+    if target is None or not target.is_file():
         raise DisclosureError("no-such-file", f"the bundle has no file {rel!r}", Kind.NOT_FOUND)
     if target.suffix.lower() not in TEXT_SUFFIXES:
         raise DisclosureError(

@@ -17,6 +17,7 @@ from app.checks.domain.compliance.official import (
 )
 from app.checks.domain.compliance.portal_rules import EarlierUpload, PortalContext, run_portal_rules
 from app.checks.domain.compliance.readable import scan_readable
+from app.checks.domain.datasets import OFFICIAL_DATASETS
 from app.checks.domain.findings import SEVERITY_ORDER, Finding, Verdict, verdict_of
 from app.core.cohorts import BusinessCalendar, Cohort
 
@@ -44,6 +45,7 @@ def run_compliance(
     calendar: BusinessCalendar,
     earlier_uploads: list[EarlierUpload] | None = None,
     registries: Registries | None = None,
+    datasets: frozenset[str] = OFFICIAL_DATASETS,
 ) -> ComplianceResult:
     unreadable = scan_readable(path)
     if unreadable:
@@ -61,6 +63,7 @@ def run_compliance(
         evaluated_at=evaluated_at,
         calendar=calendar,
         earlier_uploads=earlier_uploads,
+        datasets=datasets,
     )
     findings = official.findings + run_portal_rules(ctx)
     # Stable order: most severe first, then as the checker ran them.

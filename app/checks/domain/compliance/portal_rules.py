@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.checks.domain.compliance.official import OfficialReport
+from app.checks.domain.datasets import OFFICIAL_DATASETS, plain_name
 from app.checks.domain.findings import Finding, Severity
 from app.checks.domain.rules import portal_rule
 from app.core.cohorts import BusinessCalendar, Cohort
@@ -34,6 +35,8 @@ class PortalContext:
     earlier_uploads: list[EarlierUpload] | None = None
     # Filled by the cutoff rule for the caller: the cohort the results can join.
     eligible_cohort: Cohort | None = field(default=None)
+    # The dataset catalogue (app.checks.domain.datasets) the declared datasets must name.
+    datasets: frozenset[str] = OFFICIAL_DATASETS
 
 
 def _check_duplicate(ctx: PortalContext) -> list[Finding]:
@@ -98,9 +101,40 @@ def _check_cutoff(ctx: PortalContext) -> list[Finding]:
     return findings
 
 
+def _check_datasets(ctx: PortalContext) -> list[Finding]:
+    rule = portal_rule("dataset-name")
+    findings = []
+    for name in sorted({p.dataset for p in ctx.official.points if p.dataset}):
+        points = ", ".join(p.label for p in ctx.official.points if p.dataset == name)
+        if not plain_name(name):
+            findings.append(
+                rule.finding(
+                    Severity.ERROR,
+                    f"dataset {name!r} (point.yaml of {points}) is not a dataset name: a "
+                    "name has lower-case letters, digits, '_', '-' and '.', and no path",
+                )
+            )
+        elif name not in ctx.datasets:
+            findings.append(
+                rule.finding(
+                    Severity.WARNING,
+                    f"dataset {name!r} (point.yaml of {points}) is not in the catalogue "
+                    f"({', '.join(sorted(ctx.datasets))}): the official minimum query count "
+                    "is not checked for it, and the portal cannot reproduce or re-check its "
+                    "points",
+                    fix="Declare the benchmark's dataset by its catalogue name",
+                )
+            )
+    return findings
+
+
 # The portal's own automated checks, in the order they run (their titles, clauses and
 # explanations are in the rule catalogue).
-CHECKS: tuple[Callable[[PortalContext], list[Finding]], ...] = (_check_duplicate, _check_cutoff)
+CHECKS: tuple[Callable[[PortalContext], list[Finding]], ...] = (
+    _check_duplicate,
+    _check_cutoff,
+    _check_datasets,
+)
 
 
 def run_portal_rules(ctx: PortalContext) -> list[Finding]:

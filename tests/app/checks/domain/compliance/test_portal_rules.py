@@ -12,6 +12,7 @@ from app.checks.domain.compliance import EarlierUpload, run_compliance
 from app.checks.domain.findings import Severity, Source, Verdict
 from app.core.cohorts import BusinessCalendar
 from app.demo.bundles import BundleFactory
+from tests.support.bundles import broken
 
 PT = ZoneInfo("America/Los_Angeles")
 CALENDAR = BusinessCalendar.of("America/Los_Angeles")
@@ -72,3 +73,25 @@ def test_duplicate_rule_passes_or_stays_silent(bundle: Path) -> None:
     assert [f.severity for f in _portal(first, "duplicate-upload")] == [Severity.INFO]
     local = run_compliance(bundle, evaluated_at=at, calendar=CALENDAR, earlier_uploads=None)
     assert _portal(local, "duplicate-upload") == []  # no database: not applicable
+
+
+def test_a_declared_dataset_is_a_catalogue_name_never_a_path(tmp_path: Path) -> None:
+    at = dt.datetime(2026, 11, 30, 15, 0, tzinfo=PT)
+    traversal = BundleFactory(target_cohort="2026-12-C0").build(
+        tmp_path / "t", edits=broken("dataset-path")
+    )
+    result = run_compliance(traversal, evaluated_at=at, calendar=CALENDAR)
+    [finding] = _portal(result, "dataset-name")
+    assert finding.severity == Severity.ERROR and "'../../secretdata'" in finding.message
+    assert result.verdict == Verdict.REJECTED
+
+    def rename(root: Path) -> None:
+        for point in root.glob("results/*/*/r*/point.yaml"):
+            point.write_text(point.read_text().replace("cnn_dailymail", "my_own_prompts"))
+
+    unknown = BundleFactory(target_cohort="2026-12-C0").build(tmp_path / "u", edits=(rename,))
+    [warning] = _portal(run_compliance(unknown, evaluated_at=at, calendar=CALENDAR), "dataset-name")
+    assert warning.severity == Severity.WARNING and "not in the catalogue" in warning.message
+    allowed = frozenset({"my_own_prompts"})
+    operator = run_compliance(unknown, evaluated_at=at, calendar=CALENDAR, datasets=allowed)
+    assert _portal(operator, "dataset-name") == []
