@@ -18,6 +18,7 @@ from app.accounts.web.security import (
     set_cookie,
     verify_csrf,
 )
+from app.core import text_limits as text
 from app.web.deps import SessionDep
 from app.web.ratelimit import client_key, enforce
 from app.web.templating import templates
@@ -45,9 +46,9 @@ def login_form(request: Request, next: str = "/") -> Response:
 def login(
     request: Request,
     session: SessionDep,
-    email: str = Form(""),
-    password: str = Form(""),
-    next: str = Form("/"),
+    email: str = Form("", max_length=text.SHORT),
+    password: str = Form("", max_length=text.SECRET),
+    next: str = Form("/", max_length=text.URL),
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)

@@ -18,6 +18,7 @@ from app.accounts.web.security import (
     acting_on,
     visible_submission,
 )
+from app.core import text_limits as text
 from app.core.authorization import Action
 from app.core.views import Listing
 from app.db.models import User
@@ -66,12 +67,14 @@ def read_objection_types() -> ObjectionTypes:
 
 class ObjectionRequest(BaseModel):
     type: str = Field(description="one of /api/v1/objection-types")
-    title: str = Field(max_length=300)
-    rule_cited: str = Field(description="the rule section, e.g. 'R §6.2'", max_length=300)
+    title: str = Field(max_length=text.SHORT)
+    rule_cited: str = Field(description="the rule section, e.g. 'R §6.2'", max_length=text.SHORT)
     evidence: str = Field(
-        description="logs, config values, reproduction attempts", max_length=50_000
+        description="logs, config values, reproduction attempts", max_length=text.LONG
     )
-    point: str | None = Field(default=None, description="<system>/<model>/r<N>, if about one point")
+    point: str | None = Field(
+        default=None, max_length=text.SHORT, description="<system>/<model>/r<N>, if about one point"
+    )
 
 
 @router.get("/submissions/{public_id}/objections", response_model=Listing[ObjectionView])
@@ -130,7 +133,7 @@ class ObjectionAction(BaseModel):
         description="acknowledge, contest, accept, retract, mark_unresolved, resolve, "
         "comment or join"
     )
-    body: str = Field(default="", max_length=50_000)
+    body: str = Field(default="", max_length=text.LONG)
 
 
 @router.post("/objections/{objection_id}/actions", response_model=ObjectionView)
@@ -189,7 +192,7 @@ def reassign_reviewer(
 
 
 class ReviewComplete(BaseModel):
-    notes: str = Field(default="", max_length=50_000)
+    notes: str = Field(default="", max_length=text.LONG)
 
 
 @router.post("/submissions/{public_id}/review-complete", response_model=ReviewSummary)
@@ -241,7 +244,7 @@ def put_embargo(
 
 class PointStateRequest(BaseModel):
     state: str = Field(description="active, withdrawn, disputed or invalidated")
-    reason: str = Field(max_length=5000)
+    reason: str = Field(max_length=text.REASON)
 
 
 @router.post(
@@ -293,7 +296,9 @@ def read_all(session: SessionDep, who: MemberDep) -> None:
 
 class DecisionRequest(BaseModel):
     action: str = Field(description="finalize, reject, withdraw or invalidate")
-    reason: str | None = Field(default=None, description="required except to finalize")
+    reason: str | None = Field(
+        default=None, max_length=text.REASON, description="required except to finalize"
+    )
 
 
 @router.post("/submissions/{public_id}/decisions", response_model=SubmissionSummary)
@@ -324,7 +329,7 @@ def decide_submission(
 
 
 class WithdrawalRequest(BaseModel):
-    reason: str = Field(max_length=5000, description="why the submission is withdrawn")
+    reason: str = Field(max_length=text.REASON, description="why the submission is withdrawn")
 
 
 @router.post("/submissions/{public_id}/withdraw", response_model=SubmissionSummary)

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from app.accounts.services.accounts import Principal, get_user, user_by_email
 from app.accounts.services.authorization import actor_of
 from app.accounts.web.security import acting_on, page_router, verify_csrf, visible_submission
+from app.core import text_limits as text
 from app.core.authorization import Action, Scope
 from app.core.refusals import Refused
 from app.db.models import Submission, User, utcnow
@@ -203,11 +204,11 @@ def file_from_page(
     public_id: str,
     session: SessionDep,
     settings: SettingsDep,
-    type: str = Form(""),
-    title: str = Form(""),
-    rule_cited: str = Form(""),
-    evidence: str = Form(""),
-    point: str = Form(""),
+    type: str = Form("", max_length=text.SHORT),
+    title: str = Form("", max_length=text.SHORT),
+    rule_cited: str = Form("", max_length=text.SHORT),
+    evidence: str = Form("", max_length=text.LONG),
+    point: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
 ) -> Response:
     who, submission = _form(request, session, public_id, csrf_token, Action.FILE_OBJECTION)
@@ -253,8 +254,8 @@ def act_from_page(
     objection_id: str,
     session: SessionDep,
     settings: SettingsDep,
-    action: str = Form(""),
-    body: str = Form(""),
+    action: str = Form("", max_length=text.SHORT),
+    body: str = Form("", max_length=text.LONG),
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)  # before anything is looked up
@@ -286,7 +287,7 @@ def complete_from_page(
     request: Request,
     public_id: str,
     session: SessionDep,
-    notes: str = Form(""),
+    notes: str = Form("", max_length=text.LONG),
     csrf_token: str = Form(""),
 ) -> Response:
     who, submission = _form(request, session, public_id, csrf_token, Action.COMPLETE_REVIEW)
@@ -305,8 +306,8 @@ def decide_from_page(
     public_id: str,
     session: SessionDep,
     settings: SettingsDep,
-    action: str = Form(""),
-    reason: str = Form(""),
+    action: str = Form("", max_length=text.SHORT),
+    reason: str = Form("", max_length=text.REASON),
     csrf_token: str = Form(""),
 ) -> Response:
     decision = Action.WITHDRAW if action == "withdraw" else Action.DECIDE
@@ -333,7 +334,7 @@ def embargo_from_page(
     public_id: str,
     session: SessionDep,
     settings: SettingsDep,
-    embargo_date: str = Form(""),
+    embargo_date: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
 ) -> Response:
     who, submission = _form(request, session, public_id, csrf_token, Action.CHANGE_EMBARGO)
@@ -369,7 +370,7 @@ def reviewer_from_page(
     public_id: str,
     session: SessionDep,
     settings: SettingsDep,
-    email: str = Form(""),
+    email: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
 ) -> Response:
     who, submission = _form(request, session, public_id, csrf_token, Action.ASSIGN_REVIEWER)
@@ -391,9 +392,9 @@ def point_state_from_page(
     public_id: str,
     session: SessionDep,
     settings: SettingsDep,
-    point: str = Form(""),
-    state: str = Form(""),
-    reason: str = Form(""),
+    point: str = Form("", max_length=text.SHORT),
+    state: str = Form("", max_length=text.SHORT),
+    reason: str = Form("", max_length=text.REASON),
     csrf_token: str = Form(""),
 ) -> Response:
     """The chair's point decisions, and the submitter's withdrawal of a faulty point (the
@@ -423,7 +424,7 @@ def withdraw_from_page(
     public_id: str,
     session: SessionDep,
     settings: SettingsDep,
-    reason: str = Form(""),
+    reason: str = Form("", max_length=text.REASON),
     csrf_token: str = Form(""),
 ) -> Response:
     """The submitting organisation withdraws its submission (rules §11.7)."""
@@ -507,8 +508,8 @@ def publish_from_page(
     session: SessionDep,
     settings: SettingsDep,
     now: NowDep,
-    cohort: str = Form(""),
-    confirm: str = Form(""),
+    cohort: str = Form("", max_length=text.SHORT),
+    confirm: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
 ) -> Response:
     """The chair publishes a cohort from the browser in two steps: first what it would

@@ -13,6 +13,7 @@ from app.accounts.web.security import (
     acting_on,
     visible_submission,
 )
+from app.core import text_limits as text
 from app.core.authorization import Action
 from app.core.lifecycle import SubmissionState
 from app.core.views import Listing
@@ -131,7 +132,11 @@ async def upload_events(
 
 
 class RecountRequest(BaseModel):
-    point: str | None = None  # <system>/<model>/r<N>; every point with events when absent
+    point: str | None = Field(
+        default=None,
+        max_length=text.SHORT,
+        description="<system>/<model>/r<N>; every point with events when absent",
+    )
 
 
 @router.post(
@@ -232,11 +237,19 @@ def cancel(rid: str, session: SessionDep, who: MemberDep) -> RetokenizationView 
 
 class ReproductionRequest(BaseModel):
     point: str = Field(
-        description="the point as <system>/<model>/r<N>", examples=["sys/llama3_1-8b/r64"]
+        max_length=text.SHORT,
+        description="the point as <system>/<model>/r<N>",
+        examples=["sys/llama3_1-8b/r64"],
     )
-    endpoint_url: str = Field(description="base URL of the OpenAI-compatible endpoint")
-    model: str | None = Field(default=None, description="model name the endpoint serves")
-    api_key: str | None = Field(default=None, description="kept encrypted until the run ends")
+    endpoint_url: str = Field(
+        max_length=text.URL, description="base URL of the OpenAI-compatible endpoint"
+    )
+    model: str | None = Field(
+        default=None, max_length=text.SHORT, description="model name the endpoint serves"
+    )
+    api_key: str | None = Field(
+        default=None, max_length=text.SECRET, description="kept encrypted until the run ends"
+    )
     time_cap_s: float = Field(default=300.0, gt=0)
     same_system: bool = Field(
         default=False,

@@ -6,6 +6,7 @@ from fastapi import Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.web.security import acting_on, page_router, verify_csrf
+from app.core import text_limits as text
 from app.core.authorization import Action
 from app.db.models import Retokenization, Submission
 from app.review.web.pages import member_submission, principal_of
@@ -32,7 +33,7 @@ def recount_from_page(
     public_id: str,
     session: SessionDep,
     queue: QueueDep,
-    point: str = Form(""),
+    point: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)
@@ -86,10 +87,10 @@ def reproduce_from_page(
     session: SessionDep,
     settings: SettingsDep,
     queue: QueueDep,
-    point: str = Form(...),
-    endpoint_url: str = Form(...),
-    model: str = Form(""),
-    api_key: str = Form(""),
+    point: str = Form(..., max_length=text.SHORT),
+    endpoint_url: str = Form(..., max_length=text.URL),
+    model: str = Form("", max_length=text.SHORT),
+    api_key: str = Form("", max_length=text.SECRET),
     time_cap_s: float = Form(300.0),
     same_system: bool = Form(False),
     csrf_token: str = Form(""),
