@@ -90,6 +90,8 @@ def start_portal(
             "ENDPOINTS_PORTAL_CLOCK_INTERVAL_S": "2",
             # Every browser test signs in from 127.0.0.1 (limits: tests/app/web/test_ratelimit).
             "ENDPOINTS_PORTAL_LOGIN_ATTEMPTS_PER_MINUTE": "1000",
+            # A client that does not finish its request's headers in 2 s is cut off.
+            "ENDPOINTS_PORTAL_HEADER_TIMEOUT_S": "2",
             **portal_assets(data_dir.parent),
             **(extra_env or {}),
         }

@@ -106,6 +106,16 @@ def require(scope: Scope) -> Callable[..., Principal]:
     return check
 
 
+def signed_in(who: PrincipalDep) -> Principal:
+    """Whoever it is, signed in or with a token: what they may do is the one rule's."""
+    if who is None:
+        raise HTTPException(
+            401, detail="sign in or send an API token", headers={"WWW-Authenticate": "Bearer"}
+        )
+    return who
+
+
+SignedInDep = Annotated[Principal, Depends(signed_in)]
 MemberDep = Annotated[Principal, Depends(require(Scope.SUBMIT))]
 ReviewerDep = Annotated[Principal, Depends(require(Scope.REVIEW))]
 ChairDep = Annotated[Principal, Depends(require(Scope.PUBLISH))]
@@ -117,11 +127,7 @@ def acting_on(
     """The submission, if *who* may take *action* on it (the one rule,
     ``app.core.authorization``): 401 for nobody signed in, 404 when *who* may not even
     see it, 403 (the rule's refusal) otherwise. Every state-changing route asks here."""
-    if who is None:
-        raise HTTPException(
-            401, detail="sign in or send an API token", headers={"WWW-Authenticate": "Bearer"}
-        )
-    submission = visible_submission(session, who, public_id)
+    submission = visible_submission(session, signed_in(who), public_id)
     authorize(who, submission, action)
     return submission
 

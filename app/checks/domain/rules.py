@@ -310,6 +310,16 @@ PORTAL_RULES: tuple[Rule, ...] = (
         "nobody submits in another organisation's name.",
         "Sign in as a member of the organisation the bundle names, or correct system_desc.json.",
     ),
+    _portal(
+        "archive-stored-already",
+        "Archive uploaded before",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "An archive with exactly these bytes is stored already, uploaded for another "
+        "organisation; it is refused without a word about that submission.",
+        "Upload your own organisation's bundle.",
+    ),
     # The metadata files.
     _portal(
         "readable-files",

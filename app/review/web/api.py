@@ -11,10 +11,10 @@ from pydantic import BaseModel, Field
 
 from app.accounts.services.accounts import Principal, get_user, user_by_email
 from app.accounts.web.security import (
-    ChairDep,
     MemberDep,
     PrincipalDep,
     ReviewerDep,
+    SignedInDep,
     acting_on,
     visible_submission,
 )
@@ -93,7 +93,7 @@ def create_objection(
     body: ObjectionRequest,
     session: SessionDep,
     settings: SettingsDep,
-    who: ReviewerDep,
+    who: SignedInDep,
 ) -> ObjectionView | JSONResponse:
     """File an objection (a committee member's token, from another organisation)."""
     submission = acting_on(session, who, public_id, Action.FILE_OBJECTION)
@@ -142,7 +142,7 @@ def act_on_objection(
     body: ObjectionAction,
     session: SessionDep,
     settings: SettingsDep,
-    who: MemberDep,
+    who: SignedInDep,
 ) -> ObjectionView | JSONResponse:
     """Answer, accept, retract, mark unresolved, resolve (chair), comment or join."""
     objection = get_objection(session, objection_id)
@@ -175,7 +175,7 @@ def reassign_reviewer(
     body: ReviewerRequest,
     session: SessionDep,
     settings: SettingsDep,
-    chair: ChairDep,
+    chair: SignedInDep,
 ) -> ReviewSummary | JSONResponse:
     """The chair assigns (or re-draws) the submission's reviewer."""
     submission = acting_on(session, chair, public_id, Action.ASSIGN_REVIEWER)
@@ -201,7 +201,7 @@ def post_review_complete(
     body: ReviewComplete,
     session: SessionDep,
     settings: SettingsDep,
-    who: ReviewerDep,
+    who: SignedInDep,
 ) -> ReviewSummary | JSONResponse:
     """The assigned reviewer's review is done (due by the end of Week 3, rules §4.4)."""
     submission = acting_on(session, who, public_id, Action.COMPLETE_REVIEW)
@@ -224,7 +224,7 @@ def put_embargo(
     body: EmbargoRequest,
     session: SessionDep,
     settings: SettingsDep,
-    who: MemberDep,
+    who: SignedInDep,
 ) -> ReviewSummary | JSONResponse:
     """Change the embargo date (the submitting organisation); the committee is told."""
     submission = acting_on(session, who, public_id, Action.CHANGE_EMBARGO)
@@ -259,7 +259,7 @@ def put_point_state(
     body: PointStateRequest,
     session: SessionDep,
     settings: SettingsDep,
-    who: MemberDep,
+    who: SignedInDep,
     now: NowDep,
 ) -> SubmissionSummary | JSONResponse:
     """Withdraw a faulty point in review (its submitter or the chair), hold it in dispute
@@ -307,7 +307,7 @@ def decide_submission(
     body: DecisionRequest,
     session: SessionDep,
     settings: SettingsDep,
-    chair: ChairDep,
+    chair: SignedInDep,
     now: NowDep,
 ) -> SubmissionSummary | JSONResponse:
     """The chair's decision (a token with the ``publish`` scope); recorded in the timeline."""
@@ -338,7 +338,7 @@ def withdraw_submission(
     body: WithdrawalRequest,
     session: SessionDep,
     settings: SettingsDep,
-    who: MemberDep,
+    who: SignedInDep,
     now: NowDep,
 ) -> SubmissionSummary | JSONResponse:
     """The submitting organisation (or the chair) withdraws the submission, at any time

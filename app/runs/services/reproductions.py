@@ -26,6 +26,7 @@ from app.jobs.queue import (
     mark_succeeded,
     set_progress,
 )
+from app.review.services.audit import SYSTEM, record
 from app.runs.domain.endpoints import (
     EndpointRefused,
     endpoint_allowed,
@@ -153,6 +154,13 @@ def request_reproduction(
     )
     session.add(reproduction)
     session.flush()
+    record(
+        session,
+        submission,
+        action="reproduction requested",
+        actor=requested_by or SYSTEM,
+        reason=f"{point_label} at concurrency {point.concurrency}",
+    )
     enqueue_after_commit(session, queue, job)
     return reproduction
 

@@ -44,6 +44,7 @@ from app.jobs.queue import (
     mark_succeeded,
     set_progress,
 )
+from app.review.services.audit import record
 from app.runs.domain.integrity import integrity_findings
 from app.runs.domain.retokenize import (
     Cancelled,
@@ -99,9 +100,15 @@ def missing_tokenizers(settings: Settings, submission: Submission) -> list[str]:
 
 
 def request_retokenization(
-    *, session: Session, queue: JobQueue, submission: Submission, point_label: str | None = None
+    *,
+    session: Session,
+    queue: JobQueue,
+    submission: Submission,
+    point_label: str | None = None,
+    actor: str | None = None,
 ) -> list[Retokenization]:
-    """Queue a re-count of one point's events, or of every point that has them."""
+    """Queue a re-count of one point's events, or of every point that has them; a person
+    asking (*actor*) is on the submission's timeline."""
     artifacts = latest_events(session, submission)
     if point_label is not None:
         if point_label not in artifacts:
@@ -133,15 +140,25 @@ def request_retokenization(
         session.flush()
         enqueue_after_commit(session, queue, job)
         created.append(retok)
+    if actor is not None and created:
+        points = ", ".join(r.point_label for r in created)
+        record(session, submission, action="re-count requested", actor=actor, reason=points)
     return created
 
 
-def cancel_retokenization(*, session: Session, retok: Retokenization) -> None:
+def cancel_retokenization(*, session: Session, retok: Retokenization, actor: str) -> None:
     job = retok.job
     if job is None or job.state in ENDED_JOB_STATES:
         raise RetokenizationError(
             "not-running", "this re-count is not queued or running", Kind.CONFLICT
         )
+    record(
+        session,
+        retok.submission,
+        action="re-count cancelled",
+        actor=actor,
+        reason=retok.point_label,
+    )
     if job.state == JobState.QUEUED:
         job.state = CANCELLED
         job.finished_at = utcnow()

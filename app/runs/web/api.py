@@ -8,8 +8,8 @@ from pydantic import BaseModel, Field
 
 from app.accounts.services.accounts import Principal
 from app.accounts.web.security import (
-    MemberDep,
     PrincipalDep,
+    SignedInDep,
     acting_on,
     visible_submission,
 )
@@ -85,7 +85,7 @@ async def upload_events(
     session: SessionDep,
     settings: SettingsDep,
     queue: QueueDep,
-    who: MemberDep,
+    who: SignedInDep,
 ) -> StoredEvents | JSONResponse:
     """Stream a point's ``events.jsonl`` (the request body) to storage; it is hashed,
     compressed at rest and re-counted. Uploading the same file again changes nothing.
@@ -117,8 +117,9 @@ async def upload_events(
     queued: list[Retokenization] = []
     if created and submission.state in (SubmissionState.PASSED_CHECKS, SubmissionState.FINALIZED):
         queued = request_retokenization(
-            session=session, queue=queue, submission=submission, point_label=label
-        )
+            session=session, queue=queue, submission=submission, point_label=label,
+            actor=who.email,
+        )  # fmt: skip
     session.commit()
     response.status_code = 201 if created else 200
     return StoredEvents(
@@ -143,14 +144,18 @@ class RecountRequest(BaseModel):
     "/submissions/{public_id}/retokenizations", status_code=202, response_model=Listing[str]
 )
 def start_retokenization(
-    public_id: str, body: RecountRequest, session: SessionDep, queue: QueueDep, who: MemberDep
+    public_id: str, body: RecountRequest, session: SessionDep, queue: QueueDep, who: SignedInDep
 ) -> Listing[str] | JSONResponse:
     """Re-count a point (or every point with events) again (its organisation, its assigned
     reviewer or the chair); answers the new re-counts' ids."""
     submission = acting_on(session, who, public_id, Action.RECOUNT)
     try:
         created = request_retokenization(
-            session=session, queue=queue, submission=submission, point_label=body.point
+            session=session,
+            queue=queue,
+            submission=submission,
+            point_label=body.point,
+            actor=who.email,
         )
     except RetokenizationError as exc:
         session.rollback()
@@ -224,11 +229,11 @@ def read_steady_state(rid: str, session: SessionDep, who: PrincipalDep) -> Stead
 
 
 @router.post("/retokenizations/{rid}/cancel", status_code=202, response_model=RetokenizationView)
-def cancel(rid: str, session: SessionDep, who: MemberDep) -> RetokenizationView | JSONResponse:
+def cancel(rid: str, session: SessionDep, who: SignedInDep) -> RetokenizationView | JSONResponse:
     retok = _retok_or_404(session, who, rid)
     acting_on(session, who, retok.submission.public_id, Action.RECOUNT)
     try:
-        cancel_retokenization(session=session, retok=retok)
+        cancel_retokenization(session=session, retok=retok, actor=who.email)
     except RetokenizationError as exc:
         return refused(exc)
     session.commit()
@@ -269,7 +274,7 @@ def create_reproduction(
     session: SessionDep,
     settings: SettingsDep,
     queue: QueueDep,
-    who: MemberDep,
+    who: SignedInDep,
 ) -> ReproductionView | JSONResponse:
     """Re-run one point against an endpoint with the embedded harness (an unverified
     result): its organisation, its assigned reviewer or the chair asks."""

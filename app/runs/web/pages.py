@@ -37,11 +37,14 @@ def recount_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)
-    submission = acting_on(session, principal_of(request), public_id, Action.RECOUNT)
+    who = principal_of(request)
+    submission = acting_on(session, who, public_id, Action.RECOUNT)
+    assert who is not None  # acting_on let only the signed-in through
     try:
         request_retokenization(
-            session=session, queue=queue, submission=submission, point_label=point or None
-        )
+            session=session, queue=queue, submission=submission, point_label=point or None,
+            actor=who.email,
+        )  # fmt: skip
     except RetokenizationError as exc:
         raise HTTPException(status_of(exc), detail=exc.message) from exc
     session.commit()
@@ -71,9 +74,11 @@ def cancel_from_page(
     verify_csrf(request, csrf_token)
     retok, owner = _members_retokenization(request, session, rid)
     public_id = owner.public_id
-    acting_on(session, principal_of(request), public_id, Action.RECOUNT)
+    who = principal_of(request)
+    acting_on(session, who, public_id, Action.RECOUNT)
+    assert who is not None
     try:
-        cancel_retokenization(session=session, retok=retok)
+        cancel_retokenization(session=session, retok=retok, actor=who.email)
     except RetokenizationError as exc:
         raise HTTPException(status_of(exc), detail=exc.message) from exc
     session.commit()

@@ -12,6 +12,7 @@ from app.accounts.services.accounts import get_user
 from app.accounts.web.security import (
     MemberDep,
     PrincipalDep,
+    SignedInDep,
     acting_on,
     visible_submission,
 )
@@ -170,7 +171,7 @@ class Requeued(BaseModel):
 
 @router.post("/submissions/{public_id}/checks", status_code=202, response_model=Requeued)
 def recheck_submission(
-    public_id: str, session: SessionDep, queue: QueueDep, who: MemberDep
+    public_id: str, session: SessionDep, queue: QueueDep, who: SignedInDep
 ) -> Requeued | JSONResponse:
     """Run the checks again: after a check error, or (a checker upgrade, say) before
     anything of the submission is reviewed or public. A rejected submission is final."""

@@ -81,3 +81,24 @@ def test_the_openapi_document_describes_the_error_body(browser: TestClient) -> N
     assert "HTTPValidationError" not in spec["components"]["schemas"]
     refused = spec["paths"]["/api/v1/results"]["get"]["responses"]["422"]
     assert refused["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")
+
+
+def test_a_server_error_carries_the_security_headers_too(
+    settings: Settings, database: Database
+) -> None:
+    """The last-resort 500 is answered outside the other middleware: it sets them itself."""
+    app = create_app(settings, queue=RecordingQueue())
+
+    def boom() -> None:
+        raise RuntimeError("a bug")
+
+    app.add_api_route("/boom", boom)
+    app.add_api_route("/api/v1/boom", boom)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        for path, kind in (("/boom", "text/html"), ("/api/v1/boom", "application/json")):
+            answer = client.get(path, headers={"Accept": kind})
+            assert answer.status_code == 500 and answer.headers["content-type"].startswith(kind)
+            assert "frame-ancestors 'none'" in answer.headers["content-security-policy"]
+            assert answer.headers["x-content-type-options"] == "nosniff"
+            assert answer.headers["referrer-policy"] == "same-origin"
+            assert "a bug" not in answer.text

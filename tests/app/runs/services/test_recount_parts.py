@@ -262,7 +262,7 @@ def test_cancelling_a_waiting_recount_stops_its_parts(env: Env) -> None:
         first.state = JobState.RUNNING  # taken by a worker, still counting
         first.heartbeat_at = dt.datetime.now(dt.UTC)
         session.commit()
-        cancel_retokenization(session=session, retok=retok)
+        cancel_retokenization(session=session, retok=retok, actor="chair@mlcommons.example")
         session.commit()
         session.expire_all()
         retok = env.retok(session, public_id)

@@ -1,0 +1,145 @@
+"""Bounded requests on the real server: a 1 GiB body, declared or chunked, costs the web
+process no memory; a client that never finishes its headers is cut off; a body over its
+route's limit is a 413 with the one error body, before anything else reads it."""
+
+from __future__ import annotations
+
+import json
+import select
+import socket
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.db.session import Database
+from app.settings import Settings
+from app.web.main import create_app
+from tests.support.accounts import bearer, create_accounts
+from tests.support.fakes import RecordingQueue
+from tests.support.portal import RunningPortal
+
+GIB = 1024**3
+PIECE = b"[" + b"0," * (256 * 1024 - 1) + b"0]"  # 512 KiB of JSON-looking bytes
+
+
+def _rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def _send_gib(url: str, path: str, chunked: bool) -> bytes:
+    """Send a 1 GiB body (or as much of it as the server reads) and return the answer."""
+    parts = urlsplit(url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+        framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {GIB}"
+        sock.sendall(
+            f"POST {path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+            f"Content-Type: application/json\r\n{framing}\r\n\r\n".encode()
+        )
+        sock.settimeout(2)
+        sent = 0
+        frame = (b"%x\r\n" % len(PIECE) + PIECE + b"\r\n") if chunked else PIECE
+        while sent < GIB:
+            if select.select([sock], [], [], 0)[0]:
+                break  # the server has answered
+            try:
+                sock.sendall(frame)
+            except (TimeoutError, BrokenPipeError, ConnectionResetError):
+                break  # it stopped reading
+            sent += len(PIECE)
+        sock.settimeout(10)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            try:
+                data = sock.recv(65536)
+            except ConnectionResetError:
+                break
+            if not data:
+                break
+            answer += data
+        assert sent < GIB // 4, f"the server read {sent} bytes of a body over its limit"
+        return answer
+
+
+@pytest.mark.slow
+def test_a_gib_body_leaves_the_web_process_memory_flat(portal: RunningPortal) -> None:
+    pid = portal.process.pid
+    path = "/api/v1/submissions/anything/decisions"  # unauthenticated: no body is needed
+    for _ in range(2):  # warm: the first answers load what a process loads once
+        _send_gib(portal.url, path, chunked=False)
+    before = _rss_bytes(pid)
+    for chunked in (False, True, False, True):
+        answer = _send_gib(portal.url, path, chunked)
+        assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    grown = _rss_bytes(pid) - before
+    assert grown < 64 * 1024**2, f"the web process grew by {grown / 1024**2:.0f} MiB"
+
+
+@pytest.mark.slow
+def test_a_client_that_never_finishes_its_headers_is_cut_off(portal: RunningPortal) -> None:
+    parts = urlsplit(portal.url)
+    slow = []
+    for _ in range(50):
+        sock = socket.create_connection((parts.hostname, parts.port), timeout=10)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")  # and nothing more
+        slow.append(sock)
+    try:
+        time.sleep(3)  # the tests' portal gives headers 2 s
+        for sock in slow:
+            sock.settimeout(5)
+            assert sock.recv(1024) == b"", "a half-sent request's connection stayed open"
+        # The server still answers everyone else.
+        with socket.create_connection((parts.hostname, parts.port), timeout=10) as ok:
+            ok.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            assert ok.recv(1024).startswith(b"HTTP/1.1 200")
+    finally:
+        for sock in slow:
+            sock.close()
+
+
+def test_each_route_class_has_its_limit_and_the_one_error_body(
+    settings: Settings, database: Database
+) -> None:
+    small = settings.model_copy(update={"max_request_bytes": 1000, "max_upload_bytes": 4000})
+    token = create_accounts(database)["submitter"]
+    with TestClient(create_app(small, queue=RecordingQueue()), headers=bearer(token)) as client:
+        big = json.dumps({"reason": "x" * 2000})
+        for headers in ({"Content-Type": "application/json"}, {"Transfer-Encoding": "chunked"}):
+            refused = client.post(
+                "/api/v1/submissions/x/withdraw", content=big, headers=headers
+            )
+            assert refused.status_code == 413, refused.text
+            assert refused.json()["error"] == {
+                "code": "too-large",
+                "message": "the request body is larger than the limit of 1000 bytes",
+            }
+        # An upload is held to the bundle limit, not the JSON one.
+        upload = client.post("/api/v1/submissions", files={"file": ("a.tar.gz", b"x" * 3000)})
+        assert upload.status_code == 415  # read whole (3 kB), then refused as no archive
+        over = client.post("/api/v1/submissions", files={"file": ("a.tar.gz", b"x" * 80_000)})
+        assert over.status_code == 413 and over.json()["error"]["code"] == "upload-too-large"
+        # A form body over the limit is refused the same way, as a page.
+        page = client.post("/login", data={"email": "a@b.c", "password": "p" * 5000})
+        assert page.status_code == 413 and "larger than the limit" in page.text
+
+
+def test_a_part_header_over_the_parser_limit_is_a_400(
+    settings: Settings, database: Database
+) -> None:
+    token = create_accounts(database)["submitter"]
+    with TestClient(create_app(settings, queue=RecordingQueue()), headers=bearer(token)) as client:
+        body = (
+            b'--XX\r\nContent-Disposition: form-data; name="file"; filename="a.tgz"\r\n'
+            b"X-Long: " + b"a" * 5000 + b"\r\n\r\ndata\r\n--XX--\r\n"
+        )
+        answer = client.post(
+            "/api/v1/submissions",
+            content=body,
+            headers={"Content-Type": "multipart/form-data; boundary=XX"},
+        )
+        assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad-multipart"
