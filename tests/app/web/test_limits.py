@@ -110,9 +110,7 @@ def test_each_route_class_has_its_limit_and_the_one_error_body(
     with TestClient(create_app(small, queue=RecordingQueue()), headers=bearer(token)) as client:
         big = json.dumps({"reason": "x" * 2000})
         for headers in ({"Content-Type": "application/json"}, {"Transfer-Encoding": "chunked"}):
-            refused = client.post(
-                "/api/v1/submissions/x/withdraw", content=big, headers=headers
-            )
+            refused = client.post("/api/v1/submissions/x/withdraw", content=big, headers=headers)
             assert refused.status_code == 413, refused.text
             assert refused.json()["error"] == {
                 "code": "too-large",

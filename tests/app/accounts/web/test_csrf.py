@@ -42,8 +42,8 @@ def test_the_api_takes_a_session_cookie_only_with_the_pages_token(app_, database
         assert wrong.status_code == 403
         with database.session() as session:
             assert session.scalar(select(func.count()).select_from(Publication)) == 0
-        token = form_token(browser)
-        assert browser.post("/api/v1/inbox/read", headers={"X-CSRF-Token": token}).status_code == 204
+        with_token = {"X-CSRF-Token": form_token(browser)}
+        assert browser.post("/api/v1/inbox/read", headers=with_token).status_code == 204
         # Reading needs no token; a script's bearer token needs none either.
         assert browser.get("/api/v1/inbox").status_code == 200
 
@@ -80,8 +80,11 @@ def test_over_https_the_cookies_are_host_prefixed_secure_and_httponly(app_) -> N
         assert "max-age=31536000" in page.headers["strict-transport-security"]
         signed = client.post(
             "/login",
-            data={"email": ACCOUNTS["chair"][0], "password": PASSWORD,
-                  "csrf_token": form_token(client)},  # fmt: skip
+            data={
+                "email": ACCOUNTS["chair"][0],
+                "password": PASSWORD,
+                "csrf_token": form_token(client),
+            },  # fmt: skip
             follow_redirects=False,
         )
         cookies = signed.headers.get_list("set-cookie")
