@@ -6,6 +6,7 @@ from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts.services.accounts import Principal, get_user, organization_of
+from app.accounts.services.authorization import actor_of
 from app.accounts.web.pages import sign_in_first
 from app.accounts.web.security import (
     PrincipalDep,
@@ -15,7 +16,7 @@ from app.accounts.web.security import (
 from app.checks.domain.findings import Severity
 from app.checks.services.findings import group_findings
 from app.checks.services.rules import rule_view
-from app.core.authorization import Scope
+from app.core.authorization import Action, Scope, may
 from app.core.regions import Offline
 from app.results.services.results import (
     PRELIMINARY_FOOTNOTE,
@@ -198,6 +199,9 @@ def render_submission(
             # The review record is the members' (rules §11.9): not for the public, even
             # once the results, code and artifacts are.
             "member": level >= Access.REVIEW,
+            # The forms shown are the acts the one rule allows this caller.
+            "may_recount": may(actor_of(who, submission), Action.RECOUNT) is None,
+            "may_reproduce": may(actor_of(who, submission), Action.REPRODUCE) is None,
             "review": review_context(session, settings, submission, who)
             if level >= Access.REVIEW
             else None,

@@ -113,7 +113,9 @@ def test_sign_in_and_out_in_the_browser_flow(env) -> None:  # type: ignore[no-un
     assert "httponly" in ok.headers["set-cookie"].lower()
     home = client.get("/")
     assert CHAIR_EMAIL in home.text and "Sign out" in home.text
-    client.post("/logout", data={"csrf_token": token})
+    # The token changed at sign-in: the one from before no longer signs out.
+    assert client.post("/logout", data={"csrf_token": token}).status_code == 403
+    client.post("/logout", data={"csrf_token": form_token(client, "/")})
     assert "Sign in" in client.get("/").text and page.status_code == 200
     assert client.get("/upload", follow_redirects=False).headers["location"].startswith("/login")
 
