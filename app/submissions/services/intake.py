@@ -87,9 +87,9 @@ def accept_upload(
 ) -> AcceptedUpload:
     """Store *received* (already hashed, in the data dir's tmp) as a new submission.
 
-    The same archive bytes uploaded again by its organisation return the existing
-    submission; by anyone else they are refused, and nothing of that submission is said.
-    Anything that is refused leaves nothing behind: no blob, no extracted files, no rows.
+    The same archive bytes uploaded again return the existing submission (the web layer
+    shows it only to a caller who may see it). Anything that is refused leaves nothing
+    behind: no blob, no extracted files, no rows.
     An uploader with an organisation submits for it, and the bundle must say the same.
     """
     existing = session.scalar(
@@ -100,14 +100,6 @@ def accept_upload(
     )
     if existing is not None:
         received.path.unlink(missing_ok=True)
-        theirs = uploader is not None and uploader.organization_id != existing.organization_id
-        if theirs:
-            raise IntakeError(
-                "archive-stored-already",
-                "an archive with exactly these bytes was uploaded for another organisation; "
-                "upload your own organisation's bundle",
-                Kind.CONFLICT,
-            )
         return AcceptedUpload(existing, duplicate=True)
 
     bundles_dir = settings.bundles_dir

@@ -8,7 +8,6 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from app.accounts.services.accounts import get_user
 from app.accounts.web.security import (
     MemberDep,
     PrincipalDep,
@@ -116,7 +115,7 @@ async def create_submission(
             session=session,
             settings=settings,
             queue=queue,
-            uploader=get_user(session, who.user_id),
+            who=who,
         )
     except UploadProblem as problem:
         return error_response(problem.code, problem.message, problem.status, member=problem.member)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.accounts.services.accounts import Principal, get_user, organization_of
+from app.accounts.services.accounts import Principal, organization_of
 from app.accounts.services.authorization import actor_of
 from app.accounts.web.pages import sign_in_first
 from app.accounts.web.security import (
@@ -112,7 +112,7 @@ async def upload_submit(
             session=session,
             settings=settings,
             queue=queue,
-            uploader=get_user(session, who.user_id),
+            who=who,
             check_csrf=True,
         )
     except UploadProblem as problem:

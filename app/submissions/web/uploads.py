@@ -8,13 +8,15 @@ from dataclasses import dataclass, field
 from fastapi import Request
 from sqlalchemy.orm import Session
 
+from app.accounts.services.accounts import Principal, get_user
 from app.accounts.web.security import CSRF_FIELD, csrf_valid
 from app.core.lifecycle import PublicationMode
-from app.db.models import User
 from app.jobs.queue import JobQueue
 from app.settings import Settings
+from app.submissions.domain.visibility import Access
 from app.submissions.services.intake import AcceptedUpload, IntakeError, accept_upload
 from app.submissions.services.storage import UploadSink, UploadTooLarge
+from app.submissions.services.visibility import access_to
 from app.submissions.web.multipart import MultipartError, receive_upload
 from app.web.api_errors import status_of
 from app.web.ratelimit import enforce
@@ -76,7 +78,7 @@ async def handle_upload(
     session: Session,
     settings: Settings,
     queue: JobQueue,
-    uploader: User | None,
+    who: Principal,
     check_csrf: bool = False,
 ) -> AcceptedUpload:
     """Stream, store and register one uploaded archive; commits on success.
@@ -84,6 +86,7 @@ async def handle_upload(
     The upload page's form carries a CSRF token (``check_csrf``); API clients do not. The
     publication mode and the embargo date are chosen here (rules §11.2, §4.2).
     """
+    uploader = get_user(session, who.user_id)
     # Before a byte is read: a flood of uploads costs the portal nothing.
     key = f"user:{uploader.id}" if uploader is not None else None
     enforce(request, "upload", settings.uploads_per_hour, 3600, key=key)
@@ -133,6 +136,16 @@ async def handle_upload(
     except IntakeError as exc:
         session.rollback()
         raise UploadProblem(status_of(exc), exc.code, exc.message, exc.member, kept) from exc
+    if accepted.duplicate and access_to(session, who, accepted.submission) < Access.REVIEW:
+        # The same bytes as a submission this caller may not see: say nothing of it.
+        session.rollback()
+        raise UploadProblem(
+            409,
+            "archive-stored-already",
+            "an archive with exactly these bytes was uploaded before, by another organisation; "
+            "upload your own organisation's bundle",
+            fields=kept,
+        )
     if not accepted.duplicate:
         # Chosen once, at upload (§11.2).
         accepted.submission.publication_mode = PublicationMode(mode)

@@ -227,6 +227,9 @@ def _narrow_token(world: World, key: str, scopes: list[str]) -> str:
 # not refusals, and are left out.
 ALLOWED = {
     ("unassigned reviewer", "/submissions/{public_id}/objections"),
+    # The committee sees every submission in review: the same bytes again name it.
+    ("unassigned reviewer", "/submissions"),
+    ("unassigned reviewer", "/upload"),
 }
 
 
@@ -415,3 +418,22 @@ def test_anonymous_visitors_see_no_requester_endpoint_or_wording(world: World) -
     page = world.client.get(f"/submissions/{world.sid}")
     assert page.status_code == 404 and ACCOUNTS["reviewer"][0] not in page.text
     assert not re.search(r"127\.0\.0\.1:9", page.text)
+
+
+def test_another_organisations_exact_archive_reveals_nothing_of_it(world: World) -> None:
+    answer = world.client.post(
+        "/api/v1/submissions",
+        files={"file": ("copy.tar.gz", world.archive)},
+        headers=bearer(world.tokens["rival"]),
+    )
+    assert answer.status_code == 409
+    assert answer.json()["error"]["code"] == "archive-stored-already"
+    for secret in (world.sid, "Acme", "sub-0001", "/submissions/"):
+        assert secret not in answer.text and secret not in str(answer.headers)
+    # Its own organisation is sent to the submission it already has.
+    again = world.client.post(
+        "/api/v1/submissions",
+        files={"file": ("again.tar.gz", world.archive)},
+        headers=bearer(world.tokens["submitter"]),
+    )
+    assert again.status_code == 200 and again.json()["id"] == world.sid
