@@ -4,18 +4,28 @@ interactivity."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.services.compare import Chart, chart_curve, x_title
-from app.results.services.results import STATUSES, QueryProblem, visible_curves
+from app.results.services.public import (
+    checked_cohort,
+    checked_name,
+    checked_statuses,
+    footnotes,
+    public_curves,
+)
+from app.results.services.results import QueryProblem
 
 
 class ModelCurve(BaseModel):
     benchmark: str
     system: str
     status: str
+    peer_review_pending: bool = Field(description="a provisional result: preliminary")
     result_id: str | None
     submission: str
     points: list[PublishedPoint]
@@ -26,7 +36,9 @@ class AgenticModels(BaseModel):
     organization: str
     system: str | None = Field(description="null: every system of the organisation")
     cohort: str | None = Field(description="null: the current results")
+    statuses: list[str] = Field(description="the statuses shown (default as the results)")
     curves: list[ModelCurve] = Field(description="by system, then model")
+    footnotes: list[str]
 
     def chart(self) -> Chart:
         who = self.system or self.organization
@@ -35,7 +47,8 @@ class AgenticModels(BaseModel):
             x_title=x_title(True),
             curves=[
                 chart_curve(
-                    f"{c.benchmark} · {c.system} ({c.status})",
+                    f"{c.benchmark} · {c.system} ({c.status}"
+                    + (" · peer review pending)" if c.peer_review_pending else ")"),
                     c.status,
                     c.step_line,
                     c.points,
@@ -47,39 +60,52 @@ class AgenticModels(BaseModel):
 
 
 def agentic_models(
-    session: Session, organization: str, system: str | None, cohort: str | None
+    session: Session,
+    organization: str,
+    system: str | None,
+    cohort: str | None,
+    statuses: Sequence[str] = (),
 ) -> AgenticModels:
+    """From the public record (app.results.services.public), with its defaults: the
+    current results, verified and provisional unless unverified is asked for."""
+    organization = checked_name("organization", organization) or ""
+    system = checked_name("system", system)
+    cohort = checked_cohort(session, cohort)
+    chosen = checked_statuses(statuses)
+
     def same(a: str, b: str) -> bool:
         return a.strip().lower() == b.strip().lower()
 
     found = [
         c
-        for c in visible_curves(session, cohort)
+        for c in public_curves(session, cohort, chosen)
         if c.is_agentic
-        and c.status in STATUSES
         and same(c.organization, organization)
-        and (system is None or same(c.system_name, system))
+        and (system is None or same(c.system, system))
     ]
     if not found:
         who = f"{system!r} of {organization!r}" if system else repr(organization)
         raise QueryProblem(
             "system" if system else "organization", f"{who} published no agentic curve"
         )
-    found.sort(key=lambda c: (c.system_name.lower(), c.benchmark_model))
+    found.sort(key=lambda c: (c.system.lower(), c.benchmark_model))
     return AgenticModels(
         organization=found[0].organization,
-        system=found[0].system_name if system else None,
+        system=found[0].system if system else None,
         cohort=cohort,
+        statuses=list(chosen),
         curves=[
             ModelCurve(
                 benchmark=c.benchmark_model,
-                system=c.system_name,
+                system=c.system,
                 status=c.status,
+                peer_review_pending=c.peer_review_pending,
                 result_id=c.result_id,
                 submission=c.submission,
-                points=c.snapshot.points,
-                step_line=c.snapshot.step_line,
+                points=c.points,
+                step_line=c.step_line,
             )
             for c in found
         ],
+        footnotes=footnotes(found),
     )

@@ -6,14 +6,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
-from app.core.lifecycle import SubmissionState, result_status
-from app.db.models import Curve, Submission, System
+from app.accounts.services.accounts import Principal
+from app.core.refusals import Kind
 from app.publishing.domain.snapshot import PublishedPoint
-from app.results.services.results import QueryProblem
+from app.results.services.public import (
+    PublicCurve,
+    footnotes,
+    present_decisions,
+    public_curves,
+    public_disclosures,
+)
+from app.results.services.results import STATUSES, QueryProblem
 from app.settings import Settings
-from app.submissions.services.disclosures import system_disclosures
-from app.submissions.services.views import CurveView, PointView, curve_view
+from app.submissions.services.views import PointView
 
 FEWEST, MOST = 2, 4
 
@@ -70,7 +77,8 @@ class Compared(BaseModel):
     organization: str
     system: str
     result_status: str | None
-    curve: CurveView = Field(description="the curve of the compared benchmark, active points")
+    peer_review_pending: bool = Field(description="a provisional result: preliminary")
+    curve: PublicCurve = Field(description="the compared benchmark's curve, as published")
 
 
 class PointRow(BaseModel):
@@ -95,6 +103,10 @@ class Comparison(BaseModel):
     points: list[PointRow]
     differences: list[Difference] = Field(description="the disclosures whose values differ")
     same: list[Difference] = Field(description="the disclosures every submission shares")
+    withheld: list[str] = Field(
+        description="submissions whose disclosures are withheld during peer review (§11.9)"
+    )
+    footnotes: list[str]
 
     def chart(self) -> Chart:
         return Chart(
@@ -102,7 +114,7 @@ class Comparison(BaseModel):
             x_title=x_title(self.is_agentic),
             curves=[
                 chart_curve(
-                    f"{s.system} ({s.organization}, {s.result_status or '—'})",
+                    f"{s.system} ({s.organization}, {s.curve.label})",
                     s.result_status,
                     s.curve.step_line,
                     s.curve.points,
@@ -113,41 +125,39 @@ class Comparison(BaseModel):
         )
 
 
-def disclosed_facts(settings: Settings, submission: Submission, system_dir: str) -> dict[str, str]:
-    """What a submission's system discloses, as compared: its description and the counts
-    and power the results use (label → value; what it leaves out is not listed)."""
-    system = next((s for s in submission.systems if s.dir_name == system_dir), None)
-    fields = system_disclosures(settings, submission).get(system_dir, {}).get("fields", {})
-    return _system_facts(system, fields)
-
-
-def _system_facts(system: System | None, fields: dict[str, str]) -> dict[str, str]:
-    def shown(value: object) -> str | None:
-        return None if value is None or value == "" else str(value)
-
-    facts = {
-        "Accelerator": shown(system.accelerator_model) if system else None,
-        "Accelerators": shown(system.accelerator_count) if system else None,
-        "Nodes": shown(system.node_count) if system else None,
-        "Provisioned power (kW)": shown(system.provisioned_power_kw) if system else None,
-        "Division": shown(system.division) if system else None,
-        "Availability": shown(system.availability) if system else None,
-        **fields,
-    }
-    return {k: v for k, v in facts.items() if v is not None}
-
-
 def compare(
-    settings: Settings, submissions: Sequence[Submission], benchmark: str | None
+    session: Session,
+    settings: Settings,
+    who: Principal | None,
+    ids: Sequence[str],
+    benchmark: str | None,
 ) -> Comparison:
-    if not FEWEST <= len(submissions) <= MOST:
-        raise QueryProblem(
-            "submission", f"compare {FEWEST} to {MOST} submissions, not {len(submissions)}"
-        )
-    if len({s.public_id for s in submissions}) != len(submissions):
+    """2 to 4 results' curves of one benchmark, from the public record (as the results
+    page shows them now), with the disclosures the visitor may see."""
+    if not FEWEST <= len(ids) <= MOST:
+        raise QueryProblem("submission", f"compare {FEWEST} to {MOST} submissions, not {len(ids)}")
+    if len(set(ids)) != len(ids):
         raise QueryProblem("submission", "a submission is named twice")
-    shared = set.intersection(*({c.benchmark_model for c in s.curves} for s in submissions))
-    agentic_of = {c.benchmark_model: c.is_agentic for s in submissions for c in s.curves}
+    by_submission: dict[str, list[PublicCurve]] = {}
+    for curve in public_curves(session, None, STATUSES):
+        by_submission.setdefault(curve.submission, []).append(curve)
+    present = present_decisions(session)
+    for public_id in ids:
+        if public_id in by_submission:
+            continue
+        if public_id in present.archived:
+            gone = present.archived[public_id]
+            raise QueryProblem(
+                "submission",
+                f"submission {public_id!r} was {gone.status} on {gone.since:%Y-%m-%d}: it is no "
+                "longer on the curves",
+                Kind.NOT_FOUND,
+            )
+        raise QueryProblem(
+            "submission", f"no published result has submission id {public_id!r}", Kind.NOT_FOUND
+        )
+    shared = set.intersection(*({c.benchmark_model for c in by_submission[i]} for i in ids))
+    agentic_of = {c.benchmark_model: c.is_agentic for i in ids for c in by_submission[i]}
     # Single-turn benchmarks first: the agentic ones are compared across models on their own.
     common = sorted(shared, key=lambda b: (agentic_of[b], b))
     if not common:
@@ -161,20 +171,23 @@ def compare(
         )
     compared: list[Compared] = []
     facts: list[dict[str, str]] = []
-    for submission in submissions:
-        curve: Curve = next(c for c in submission.curves if c.benchmark_model == chosen)
-        view = curve_view(curve, active_only=True)
-        status = result_status(SubmissionState(submission.state), submission.for_review)
+    withheld: list[str] = []
+    for public_id in ids:
+        curve = next(c for c in by_submission[public_id] if c.benchmark_model == chosen)
         compared.append(
             Compared(
-                submission=submission.public_id,
-                organization=submission.organization.name,
-                system=view.system,
-                result_status=status.value if status else None,
-                curve=view,
+                submission=public_id,
+                organization=curve.organization,
+                system=curve.system,
+                result_status=curve.status,
+                peer_review_pending=curve.peer_review_pending,
+                curve=curve,
             )
         )
-        facts.append(disclosed_facts(settings, submission, view.system_dir))
+        shown = public_disclosures(session, settings, who, public_id, curve.system_dir)
+        if shown is None:
+            withheld.append(public_id)
+        facts.append(shown or {})
     agentic = compared[0].curve.is_agentic
     x_key = "e2e_avg_interactivity" if agentic else "tps_per_user"
     by_concurrency = [
@@ -191,12 +204,15 @@ def compare(
                 ttft_p90_ms=[p.ttft_p90_ms if p else None for p in at],
             )
         )
-    labels = list(dict.fromkeys(label for f in facts for label in f))
+    # Disclosures are compared among the results whose disclosures may be shown.
+    open_facts = [f for i, f in zip(ids, facts, strict=True) if i not in withheld]
+    labels = list(dict.fromkeys(label for f in open_facts for label in f))
     differences: list[Difference] = []
     same: list[Difference] = []
     for label in labels:
-        values = [f.get(label) for f in facts]
-        (same if len(set(values)) == 1 else differences).append(
+        values = [None if i in withheld else f.get(label) for i, f in zip(ids, facts, strict=True)]
+        compared_values = [f.get(label) for f in open_facts]
+        (same if len(set(compared_values)) == 1 and not withheld else differences).append(
             Difference(field=label, values=values)
         )
     return Comparison(
@@ -207,4 +223,6 @@ def compare(
         points=rows,
         differences=differences,
         same=same,
+        withheld=withheld,
+        footnotes=footnotes(c.curve for c in compared),
     )

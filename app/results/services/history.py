@@ -4,13 +4,25 @@ rolling submissions are the point of Endpoints), with what its disclosures chang
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
-from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session
 
-from app.db.models import Submission
+from app.accounts.services.accounts import Principal
+from app.core.views import Timestamp
 from app.publishing.domain.snapshot import PublishedPoint
-from app.results.services.compare import Chart, chart_curve, disclosed_facts, x_title
-from app.results.services.results import QueryProblem, list_cohorts, visible_curves
+from app.results.services.compare import Chart, chart_curve, x_title
+from app.results.services.public import (
+    ARCHIVED,
+    checked_name,
+    in_present,
+    present_decisions,
+    public_disclosures,
+)
+from app.results.services.results import (
+    PRELIMINARY_FOOTNOTE,
+    QueryProblem,
+    list_cohorts,
+    visible_curves,
+)
 from app.settings import Settings
 
 
@@ -21,16 +33,23 @@ class Change(BaseModel):
 
 
 class HistoryEntry(BaseModel):
-    """One published version of the system's curve, with the cohorts that showed it."""
+    """One published version of the system's curve, with the cohorts that showed it, as
+    the record stands now: a point invalidated since is gone from it, and a result that
+    left the curves (withdrawn, invalidated) keeps its entry without points."""
 
     first_cohort: str
     cohorts: list[str]
     submission: str
-    status: str
+    status: str = Field(description="verified, provisional, unverified; withdrawn or invalidated")
+    peer_review_pending: bool
     result_id: str | None
     x_metric: str
     points: list[PublishedPoint]
     step_line: list[list[float]]
+    left_on: Timestamp | None = Field(
+        default=None, description="when a withdrawn or invalidated result left the curves"
+    )
+    left_because: str | None = None
     changes: list[Change] = Field(description="disclosures changed since the previous entry")
 
 
@@ -39,31 +58,47 @@ class History(BaseModel):
     system: str
     benchmark: str
     entries: list[HistoryEntry] = Field(description="oldest first")
+    footnotes: list[str]
 
     def chart(self) -> Chart:
         agentic = bool(self.entries) and self.entries[0].x_metric == "e2e_avg_interactivity"
+        shown = [e for e in self.entries if e.points]
         return Chart(
             title=f"{self.system} · {self.benchmark} across cohorts",
             x_title=x_title(agentic),
             curves=[
                 chart_curve(
-                    f"{e.first_cohort}: {e.status}" + (f" ({e.result_id})" if e.result_id else ""),
+                    f"{e.first_cohort}: {e.status}"
+                    + (" · peer review pending" if e.peer_review_pending else "")
+                    + (f" ({e.result_id})" if e.result_id else ""),
                     e.status,
                     e.step_line,
                     e.points,
                     e.x_metric,
                 )
-                for e in self.entries
+                for e in shown
             ],
         )
 
 
 def system_history(
-    session: Session, settings: Settings, organization: str, system: str, benchmark: str
+    session: Session,
+    settings: Settings,
+    who: Principal | None,
+    organization: str,
+    system: str,
+    benchmark: str,
 ) -> History:
+    """The system's curves of *benchmark* in every released cohort, from the public
+    record, with the decisions taken since applied (app.results.services.public)."""
+    organization = checked_name("organization", organization) or ""
+    system = checked_name("system", system) or ""
+    benchmark = checked_name("benchmark", benchmark) or ""
+
     def same(a: str, b: str) -> bool:
         return a.strip().lower() == b.strip().lower()
 
+    present = present_decisions(session)
     entries: dict[int, HistoryEntry] = {}
     names = (organization, system)
     for cohort in reversed([c.id for c in list_cohorts(session)]):  # oldest first
@@ -79,15 +114,22 @@ def system_history(
             if entry is not None:
                 entry.cohorts.append(cohort)
                 continue
+            if curve.status in ARCHIVED:
+                continue  # the archive entry itself: its result's entries say it left
+            shown = in_present(curve, present)
+            gone = present.archived.get(curve.submission)
             entries[curve.id] = HistoryEntry(
                 first_cohort=cohort,
                 cohorts=[cohort],
                 submission=curve.submission,
-                status=curve.status,
+                status=gone.status if gone else shown.status,
+                peer_review_pending=shown.peer_review_pending and gone is None,
                 result_id=curve.result_id,
-                x_metric=curve.snapshot.x_metric,
-                points=curve.snapshot.points,
-                step_line=curve.snapshot.step_line,
+                x_metric=shown.x_metric,
+                points=[] if gone else shown.points,
+                step_line=[] if gone else shown.step_line,
+                left_on=gone.since if gone else None,
+                left_because=gone.reason if gone else None,
                 changes=[],
             )
     if not entries:
@@ -95,32 +137,43 @@ def system_history(
             "system", f"{organization!r} published no {benchmark} curve for {system!r}"
         )
     ordered = list(entries.values())
-    facts = _facts(session, settings, ordered)
+    facts = _facts(session, settings, who, ordered, names[1])
     for previous, entry in zip(ordered, ordered[1:], strict=False):
         before, after = facts[previous.submission], facts[entry.submission]
+        if before is None or after is None:
+            continue  # withheld during peer review (rules §11.9)
         entry.changes = [
             Change(field=label, before=before.get(label), after=after.get(label))
             for label in dict.fromkeys([*before, *after])
             if before.get(label) != after.get(label)
         ]
-    return History(organization=names[0], system=names[1], benchmark=benchmark, entries=ordered)
+    return History(
+        organization=names[0],
+        system=names[1],
+        benchmark=benchmark,
+        entries=ordered,
+        footnotes=[PRELIMINARY_FOOTNOTE] if any(e.peer_review_pending for e in ordered) else [],
+    )
 
 
 def _facts(
-    session: Session, settings: Settings, entries: list[HistoryEntry]
-) -> dict[str, dict[str, str]]:
-    ids = {e.submission for e in entries}
-    submissions = session.scalars(
-        select(Submission)
-        .where(Submission.public_id.in_(ids))
-        .options(selectinload(Submission.systems), selectinload(Submission.curves))
-    ).all()
-    out = {}
-    for submission in submissions:
-        dirs = {c.system.dir_name for c in submission.curves}
-        # The submission's system of this history (a bundle may hold several).
-        chosen = next(
-            (s.dir_name for s in submission.systems if s.dir_name in dirs), next(iter(dirs), "")
-        )
-        out[submission.public_id] = disclosed_facts(settings, submission, chosen)
+    session: Session,
+    settings: Settings,
+    who: Principal | None,
+    entries: list[HistoryEntry],
+    system: str,
+) -> dict[str, dict[str, str] | None]:
+    """Each entry's disclosures, where the visitor may see them."""
+    dirs = {
+        c.submission: c.system_dir
+        for c in visible_curves(session, None)
+        if c.system_name.strip().lower() == system.strip().lower()
+    }
+    out: dict[str, dict[str, str] | None] = {}
+    for entry in entries:
+        if entry.submission not in out:
+            system_dir = dirs.get(entry.submission, "")
+            out[entry.submission] = public_disclosures(
+                session, settings, who, entry.submission, system_dir
+            )
     return out

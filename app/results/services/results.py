@@ -187,8 +187,9 @@ LARGEST_CONCURRENCY = 10_000_000  # far past any served endpoint; bigger is a ty
 class QueryProblem(Refused):
     """A results query value that cannot be used; *field* names the parameter."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__("bad-query", message, Kind.INVALID, field=field)
+    def __init__(self, field: str, message: str, kind: Kind = Kind.INVALID) -> None:
+        super().__init__("bad-query" if kind == Kind.INVALID else "not-found", message, kind,
+                         field=field)  # fmt: skip
         self.field = field
 
 

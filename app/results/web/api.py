@@ -31,7 +31,6 @@ from app.results.services.results import (
     parse_results_query,
     query_results,
 )
-from app.results.web.compared import compared_submissions
 from app.web.api_errors import refused
 from app.web.deps import SessionDep, SettingsDep
 
@@ -290,11 +289,13 @@ def read_comparison(
         str | None, Query(description="default: the first benchmark they all ran")
     ] = None,
 ) -> Comparison | Response:
-    """Submissions' curves of one benchmark side by side: their points at each concurrency
-    and every disclosure (system description, software, counts, power, precision) whose
-    value differs. Each must be visible to the caller."""
+    """Published results' curves of one benchmark side by side, as the results show them
+    now: their points at each concurrency and every disclosure (system description,
+    software, counts, power, precision) whose value differs, where the visitor may see
+    them (withheld during peer review, rules §11.9). A submission that is not on the
+    curves (unknown, withdrawn, rejected) is refused by name."""
     try:
-        return compare(settings, compared_submissions(session, who, submission), benchmark)
+        return compare(session, settings, who, submission, benchmark)
     except QueryProblem as problem:
         return refused(problem)
 
@@ -303,14 +304,17 @@ def read_comparison(
 def read_history(
     session: SessionDep,
     settings: SettingsDep,
+    who: PrincipalDep,
     organization: Annotated[str, Query(description="as the results name it")],
     system: Annotated[str, Query(description="the system's name, as the results name it")],
     benchmark: Annotated[str, Query(description="benchmark model, e.g. llama3_1-8b")],
 ) -> History | Response:
     """A system's published curves of one benchmark across the cohorts, oldest first, each
-    with its result id and status and the disclosures it changed."""
+    with its result id and status and the disclosures it changed (where the visitor may
+    see them), as the record stands now: a point invalidated since is gone from every
+    entry, and a result withdrawn or invalidated keeps its entries without points."""
     try:
-        return system_history(session, settings, organization, system, benchmark)
+        return system_history(session, settings, who, organization, system, benchmark)
     except QueryProblem as problem:
         return refused(problem)
 
@@ -321,10 +325,14 @@ def read_agentic_models(
     organization: Annotated[str, Query(description="as the results name it")],
     system: Annotated[str | None, Query(description="one system; default every one")] = None,
     cohort: Annotated[str | None, Query(description="default: the current results")] = None,
+    status: Annotated[
+        list[str] | None,
+        Query(description="verified, provisional, unverified (repeated); as /api/v1/results"),
+    ] = None,
 ) -> AgenticModels | Response:
     """One organisation's (or system's) curves for every agentic model: the agentic
     benchmarks run identical traffic, so they share one chart (x = e2e interactivity)."""
     try:
-        return agentic_models(session, organization, system, cohort)
+        return agentic_models(session, organization, system, cohort, status or ())
     except QueryProblem as problem:
         return refused(problem)

@@ -26,7 +26,6 @@ from app.results.services.results import (
     parse_results_query,
     query_results,
 )
-from app.results.web.compared import compared_submissions
 from app.web.api_errors import status_of
 from app.web.deps import SessionDep, SettingsDep
 from app.web.templating import templates
@@ -88,9 +87,7 @@ def compare_page(
     params = request.query_params
     try:
         comparison = compare(
-            settings,
-            compared_submissions(session, who, params.getlist("submission")),
-            params.get("benchmark") or None,
+            session, settings, who, params.getlist("submission"), params.get("benchmark") or None
         )
     except QueryProblem as problem:
         return templates.TemplateResponse(
@@ -105,13 +102,16 @@ def compare_page(
 
 
 @router.get("/history", response_class=HTMLResponse)
-def history_page(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+def history_page(
+    request: Request, session: SessionDep, settings: SettingsDep, who: PrincipalDep
+) -> Response:
     """A system's curves across the cohorts (the same computation as GET /api/v1/history)."""
     params = request.query_params
     try:
         history = system_history(
             session,
             settings,
+            who,
             params.get("organization", ""),
             params.get("system", ""),
             params.get("benchmark", ""),
@@ -138,6 +138,7 @@ def agentic_page(request: Request, session: SessionDep) -> Response:
             params.get("organization", ""),
             params.get("system") or None,
             params.get("cohort") or None,
+            params.getlist("status"),
         )
     except QueryProblem as problem:
         return templates.TemplateResponse(

@@ -45,7 +45,7 @@ def test_a_resubmitted_system_shows_each_version_and_what_changed(
                .archive(tmp_path / "v2.tar.gz"),
                pt(2026, 11, 11, 10), "2026-11-C1", pt(2026, 11, 18, 9))  # fmt: skip
     with database.session() as session:
-        history = system_history(session, settings, "acme corp", "Acme X", "llama3_1-8b")
+        history = system_history(session, settings, None, "acme corp", "Acme X", "llama3_1-8b")
         assert history.organization == "Acme Corp"  # named as the record names it
         first_entry, second_entry = history.entries
         # The first version stays public beside the second: both cohorts show it.
@@ -60,4 +60,4 @@ def test_a_resubmitted_system_shows_each_version_and_what_changed(
         assert names == ["2026-11-C0: unverified", "2026-11-C1: unverified"]
         assert max(p.y for p in chart.curves[1].points) > max(p.y for p in chart.curves[0].points)
         with pytest.raises(QueryProblem, match="published no"):
-            system_history(session, settings, "Acme Corp", "Nobody", "llama3_1-8b")
+            system_history(session, settings, None, "Acme Corp", "Nobody", "llama3_1-8b")

@@ -20,8 +20,10 @@ def client(demo_env: tuple[Settings, Database]) -> Iterator[TestClient]:
         yield c
 
 
-def _top_two(client: TestClient) -> list[dict]:  # type: ignore[type-arg]
-    ranking = client.get("/api/v1/results", params={"benchmark": "llama3_1-8b"}).json()["ranking"]
+def _top_two(client: TestClient, status: str = "verified") -> list[dict]:  # type: ignore[type-arg]
+    ranking = client.get(
+        "/api/v1/results", params={"benchmark": "llama3_1-8b", "status": status}
+    ).json()["ranking"]
     rows: list[dict] = ranking[:2]  # type: ignore[type-arg]
     return rows
 
@@ -92,4 +94,27 @@ def test_submissions_without_a_common_benchmark_and_unknown_ones(client: TestCli
     assert wrong.status_code == 422 and wrong.json()["error"]["field"] == "benchmark"
     assert "llama3_1-8b" in wrong.json()["error"]["message"]
     missing = client.get("/api/v1/compare", params=[("submission", "nope"), ("submission", "x")])
-    assert missing.status_code == 404
+    assert missing.status_code == 404 and missing.json()["error"]["field"] == "submission"
+    assert "'nope'" in missing.json()["error"]["message"]
+
+
+def test_peer_review_pending_results_are_marked_and_their_disclosures_withheld(
+    client: TestClient,
+) -> None:
+    """As on the submission page (rules §11.9): a provisional result's disclosures are not
+    the public's during review; its curve says it is preliminary."""
+    verified = _top_two(client)[0]
+    pending = _top_two(client, "provisional")[0]
+    body = client.get(
+        "/api/v1/compare",
+        params=[("submission", verified["submission"]), ("submission", pending["submission"])],
+    ).json()
+    assert body["withheld"] == [pending["submission"]]
+    assert [s["peer_review_pending"] for s in body["submissions"]] == [False, True]
+    assert all(d["values"][1] is None for d in body["differences"] + body["same"])
+    assert body["footnotes"] and "peer review pending" in body["footnotes"][0]
+    page = client.get(
+        "/compare",
+        params=[("submission", verified["submission"]), ("submission", pending["submission"])],
+    ).text
+    assert 'id="withheld"' in page and 'id="compare-footnote"' in page

@@ -1,0 +1,155 @@
+"""One public record: right after a chair invalidates a point and a finalized result is
+withdrawn, and again after the next publication step, anonymous compare, history and the
+agentic view show what the results show; bad parameters are refused by name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.accounts.services.accounts import principal_for_token
+from app.db.models import Submission
+from app.db.session import Database
+from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
+from app.publishing.services.cohorts import publish_cohort
+from app.review.services.decisions import set_point_state, withdraw
+from app.review.services.review import finalize
+from app.settings import Settings
+from app.web.main import create_app
+from tests.support.accounts import create_accounts
+from tests.support.fakes import RecordingQueue
+from tests.support.submissions import pt, submit
+
+NINE = (1, 2, 4, 8, 64, 128, 256, 512, 1024)  # two more than the minimum: one may go
+
+
+def _result(tmp_path: Path, name: str, speed: float) -> Path:
+    return BundleFactory(
+        system=SystemSpec(name=f"Acme {name}", saturation_tps=40_000 * speed),
+        curves=(CurveSpec(model="llama3_1-8b", concurrencies=NINE),),
+        submission_id=f"sub-{name}",
+    ).archive(tmp_path / f"{name}.tar.gz")
+
+
+@pytest.fixture
+def record(
+    database: Database, settings: Settings, tmp_path: Path
+) -> Iterator[tuple[TestClient, dict[str, str], dict[str, Any]]]:
+    """Three finalized results published in 2026-12-C1; then one loses a point and
+    another is withdrawn, the day after."""
+    tokens = create_accounts(database)
+    ids: dict[str, str] = {}
+    sids = {name: submit(database, settings, _result(tmp_path, name, speed))
+            for name, speed in (("kept", 1.0), ("trimmed", 0.9), ("gone", 0.8))}  # fmt: skip
+    with database.session() as session:
+        for name, sid in sids.items():
+            submission = session.get(Submission, sid)
+            assert submission is not None
+            finalize(session=session, settings=settings, submission=submission, at=pt(2026, 12, 7))
+            ids[name] = submission.public_id
+        publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1",
+                       at=pt(2026, 12, 16, 8))  # fmt: skip
+        chair = principal_for_token(session, tokens["chair"])
+        owner = principal_for_token(session, tokens["submitter"])
+        assert chair is not None and owner is not None
+        trimmed = session.get(Submission, sids["trimmed"])
+        assert trimmed is not None
+        set_point_state(session=session, settings=settings, submission=trimmed,
+                        point_label=f"{trimmed.curves[0].system.dir_name}/llama3_1-8b/r2",
+                        state="invalidated", who=chair, reason="wrong token counts",
+                        at=pt(2026, 12, 17))  # fmt: skip
+        gone = session.get(Submission, sids["gone"])
+        assert gone is not None
+        withdraw(session=session, settings=settings, submission=gone, who=owner,
+                 reason="hardware recalled", at=pt(2026, 12, 17))  # fmt: skip
+        session.commit()
+    with TestClient(create_app(settings, queue=RecordingQueue())) as client:
+        yield client, ids, {"settings": settings, "database": database}
+
+
+def _results(client: TestClient) -> dict[str, tuple[str, list[str]]]:
+    body = client.get("/api/v1/results", params={"benchmark": "llama3_1-8b"}).json()
+    return {c["submission"]: (c["status"], sorted(p["dir"] for p in c["points"]))
+            for c in body["curves"]}  # fmt: skip
+
+
+def _agree(client: TestClient, ids: dict[str, str]) -> None:
+    shown = _results(client)
+    assert set(shown) == {ids["kept"], ids["trimmed"]}  # the withdrawn result left
+    assert "r2" not in shown[ids["trimmed"]][1]
+    compared = client.get(
+        "/api/v1/compare", params=[("submission", ids["kept"]), ("submission", ids["trimmed"])]
+    ).json()
+    for s in compared["submissions"]:
+        dirs = sorted(p["dir"] for p in s["curve"]["points"])
+        assert (s["result_status"], dirs) == shown[s["submission"]]
+    named = client.get(
+        "/api/v1/compare", params=[("submission", ids["kept"]), ("submission", ids["gone"])]
+    )
+    assert named.status_code == 404 and named.json()["error"]["field"] == "submission"
+    assert "withdrawn on 2026-12-17" in named.json()["error"]["message"]
+    for name in ("kept", "trimmed"):
+        history = client.get(
+            "/api/v1/history",
+            params={"organization": "Acme Corp", "system": f"Acme {name}",
+                    "benchmark": "llama3_1-8b"},  # fmt: skip
+        ).json()
+        for entry in history["entries"]:
+            assert (entry["status"], sorted(p["dir"] for p in entry["points"])) == shown[
+                ids[name]
+            ]
+    gone = client.get(
+        "/api/v1/history",
+        params={"organization": "Acme Corp", "system": "Acme gone", "benchmark": "llama3_1-8b"},
+    ).json()
+    [entry] = gone["entries"]
+    assert entry["status"] == "withdrawn" and entry["points"] == [] and entry["left_on"]
+    assert entry["left_because"] == "hardware recalled"
+
+
+def test_compare_and_history_show_what_the_results_show_right_after_and_later(
+    record: tuple[TestClient, dict[str, str], dict[str, Any]],
+) -> None:
+    client, ids, env = record
+    _agree(client, ids)  # right after the decisions
+    with env["database"].session() as session:
+        publish_cohort(session=session, settings=env["settings"], cohort_id="2027-01-C0",
+                       at=pt(2027, 1, 6, 8))  # fmt: skip
+        session.commit()
+    _agree(client, ids)  # and after the next publication step
+    # The history page says it too, without drawing the withdrawn result.
+    page = client.get(
+        "/history",
+        params={"organization": "Acme Corp", "system": "Acme gone", "benchmark": "llama3_1-8b"},
+    )
+    assert "withdrawn on 2026-12-17" in page.text
+
+
+@pytest.mark.parametrize(
+    ("params", "field", "status"),
+    [
+        ({"organization": "Acme Corp", "cohort": "2031-01-C0"}, "cohort", 422),
+        ({"organization": "Acme Corp", "cohort": "next week"}, "cohort", 422),
+        ({"organization": ""}, "organization", 422),
+        ({"organization": "   "}, "organization", 422),
+        ({"organization": "Acme Corp", "status": "bogus"}, "status", 422),
+        ({"organization": "Nobody Inc"}, "organization", 422),
+    ],
+)
+def test_the_agentic_view_refuses_bad_parameters_by_name(
+    record: tuple[TestClient, dict[str, str], dict[str, Any]],
+    params: dict[str, str],
+    field: str,
+    status: int,
+) -> None:
+    client, _ids, _env = record
+    answer = client.get("/api/v1/agentic", params=params)
+    assert answer.status_code == status, answer.text
+    error = answer.json()["error"]
+    assert error["field"] == field and error["message"] and error["message"] != "''"
+    page = client.get("/agentic", params=params)
+    assert page.status_code == status and 'id="agentic-error"' in page.text
