@@ -93,15 +93,11 @@ def _agree(client: TestClient, ids: dict[str, str]) -> None:
     assert named.status_code == 404 and named.json()["error"]["field"] == "submission"
     assert "withdrawn on 2026-12-17" in named.json()["error"]["message"]
     for name in ("kept", "trimmed"):
-        history = client.get(
-            "/api/v1/history",
-            params={"organization": "Acme Corp", "system": f"Acme {name}",
-                    "benchmark": "llama3_1-8b"},  # fmt: skip
-        ).json()
+        where = {"organization": "Acme Corp", "system": f"Acme {name}", "benchmark": "llama3_1-8b"}
+        history = client.get("/api/v1/history", params=where).json()
         for entry in history["entries"]:
-            assert (entry["status"], sorted(p["dir"] for p in entry["points"])) == shown[
-                ids[name]
-            ]
+            entry_points = sorted(p["dir"] for p in entry["points"])
+            assert (entry["status"], entry_points) == shown[ids[name]]
     gone = client.get(
         "/api/v1/history",
         params={"organization": "Acme Corp", "system": "Acme gone", "benchmark": "llama3_1-8b"},
