@@ -20,7 +20,6 @@ from app.results.services.public import (
 )
 from app.results.services.results import STATUSES, QueryProblem
 from app.settings import Settings
-from app.submissions.services.views import PointView
 
 FEWEST, MOST = 2, 4
 
@@ -56,7 +55,7 @@ def chart_curve(
     name: str,
     status: str | None,
     step_line: list[list[float]],
-    points: Sequence[PublishedPoint | PointView],
+    points: Sequence[PublishedPoint],
     x_metric: str,
 ) -> ChartCurve:
     """A curve for the chart: its step line, and its fixed-concurrency points."""
