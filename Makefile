@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 
-.PHONY: run test install install-test lint migrate worker check clean
+.PHONY: run test test-fast install install-test lint migrate worker check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,12 @@ test: install-test
 	$(BIN)/ruff check app worker harness tests migrations bench
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=25
+
+## A quick answer while working: SQLite only, no browser, no portal or worker processes.
+test-fast: install-test
+	$(BIN)/ruff check app worker harness tests migrations bench
+	$(BIN)/python -m pytest -q -m "not browser and not slow" -k "not postgresql and not embedded and not redis"
 
 lint: install-test
 	$(BIN)/ruff check app worker harness tests migrations bench

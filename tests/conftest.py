@@ -26,6 +26,8 @@ from tests.support.portal import (
 )
 from tests.support.services import (
     fresh_postgres_database,
+    migrated_postgres_database,
+    migrated_sqlite,
     redis_url,
     require,
 )
@@ -35,11 +37,12 @@ from tests.support.services import (
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
-    """Every database test runs on the embedded SQLite and on PostgreSQL."""
+    """Every database test runs on the embedded SQLite and on PostgreSQL (there, a
+    database already migrated, cloned from the run's template)."""
     if request.param == "sqlite":
         yield None
     else:
-        with fresh_postgres_database() as url:
+        with migrated_postgres_database() as url:
             yield url
 
 
@@ -50,8 +53,10 @@ def settings(tmp_path: Path, database_url: str | None) -> Settings:
 
 @pytest.fixture
 def database(settings: Settings) -> Iterator[Database]:
+    """A migrated database: migrations ran once per run, each test gets a copy."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    upgrade(settings.effective_database_url)
+    if settings.database_url is None:
+        migrated_sqlite(settings.data_dir)
     db = Database(settings.effective_database_url)
     yield db
     db.dispose()

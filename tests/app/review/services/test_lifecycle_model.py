@@ -44,7 +44,6 @@ from app.checks.services.checks import retry_check, run_checks
 from app.core.cohorts import Cohort
 from app.core.lifecycle import TERMINAL, SubmissionState
 from app.core.refusals import Refused
-from app.db.migrate import upgrade
 from app.db.models import (
     CohortRelease,
     Objection,
@@ -77,7 +76,12 @@ from app.submissions.services.visibility import access_to
 from tests.support.accounts import ACCOUNTS, create_accounts
 from tests.support.bundles import broken
 from tests.support.fakes import RecordingQueue
-from tests.support.services import fresh_postgres_database, postgres_url, require
+from tests.support.services import (
+    migrated_postgres_database,
+    migrated_sqlite,
+    postgres_url,
+    require,
+)
 
 PT = ZoneInfo("America/Los_Angeles")
 # Monday before US Thanksgiving; 2026-12-02 is the first cohort, DST ends 2026-11-01 and
@@ -145,7 +149,8 @@ class LifecycleModel(RuleBasedStateMachine):
             redis_url=None,
             reviewer_draw_seed=7,
         )
-        upgrade(self.settings.effective_database_url)
+        if self.settings.database_url is None:
+            migrated_sqlite(self.data_dir)  # migrated once per run, copied per example
         self.db = Database(self.settings.effective_database_url)
         self.tokens = create_accounts(self.db)
         self.now = START
@@ -562,7 +567,7 @@ def test_the_published_record_always_agrees_with_the_review(
     def new_database() -> str | None:
         if backend == "sqlite":
             return None
-        manager = fresh_postgres_database()
+        manager = migrated_postgres_database()
         databases.append(manager)
         return manager.__enter__()
 
