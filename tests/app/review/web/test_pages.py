@@ -197,3 +197,26 @@ def test_a_past_or_early_cohort_is_refused_with_the_reason(
     past = client.post("/review/publish", data={"cohort": "2020-01-C0", "csrf_token": token})
     assert past.status_code == 409 and 'id="publish-error"' in past.text
     assert client.get("/api/v1/cohorts").json()["data"] == []
+
+
+def test_page_forms_hold_the_apis_length_limits(
+    pages: tuple[TestClient, str], database: Database
+) -> None:
+    """A 1,000-character title or a 60,000-character comment is refused on the page as
+    it is on the API (app.core.text_limits), and nothing is stored."""
+    from sqlalchemy import func, select
+
+    from app.db.models import Objection
+
+    client, sid = pages
+    token = _sign_in(client, "reviewer")
+    for typed in (
+        {"title": "t" * 1000, "evidence": "e"},
+        {"title": "t", "evidence": "e" * 60_000},
+    ):
+        form = {"type": "reproducibility", "rule_cited": "§11.4", "csrf_token": token, **typed}
+        refused = client.post(f"/submissions/{sid}/objections", data=form)
+        assert refused.status_code == 422, refused.status_code
+        assert "at most" in refused.text
+    with database.session() as session:
+        assert session.scalar(select(func.count()).select_from(Objection)) == 0
