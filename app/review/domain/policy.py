@@ -96,11 +96,44 @@ def may_decide(action: str, facts: SubmissionFacts) -> Refusal | None:
     return Refusal("bad-decision", f"unknown decision {action!r}", Kind.INVALID)
 
 
+def latest_embargo(
+    today: dt.date, finalized_on: dt.date | None, *, resolution_days: int, max_days: int
+) -> dt.date:
+    """The latest embargo date that can hold a result (rules §4.2): a finalized result is
+    held at most *max_days* after its review completed; before that, review completes by
+    the end of the resolution window (Week 6) at the latest."""
+    if finalized_on is not None:
+        return finalized_on + dt.timedelta(days=max_days)
+    return today + dt.timedelta(days=resolution_days + max_days)
+
+
+def embargo_refusal(embargo: dt.date, today: dt.date, latest: dt.date) -> Refusal | None:
+    """Why *embargo* cannot be the date (at upload or changed later): not in the future,
+    or beyond what rules §4.2 lets hold a result."""
+    if embargo <= today:
+        return Refusal(
+            "bad-embargo", f"the embargo date {embargo} is not in the future", Kind.INVALID
+        )
+    if embargo > latest:
+        return Refusal(
+            "bad-embargo",
+            f"the embargo date {embargo} is after {latest}, the latest a result may be held "
+            "(rules §4.2: at most 60 days after its review completes)",
+            Kind.INVALID,
+        )
+    return None
+
+
 def may_change_embargo(
-    actor: Actor, facts: SubmissionFacts, embargo: dt.date | None, today: dt.date | None
+    actor: Actor,
+    facts: SubmissionFacts,
+    embargo: dt.date | None,
+    today: dt.date | None,
+    latest: dt.date | None = None,
 ) -> Refusal | None:
     """The embargo date may change after submission while it still holds something back
-    (rules §4.2); *today* is the cohort time zone's date (None: only who and when)."""
+    (rules §4.2); *today* is the cohort time zone's date and *latest* the last date that
+    can hold it (None: only who and when)."""
     if (refusal := may(actor, Action.CHANGE_EMBARGO)) is not None:
         return refusal
     if facts.state in TERMINAL:
@@ -109,10 +142,8 @@ def may_change_embargo(
         return Refusal("not-allowed", "the provisional publication is out: its embargo has lifted")
     if facts.state == SubmissionState.FINALIZED and facts.published:
         return Refusal("not-allowed", "the finalized result is already public")
-    if embargo is not None and today is not None and embargo <= today:
-        return Refusal(
-            "bad-embargo", f"the embargo date {embargo} is not in the future", Kind.INVALID
-        )
+    if embargo is not None and today is not None:
+        return embargo_refusal(embargo, today, latest or dt.date.max)
     return None
 
 

@@ -52,6 +52,7 @@ from app.review.domain.policy import (
     PointFacts,
     committee_window_start,
     curve_shortfall,
+    latest_embargo,
     may_change_embargo,
     may_complete_review,
 )
@@ -801,9 +802,16 @@ def change_embargo(
     """The embargo date may change after submission; the committee is told (rules §4.2).
     *who*: the person asking (None: the chair's own tools)."""
     at = at or utcnow()
-    today = review_clock(settings).local_date(at)
+    clock = review_clock(settings)
+    today = clock.local_date(at)
     asking = actor_of(who, submission) if who is not None else Actor(chair=True)
-    enforce(may_change_embargo(asking, facts_of(session, submission), embargo, today))
+    latest = latest_embargo(
+        today,
+        clock.local_date(submission.finalized_at) if submission.finalized_at else None,
+        resolution_days=settings.resolution_days,
+        max_days=settings.embargo_max_days,
+    )
+    enforce(may_change_embargo(asking, facts_of(session, submission), embargo, today, latest))
     before = submission.embargo_date
     submission.embargo_date = embargo
     text = f"embargo {before or 'none'} → {embargo or 'none'}"

@@ -12,6 +12,7 @@ from app.accounts.services.accounts import Principal, get_user
 from app.accounts.web.security import CSRF_FIELD, csrf_valid
 from app.core.lifecycle import PublicationMode
 from app.jobs.queue import JobQueue
+from app.review.domain.policy import embargo_refusal, latest_embargo
 from app.settings import Settings
 from app.submissions.domain.visibility import Access
 from app.submissions.services.intake import AcceptedUpload, IntakeError, accept_upload
@@ -50,7 +51,7 @@ def _publication_mode(fields: dict[str, str]) -> str:
     return mode
 
 
-def _embargo(fields: dict[str, str], today: dt.date) -> dt.date | None:
+def _embargo(fields: dict[str, str], today: dt.date, settings: Settings) -> dt.date | None:
     text = (fields.get("embargo_date") or "").strip()
     if not text:
         return None
@@ -60,8 +61,11 @@ def _embargo(fields: dict[str, str], today: dt.date) -> dt.date | None:
         raise UploadProblem(
             422, "bad-embargo", f"embargo_date must be a date like 2027-01-20, not {text!r}"
         ) from None
-    if day <= today:
-        raise UploadProblem(422, "bad-embargo", f"the embargo date {day} is not in the future")
+    latest = latest_embargo(
+        today, None, resolution_days=settings.resolution_days, max_days=settings.embargo_max_days
+    )
+    if (refusal := embargo_refusal(day, today, latest)) is not None:
+        raise UploadProblem(422, refusal.code, refusal.message)
     return day
 
 
@@ -115,7 +119,7 @@ async def handle_upload(
                     "the form's security token is missing or stale; reload the page and try again",
                 )
         mode = _publication_mode(parsed.fields)
-        embargo = _embargo(parsed.fields, dt.datetime.now(dt.UTC).date())
+        embargo = _embargo(parsed.fields, dt.datetime.now(dt.UTC).date(), settings)
     except UploadProblem as problem:
         sink.discard()
         problem.fields = kept

@@ -44,6 +44,9 @@ def test_embargo_is_the_submitters_to_change_and_the_committee_hears_of_it(env) 
     assert client.put(url, json={"embargo_date": later}, headers=who["rival"]).status_code == 404
     past = client.put(url, json={"embargo_date": "2020-01-01"}, headers=who["submitter"])
     assert past.status_code == 422 and past.json()["error"]["code"] == "bad-embargo"
+    # Past what can hold a result (rules §4.2): refused with the rule, never cut short.
+    far = client.put(url, json={"embargo_date": "2028-01-01"}, headers=who["submitter"])
+    assert far.status_code == 422 and "§4.2" in far.json()["error"]["message"]
     ok = client.put(url, json={"embargo_date": later}, headers=who["submitter"])
     assert ok.status_code == 200 and ok.json()["embargo_date"] == later
     inbox = client.get("/api/v1/inbox", headers=who["reviewer"]).json()
