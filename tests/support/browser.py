@@ -26,6 +26,10 @@ LAUNCH_ARGS = [
 @dataclass
 class Watch:
     problems: list[str] = field(default_factory=list)
+    # Confirmation dialogs are answered as a person who meant it would (accept), unless a
+    # test says otherwise; their messages are kept.
+    accept_dialogs: bool = True
+    dialogs: list[str] = field(default_factory=list)
     # Pages the portal answered with an HTML refusal (a form shown again with its error):
     # the browser logs their status as a console error, which is not a defect.
     refused_pages: set[str] = field(default_factory=set)
@@ -48,6 +52,13 @@ class Watch:
         if where in self.refused_pages and "Failed to load resource" in message.text:
             return
         self.problems.append(f"console error: {message.text} ({where})")
+
+    def on_dialog(self, dialog) -> None:  # type: ignore[no-untyped-def]
+        self.dialogs.append(dialog.message)
+        if self.accept_dialogs:
+            dialog.accept()
+        else:
+            dialog.dismiss()
 
     def on_request_failed(self, request) -> None:  # type: ignore[no-untyped-def]
         failure = request.failure or ""
@@ -84,6 +95,7 @@ def watched_page(chromium_path: str) -> Iterator[object]:
         page.on("console", watch.on_console)
         page.on("response", watch.on_response)
         page.on("requestfailed", watch.on_request_failed)
+        page.on("dialog", watch.on_dialog)
         page.watch = watch  # type: ignore[attr-defined]
         yield page
         browser.close()

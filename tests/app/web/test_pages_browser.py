@@ -324,6 +324,7 @@ def test_the_review_in_the_browser_objection_answer_decision(
     assert "Objection filed" in page.locator("#inbox").inner_text()
     page.goto(url)
     form = page.locator("form.objection-action").first
+    assert form.locator("select[name=action]").input_value() == ""  # no act by default
     form.locator("select[name=action]").select_option("contest")
     form.locator("textarea[name=body]").fill("Prefix caching is disabled; see config.yaml.")
     form.locator("button[type=submit]").click()
@@ -349,6 +350,7 @@ def test_the_review_in_the_browser_objection_answer_decision(
     page.select_option("#decision", "finalize")
     page.click("#decision-form button[type=submit]")
     page.wait_for_selector("#due-cohort")
+    assert page.watch.dialogs[-1].startswith("Finalize this submission?")  # asked first
     assert "Finalized" in page.locator("#state-label").inner_text()
     assert "finalize" in page.locator("#timeline").inner_text()
     due = page.locator("#due-cohort").get_attribute("data-cohort")
@@ -412,18 +414,30 @@ def test_the_submitter_withdraws_a_point_then_the_submission_from_the_page(
     sign_in(page, portal)
     page.goto(f"{portal.url}/submissions/{sid}")
     form = page.locator("#point-state-form")
-    assert form.locator("select[name=state] option").all_text_contents() == ["withdrawn"]
+    # No state is chosen for the submitter: the only move is chosen, and asked about.
+    states = form.locator("select[name=state] option:not([disabled])").all_text_contents()
+    assert states == ["withdrawn"]
+    assert form.locator("select[name=state]").input_value() == ""
     label = form.locator("select[name=point] option").nth(1).get_attribute("value")
     form.locator("select[name=point]").select_option(label)
+    form.locator("select[name=state]").select_option("withdrawn")
     form.locator("input[name=reason]").fill("ran on a degraded node")
     form.locator("button[type=submit]").click()
     page.wait_for_selector("#timeline")
+    assert page.watch.dialogs[-1].startswith("Mark the point withdrawn?")
     timeline = page.locator("#timeline").inner_text()
     assert f"{label}: active → withdrawn: ran on a degraded node" in timeline
     assert page.locator("#chair-actions").count() == 0
+    # Withdrawing the submission asks first: answered "no", nothing happens.
+    page.watch.accept_dialogs = False
     page.fill("#withdraw-reason", "we found a fault in the harness config")
     page.click("#withdraw-form button[type=submit]")
-    page.wait_for_selector("#state-label")
+    assert page.watch.dialogs[-1].startswith("Withdraw this submission?")
+    with portal.client("submitter") as api:
+        assert api.get(f"/api/v1/submissions/{sid}").json()["state"] == "passed_checks"
+    page.watch.accept_dialogs = True
+    page.click("#withdraw-form button[type=submit]")
+    page.wait_for_selector("#state-label >> text=Withdrawn")
     assert "Withdrawn" in page.locator("#state-label").inner_text()
     assert page.locator("#withdraw-form").count() == 0  # nothing left to withdraw
     with portal.client("submitter") as api:
