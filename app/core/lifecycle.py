@@ -120,6 +120,18 @@ def result_status(state: SubmissionState, for_review: bool) -> ResultStatus | No
     return ResultStatus.VERIFIED if state == SubmissionState.FINALIZED else ResultStatus.PROVISIONAL
 
 
+def status_badge(
+    state: SubmissionState, for_review: bool, mode: PublicationMode
+) -> str | None:
+    """The status a page shows on a submission: its results' status, except that a result
+    in confidential review is "confidential" (it is provisional, "peer review pending",
+    only in provisional publication mode; architecture, decision 7)."""
+    status = result_status(state, for_review)
+    if status == ResultStatus.PROVISIONAL and mode == PublicationMode.CONFIDENTIAL:
+        return "confidential"
+    return status.value if status else None
+
+
 # A background job's states (app/jobs): the database keeps them, the worker moves them.
 class JobState(enum.StrEnum):
     QUEUED = "queued"

@@ -13,6 +13,7 @@ from app.core.lifecycle import (
     ResultStatus,
     SubmissionState,
     result_status,
+    status_badge,
 )
 from app.core.regions import Offline, region_basis, region_name
 from app.core.views import Metric, Timestamp
@@ -105,6 +106,10 @@ class SubmissionSummary(BaseModel):
     for_review: bool = Field(description="false: an unverified result, never reviewed")
     publication_mode: PublicationMode
     result_status: ResultStatus | None = Field(description="the status its results carry")
+    status_badge: str | None = Field(
+        description="what pages show: the status, or 'confidential' for a result in "
+        "confidential review (never called provisional)"
+    )
     verdict: Verdict | None
     checker_version: str | None
     target_cohort: str | None
@@ -131,6 +136,11 @@ def summary_fields(submission: Submission) -> dict[str, object]:
         "for_review": submission.for_review,
         "publication_mode": submission.publication_mode,
         "result_status": result_status(SubmissionState(submission.state), submission.for_review),
+        "status_badge": status_badge(
+            SubmissionState(submission.state),
+            submission.for_review,
+            PublicationMode(submission.publication_mode),
+        ),
         "verdict": submission.verdict,
         "checker_version": submission.checker_version,
         "target_cohort": submission.target_cohort,

@@ -63,3 +63,14 @@ def test_statuses() -> None:
     assert result_status(S.FINALIZED, for_review=True) == ResultStatus.VERIFIED
     for state in (S.RECEIVED, S.CHECKING, S.REJECTED, S.CHECK_ERROR, S.WITHDRAWN, S.INVALIDATED):
         assert result_status(state, for_review=True) is None
+
+
+def test_a_result_in_confidential_review_is_never_badged_provisional() -> None:
+    from app.core.lifecycle import PublicationMode, SubmissionState, status_badge
+
+    review = SubmissionState.PASSED_CHECKS
+    assert status_badge(review, True, PublicationMode.CONFIDENTIAL) == "confidential"
+    assert status_badge(review, True, PublicationMode.PROVISIONAL) == "provisional"
+    assert status_badge(review, False, PublicationMode.CONFIDENTIAL) == "unverified"
+    assert status_badge(SubmissionState.FINALIZED, True, PublicationMode.CONFIDENTIAL) == "verified"
+    assert status_badge(SubmissionState.REJECTED, True, PublicationMode.CONFIDENTIAL) is None

@@ -220,3 +220,13 @@ def test_page_forms_hold_the_apis_length_limits(
         assert "at most" in refused.text
     with database.session() as session:
         assert session.scalar(select(func.count()).select_from(Objection)) == 0
+
+
+def test_a_confidential_submission_is_badged_confidential_not_provisional(
+    pages: tuple[TestClient, str],
+) -> None:
+    client, sid = pages
+    _sign_in(client, "submitter")
+    page = client.get(f"/submissions/{sid}").text
+    assert '<span class="status status-confidential">confidential</span>' in page
+    assert "status-provisional" not in page
