@@ -120,9 +120,7 @@ def result_status(state: SubmissionState, for_review: bool) -> ResultStatus | No
     return ResultStatus.VERIFIED if state == SubmissionState.FINALIZED else ResultStatus.PROVISIONAL
 
 
-def status_badge(
-    state: SubmissionState, for_review: bool, mode: PublicationMode
-) -> str | None:
+def status_badge(state: SubmissionState, for_review: bool, mode: PublicationMode) -> str | None:
     """The status a page shows on a submission: its results' status, except that a result
     in confidential review is "confidential" (it is provisional, "peer review pending",
     only in provisional publication mode; architecture, decision 7)."""
