@@ -6,6 +6,7 @@ import datetime as dt
 import gc
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -57,6 +58,29 @@ async def _lifespan(_app: FastAPI) -> AsyncIterator[None]:
     gc.collect()
     gc.freeze()
     yield
+
+
+BEARER = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "An API token (endpoints-portal users token …); what it may do is its "
+    "scopes' and its owner's standing (see Security in the README).",
+}
+
+
+def _document_bearer_tokens(app: FastAPI) -> None:
+    """The OpenAPI document names the bearer token (Swagger UI's Authorize); every
+    operation takes one, and the public ones need none."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = generate()
+            schema.setdefault("components", {}).setdefault("securitySchemes", {})["bearer"] = BEARER
+            schema["security"] = [{"bearer": []}, {}]
+        return app.openapi_schema or {}
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def create_app(
@@ -115,6 +139,8 @@ def create_app(
     app.add_exception_handler(Refused, refusal_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(Exception, server_error)
+
+    _document_bearer_tokens(app)
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, str]:

@@ -50,7 +50,7 @@ from app.submissions.services.views import SubmissionSummary, submission_summary
 from app.web.api_errors import attempt, refused
 from app.web.deps import NowDep, SessionDep, SettingsDep
 
-router = APIRouter(prefix="/api/v1")
+router = APIRouter(prefix="/api/v1", tags=["review: objections, decisions and the inbox"])
 
 
 def _user(session: SessionDep, who: Principal) -> User:
