@@ -178,6 +178,7 @@ def test_without_a_tokenizer_nothing_is_said_to_be_re_counted(setup, database) -
         page = without.get(f"/submissions/{sid}").text
         assert 'id="no-tokenizer"' in page and "llama3_1-8b" in page
         assert 'id="recount-all"' not in page  # not offered where nothing can be counted
+        assert 'class="link retry"' not in page  # nor again, point by point
 
 
 def test_bad_uploads_are_refused_and_leave_nothing(setup, database) -> None:  # type: ignore[no-untyped-def]
