@@ -26,7 +26,6 @@ from tests.support.portal import (
 )
 from tests.support.services import (
     fresh_postgres_database,
-    migrated_postgres_database,
     migrated_sqlite,
     redis_url,
     require,
@@ -42,7 +41,7 @@ def database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
     if request.param == "sqlite":
         yield None
     else:
-        with migrated_postgres_database() as url:
+        with fresh_postgres_database(migrated=True) as url:
             yield url
 
 

@@ -150,16 +150,18 @@ def require(condition: bool, what: str) -> None:
 
 
 @contextmanager
-def fresh_postgres_database() -> Iterator[str]:
-    """A new, empty PostgreSQL database for one test (or one portal), dropped after."""
+def fresh_postgres_database(migrated: bool = False) -> Iterator[str]:
+    """A new PostgreSQL database for one test (or one portal), dropped after: empty, or
+    (*migrated*) a copy of the run's migrated template."""
     admin_url = postgres_url()
     require(admin_url is not None, "PostgreSQL (ENDPOINTS_PORTAL_TEST_POSTGRES_URL)")
     import psycopg
 
     assert admin_url is not None
     name = f"portal_test_{uuid.uuid4().hex[:12]}"
+    template = f' TEMPLATE "{_postgres_template()}"' if migrated else ""
     with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"{template}')
     try:
         yield admin_url.rsplit("/", 1)[0] + "/" + name
     finally:
@@ -214,22 +216,3 @@ def _postgres_template() -> str:
 
     atexit.register(drop)
     return name
-
-
-@contextmanager
-def migrated_postgres_database() -> Iterator[str]:
-    """A new PostgreSQL database, already migrated, for one test; dropped after."""
-    admin_url = postgres_url()
-    require(admin_url is not None, "PostgreSQL (ENDPOINTS_PORTAL_TEST_POSTGRES_URL)")
-    import psycopg
-
-    assert admin_url is not None
-    template = _postgres_template()
-    name = f"portal_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
-    try:
-        yield admin_url.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

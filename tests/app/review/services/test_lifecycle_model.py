@@ -77,7 +77,7 @@ from tests.support.accounts import ACCOUNTS, create_accounts
 from tests.support.bundles import broken
 from tests.support.fakes import RecordingQueue
 from tests.support.services import (
-    migrated_postgres_database,
+    fresh_postgres_database,
     migrated_sqlite,
     postgres_url,
     require,
@@ -567,7 +567,7 @@ def test_the_published_record_always_agrees_with_the_review(
     def new_database() -> str | None:
         if backend == "sqlite":
             return None
-        manager = migrated_postgres_database()
+        manager = fresh_postgres_database(migrated=True)
         databases.append(manager)
         return manager.__enter__()
 
