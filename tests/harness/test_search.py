@@ -48,20 +48,22 @@ def test_search_finds_the_concurrency_where_requests_start_to_queue(  # type: ig
 def test_search_on_tokens_per_user_stops_within_one_step_of_the_model(  # type: ignore[no-untyped-def]
     sim, dataset: Path, tmp_path: Path
 ) -> None:
-    # Per-user rate = 1000 / (2 ms × (1 + 0.1 (C − 1))): ≥ 245 tok/s up to C = 11.
-    endpoint = sim(SimConfig(ttft_ms=2, tpot_ms=2, output_tokens=40, output_spread=0,
-                             max_batch=1000, batch_slowdown=0.1))  # fmt: skip
+    # Per-user rate = 1000 / (10 ms × (1 + 0.25 (C − 1))): 50 tok/s at C = 5, 44 at C = 6,
+    # so ≥ 47 tok/s holds up to C = 5. A TPOT of 10 ms keeps the loop's own overhead on a
+    # loaded machine (tenths of a millisecond a token) well inside the 6 % either side.
+    endpoint = sim(SimConfig(ttft_ms=2, tpot_ms=10, output_tokens=20, output_spread=0,
+                             max_batch=1000, batch_slowdown=0.25))  # fmt: skip
     result = search(
         RunConfig(endpoint=endpoint.url, model="sim"),
         load_dataset(dataset),
         sim_token_counter(),
-        SlaTarget(tps_per_user_min=245),
+        SlaTarget(tps_per_user_min=47),
         tmp_path / "final",
         max_level=64,
         probe_s=1.0,
         final_s=1.0,
     )
-    assert result.level is not None and abs(result.level - 11) <= 1
+    assert result.level is not None and abs(result.level - 5) <= 1
     assert result.above == result.level + 1
     assert all(p.meets == (p.level <= result.level) for p in result.probes)
     missed = [p for p in result.probes if not p.meets]
