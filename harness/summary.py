@@ -50,7 +50,7 @@ class Completed:
     tokens_after_first: int | None
     failed: bool
     ttft_ns: int | None = None  # issue to the first non-empty chunk, if one came
-    latency_ns: int | None = None  # issue to completion
+    latency_ns: int | None = None  # issue to completion; None: issued, never completed
     issued_ns: int | None = None  # when it was issued, on the run's clock
     # The server's own count, where the event carries it (``usage``: an extension of the
     # official schema, which has no such key).
@@ -246,8 +246,10 @@ def summarize(
             block_last = max(block_last, ts)
             if row.failed and not options.failures_as_completions:
                 if observer is not None:
+                    first = row.recv_first_ns
                     observer(
                         Completed(uuid, line, Output(None), None, 0, None, True,
+                                  ttft_ns=None if first is None else first - row.issued_ns,
                                   latency_ns=ts - row.issued_ns, issued_ns=row.issued_ns,
                                   prompt=row.prompt)
                     )  # fmt: skip
@@ -279,6 +281,14 @@ def summarize(
         close_block()
 
     dropped = len(rows)  # issued in the window, never completed nor failed
+    if observer is not None:
+        # They keep their place in the issue order (steady state) and miss every SLO
+        # (goodput): a request with no latency, in issue order.
+        for uuid, row in sorted(rows.items(), key=lambda item: item[1].issued_ns):
+            observer(
+                Completed(uuid, 0, Output(None), None, 0, None, True,
+                          issued_ns=row.issued_ns, prompt=row.prompt)
+            )  # fmt: skip
     notes: list[str] = []
     if not options.failures_as_completions:
         notes.append(

@@ -8,7 +8,7 @@ both agree with the summary's counts. 41 bytes a request.
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -22,7 +22,8 @@ Ints = npt.NDArray[np.int64]
 class Timings:
     """Per tracked request, in the order the summary saw them complete: issue, first chunk
     (−1: none), completion, on the run's clock in ns; output tokens, tokens after the first
-    chunk; whether it failed."""
+    chunk; whether it failed. ``unfinished``: the issue times of the tracked requests that
+    never completed (they keep their place in the issue order and measure nothing)."""
 
     issued: Ints
     first: Ints
@@ -30,6 +31,7 @@ class Timings:
     tokens: Ints
     after: Ints
     failed: npt.NDArray[np.bool_]
+    unfinished: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 class RequestTimings:
@@ -42,9 +44,13 @@ class RequestTimings:
         self._tokens = array("q")
         self._after = array("q")
         self._failed = array("b")
+        self._unfinished = array("q")
 
     def __call__(self, completed: Completed) -> None:
-        if completed.issued_ns is None or completed.latency_ns is None:
+        if completed.issued_ns is None:
+            return
+        if completed.latency_ns is None:
+            self._unfinished.append(completed.issued_ns)
             return
         self._issued.append(completed.issued_ns)
         ttft = completed.ttft_ns
@@ -70,4 +76,5 @@ class RequestTimings:
             np.frombuffer(self._failed, dtype=np.int8).astype(bool)
             if self._failed
             else np.zeros(0, bool),
+            ints(self._unfinished),
         )

@@ -550,7 +550,11 @@ class RequestLogRow(Base):
     submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), index=True)
     point_label: Mapped[str] = mapped_column(Text)
     requests: Mapped[int] = mapped_column(BigInteger)
-    duration_ms: Mapped[float | None] = mapped_column(Float)  # the point's reported window
+    # The official reporting window the log covers (rules §2.3): "steady_state" (the
+    # window's requests, over its issue-time span) or "total" (every tracked request, over
+    # the point's reported duration).
+    window: Mapped[str] = mapped_column(Text, default="total", server_default="total")
+    duration_ms: Mapped[float | None] = mapped_column(Float)
     data: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
 

@@ -587,11 +587,11 @@ PORTAL_RULES: tuple[Rule, ...] = (
         "§2.2",
         Stage.RECOUNT,
         Severity.WARNING,
-        "A windowable point's official numbers are the window's (the whole run's are the "
-        "supplementary basis). The summary's TTFT P90, TPOT P90 and system tokens/s are "
-        "compared with both; a number that is neither the window's nor the whole run's has "
-        "no basis in the events.",
-        "Report the steady-state window's metrics, or the whole run's, as the events give them.",
+        "A windowable point's official numbers are the window's (§2.3: the whole run's "
+        "`total` is supplementary). The summary's TTFT P90, TPOT P90 and system tokens/s are "
+        "compared with both: the whole run's numbers on a windowable point, or a number that "
+        "is neither, is a warning with the window's numbers beside the reported ones.",
+        "Report the steady-state window's metrics, as the events give them.",
     ),
     _portal(
         "events-malformed",

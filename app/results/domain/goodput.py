@@ -12,15 +12,19 @@ Definitions (written in the README too):
   streamed no chunk before it completed has its whole latency as TTFT.
 - A request's **output rate** is its tokens after the first over the time from its first
   chunk to its completion: the per-request counterpart of ``tps_per_user = 1000 / TPOT``.
-  A request with a single output token streams nothing after the first one: only its TTFT
-  judges it. For agentic benchmarks the rate is the turn's output tokens over its latency,
+  A response that streamed nothing after its first chunk (one chunk, or one token) has no
+  output rate: it misses any minimum rate, and only an SLA without one can keep it. For
+  agentic benchmarks the rate is the turn's output tokens over its latency,
   the per-turn counterpart of ``e2e_avg_interactivity``.
 - A request **meets the SLO** when it did not fail, produced output, its TTFT is at most
   the limit and its output rate at least the minimum (a limit not given is not applied).
-- ``slo_attainment`` is the share of the point's tracked requests (completed or failed)
-  that met it; failed requests count as missing it.
-- ``goodput_tps`` is the output tokens of the requests that met it over the point's
-  duration (its reported window), in tokens per second.
+- Goodput covers the point's **official reporting window** (rules §2.3): the steady-state
+  window's requests over its issue-time span when the point is windowable, else every
+  tracked request over the point's reported duration (``total``); each figure says which.
+- ``slo_attainment`` is the share of the window's tracked requests (completed, failed, or
+  issued and never completed) that met it; failed and unfinished requests miss it.
+- ``goodput_tps`` is the output tokens of the requests that met it over the window's
+  duration, in tokens per second.
 
 The record keeps TTFT and rates as 32-bit floats (seven significant digits: 0.1 µs on a
 one-second TTFT), and every limit is compared with exactly what the record holds.
@@ -46,6 +50,9 @@ import numpy.typing as npt
 _MAGIC = b"RQL2"  # 32-bit TTFT and rates
 _MAGIC_DOUBLES = b"RQL1"  # the first records, with doubles: read, rounded as RQL2 keeps them
 _HEADER = struct.Struct("<4sI")
+# A response that streamed nothing after its first chunk has no per-user rate: it meets
+# no minimum rate (and any SLA without one).
+NO_RATE = -math.inf
 ROW = 256  # requests in an index row: one row a point is read request by request
 BLOCK = 16  # float32 rates in a 64-byte cache line
 
@@ -74,13 +81,27 @@ def request_of(
     after = tokens_after_first or 0
     streaming_s = latency_s - ttft_s
     if after <= 0:
-        decode = math.inf  # nothing streamed after the first token
+        decode = NO_RATE  # nothing streamed after the first chunk: no per-user rate
     elif streaming_s > 0:
         decode = after / streaming_s
     else:
         decode = math.inf  # every token arrived with the first chunk
     e2e = output_tokens / latency_s if latency_s > 0 else (math.inf if output_tokens else 0.0)
     return Request(ttft_s * 1000, decode, e2e, output_tokens, failed)
+
+
+def in_window(log: RequestLog, issued_ns: Sequence[int], first_ns: int, last_ns: int) -> RequestLog:
+    """The requests of *log* issued from *first_ns* to *last_ns* (*issued_ns*: each
+    request's issue time, in the log's order)."""
+    kept = RequestLog()
+    for n, at in enumerate(issued_ns):
+        if first_ns <= at <= last_ns:
+            kept.ttft_ms.append(log.ttft_ms[n])
+            kept.decode_rate.append(log.decode_rate[n])
+            kept.e2e_rate.append(log.e2e_rate[n])
+            kept.output_tokens.append(log.output_tokens[n])
+            kept.failed.append(log.failed[n])
+    return kept
 
 
 Counts = npt.NDArray[np.int64]

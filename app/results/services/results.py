@@ -523,13 +523,18 @@ class ResultPoint(PublishedPoint):
     )
     admissible: bool = Field(description="meets the query's SLA")
     slo_attainment: float | None = left_out_if_none(
-        "share of the point's requests that met the SLA (failed ones missed it), from its "
-        "re-counted events"
+        "share of the window's requests that met the SLA (failed and unfinished ones missed "
+        "it), from the point's re-counted events"
     )
     goodput_tps: float | None = left_out_if_none(
-        "output tokens/s of the requests that met the SLA, over the point's duration"
+        "output tokens/s of the requests that met the SLA, over the window's duration"
     )
     goodput_requests: int | None = left_out_if_none("the requests goodput was counted over")
+    goodput_window: str | None = left_out_if_none(
+        "the window goodput covers (rules §2.3): steady_state (the steady-state window's "
+        "requests over its issue-time span) or total (every tracked request over the point's "
+        "reported duration)"
+    )
     goodput_missing: str | None = left_out_if_none("why a point has no goodput")
 
 
@@ -580,6 +585,7 @@ class PointGoodput:
     attainment: npt.NDArray[np.float64]
     goodput_tps: npt.NDArray[np.float64]
     requests: npt.NDArray[np.int64]
+    window: list[str | None]  # which window each figure covers (RequestLogRow.window)
 
 
 # Request logs never change once written; the index over a set of them is kept, keyed by
@@ -589,7 +595,7 @@ _INDEXES_SIZE = 2
 
 
 # Submission id → point label → (the latest re-count's log id, its duration in ms).
-Catalogue = dict[str, dict[str, tuple[int, float | None]]]
+Catalogue = dict[str, dict[str, tuple[int, float | None, str]]]
 CatalogueKey = tuple[str, int, int]
 # What request logs exist (not their data), kept until one is added or removed.
 _CATALOGUE: dict[CatalogueKey, Catalogue] = {}
@@ -606,17 +612,19 @@ def _log_catalogue(session: Session) -> tuple[CatalogueKey, Catalogue]:
     if cached is not None:
         return key, cached
     catalogue: Catalogue = {}
-    for row_id, public_id, label, duration in session.execute(
+    for row_id, public_id, label, duration, window in session.execute(
         select(
             RequestLogRow.id,
             Submission.public_id,
             RequestLogRow.point_label,
             RequestLogRow.duration_ms,
+            RequestLogRow.window,
         )
         .join(Submission, Submission.id == RequestLogRow.submission_id)
         .order_by(RequestLogRow.id)
     ):
-        catalogue.setdefault(public_id, {})[label] = (row_id, duration)  # the latest wins
+        # The latest wins.
+        catalogue.setdefault(public_id, {})[label] = (row_id, duration, window)
     _CATALOGUE.clear()
     _CATALOGUE[key] = catalogue
     return key, catalogue
@@ -630,11 +638,12 @@ class GoodputPlan:
     rows: npt.NDArray[np.int64]  # table rows that have a log
     logs: tuple[tuple[int, bool], ...]  # the index's logs: (log id, agentic), sorted
     at: npt.NDArray[np.int64]  # per row, its log's place in `logs`
-    seconds: npt.NDArray[np.float64]  # per row, the point's duration
+    seconds: npt.NDArray[np.float64]  # per row, the duration of its log's window
+    windows: tuple[str, ...]  # per row, which window its log covers
 
 
 def _goodput_plan(view: View, curves: list[int], catalogue: Catalogue) -> GoodputPlan:
-    wanted: list[tuple[int, tuple[int, bool], float]] = []
+    wanted: list[tuple[int, tuple[int, bool], float, str]] = []
     for n in curves:
         curve = view.curves[n]
         logged = catalogue.get(curve.submission)
@@ -644,14 +653,16 @@ def _goodput_plan(view: View, curves: list[int], catalogue: Catalogue) -> Goodpu
         for row in range(int(view.first_row[n]), int(view.first_row[n + 1])):
             found = logged.get(prefix + view.dirs[row])
             if found is not None and not view.table.dedicated[row]:
-                wanted.append((row, (found[0], curve.is_agentic), (found[1] or 0) / 1000))
-    logs = tuple(sorted({log for _r, log, _s in wanted}))
+                log = (found[0], curve.is_agentic)
+                wanted.append((row, log, (found[1] or 0) / 1000, found[2]))
+    logs = tuple(sorted({log for _r, log, _s, _w in wanted}))
     place = {log: n for n, log in enumerate(logs)}
     return GoodputPlan(
-        rows=np.array([r for r, _l, _s in wanted], dtype=np.int64),
+        rows=np.array([r for r, _l, _s, _w in wanted], dtype=np.int64),
         logs=logs,
-        at=np.array([place[log] for _r, log, _s in wanted], dtype=np.int64),
-        seconds=np.array([seconds for _r, _l, seconds in wanted], dtype=np.float64),
+        at=np.array([place[log] for _r, log, _s, _w in wanted], dtype=np.int64),
+        seconds=np.array([seconds for _r, _l, seconds, _w in wanted], dtype=np.float64),
+        windows=tuple(window for _r, _l, _s, window in wanted),
     )
 
 
@@ -659,7 +670,9 @@ def point_goodput(session: Session, view: View, curves: list[int], q: ResultsQue
     """Goodput under *q*'s SLA for every point of the view's *curves* (indexes into
     ``view.curves``) that has a re-counted request log; the latest re-count's counts."""
     rows = len(view.table)
-    out = PointGoodput(np.full(rows, np.nan), np.full(rows, np.nan), np.full(rows, -1, np.int64))
+    out = PointGoodput(
+        np.full(rows, np.nan), np.full(rows, np.nan), np.full(rows, -1, np.int64), [None] * rows
+    )
     catalogue_key, catalogue = _log_catalogue(session)
     plan_key = (catalogue_key, tuple(curves))
     plan = view.goodput_plans.get(plan_key)
@@ -686,6 +699,8 @@ def point_goodput(session: Session, view: View, curves: list[int], q: ResultsQue
     met, tokens = index.met(q.sla.ttft_p90_max_ms, q.sla.tps_per_user_min)
     requests = index.requests[plan.at]
     out.requests[plan.rows] = requests
+    for row, window in zip(plan.rows.tolist(), plan.windows, strict=True):
+        out.window[row] = window
     out.attainment[plan.rows], out.goodput_tps[plan.rows] = slo_rates(
         met[plan.at], tokens[plan.at], requests, plan.seconds
     )
@@ -764,6 +779,7 @@ def _curve_view(view: View, n: int, q: ResultsQuery, a: Answer) -> ResultCurve:
                 "slo_attainment": _rounded(attained[i], 4) if logged else None,
                 "goodput_tps": _rounded(goodput[i], 3) if logged else None,
                 "goodput_requests": requests[i] if logged else None,
+                "goodput_window": g.window[first + i] if g is not None and logged else None,
                 "goodput_missing": NO_EVENTS
                 if g is not None and not logged and point.offline != Offline.DEDICATED
                 else None,
@@ -851,6 +867,9 @@ class RankingRow(BaseModel):
     )
     slo_attainment: float | None = Field(description="the point's share of requests in the SLA")
     goodput_tps: float | None = Field(description="the point's goodput, tokens/s")
+    goodput_window: str | None = Field(
+        default=None, description="the window its goodput covers: steady_state or total"
+    )
     system_tps: float
     system_tps_per_kw: float | None
     tps_per_user: float | None
@@ -1040,6 +1059,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
                 usd_per_million_tokens=best.usd_per_million_tokens,
                 slo_attainment=best.slo_attainment,
                 goodput_tps=best.goodput_tps,
+                goodput_window=best.goodput_window,
                 system_tps=best.system_tps,
                 system_tps_per_kw=best.system_tps_per_kw,
                 tps_per_user=best.tps_per_user,

@@ -46,7 +46,7 @@ RANKING_COLUMNS = (
     "rank", "result_id", "organization", "system", "status", "accelerator_model",
     "accelerator_count", "provisioned_power_kw", "division", "availability", "point",
     "concurrency", "region", "throughput", "usd_per_million_tokens", "slo_attainment",
-    "goodput_tps", "system_tps",
+    "goodput_tps", "goodput_window", "system_tps",
     "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
     "derived",
 )  # fmt: skip
@@ -61,7 +61,8 @@ POINT_COLUMNS = (
     "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
     "result_id", "organization", "system", "division", "status", "provisioned_power_kw", "dir",
     "concurrency", "region", "offline", "admissible", "usd_per_million_tokens",
-    "slo_attainment", "goodput_tps", "goodput_requests", "goodput_missing", "system_tps",
+    "slo_attainment", "goodput_tps", "goodput_requests", "goodput_window", "goodput_missing",
+    "system_tps",
     "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
     "accuracy", *TAIL_COLUMNS, "derived",
 )  # fmt: skip

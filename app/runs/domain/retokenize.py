@@ -19,17 +19,19 @@ import math
 import re
 import unicodedata
 import zlib
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app.checks.domain.findings import Finding, Severity
 from app.checks.domain.rules import portal_rule
-from app.results.domain.goodput import RequestLog, request_of
+from app.results.domain.goodput import RequestLog, in_window, request_of
 from harness.dataset import prompt_key
 from harness.events import Output
 from harness.metrics import percentile_lower
+from harness.steady_state import window_issue_span
 from harness.summary import Completed, Counts, SummaryOptions, summarize
 from harness.timeseries import run_time_series
 from harness.timings import RequestTimings, Timings
@@ -108,6 +110,8 @@ class Analysis:
     timeseries: dict[str, Any] | None = None
     # Every tracked request's timings, for the steady-state analysis (harness/timings.py).
     timings: Timings | None = None
+    # Each request of ``requests``' issue time (ns), to take the official window's ones.
+    request_issued: Sequence[int] = ()
 
 
 class Cancelled(Exception):
@@ -215,6 +219,7 @@ class _Scanner:
         self.responses = 0
         self.tokens = 0
         self.requests = RequestLog()
+        self.request_issued = array("q")  # each logged request's issue time, ns
         self.with_usage = 0
         self.server_tokens = 0
         self.recounted_with_usage = 0
@@ -228,6 +233,7 @@ class _Scanner:
                 if key not in self.dataset.keys:
                     self.prompts_foreign.append(completed.sample_uuid)
         self.timeline(completed)
+        self.request_issued.append(-1 if completed.issued_ns is None else completed.issued_ns)
         self.requests.add(
             request_of(
                 completed.ttft_ns,
@@ -552,4 +558,28 @@ def analyse(
             )
         )
     timings = scanner.timeline.timings()
-    return Analysis(recount, findings, scanner.requests, run_time_series(timings), timings)
+    return Analysis(
+        recount,
+        findings,
+        scanner.requests,
+        run_time_series(timings),
+        timings,
+        scanner.request_issued,
+    )
+
+
+def official_window_requests(
+    analysis: Analysis, steady_state: dict[str, Any] | None, reported_duration_ms: float | None
+) -> tuple[RequestLog, str, float | None]:
+    """The requests goodput is counted over, which window that is, and its duration in ms:
+    the steady-state window's requests over its issue-time span when the point is
+    windowable (rules §2.3: its official numbers are the window's), else every tracked
+    request over the point's reported duration (``total``)."""
+    assert analysis.requests is not None
+    window = (steady_state or {}).get("window")
+    windowable = (steady_state or {}).get("status") == "windowable"
+    if windowable and window and analysis.timings is not None:
+        first, last = window_issue_span(analysis.timings, window)
+        kept = in_window(analysis.requests, analysis.request_issued, first, last)
+        return kept, "steady_state", (last - first) / 1e6
+    return analysis.requests, "total", reported_duration_ms

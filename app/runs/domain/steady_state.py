@@ -84,7 +84,12 @@ def review_steady_state(
         doc["declared_window"] = facts
         findings += fact_findings
         if declared.get("status") == "windowable" and facts is not None:
-            findings += _basis(point, facts, reported, recount, tolerance)
+            findings += _basis(point, facts["metrics"], reported, recount, tolerance)
+    if not any(f.rule == "steady-state-window-metrics" for f in findings):
+        if doc["status"] == "windowable" and doc.get("metrics"):
+            # The events say windowable whatever the block says: the window's numbers
+            # are the official ones (§2.3).
+            findings += _basis(point, doc["metrics"], reported, recount, tolerance)
     return SteadyStateReview(doc, findings)
 
 
@@ -98,9 +103,8 @@ def _detected(point: str, doc: dict[str, Any], minimum_s: float, declared: bool)
     if doc.get("anomaly"):
         a = doc["anomaly"]
         text += f"; a level shift at super-pass {a['change_point_sp']}, TPOT {a['delta_pct']:+.1f}%"
-    drifting = doc.get("drifting_up", []) + doc.get("drifting_down", [])
-    if drifting:
-        text += f"; drifting after the window: {', '.join(drifting)}"
+    if doc.get("drifting_up"):
+        text += f"; rising from the window's start to the end: {', '.join(doc['drifting_up'])}"
     if not declared:
         text += "; point.yaml declares no steady_state block"
     return _finding("steady-state-detected", Severity.INFO, text, point)
@@ -213,9 +217,10 @@ def _near(a: float | None, b: float | None, tolerance: float) -> bool:
 
 
 def _basis(
-    point: str, facts: dict[str, Any], reported: Reported, recount: Recount, tolerance: float
+    point: str, window: dict[str, Any], reported: Reported, recount: Recount, tolerance: float
 ) -> list[Finding]:
-    window = facts["metrics"]
+    """The summary's numbers against the window's (*window*: its metrics) and the whole
+    run's: a windowable point's official numbers are the window's (§2.3)."""
     whole_tps = (
         recount.total_output_tokens / (recount.events_duration_ms / 1000)
         if recount.total_output_tokens is not None and recount.events_duration_ms
@@ -238,7 +243,7 @@ def _basis(
         ),
         ("system tokens/s", reported.system_tps, window.get("system_tps"), (whole_tps,), ""),
     )
-    unsupported, lines = [], []
+    unsupported, whole_run, lines = [], [], []
     for label, theirs, ours, whole, unit in rows:
         if theirs is None or ours is None:
             continue
@@ -255,8 +260,22 @@ def _basis(
         lines.append(line + (f" ({basis})" if basis else ""))
         if basis is None:
             unsupported.append(label)
+        elif basis == "the whole run's":
+            whole_run.append(label)
     if not lines:
         return []
+    fix = portal_rule("steady-state-window-metrics").fix
+    if whole_run and not unsupported:
+        return [
+            _finding(
+                "steady-state-window-metrics",
+                Severity.WARNING,
+                f"{', '.join(whole_run)} of the summary are the whole run's, while the point is "
+                "windowable: its official numbers are the window's (§2.3): " + "; ".join(lines),
+                point,
+                fix=fix,
+            )
+        ]
     if unsupported:
         return [
             _finding(
@@ -265,7 +284,7 @@ def _basis(
                 f"{', '.join(unsupported)} of the summary are neither the declared window's nor "
                 f"the whole run's (tolerance {tolerance:.0%}): " + "; ".join(lines),
                 point,
-                fix=portal_rule("steady-state-window-metrics").fix,
+                fix=fix,
             )
         ]
     return [_finding("steady-state-window-metrics", Severity.INFO, "; ".join(lines), point)]

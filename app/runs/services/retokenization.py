@@ -52,6 +52,7 @@ from app.runs.domain.retokenize import (
     Reported,
     Tolerances,
     analyse,
+    official_window_requests,
 )
 from app.runs.domain.steady_state import review_steady_state
 from app.runs.services.points import dataset_file, min_duration_s, point_folder
@@ -352,14 +353,18 @@ def run_retokenization(
     retok.timeseries = analysis.timeseries
     retok.finished_at = finished
     if analysis.requests is not None and len(analysis.requests):
+        requests, window, duration_ms = official_window_requests(
+            analysis, retok.steady_state, reported.duration_ms
+        )
         session.add(
             RequestLogRow(
                 retokenization_id=retok.id,
                 submission_id=submission.id,
                 point_label=retok.point_label,
-                requests=len(analysis.requests),
-                duration_ms=reported.duration_ms,
-                data=analysis.requests.to_bytes(),
+                requests=len(requests),
+                window=window,
+                duration_ms=duration_ms,
+                data=requests.to_bytes(),
                 created_at=finished,
             )
         )

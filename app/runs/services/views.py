@@ -137,6 +137,7 @@ class SteadyStateWindow(BaseModel):
     super_pass_size: int
     n_samples: int = Field(description="successful requests in the window")
     n_failed: int
+    n_unfinished: int = Field(default=0, description="issued in the window, never completed")
     duration_s: float = Field(description="issue-time span, checked against §6.2")
     start_s: float = Field(description="seconds from the first tracked issue")
     end_s: float
@@ -149,12 +150,21 @@ class SteadyStateView(BaseModel):
     status: str = Field(
         description="windowable, insufficient_duration, insufficient_passes, partial_dataset"
     )
-    verdict: str = Field(description="STEADY STATE, drifting_up, drifting_down, anomaly, not found")
+    verdict: str = Field(description="STEADY STATE, drifting_up, anomaly, not found")
     window: SteadyStateWindow | None
     state: dict[str, str] = Field(description="per metric: Plateau, Drifting Up, Drifting Down")
     anomaly: dict[str, Any] | None = Field(description="a level shift: where and by how much")
-    drifting_up: list[str]
-    drifting_down: list[str]
+    drifting_up: list[str] = Field(
+        description="gated metrics rising from the window's start to the end of the run"
+    )
+    global_trend: dict[str, str] = Field(
+        default_factory=dict,
+        description="per gated metric, its trend from the window's start to the end: up, "
+        "down, steady, insufficient",
+    )
+    notes: list[str] = Field(
+        default_factory=list, description="where the rules' text reads otherwise than the method"
+    )
     reason: str | None = Field(default=None, description="why there is no window")
     metrics: dict[str, Any] | None = Field(description="the point's metrics over the window")
     method: dict[str, Any] = Field(description="the detector's settings")
@@ -162,7 +172,7 @@ class SteadyStateView(BaseModel):
     warmup: int
     warmup_end_s: float | None = None
     plateaus: list[list[int]]
-    skipped_short: int = Field(description="earlier plateaus shorter than the §6.2 minimum")
+    n_unfinished: int = Field(default=0, description="tracked requests that never completed")
     super_passes: dict[str, list[float | None]] = Field(
         description="each metric per super-pass after the warm-up"
     )

@@ -25,13 +25,19 @@ def test_a_request_is_judged_by_its_first_chunk_and_its_own_rate() -> None:
 
 def test_edge_cases_single_token_no_chunk_no_output() -> None:
     single = request_of(50 * MS, 50 * MS, 1, 0, False)
-    assert single.decode_rate == math.inf  # nothing streamed after the first token
+    assert single.decode_rate == -math.inf  # nothing streamed after the first chunk: no rate
     unstreamed = request_of(None, 800 * MS, 40, None, False)
     assert unstreamed.ttft_ms == pytest.approx(800)  # the first text came with the end
+    assert unstreamed.decode_rate == -math.inf  # one chunk: no per-user rate either
     log = RequestLog([single, unstreamed, request_of(10 * MS, 20 * MS, 0, None, False)])
     result = log.goodput(None, None, 1.0)
     assert result.met == 2  # a request that produced nothing never meets the SLO
-    assert log.goodput(100, 1000, 1.0).met == 1  # the single token: only its TTFT judges it
+    # A one-chunk response misses any minimum rate; only an SLA without one keeps it.
+    assert log.goodput(100, 1, 1.0).met == 0
+    assert log.goodput(100, None, 1.0).met == 1
+    # A request issued and never completed misses every SLO.
+    lost = request_of(None, None, 0, None, True)
+    assert RequestLog([lost, single]).goodput(None, None, 1.0).slo_attainment == 0.5
 
 
 def test_failed_requests_miss_the_slo_and_limits_are_inclusive() -> None:

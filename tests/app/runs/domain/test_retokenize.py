@@ -15,6 +15,7 @@ from app.runs.domain.retokenize import (
     duplication,
     is_duplicated,
     is_fake_first_chunk,
+    official_window_requests,
     repetition,
 )
 from harness.dataset import Sample, dataset_keys, prompt_key
@@ -334,3 +335,47 @@ def test_the_prompts_are_tied_to_the_declared_dataset(honest_run) -> None:  # ty
     # Messages count as the same prompt whatever their key order.
     chat = [Sample(0, messages=[{"role": "user", "content": "hi"}])]
     assert prompt_key(None, [{"content": "hi", "role": "user"}]) in dataset_keys(chat)
+
+
+def test_goodput_covers_the_official_window_and_counts_the_lost_as_misses(  # type: ignore[no-untyped-def]
+    honest_run, tmp_path
+) -> None:
+    events, summary = honest_run
+    # Five requests lose their completion: issued, never completed.
+    lines = events.read_text().splitlines(keepends=True)
+    lost = {
+        json.loads(line)["sample_uuid"]
+        for line in lines
+        if json.loads(line)["event_type"] == "sample.complete"
+    }
+    lost = set(sorted(lost)[:5])
+    cut = tmp_path / "events.jsonl"
+    cut.write_text(
+        "".join(
+            line
+            for line in lines
+            if not (
+                json.loads(line)["event_type"] == "sample.complete"
+                and json.loads(line).get("sample_uuid") in lost
+            )
+        )
+    )
+    analysis = analyse(cut, sim_token_counter(), reported_from(summary), POINT)
+    assert analysis.requests is not None and analysis.timings is not None
+    assert len(analysis.requests) == summary["n_samples_issued"]  # the lost ones included
+    assert len(analysis.timings.unfinished) == 5
+    whole = analysis.requests.goodput(None, None, 1.0)
+    assert whole.met == whole.requests - 5  # every lost request missed
+    # Not windowable: every tracked request, over the reported duration.
+    log, window, duration = official_window_requests(analysis, None, 1234.0)
+    assert (window, duration, len(log)) == ("total", 1234.0, len(analysis.requests))
+    # Windowable: the window's requests only, over their issue-time span.
+    doc = {
+        "status": "windowable",
+        "window": {"super_pass_start": 2, "super_pass_end": 5, "super_pass_size": 6},
+    }
+    log, window, duration = official_window_requests(analysis, doc, 1234.0)
+    t = analysis.timings
+    issued = sorted([*t.issued.tolist(), *t.unfinished.tolist()])[12:36]
+    assert window == "steady_state" and len(log) == 24
+    assert duration == pytest.approx((issued[-1] - issued[0]) / 1e6)

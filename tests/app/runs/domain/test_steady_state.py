@@ -151,7 +151,11 @@ def test_a_windowable_point_s_numbers_are_the_window_s_or_the_whole_run_s() -> N
     _, rules = _review(
         STEADY, _declared(found), _reported(ttft_p90_ms=40.0, tpot_p90_ms=6.0), whole
     )
-    assert "(the whole run's)" in rules["steady-state-window-metrics"][0].message
+    [whole_basis] = rules["steady-state-window-metrics"]
+    # The whole run's numbers on a windowable point: not its official ones (§2.3).
+    assert whole_basis.severity == Severity.WARNING and "(the whole run's)" in whole_basis.message
+    assert "its official numbers are the window's" in whole_basis.message
+    assert f"over the window {m['tpot_p90_ms']:,.3f} ms" in whole_basis.message
     _, rules = _review(
         STEADY, _declared(found), _reported(tpot_p90_ms=m["tpot_p90_ms"] * 0.5), whole
     )
@@ -175,7 +179,16 @@ def test_without_a_declared_block_the_events_are_still_analysed() -> None:
     doc, rules = _review(STEADY, {"runtime_settings": {"min_sample_count": 100}})
     assert doc is not None and doc["status"] == "windowable" and doc["declared"] is None
     assert "point.yaml declares no steady_state block" in rules["steady-state-detected"][0].message
-    assert set(rules) == {"steady-state-detected"}
+    assert set(rules) == {"steady-state-detected"}  # the summary reports nothing here
+    # The events say windowable whatever point.yaml declares: the summary's numbers are
+    # set beside the window's.
+    whole = Recount(tpot_p90_ms=6.0)
+    _, rules = _review(
+        STEADY, {"runtime_settings": {"min_sample_count": 100}}, _reported(tpot_p90_ms=6.0), whole
+    )
+    [basis] = rules["steady-state-window-metrics"]
+    assert basis.severity == Severity.WARNING
+    assert "TPOT P90 of the summary are the whole" in basis.message
 
 
 @pytest.mark.parametrize("status", ["insufficient_passes", "insufficient_duration"])
