@@ -93,6 +93,9 @@ class Settings(BaseSettings):
     # app/runs/domain/endpoints.py). Nothing by default: an operator lists the endpoints.
     reproduction_allowed_endpoints: list[str] = Field(default_factory=list)
     reproduction_max_time_cap_s: float = 3600.0
+    # Added to the point's §6.2 minimum for a reproduction's default time cap: the first
+    # super-pass is dropped as warm-up, so the run must outlast the minimum by it.
+    reproduction_warmup_s: float = 120.0
     datasets_dir: Path | None = None  # default: <data_dir>/datasets, files <dataset>.jsonl
     # Dataset names a point may declare beyond the official checker's (the catalogue).
     extra_datasets: list[str] = Field(default_factory=list)

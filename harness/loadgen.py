@@ -43,7 +43,7 @@ from .summary import (
     render_report,
     summarize,
 )
-from .timings import RequestTimings
+from .timings import RequestTimings, Timings
 from .tokens import TokenCounter
 
 LOAD_PATTERNS = ("concurrency", "offline", "poisson", "agentic_inference")
@@ -142,6 +142,7 @@ class RunResult:
     summary: Summary
     aborted: str | None = None  # why issuing stopped early, if it did
     steady_state: dict[str, Any] | None = None  # fixed-concurrency runs (analysis/)
+    timings: Timings | None = None  # every tracked request's, as the summary read them
 
 
 def sample_order(n: int, seed: int) -> Iterator[int]:
@@ -579,7 +580,7 @@ def _finish(
     if session.aborted:
         with (run_dir / "report.txt").open("a") as fh:
             fh.write(f"\nNOTE: {session.aborted}\n")
-    return RunResult(run_dir, summary, session.aborted, analysis.steady_state)
+    return RunResult(run_dir, summary, session.aborted, analysis.steady_state, timings.timings())
 
 
 def summary_options(config: RunConfig) -> SummaryOptions:

@@ -78,3 +78,10 @@ class RequestTimings:
             else np.zeros(0, bool),
             ints(self._unfinished),
         )
+
+
+def issue_span_s(t: Timings) -> float:
+    """Seconds from the first tracked issue to the last (the never-completed included):
+    the span §6.2's minimum is measured on, the drain after the last issue left out."""
+    issued = np.concatenate([t.issued, t.unfinished])
+    return float(issued.max() - issued.min()) / 1e9 if len(issued) else 0.0

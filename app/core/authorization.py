@@ -98,6 +98,7 @@ class Action(enum.StrEnum):
     UPLOAD_EVENTS = "upload-events"
     RECOUNT = "recount"  # start or cancel a re-count
     REPRODUCE = "reproduce"
+    ATTEST_SAME_SYSTEM = "attest-same-system"  # a reproduction on the exact same system
     FILE_OBJECTION = "file-objection"
     ACT_ON_OBJECTION = "act-on-objection"  # the objection's own table says which act
     WITHDRAW_POINT = "withdraw-point"
@@ -130,6 +131,9 @@ WHO_MAY: dict[Action, tuple[tuple[Standing, ...], str]] = {
     Action.UPLOAD_EVENTS: ((_S, _CH), "upload a point's events"),
     Action.RECOUNT: ((_S, _R, _CH), "start or cancel a re-count"),
     Action.REPRODUCE: ((_S, _R, _CH), "ask for a reproduction"),
+    # §11.4's tighter margin rests on the system being the one submitted: only the
+    # submitter of record can say so.
+    Action.ATTEST_SAME_SYSTEM: ((_S,), "attest that a reproduction runs on the same system"),
     Action.FILE_OBJECTION: ((_C,), "file an objection"),
     Action.ACT_ON_OBJECTION: ((_S, _C, _CH), "act on an objection"),
     Action.WITHDRAW_POINT: ((_S, _CH), "withdraw a point"),

@@ -942,7 +942,10 @@ class ResultsPage(BaseModel):
     benchmarks: list[BenchmarkView]
     statuses: list[str]
     normalize: str
-    derived: bool = Field(description="throughput is normalised, not measured")
+    derived: bool = Field(
+        description="a figure the portal derives is shown: normalised throughput, or a cost "
+        "at the buyer's price"
+    )
     derived_label: str | None = Field(description="how a derived figure is labelled")
     rank_by: str = Field(description="throughput (in the normalisation) or goodput")
     goodput: bool = Field(description="points carry goodput: the SLA has a latency limit")
@@ -1086,8 +1089,11 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         benchmarks=benchmarks,
         statuses=list(q.statuses),
         normalize=q.normalize,
-        derived=q.normalize in DERIVED,
-        derived_label=NOT_AN_MLPERF_FIGURE if q.normalize in DERIVED else None,
+        # A price makes a cost column whatever the normalisation: derived too.
+        derived=q.normalize in DERIVED or q.price is not None,
+        derived_label=NOT_AN_MLPERF_FIGURE
+        if q.normalize in DERIVED or q.price is not None
+        else None,
         rank_by=q.rank_by,
         goodput=q.wants_goodput,
         price=None

@@ -53,7 +53,8 @@ def judge_reproduction(
     same_system: bool = False,
 ) -> Finding:
     """The verdict on one reproduction: which metric misses, which way and by how much;
-    *duration_s* (the run's tracked window) below *min_duration_s* makes it no evidence."""
+    *duration_s* (the run's issue-time span, the drain left out) below *min_duration_s*
+    makes it no evidence."""
     shortfalls: list[str] = []
     above: list[str] = []
     compared: list[str] = []
@@ -78,9 +79,9 @@ def judge_reproduction(
     if duration_s is not None and min_duration_s and duration_s < min_duration_s:
         return finding(
             Severity.WARNING,
-            f"Not evidence yet: the reproduction ran {duration_s:,.0f} s, and §6.2 asks "
-            f"{min_duration_s:,.0f} s at this point before a run's numbers count"
-            + (f"; it measured {detail}" if detail else ""),
+            f"Not evidence yet: the reproduction's issue-time span is {duration_s:,.0f} s, "
+            f"and §6.2 asks {min_duration_s:,.0f} s at this {'agentic ' if agentic else ''}"
+            "point before a run's numbers count" + (f"; it measured {detail}" if detail else ""),
             fix="Reproduce again with a time cap of at least the point's minimum duration",
         )
     if not compared:

@@ -45,6 +45,7 @@ from app.settings import Settings
 from harness.agentic import load_agentic
 from harness.dataset import DatasetError, load_dataset
 from harness.loadgen import AGENTIC, Progress, RunConfig, official_summary, run_point
+from harness.timings import issue_span_s
 from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
 REPRODUCE_POINT = "reproduce_point"
@@ -99,11 +100,16 @@ def request_reproduction(
     endpoint_url: str,
     model: str | None = None,
     api_key: str | None = None,
-    time_cap_s: float = 300.0,
+    time_cap_s: float | None = None,
     requested_by: str | None = None,
     same_system: bool = False,
 ) -> Reproduction:
+    """Queue a reproduction of one point. *time_cap_s* by default is the point's §6.2
+    minimum plus the warm-up (``reproduction_warmup_s``), so that the run can count;
+    *same_system* is the submitter of record's attestation (the caller asks the rule)."""
     curve, point = _find_point(submission, point_label)
+    if time_cap_s is None:
+        time_cap_s = default_time_cap_s(settings, point)
     if (refusal := reproduction_refusal(settings, submission)) is not None:
         raise refusal
     if point.offline_kind == "dedicated":
@@ -163,6 +169,12 @@ def request_reproduction(
     )
     enqueue_after_commit(session, queue, job)
     return reproduction
+
+
+def default_time_cap_s(settings: Settings, point: Point) -> float:
+    """The point's §6.2 minimum and the warm-up, within the operator's cap."""
+    minimum = min_duration_s(point) or 0.0
+    return min(minimum + settings.reproduction_warmup_s, settings.reproduction_max_time_cap_s)
 
 
 def run_reproduction(
@@ -256,7 +268,8 @@ def _measure(
         Measured(reproduction.system_tps, reproduction.tps_per_user),
         reproduction.margin,
         reproduction.point_label,
-        duration_s=(summary.get("duration_ns") or 0) / 1e9,
+        # The issue-time span (§6.2), the drain after the last issue left out.
+        duration_s=issue_span_s(result.timings) if result.timings is not None else 0.0,
         min_duration_s=_min_duration_s(session, reproduction),
         agentic=agentic,
         same_system=reproduction.same_system,

@@ -7,6 +7,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from app.accounts.services.accounts import Principal
+from app.accounts.services.authorization import authorize
 from app.accounts.web.security import (
     PrincipalDep,
     SignedInDep,
@@ -255,10 +256,16 @@ class ReproductionRequest(BaseModel):
     api_key: str | None = Field(
         default=None, max_length=text.SECRET, description="kept encrypted until the run ends"
     )
-    time_cap_s: float = Field(default=300.0, gt=0)
+    time_cap_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="seconds of measured load; by default the point's §6.2 minimum plus the "
+        "warm-up, the shortest run that counts as evidence",
+    )
     same_system: bool = Field(
         default=False,
-        description="a re-run on the exact same system: the 5% margin instead of 10% (§11.4)",
+        description="a re-run on the exact same system: the 5% margin instead of 10% "
+        "(§11.4); only the submitter of record attests it",
     )
 
 
@@ -279,6 +286,8 @@ def create_reproduction(
     """Re-run one point against an endpoint with the embedded harness (an unverified
     result): its organisation, its assigned reviewer or the chair asks."""
     submission = acting_on(session, who, public_id, Action.REPRODUCE)
+    if body.same_system:
+        authorize(who, submission, Action.ATTEST_SAME_SYSTEM)
     try:
         reproduction = request_reproduction(
             session=session,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 
+from app.accounts.services.authorization import authorize
 from app.accounts.web.security import acting_on, page_router, verify_csrf
 from app.core import text_limits as text
 from app.core.authorization import Action
@@ -96,7 +97,7 @@ def reproduce_from_page(
     endpoint_url: str = Form(..., max_length=text.URL),
     model: str = Form("", max_length=text.SHORT),
     api_key: str = Form("", max_length=text.SECRET),
-    time_cap_s: float = Form(300.0),
+    time_cap_s: float | None = Form(None),
     same_system: bool = Form(False),
     csrf_token: str = Form(""),
 ) -> Response:
@@ -104,6 +105,8 @@ def reproduce_from_page(
     who = principal_of(request)
     submission = acting_on(session, who, public_id, Action.REPRODUCE)
     assert who is not None  # acting_on let only the signed-in through
+    if same_system:
+        authorize(who, submission, Action.ATTEST_SAME_SYSTEM)
     try:
         request_reproduction(
             session=session,
@@ -122,7 +125,7 @@ def reproduce_from_page(
         session.rollback()
         # Filled in again as sent (the API key is never echoed back).
         typed = {"point": point, "endpoint_url": endpoint_url, "model": model,
-                 "time_cap_s": f"{time_cap_s:g}",
+                 "time_cap_s": "" if time_cap_s is None else f"{time_cap_s:g}",
                  "same_system": "on" if same_system else ""}  # fmt: skip
         return render_submission(
             request, session, settings, public_id, reproduction_error=exc,

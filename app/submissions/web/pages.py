@@ -202,6 +202,8 @@ def render_submission(
             # The forms shown are the acts the one rule allows this caller.
             "may_recount": may(actor_of(who, submission), Action.RECOUNT) is None,
             "may_reproduce": may(actor_of(who, submission), Action.REPRODUCE) is None,
+            "may_attest_same_system": may(actor_of(who, submission), Action.ATTEST_SAME_SYSTEM)
+            is None,
             "review": review_context(session, settings, submission, who)
             if level >= Access.REVIEW
             else None,

@@ -194,3 +194,17 @@ def test_the_demo_ranks_by_goodput_from_its_re_counted_events(client: TestClient
     assert any(0 < share < 1 for share in shares)
     loose = results(client, benchmark="llama3_1-8b", workload="interactive", rank_by="goodput")
     assert all(row["slo_attainment"] == 1 for row in loose["ranking"])
+
+
+def test_a_cost_beside_measured_throughput_is_marked_derived(client: TestClient) -> None:
+    # normalize=system keeps the throughput measured, yet the price fills a cost column:
+    # the view says a derived figure is in it, in the body and in every exported row.
+    body = results(client, benchmark="llama3_1-8b", price_per_system_hour="20")
+    assert body["normalize"] == "system"
+    assert any(p["usd_per_million_tokens"] for c in body["curves"] for p in c["points"])
+    assert body["derived"] is True and body["derived_label"] == "derived, not an MLPerf figure"
+    params = {"benchmark": "llama3_1-8b", "price_per_system_hour": "20", "format": "csv"}
+    rows = list(csv.DictReader(io.StringIO(client.get("/api/v1/results", params=params).text)))
+    assert rows and all(r["derived"] == "derived, not an MLPerf figure" for r in rows)
+    page = client.get("/results", params={k: v for k, v in params.items() if k != "format"})
+    assert 'id="derived-cost"' in page.text and "derived, not an MLPerf figure" in page.text

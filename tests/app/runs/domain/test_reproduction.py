@@ -56,7 +56,11 @@ def test_a_run_shorter_than_the_points_minimum_duration_is_not_evidence() -> Non
     args = (Measured(1000, 50), Measured(1000, 50), 0.10, POINT)
     short = judge_reproduction(*args, duration_s=60, min_duration_s=1200)
     assert short.severity == Severity.WARNING and short.message.startswith("Not evidence yet")
-    assert "ran 60 s, and §6.2 asks 1,200 s" in short.message and short.fix
+    assert "issue-time span is 60 s, and §6.2 asks 1,200 s" in short.message and short.fix
+    # An agentic point above Ultra Low: 2,400 s before its reproduction counts.
+    agentic = judge_reproduction(*args, duration_s=1500, min_duration_s=2400, agentic=True)
+    assert agentic.severity == Severity.WARNING
+    assert "§6.2 asks 2,400 s at this agentic point" in agentic.message
     full = judge_reproduction(*args, duration_s=1250, min_duration_s=1200)
     assert full.severity == Severity.INFO and full.message.startswith("Within the 10% margin")
 

@@ -145,7 +145,7 @@ def test_reproduction_runs_the_harness_and_judges_the_result(
         assert r.system_tps and r.tps_per_user and r.tps_per_user < 1000 / 1.0 * 1.05
         # A one-second run is well under the point's §6.2 minimum: not evidence yet.
         assert r.verdict == "warning" and r.message.startswith(
-            "Not evidence yet: the reproduction ran"
+            "Not evidence yet: the reproduction's issue-time span is"
         )
         assert (repro_settings.data_dir / r.run_dir / "events.jsonl").is_file()
         run = session.scalars(select(CheckRun).where(CheckRun.kind == "reproduction")).one()
@@ -243,3 +243,17 @@ def test_an_agentic_point_is_replayed_as_conversations_and_judged_on_interactivi
         assert r.submitted_tps_per_user == point.e2e_avg_interactivity
         assert "e2e avg interactivity" in (r.message or "")
         assert reproduction_view(r, private=True).per_user_metric == "e2e_avg_interactivity"
+
+
+def test_by_default_a_reproduction_runs_long_enough_to_count(
+    database,
+    repro_settings,
+    queue,
+    checked,  # type: ignore[no-untyped-def]
+) -> None:
+    # r8 of a Llama curve is Ultra Low: §6.2 asks 600 s, and the first super-pass is
+    # dropped as warm-up, so the default cap is the minimum plus the warm-up allowance.
+    reproduction = _request(database, repro_settings, queue, checked, time_cap_s=None)
+    assert reproduction.time_cap_s == 600 + repro_settings.reproduction_warmup_s
+    capped = repro_settings.model_copy(update={"reproduction_max_time_cap_s": 300.0})
+    assert _request(database, capped, queue, checked, time_cap_s=None).time_cap_s == 300.0

@@ -274,3 +274,25 @@ def test_a_recount_counted_in_parts_says_so(  # type: ignore[no-untyped-def]
         assert done["job"]["state"] == "succeeded"
         assert sum(p["responses"] for p in done["parts"]) == done["recount"]["n_samples_completed"]
         assert "counted in 2 parts by the workers" in client.get(f"/submissions/{sid}").text
+
+
+def test_only_the_submitter_of_record_attests_the_same_system(setup, database) -> None:  # type: ignore[no-untyped-def]
+    client, settings, queue, sid, events = setup
+    tokens = create_accounts(database)  # the same users: fresh tokens
+    body = {"point": events[0][0], "endpoint_url": "http://127.0.0.1:9", "same_system": True}
+    # The chair may ask for a reproduction, not vouch for the submitter's system (§11.4).
+    chair = client.post(f"/api/v1/submissions/{sid}/reproductions", json=body)
+    assert chair.status_code == 403 and chair.json()["error"]["code"] == "not-yours"
+    assert "only the submitting organisation may attest" in chair.json()["error"]["message"]
+    # The submitting organisation may: the request goes on to its other checks.
+    own = client.post(
+        f"/api/v1/submissions/{sid}/reproductions",
+        json=body,
+        headers=bearer(tokens["submitter"]),
+    )
+    assert own.json().get("error", {}).get("code") != "not-yours", own.text
+    # Without the attestation the chair's request is not refused for it.
+    plain = client.post(
+        f"/api/v1/submissions/{sid}/reproductions", json={**body, "same_system": False}
+    )
+    assert plain.json().get("error", {}).get("code") != "not-yours", plain.text
