@@ -76,6 +76,16 @@ class TokenCounter:
         self.tokenizer = tokenizer
         self.template = template
         self.name = name
+        # The official client counts a plain-text answer without the template; rules §1.3
+        # renders every answer through it (see by_the_rules).
+        self.plain_through_template = False
+
+    def by_the_rules(self) -> TokenCounter:
+        """This tokenizer counting as rules §1.3 counts: every response rendered through
+        the chat template (steps 4–5), plain text too, where the model has a template."""
+        counter = TokenCounter(self.tokenizer, self.template, self.name)
+        counter.plain_through_template = self.template is not None
+        return counter
 
     # -- loading ---------------------------------------------------------------------
 
@@ -172,9 +182,34 @@ class TokenCounter:
 
     def count_output(self, output: Output) -> int:
         """OSL of a whole response."""
-        if not output.reasoning and not output.tool_calls:
+        if not output.reasoning and not output.tool_calls and not self.plain_through_template:
             return self.count_text(output.content)
         return self.count_message(output.content, output.reasoning_text, output.tool_calls)
+
+    @cached_property
+    def _plain_frame(self) -> tuple[str, str, int] | None:
+        """The text around a plain assistant answer in the template's render, and the
+        count of the empty answer's render: a plain answer's rules count is then
+        ``count(before + answer + after) − baseline``, encoded in one batch. None when the
+        template does more than place the answer between the two (it trims, escapes or
+        repeats it): then each answer is rendered."""
+        user = {"role": "user", "content": ""}
+
+        def render(content: str) -> str:
+            assert self.template is not None
+            return self.template.render(
+                [user, {"role": "assistant", "content": content}], add_generation_prompt=False
+            )
+
+        marker = "\u2063endpoints-portal-answer\u2063"
+        framed = render(marker)
+        if framed.count(marker) != 1:
+            return None
+        before, after = framed.split(marker)
+        for probe in ("", "  two  spaces\n", "<&>'\""):
+            if render(probe) != before + probe + after:
+                return None
+        return before, after, self.count_text(before + after)
 
     def count_outputs(
         self, outputs: list[Output], with_tail: list[bool]
@@ -189,12 +224,14 @@ class TokenCounter:
         where: list[tuple[int, int | None]] = []
         results: list[tuple[int, int | None]] = [(0, None)] * len(outputs)
         templated: set[int] = set()
+        frame = self._plain_frame if self.plain_through_template else None
+        before, after, baseline = frame if frame is not None else ("", "", 0)
         for i, (output, tail) in enumerate(zip(outputs, with_tail, strict=True)):
-            if output.reasoning or output.tool_calls:
+            if output.reasoning or output.tool_calls or (self.plain_through_template and not frame):
                 templated.add(i)
                 continue
             full_index = len(texts)
-            texts.append(output.content)
+            texts.append(before + output.content + after)
             tail_index = None
             if tail:
                 tail_index = len(texts)
@@ -207,7 +244,8 @@ class TokenCounter:
             if i in templated:
                 continue
             full_index, tail_index = next(plain)
-            results[i] = (counts[full_index], None if tail_index is None else counts[tail_index])
+            full = max(0, counts[full_index] - baseline)
+            results[i] = (full, None if tail_index is None else counts[tail_index])
         for i in sorted(templated):
             n_after = self.count_after_first_chunk(outputs[i]) if with_tail[i] else None
             results[i] = (self.count_output(outputs[i]), n_after)

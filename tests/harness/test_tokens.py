@@ -135,3 +135,51 @@ def test_a_tokenizer_file_with_the_wrong_hash_is_refused(
     # The built-in official file is pinned too (shared/spec/tokenizers.md: 8f9f37ca…33cf).
     assert BUILTIN_REGISTRY["deepseek-r1"].sha256.startswith("8f9f37ca")
     assert BUILTIN_REGISTRY["deepseek-r1"].sha256.endswith("33cf")
+
+
+def test_by_the_rules_every_answer_goes_through_the_template(
+    local_tokenizer_dir: Path, tmp_path: Path
+) -> None:
+    # Rules §1.3 steps 4–5 for plain text too: count(user + answer) − count(user + empty).
+    counter = TokenCounter.from_path(local_tokenizer_dir)
+    rules = counter.by_the_rules()
+    assert rules.plain_through_template and not counter.plain_through_template
+    outputs = [Output(["lorem", " ipsum dolor"]), Output("hello world"), Output(["", "x"])]
+    tails = [True, False, True]
+    batched = rules.count_outputs(outputs, tails)
+    for output, tail, (n_out, n_after) in zip(outputs, tails, batched, strict=True):
+        assert n_out == rules.count_output(output) == rules.count_message(output.content)
+        # TPOT's suffix is tokenized once, plainly (rules §1.3, TPOT samples).
+        assert n_after == (counter.count_after_first_chunk(output) if tail else None)
+    # A template that touches the answer (here it trims it) is rendered answer by answer,
+    # with the same result as the message count.
+    trimming = tmp_path / "trim"
+    trimming.mkdir()
+    (trimming / "tokenizer.json").write_bytes((local_tokenizer_dir / "tokenizer.json").read_bytes())
+    template = (
+        "{% for m in messages %}<|start|>{{ m.role }}<|sep|>{{ m.content | trim }}<|end|>"
+        "{% endfor %}"
+    )
+    trimmed = TokenCounter.from_path(trimming, chat_template=template).by_the_rules()
+    spaced = [Output(["  lorem", " ipsum  "]), Output("hello")]
+    for output, (n_out, _after) in zip(
+        spaced, trimmed.count_outputs(spaced, [True, True]), strict=True
+    ):
+        assert n_out == trimmed.count_message(output.content)
+    # Without a template there is nothing to render through: plain counts, as before.
+    bare = TokenCounter(counter.tokenizer).by_the_rules()
+    assert not bare.plain_through_template
+    assert bare.count_output(Output("hello world")) == 2
+
+
+def test_the_template_can_make_a_plain_answer_count_differently(local_tokenizer_dir: Path) -> None:
+    # Glued to the role, the answer's first word is no word of its own in the render:
+    # "assistant:lorem" is one (unknown) token there, as "assistant:" is in the empty
+    # render. The rules count what the template makes of the answer: one token, not two.
+    glued = "{% for m in messages %}<|start|>{{ m.role }}:{{ m.content }}<|end|>{% endfor %}"
+    counter = TokenCounter.from_path(local_tokenizer_dir, chat_template=glued)
+    answer = Output("lorem ipsum")
+    assert counter.count_output(answer) == 2  # as the official client counts it
+    rules = counter.by_the_rules()
+    assert rules.count_output(answer) == 1
+    assert rules.count_outputs([answer], [False]) == [(1, None)]

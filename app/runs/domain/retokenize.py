@@ -32,7 +32,7 @@ from harness.dataset import prompt_key
 from harness.events import Output
 from harness.metrics import percentile_lower
 from harness.steady_state import window_issue_span
-from harness.summary import Completed, Counts, SummaryOptions, summarize
+from harness.summary import Completed, Counts, Summary, SummaryOptions, summarize
 from harness.timeseries import run_time_series
 from harness.timings import RequestTimings, Timings
 from harness.tokens import TokenCounter
@@ -351,23 +351,10 @@ def analyse(
     dataset: DeclaredDataset | None = None,
 ) -> Analysis:
     """Re-count one point's events, with a tokenizer or counts its parts made before;
-    ``progress(lines, bytes, tokens)`` may raise :class:`Cancelled`."""
-    if counter is None:
-        reason = f" ({tokenizer_problem})" if tokenizer_problem else ""
-        return Analysis(
-            Recount(),
-            [
-                _finding(
-                    "tokenizer-missing",
-                    Severity.WARNING,  # nothing was checked: not a pass
-                    "No reference tokenizer is configured for this benchmark model, so output "
-                    f"tokens could not be re-counted{reason}",
-                    point,
-                    fix="An operator adds the model to the tokenizer registry "
-                    "(ENDPOINTS_PORTAL_TOKENIZER_REGISTRY)",
-                )
-            ],
-        )
+    ``progress(lines, bytes, tokens)`` may raise :class:`Cancelled`. Without either, the
+    tokens are not re-counted (a warning says so), and everything that needs no tokenizer
+    is still checked: TTFT, the request counts, the tracked window, the prompts and the
+    responses' shapes."""
     scanner = _Scanner(dataset)
 
     def report(lines: int, read: int) -> None:
@@ -385,10 +372,41 @@ def analyse(
         progress=report,
     )
     r = summary.result
+    ttft = (r.get("ttft") or {}).get("percentiles", {}).get("90.0")
+    counted = {
+        "ttft_p90_ms": ttft / 1e6 if ttft is not None else None,
+        "n_samples_issued": r["n_samples_issued"],
+        "n_samples_completed": r["n_samples_completed"],
+        "n_samples_failed": r["n_samples_failed"],
+        "events_duration_ms": (r["duration_ns"] or 0) / 1e6 or None,
+    }
+    if counter is None:
+        reason = f" ({tokenizer_problem})" if tokenizer_problem else ""
+        recount = Recount(**counted)
+        findings = [
+            _finding(
+                "tokenizer-missing",
+                Severity.WARNING,  # the tokens were not checked: not a pass
+                "Not re-counted: no reference tokenizer is configured for this benchmark "
+                f"model{reason}, so output tokens, TPOT and the per-user rate could not be "
+                "counted; what needs no tokenizer was checked (TTFT, the request counts, the "
+                "tracked window, the prompts and the responses)",
+                point,
+                fix="An operator adds the model to the tokenizer registry "
+                "(ENDPOINTS_PORTAL_TOKENIZER_REGISTRY)",
+            )
+        ]
+        compare = _compare(
+            "recounted-ttft-p90", "TTFT P90", reported.ttft_p90_ms, recount.ttft_p90_ms,
+            tolerances.ttft_p90, point, " ms",
+        )  # fmt: skip
+        findings += [compare] if compare is not None else []
+        findings += _request_findings(scanner, summary, reported, recount, dataset, point)
+        # No goodput from requests whose tokens were not counted.
+        return _analysis(recount, findings, scanner, requests=False)
     osl = r.get("output_sequence_lengths") or {}
     official_tpot = (r.get("tpot") or {}).get("percentiles", {}).get("90.0")
     rules_tpot_ms, excluded = valid_tpot_p90_ms(scanner.tpot_ns)
-    ttft = (r.get("ttft") or {}).get("percentiles", {}).get("90.0")
     total = int(osl["total"]) if osl else 0
     recount = Recount(
         total_output_tokens=total,
@@ -396,17 +414,13 @@ def analyse(
         system_tps=total / (reported.duration_ms / 1000) if reported.duration_ms else r.get("tps"),
         tpot_p90_ms=rules_tpot_ms,
         tps_per_user=1000 / rules_tpot_ms if rules_tpot_ms else None,
-        ttft_p90_ms=ttft / 1e6 if ttft is not None else None,
-        n_samples_issued=r["n_samples_issued"],
-        n_samples_completed=r["n_samples_completed"],
-        n_samples_failed=r["n_samples_failed"],
         osl={k: osl.get(k) for k in ("min", "max", "median", "avg")} if osl else {},
-        events_duration_ms=(r["duration_ns"] or 0) / 1e6 or None,
         tpot_p90_ms_official=official_tpot / 1e6 if official_tpot is not None else None,
         tpot_samples_excluded=excluded,
         server_usage_responses=scanner.with_usage,
         server_output_tokens=scanner.server_tokens if scanner.with_usage else None,
         recounted_tokens_with_usage=scanner.recounted_with_usage if scanner.with_usage else None,
+        **counted,
     )
     findings = [
         f
@@ -456,18 +470,6 @@ def analyse(
         )
         if f is not None
     ]
-    if reported.n_samples_completed is not None:
-        same = reported.n_samples_completed == recount.n_samples_completed
-        findings.append(
-            _finding(
-                "recounted-sample-accounting",
-                Severity.INFO if same else Severity.ERROR,
-                f"completed samples: reported {reported.n_samples_completed}, in the events "
-                f"{recount.n_samples_completed} (issued {recount.n_samples_issued}, failed "
-                f"{recount.n_samples_failed})",
-                point,
-            )
-        )
     if excluded:
         official = recount.tpot_p90_ms_official
         findings.append(
@@ -480,8 +482,6 @@ def analyse(
                 point,
             )
         )
-    if dataset is not None:
-        findings.append(_dataset_finding(scanner, dataset, point))
     if scanner.with_usage:
         server, ours = scanner.server_tokens, scanner.recounted_with_usage
         diff = (ours - server) / server if server else 0.0
@@ -496,6 +496,49 @@ def analyse(
                 point,
             )
         )
+    findings += _request_findings(scanner, summary, reported, recount, dataset, point)
+    return _analysis(recount, findings, scanner)
+
+
+def _analysis(
+    recount: Recount, findings: list[Finding], scanner: _Scanner, *, requests: bool = True
+) -> Analysis:
+    timings = scanner.timeline.timings()
+    return Analysis(
+        recount,
+        findings,
+        scanner.requests if requests else None,
+        run_time_series(timings),
+        timings,
+        scanner.request_issued,
+    )
+
+
+def _request_findings(
+    scanner: _Scanner,
+    summary: Summary,
+    reported: Reported,
+    recount: Recount,
+    dataset: DeclaredDataset | None,
+    point: str,
+) -> list[Finding]:
+    """What the events show with or without a tokenizer: the sample accounting, the
+    prompts against the declared dataset, and the responses' shapes."""
+    findings: list[Finding] = []
+    if reported.n_samples_completed is not None:
+        same = reported.n_samples_completed == recount.n_samples_completed
+        findings.append(
+            _finding(
+                "recounted-sample-accounting",
+                Severity.INFO if same else Severity.ERROR,
+                f"completed samples: reported {reported.n_samples_completed}, in the events "
+                f"{recount.n_samples_completed} (issued {recount.n_samples_issued}, failed "
+                f"{recount.n_samples_failed})",
+                point,
+            )
+        )
+    if dataset is not None:
+        findings.append(_dataset_finding(scanner, dataset, point))
     if scanner.fake_first:
         findings.append(
             _finding(
@@ -557,15 +600,7 @@ def analyse(
                 point,
             )
         )
-    timings = scanner.timeline.timings()
-    return Analysis(
-        recount,
-        findings,
-        scanner.requests,
-        run_time_series(timings),
-        timings,
-        scanner.request_issued,
-    )
+    return findings
 
 
 def official_window_requests(

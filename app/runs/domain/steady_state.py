@@ -53,6 +53,12 @@ def super_pass_size(point_yaml: dict[str, Any] | None) -> int | None:
     return size if size is not None and size > 0 else None
 
 
+def steady_state_not_analysed(point: str, reason: str) -> Finding:
+    """A fixed-concurrency point whose events could not be analysed, and why: said, never
+    a silent skip."""
+    return _finding("steady-state-detected", Severity.INFO, f"Not analysed: {reason}", point)
+
+
 def review_steady_state(
     point: str,
     timings: Timings,
@@ -71,8 +77,7 @@ def review_steady_state(
             "point.yaml states no super-pass size (steady_state.window.super_pass_size or "
             "runtime_settings.min_sample_count), so the events were not analysed"
         )
-        finding = _finding("steady-state-detected", Severity.INFO, f"Not analysed: {reason}", point)
-        return SteadyStateReview(None, [finding])
+        return SteadyStateReview(None, [steady_state_not_analysed(point, reason)])
     doc = analyse_steady_state(timings, Method(super_pass_size=size, min_duration_s=minimum_s))
     block = (point_yaml or {}).get("steady_state")
     declared = block if isinstance(block, dict) and block else None

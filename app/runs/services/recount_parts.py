@@ -154,7 +154,8 @@ def run_recount_part(
     label = f"part {part.part + 1} of {part.parts}"
     model = retok.point_label.split("/", 2)[1]
     try:
-        counter = load_counter(model, load_registry(settings.tokenizer_registry))
+        # As the whole re-count counts (rules §1.3): through the template, plain text too.
+        counter = load_counter(model, load_registry(settings.tokenizer_registry)).by_the_rules()
     except TokenizerNotFound as exc:
         log.warning("no reference tokenizer for %s on this worker: %s", model, exc)
         raise RuntimeError(f"this worker has no reference tokenizer for {model}") from None

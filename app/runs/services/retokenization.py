@@ -54,7 +54,7 @@ from app.runs.domain.retokenize import (
     analyse,
     official_window_requests,
 )
-from app.runs.domain.steady_state import review_steady_state
+from app.runs.domain.steady_state import review_steady_state, steady_state_not_analysed
 from app.runs.services.points import dataset_file, min_duration_s, point_folder
 from app.runs.services.recount_parts import (
     PartsUnusable,
@@ -263,9 +263,11 @@ def run_retokenization(
     parts_queue = queue if counter is None else None
     if counter is not None:
         retok.tokenizer = counter.name
+        counter = counter.by_the_rules()
     else:
         try:
-            counter = load_counter(model, load_registry(settings.tokenizer_registry))
+            # Rules §1.3: every response through the chat template, plain text too.
+            counter = load_counter(model, load_registry(settings.tokenizer_registry)).by_the_rules()
             retok.tokenizer = public_tokenizer_name(model, counter.name)
         except TokenizerNotFound as exc:
             # The reason names server paths: for the operator's log, not for the page.
@@ -316,31 +318,39 @@ def run_retokenization(
     except Cancelled:
         _cancelled(session, job, retok, clock)
         return retok
-    if counter is not None:
-        summary, point_yaml = _bundle_files(settings, submission, retok.point_label)
-        analysis.findings += integrity_findings(
-            retok.point_label,
-            retok.artifact.sha256,
-            summary,
-            point_yaml,
-            analysis.recount,
-            duration_tolerance=settings.retokenize_tolerance_timing,
-        )
-        timings = analysis.timings
-        minimum_s = min_duration_s(point)
-        applies = steady_state_applies(point.load_pattern, point.offline_kind)
-        if applies and timings is not None and minimum_s:
-            review = review_steady_state(
+    # The chain from the events to the summary needs no tokenizer: checked either way.
+    summary, point_yaml = _bundle_files(settings, submission, retok.point_label)
+    analysis.findings += integrity_findings(
+        retok.point_label,
+        retok.artifact.sha256,
+        summary,
+        point_yaml,
+        analysis.recount,
+        duration_tolerance=settings.retokenize_tolerance_timing,
+    )
+    timings = analysis.timings
+    minimum_s = min_duration_s(point)
+    applies = steady_state_applies(point.load_pattern, point.offline_kind)
+    if applies and counts is None:
+        analysis.findings.append(
+            steady_state_not_analysed(
                 retok.point_label,
-                timings,
-                point_yaml,
-                reported,
-                analysis.recount,
-                minimum_s=minimum_s,
-                tolerance=settings.retokenize_tolerance_timing,
+                "no reference tokenizer: TPOT, which the method gates on, needs the "
+                "responses' token counts",
             )
-            retok.steady_state = review.document
-            analysis.findings += review.findings
+        )
+    elif applies and timings is not None and minimum_s:
+        review = review_steady_state(
+            retok.point_label,
+            timings,
+            point_yaml,
+            reported,
+            analysis.recount,
+            minimum_s=minimum_s,
+            tolerance=settings.retokenize_tolerance_timing,
+        )
+        retok.steady_state = review.document
+        analysis.findings += review.findings
     finished = clock()
     if parts and job.started_at is not None:  # from the plan, over every part's counting
         elapsed = max((finished - job.started_at).total_seconds(), 1e-6)

@@ -166,10 +166,30 @@ def test_malformed_lines_are_reported_and_skipped(honest_run, tmp_path) -> None:
     assert analysis.recount.total_output_tokens == summary["output_sequence_lengths"]["total"]
 
 
-def test_no_tokenizer_is_one_informational_finding(honest_run) -> None:  # type: ignore[no-untyped-def]
+def test_without_a_tokenizer_what_needs_none_is_still_checked(honest_run) -> None:  # type: ignore[no-untyped-def]
     events, summary = honest_run
     analysis = analyse(events, None, reported_from(summary), POINT)
-    assert [(f.rule, f.severity) for f in analysis.findings] == [("tokenizer-missing", "warning")]
+    rules = by_rule(analysis)
+    missing = rules["tokenizer-missing"]
+    assert missing.severity == "warning" and missing.message.startswith("Not re-counted")
+    # TTFT and the request accounting need no tokenizer: compared, and they agree.
+    assert rules["recounted-ttft-p90"].severity == "info"
+    assert rules["recounted-sample-accounting"].severity == "info"
+    assert "recounted-output-tokens" not in rules and "recounted-tpot-p90" not in rules
+    recount = analysis.recount
+    assert recount.total_output_tokens is None and recount.tpot_p90_ms is None
+    assert recount.n_samples_issued == summary["n_samples_issued"]
+    assert recount.events_duration_ms == pytest.approx(summary["duration_ns"] / 1e6)
+    assert analysis.requests is None  # no goodput from uncounted tokens
+    assert analysis.timings is not None and len(analysis.timings.issued) == 60
+    # An inflated TTFT is caught without a tokenizer.
+    slow = analyse(
+        events,
+        None,
+        reported_from(summary, ttft_p90_ms=reported_from(summary).ttft_p90_ms * 0.5),
+        POINT,
+    )
+    assert by_rule(slow)["recounted-ttft-p90"].severity == "error"
 
 
 @pytest.mark.parametrize(

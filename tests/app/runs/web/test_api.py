@@ -168,6 +168,13 @@ def test_without_a_tokenizer_nothing_is_said_to_be_re_counted(setup, database) -
     assert recount["tokenizer"] is None
     (missing,) = [f for f in recount["findings"] if f["rule"] == "tokenizer-missing"]
     assert missing["severity"] == "warning" and "/" not in missing["message"]
+    # The chain from the events to the summary needs no tokenizer: checked, and shown.
+    rules = {f["rule"]: f for f in recount["findings"]}
+    assert rules["events-summary-counts"]["severity"] == "info"
+    assert rules["recounted-sample-accounting"]["severity"] == "info"
+    # The steady state needs TPOT, so it says why it was not analysed.
+    steady = rules["steady-state-detected"]
+    assert steady["message"].startswith("Not analysed: no reference tokenizer")
     page = client.get(f"/submissions/{sid}").text
     assert (
         "not re-counted" in page and "Not re-counted: the portal has no reference tokenizer" in page
