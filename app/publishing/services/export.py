@@ -10,12 +10,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.core.cohorts import Cohort
-from app.db.models import Submission
-from app.results.services.results import cohort_was_released, visible_curves
+from app.results.services.public import (
+    cohort_was_released,
+    published_archive,
+    visible_curves,
+)
 from app.settings import Settings
 from app.submissions.domain.visibility import Access, Viewer, access
 from app.submissions.services.storage import BlobStore
@@ -74,12 +76,11 @@ def write_cohort_export(
         for public_id, status in sorted(statuses.items()):
             if access(Viewer.PUBLIC, status) < Access.FULL:
                 continue
-            submission = session.scalar(select(Submission).where(Submission.public_id == public_id))
-            if submission is None or not store.exists(submission.archive.sha256):
+            archive = published_archive(session, public_id)
+            if archive is None or not store.exists(archive.sha256):
                 continue
-            suffix = ".zip" if submission.archive_format == "zip" else ".tar.gz"
-            name = f"{cohort}/bundles/{public_id}{suffix}"
-            tar.add(store.path_for(submission.archive.sha256), arcname=name, recursive=False)
+            name = f"{cohort}/bundles/{public_id}{archive.suffix}"
+            tar.add(store.path_for(archive.sha256), arcname=name, recursive=False)
             bundles.append(name)
         record["bundles"] = bundles
         _add_bytes(tar, f"{cohort}/cohort.json", json.dumps(record, indent=2).encode())

@@ -12,13 +12,13 @@ from sqlalchemy.orm import Session
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.services.compare import Chart, chart_curve, x_title
 from app.results.services.public import (
+    QueryProblem,
     checked_cohort,
     checked_name,
     checked_statuses,
     footnotes,
     public_curves,
 )
-from app.results.services.results import QueryProblem
 
 
 class ModelCurve(BaseModel):

@@ -12,13 +12,14 @@ from app.accounts.services.accounts import Principal
 from app.core.refusals import Kind
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.services.public import (
+    STATUSES,
     PublicCurve,
+    QueryProblem,
     footnotes,
     present_decisions,
     public_curves,
     public_disclosures,
 )
-from app.results.services.results import STATUSES, QueryProblem
 from app.settings import Settings
 
 FEWEST, MOST = 2, 4

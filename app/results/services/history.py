@@ -12,15 +12,13 @@ from app.publishing.domain.snapshot import PublishedPoint
 from app.results.services.compare import Chart, chart_curve, x_title
 from app.results.services.public import (
     ARCHIVED,
-    checked_name,
-    in_present,
-    present_decisions,
-    public_disclosures,
-)
-from app.results.services.results import (
     PRELIMINARY_FOOTNOTE,
     QueryProblem,
+    checked_name,
     list_cohorts,
+    present_decisions,
+    public_curve,
+    public_disclosures,
     visible_curves,
 )
 from app.settings import Settings
@@ -114,9 +112,9 @@ def system_history(
             if entry is not None:
                 entry.cohorts.append(cohort)
                 continue
-            if curve.status in ARCHIVED:
+            if curve.published_status in ARCHIVED:
                 continue  # the archive entry itself: its result's entries say it left
-            shown = in_present(curve, present)
+            shown = public_curve(curve)
             gone = present.archived.get(curve.submission)
             entries[curve.id] = HistoryEntry(
                 first_cohort=cohort,

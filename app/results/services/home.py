@@ -5,12 +5,14 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
+from app.results.services.public import (
+    latest_cohort,
+    list_cohorts,
+)
 from app.results.services.results import (
     ResultCurve,
     ResultsQuery,
-    latest_cohort,
     list_benchmarks,
-    list_cohorts,
     query_results,
 )
 

@@ -1,51 +1,390 @@
 """The public record: what is public, as of a cohort, for one visitor.
 
-Every public view that is not the results page itself (compare, history, the agentic
-chart) reads here, and only here: the curves come from the publications (the
-snapshots a release froze, ``visible_view``), never from the live submission rows, so no
-view can show what the results page does not. On top of what a cohort showed, the
-decisions taken since apply at once, on every view alike:
+Every public surface reads here, and only here (an import-linter contract holds the
+results page, compare, history, the agentic chart, the home page, the embeds and the
+cohort export to it): the curves come from the publications (the snapshots a release
+froze, :func:`published_record`), never from the live submission rows, so no view can
+show what another does not. On top of what a cohort showed, the decisions taken since
+apply at once, on every view alike:
 
-- a result withdrawn or invalidated after finalization leaves every curve; its history
-  keeps "withdrawn on DATE" without points;
+- a result withdrawn or invalidated after finalization leaves every curve: it keeps its
+  status (and history its "withdrawn on DATE"), never its points;
 - a point the chair invalidated is gone from every curve of its result, in every cohort;
 - a rejected (or withdrawn-in-review) result is nowhere;
 - a provisional result carries "peer review pending" (``peer_review_pending``, and the
   footnote);
 - a result's disclosures are shown to a visitor only where the submission page shows
   them (rules §11.9: not during peer review), by the one visibility rule.
+
+A later status (provisional to verified) is a new version: it shows from its own cohort
+on, and what an earlier cohort showed of the result stays as it was.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from pydantic import BaseModel, Field
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from app.accounts.services.accounts import Principal
 from app.core.cohorts import Cohort
+from app.core.refusals import Kind, Refused
 from app.core.regions import Offline
 from app.core.views import Timestamp
-from app.db.models import Publication, Submission
-from app.publishing.domain.snapshot import PublishedPoint
+from app.db.models import CohortRelease, Publication, RequestLogRow, Submission
+from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint, read_snapshot
 from app.results.domain.pareto import step_curve
-from app.results.services.results import (
-    DEFAULT_STATUSES,
-    PRELIMINARY_FOOTNOTE,
-    STATUSES,
-    QueryProblem,
-    VisibleCurve,
-    cohort_was_released,
-    list_cohorts,
-    visible_curves,
-)
 from app.settings import Settings
 from app.submissions.domain.visibility import Access
 from app.submissions.services.disclosures import system_disclosures
 from app.submissions.services.visibility import access_to
+
+STATUSES = ("verified", "provisional", "unverified")
+DEFAULT_STATUSES = ("verified", "provisional")  # unverified is off by default
+PRELIMINARY_FOOTNOTE = (
+    "Results tagged \u201cpeer review pending\u201d are preliminary and subject to change "
+    "until peer review completes."
+)
+
+
+@dataclass(frozen=True)
+class VisibleCurve:
+    """A published curve as buyers see it: plain data, safe to keep between requests."""
+
+    id: int
+    submission: str
+    status: str
+    published_in: str
+    result_id: str | None
+    benchmark_model: str
+    dataset: str | None
+    is_agentic: bool
+    system_name: str
+    organization: str
+    division: str | None
+    availability: str | None
+    accelerator_model: str | None
+    accelerator_count: int | None
+    provisioned_power_kw: float | None
+    system_dir: str
+    stored: bytes  # the snapshot as JSON: a view of thousands of curves keeps few objects
+    # The status this version was published with (``status`` is the one decided since).
+    published_status: str = ""
+
+    @property
+    def snapshot(self) -> CurveSnapshot:
+        """The published curve, read from its JSON (the ones drawn lately are kept)."""
+        kept = _SNAPSHOTS.get(self.id)
+        if kept is None or kept[0] is not self.stored:
+            read = CurveSnapshot.model_validate_json(self.stored)
+            kept = remember(_SNAPSHOTS, _SNAPSHOTS_SIZE, self.id, (self.stored, read))
+        return kept[1]
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def remember(cache: dict[K, V], size: int, key: K, value: V) -> V:
+    """Keeps *value* in *cache* under *key*, dropping the oldest entries past *size*;
+    requests run in threads, so another may have just dropped one."""
+    while len(cache) >= size:
+        try:
+            cache.pop(next(iter(cache)), None)
+        except (StopIteration, RuntimeError):
+            break  # emptied, or changed while read: the next insertion evicts again
+    cache[key] = value
+    return value
+
+
+# Curve id → (its JSON, read): a published curve never changes; the JSON tells one
+# database's curve from another's with the same id.
+_SNAPSHOTS: dict[int, tuple[bytes, CurveSnapshot]] = {}
+_SNAPSHOTS_SIZE = 1024
+
+
+class QueryProblem(Refused):
+    """A results query value that cannot be used; *field* names the parameter."""
+
+    def __init__(self, field: str, message: str, kind: Kind = Kind.INVALID) -> None:
+        super().__init__("bad-query" if kind == Kind.INVALID else "not-found", message, kind,
+                         field=field)  # fmt: skip
+        self.field = field
+
+
+class CohortView(BaseModel):
+    id: str = Field(examples=["2026-12-C0"])
+    date: dt.date | None = Field(description="the cohort's Wednesday")
+    published_at: Timestamp = Field(description="when the chair released it")
+    publications: int = Field(description="the versions of results its record gained")
+
+
+def list_cohorts(session: Session) -> list[CohortView]:
+    """The released cohorts, newest first, with the versions each one's record gained."""
+    counts = dict(
+        session.execute(
+            select(Publication.cohort, func.count(Publication.id))
+            .where(Publication.in_record())
+            .group_by(Publication.cohort)
+        ).all()
+    )
+    out = []
+    for release in session.scalars(select(CohortRelease).order_by(CohortRelease.cohort.desc())):
+        cohort = Cohort.parse(release.cohort)
+        out.append(
+            CohortView(
+                id=release.cohort,
+                date=cohort.date if cohort else None,
+                published_at=release.published_at,
+                publications=counts.get(release.cohort, 0),
+            )
+        )
+    return out
+
+
+def latest_cohort(session: Session) -> str | None:
+    """The latest cohort the chair released."""
+    return session.scalar(select(func.max(CohortRelease.cohort)))
+
+
+def cohort_was_released(session: Session, cohort: str) -> bool:
+    return (
+        session.scalar(select(CohortRelease.id).where(CohortRelease.cohort == cohort)) is not None
+    )
+
+
+RecordKey = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class PublishedRecord:
+    """The record as of a cohort: each submission's latest publication up to it, as that
+    cohort showed it (curves, and their snapshots read once); ``key`` names it."""
+
+    key: RecordKey
+    curves: list[VisibleCurve]
+    snapshots: list[CurveSnapshot]
+
+
+# Publications never change once written, so what a cohort shows can be kept until a newer
+# publication appears; the key carries the newest publication id up to the cohort.
+_RECORDS: dict[RecordKey, PublishedRecord] = {}
+_RECORDS_SIZE = 16
+
+
+def published_record(session: Session, cohort: str | None) -> PublishedRecord:
+    """The single visibility rule: each submission's latest version up to *cohort*, as
+    that cohort showed it, with what has been decided since applied (None: the latest
+    version of every submission). A result withdrawn or invalidated since carries that
+    status and no points; a point the chair invalidated since is gone from its curve."""
+    shown = _as_published(session, cohort)
+    if cohort is None:
+        return shown  # the latest versions carry every decision already
+    now = _as_published(session, None)
+    key = (*shown.key, *now.key[2:])
+    cached = _RECORDS.get(key)
+    if cached is not None:
+        return cached
+    return remember(_RECORDS, _RECORDS_SIZE, key, _with_decisions(shown, now, key))
+
+
+def _with_decisions(
+    shown: PublishedRecord, now: PublishedRecord, key: RecordKey
+) -> PublishedRecord:
+    status_now = {c.submission: c.status for c in now.curves}
+    gone_now: dict[tuple[str, str, str], frozenset[str]] = {}
+    for curve, snapshot in zip(now.curves, now.snapshots, strict=True):
+        if snapshot.invalidated_points:
+            where = (curve.submission, curve.system_dir, curve.benchmark_model)
+            gone_now[where] = frozenset(p.dir for p in snapshot.invalidated_points)
+    curves, snapshots = [], []
+    for curve, snapshot in zip(shown.curves, shown.snapshots, strict=True):
+        # Only a result's leaving applies at once; a later status (provisional to
+        # verified) is a new version that shows from its own cohort on.
+        later = status_now.get(curve.submission, curve.status)
+        status = later if later in ARCHIVED else curve.status
+        if status in ARCHIVED:
+            gone = frozenset(p.dir for p in snapshot.points)  # it left every curve
+        else:
+            gone = gone_now.get(
+                (curve.submission, curve.system_dir, curve.benchmark_model), frozenset()
+            )
+        if status != curve.status or any(p.dir in gone for p in snapshot.points):
+            snapshot = without_points(snapshot, gone)
+            curve = replace(curve, status=status, stored=snapshot.model_dump_json().encode())
+        curves.append(curve)
+        snapshots.append(snapshot)
+    return PublishedRecord(key, curves, snapshots)
+
+
+def _shown(status: str, snapshot: CurveSnapshot) -> CurveSnapshot:
+    """A result that left the record (withdrawn, invalidated) is on no curve: its archive
+    entry keeps its status and reason, never its points."""
+    if status in ARCHIVED and snapshot.points:
+        return without_points(snapshot, frozenset(p.dir for p in snapshot.points))
+    return snapshot
+
+
+def without_points(snapshot: CurveSnapshot, gone: frozenset[str]) -> CurveSnapshot:
+    """*snapshot* without the points *gone*, its step line and frontier drawn again."""
+    points = [p for p in snapshot.points if p.dir not in gone]
+    plotted = [
+        (getattr(p, snapshot.x_metric), p.system_tps)
+        for p in points
+        if p.offline != Offline.DEDICATED and getattr(p, snapshot.x_metric) is not None
+    ]
+    steps = step_curve(plotted)
+    dedicated = next((p for p in points if p.offline == Offline.DEDICATED), None)
+    return snapshot.model_copy(
+        update={
+            "points": points,
+            "step_line": [list(v) for v in steps.line],
+            "frontier": [list(v) for v in steps.frontier],
+            "offline_ceiling": snapshot.offline_ceiling if dedicated is not None else None,
+            "elected_offline": snapshot.elected_offline
+            if snapshot.elected_offline not in gone
+            else None,
+        }
+    )
+
+
+def _as_published(session: Session, cohort: str | None) -> PublishedRecord:
+    """Each submission's latest version up to *cohort* exactly as it was published."""
+    scope = Publication.in_record()
+    if cohort is not None:
+        scope = scope & (Publication.cohort <= cohort)
+    # Versions are only ever added or removed from the record, never changed, so the
+    # newest id and the counts of kept and removed ones name what the view shows; the
+    # database is part of the key, since one process may serve more than one.
+    newest, kept, removed = session.execute(
+        select(
+            func.max(Publication.id),
+            func.count(Publication.id).filter(Publication.in_record()),
+            func.count(Publication.removed_at),
+        ).where(Publication.cohort <= cohort if cohort is not None else Publication.id.is_not(None))
+    ).one()
+    key = (str(session.get_bind().engine.url), cohort or "*", newest or 0, kept, removed)
+    cached = _RECORDS.get(key)
+    if cached is not None:
+        return cached
+    publications = session.scalars(
+        select(Publication)
+        .where(scope)
+        .options(selectinload(Publication.curves), selectinload(Publication.submission))
+        .order_by(Publication.submission_id, Publication.cohort.desc(), Publication.id.desc())
+    ).all()
+    latest: dict[int, Publication] = {}
+    first_in: dict[int, str] = {}  # the cohort each result first appeared in
+    for publication in publications:
+        latest.setdefault(publication.submission_id, publication)
+        first_in[publication.submission_id] = publication.cohort
+    shown = [
+        (p, c, _shown(p.status, read_snapshot(c.snapshot_version, c.data)))
+        for p in latest.values()
+        for c in p.curves
+    ]
+    visible = [
+        VisibleCurve(
+            id=c.id,
+            submission=p.submission.public_id,
+            status=p.status,
+            published_in=first_in[p.submission_id],
+            result_id=c.result_id,
+            benchmark_model=c.benchmark_model,
+            dataset=c.dataset,
+            is_agentic=c.is_agentic,
+            system_name=c.system_name,
+            organization=c.organization,
+            division=c.division,
+            availability=c.availability,
+            accelerator_model=c.accelerator_model,
+            accelerator_count=c.accelerator_count,
+            provisioned_power_kw=c.provisioned_power_kw,
+            system_dir=snapshot.system_dir,
+            stored=snapshot.model_dump_json().encode(),
+            published_status=p.status,
+        )
+        for p, c, snapshot in shown
+    ]
+    record = PublishedRecord(key, visible, [snapshot for _p, _c, snapshot in shown])
+    return remember(_RECORDS, _RECORDS_SIZE, key, record)
+
+
+@dataclass(frozen=True)
+class PublishedArchive:
+    sha256: str
+    suffix: str  # .tar.gz or .zip, as it was uploaded
+
+
+def published_archive(session: Session, public_id: str) -> PublishedArchive | None:
+    """The archive of a published submission (the caller asks the visibility rule whether
+    the visitor may have it)."""
+    submission = session.scalar(
+        select(Submission)
+        .join(Publication, Publication.submission_id == Submission.id)
+        .where(Submission.public_id == public_id, Publication.in_record())
+        .limit(1)
+    )
+    if submission is None or submission.archive is None:
+        return None
+    suffix = ".zip" if submission.archive_format == "zip" else ".tar.gz"
+    return PublishedArchive(submission.archive.sha256, suffix)
+
+
+def visible_curves(session: Session, cohort: str | None) -> list[VisibleCurve]:
+    """The curves the record shows as of *cohort* (None: now)."""
+    return published_record(session, cohort).curves
+
+
+# Which request logs exist (not their data), kept until one is added or removed.
+LogCatalogue = dict[str, dict[str, tuple[int, float | None, str]]]
+LogCatalogueKey = tuple[str, int, int]
+_LOG_CATALOGUE: dict[LogCatalogueKey, LogCatalogue] = {}
+
+
+def request_log_catalogue(session: Session) -> tuple[LogCatalogueKey, LogCatalogue]:
+    """The re-counted points' request logs, by submission and point label: (log id, the
+    window's duration in ms, which window), and the key that changes when one is added
+    or removed."""
+    newest, count = session.execute(
+        select(func.max(RequestLogRow.id), func.count(RequestLogRow.id))
+    ).one()
+    key = (str(session.get_bind().engine.url), newest or 0, count)
+    cached = _LOG_CATALOGUE.get(key)
+    if cached is not None:
+        return key, cached
+    catalogue: LogCatalogue = {}
+    for row_id, public_id, label, duration, window in session.execute(
+        select(
+            RequestLogRow.id,
+            Submission.public_id,
+            RequestLogRow.point_label,
+            RequestLogRow.duration_ms,
+            RequestLogRow.window,
+        )
+        .join(Submission, Submission.id == RequestLogRow.submission_id)
+        .order_by(RequestLogRow.id)
+    ):
+        # The latest wins.
+        catalogue.setdefault(public_id, {})[label] = (row_id, duration, window)
+    _LOG_CATALOGUE.clear()
+    _LOG_CATALOGUE[key] = catalogue
+    return key, catalogue
+
+
+def request_logs(session: Session, ids: Iterable[int]) -> dict[int, bytes]:
+    """The stored request logs *ids*, by id."""
+    return dict(
+        session.execute(
+            select(RequestLogRow.id, RequestLogRow.data).where(RequestLogRow.id.in_(set(ids)))
+        ).all()
+    )
+
 
 ARCHIVED = frozenset({"withdrawn", "invalidated"})
 
@@ -109,18 +448,11 @@ def checked_name(field: str, value: str | None) -> str | None:
     return value.strip()
 
 
-def _public(curve: VisibleCurve, invalidated: frozenset[str] = frozenset()) -> PublicCurve:
+def public_curve(curve: VisibleCurve) -> PublicCurve:
+    """A curve of the record in the one shape every public view shows (the record has
+    applied the decisions taken since)."""
     snapshot = curve.snapshot
-    points = [p for p in snapshot.points if p.dir not in invalidated]
-    step_line = snapshot.step_line
-    if len(points) != len(snapshot.points):  # drawn again without the invalidated ones
-        x_key = snapshot.x_metric
-        plotted = [
-            (getattr(p, x_key), p.system_tps)
-            for p in points
-            if p.offline != Offline.DEDICATED and getattr(p, x_key) is not None
-        ]
-        step_line = [list(v) for v in step_curve(plotted).line]
+    points, step_line = snapshot.points, snapshot.step_line
     return PublicCurve(
         id=curve.id,
         submission=curve.submission,
@@ -145,7 +477,7 @@ def public_curves(
 ) -> list[PublicCurve]:
     """The active curves of the record as of *cohort* (None: now), of *statuses*."""
     wanted = set(statuses)
-    return [_public(c) for c in visible_curves(session, cohort) if c.status in wanted]
+    return [public_curve(c) for c in visible_curves(session, cohort) if c.status in wanted]
 
 
 def footnotes(curves: Iterable[PublicCurve]) -> list[str]:
@@ -163,21 +495,14 @@ class Archived(BaseModel):
 
 
 class Present(BaseModel):
-    """What the current record decides about each published result, applied to every
-    cohort's view of it: a result that left, and the points the chair invalidated."""
+    """The results that left the record since they were shown, by submission."""
 
     archived: dict[str, Archived]
-    invalidated: dict[str, frozenset[str]]  # submission → point folders
 
 
 def present_decisions(session: Session) -> Present:
     archived: dict[str, Archived] = {}
-    invalidated: dict[str, frozenset[str]] = {}
     for curve in visible_curves(session, None):
-        snapshot = curve.snapshot
-        if snapshot.invalidated_points:
-            gone = frozenset(p.dir for p in snapshot.invalidated_points)
-            invalidated[curve.submission] = invalidated.get(curve.submission, frozenset()) | gone
         if curve.status in ARCHIVED and curve.submission not in archived:
             archived[curve.submission] = Archived(
                 submission=curve.submission, status=curve.status, since=_since(session, curve),
@@ -192,7 +517,7 @@ def present_decisions(session: Session) -> Present:
         ):
             entry = archived[publication.submission.public_id]
             entry.reason = publication.description or entry.reason
-    return Present(archived=archived, invalidated=invalidated)
+    return Present(archived=archived)
 
 
 def _since(session: Session, curve: VisibleCurve) -> dt.datetime:
@@ -205,11 +530,6 @@ def _since(session: Session, curve: VisibleCurve) -> dt.datetime:
     )
     assert published_at is not None  # the archive entry the curve was read from
     return published_at
-
-
-def in_present(curve: VisibleCurve, present: Present) -> PublicCurve:
-    """A curve a cohort showed, with what has been decided since applied to it."""
-    return _public(curve, present.invalidated.get(curve.submission, frozenset()))
 
 
 def public_disclosures(

@@ -1,31 +1,25 @@
 """What buyers see: published curves per cohort, filtered by an SLA and ranked.
 
-Every page and API endpoint reads results through :func:`visible_curves`, the one place
-that decides what is public (architecture, decision 6): the latest publication of each
-submission up to the chosen cohort. Anonymous buyers see published results only; the
-review roles that see more arrive with accounts.
+The curves come from the one read path, ``app.results.services.public`` (what is public,
+as of a cohort, with the decisions taken since applied); this module turns them into the
+explorer's table, its SLA answers, the ranking and goodput. It reads no live row.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field, TypeAdapter
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session
 
-from app.core.cohorts import Cohort
 from app.core.numbers import whole_number
-from app.core.refusals import Kind, Refused
 from app.core.regions import REGIONS, Offline, region_name
-from app.core.views import Timestamp, left_out_if_none
-from app.db.models import CohortRelease, Publication, RequestLogRow, Submission
-from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint, read_snapshot
+from app.core.views import left_out_if_none
+from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint
 from app.results.domain.goodput import GoodputIndex, RequestLog, slo_rates
 from app.results.domain.pareto import step_curve
 from app.results.domain.sla import (
@@ -42,67 +36,22 @@ from app.results.domain.sla import (
     usd_per_million_tokens_rows,
 )
 from app.results.domain.workloads import Workload, workloads
-
-STATUSES = ("verified", "provisional", "unverified")
-DEFAULT_STATUSES = ("verified", "provisional")  # unverified is off by default
-PRELIMINARY_FOOTNOTE = (
-    "Results tagged \u201cpeer review pending\u201d are preliminary and subject to change "
-    "until peer review completes."
+from app.results.services.public import (
+    DEFAULT_STATUSES,
+    PRELIMINARY_FOOTNOTE,
+    STATUSES,
+    LogCatalogue,
+    QueryProblem,
+    RecordKey,
+    VisibleCurve,
+    cohort_was_released,
+    latest_cohort,
+    list_cohorts,
+    published_record,
+    remember,
+    request_log_catalogue,
+    request_logs,
 )
-
-
-@dataclass(frozen=True)
-class VisibleCurve:
-    """A published curve as buyers see it: plain data, safe to keep between requests."""
-
-    id: int
-    submission: str
-    status: str
-    published_in: str
-    result_id: str | None
-    benchmark_model: str
-    dataset: str | None
-    is_agentic: bool
-    system_name: str
-    organization: str
-    division: str | None
-    availability: str | None
-    accelerator_model: str | None
-    accelerator_count: int | None
-    provisioned_power_kw: float | None
-    system_dir: str
-    stored: bytes  # the snapshot as JSON: a view of thousands of curves keeps few objects
-
-    @property
-    def snapshot(self) -> CurveSnapshot:
-        """The published curve, read from its JSON (the ones drawn lately are kept)."""
-        kept = _SNAPSHOTS.get(self.id)
-        if kept is None or kept[0] is not self.stored:
-            read = CurveSnapshot.model_validate_json(self.stored)
-            kept = _remember(_SNAPSHOTS, _SNAPSHOTS_SIZE, self.id, (self.stored, read))
-        return kept[1]
-
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-def _remember(cache: dict[K, V], size: int, key: K, value: V) -> V:
-    """Keeps *value* in *cache* under *key*, dropping the oldest entries past *size*;
-    requests run in threads, so another may have just dropped one."""
-    while len(cache) >= size:
-        try:
-            cache.pop(next(iter(cache)), None)
-        except (StopIteration, RuntimeError):
-            break  # emptied, or changed while read: the next insertion evicts again
-    cache[key] = value
-    return value
-
-
-# Curve id → (its JSON, read): a published curve never changes; the JSON tells one
-# database's curve from another's with the same id.
-_SNAPSHOTS: dict[int, tuple[bytes, CurveSnapshot]] = {}
-_SNAPSHOTS_SIZE = 1024
 
 
 @dataclass(frozen=True)
@@ -139,10 +88,18 @@ class View:
         )
 
 
-# Publications never change once written, so what a cohort shows can be kept until a newer
-# publication appears; the key carries the newest publication id up to the cohort.
-_CACHE: dict[tuple[str, str, int, int, int], View] = {}
+# A view is built once per record (the record's key names it).
+_CACHE: dict[RecordKey, View] = {}
 _CACHE_SIZE = 16
+
+
+def visible_view(session: Session, cohort: str | None) -> View:
+    """The public record as of *cohort* (``public.published_record``) as one table."""
+    record = published_record(session, cohort)
+    cached = _CACHE.get(record.key)
+    if cached is not None:
+        return cached
+    return remember(_CACHE, _CACHE_SIZE, record.key, View.of(record.curves, record.snapshots))
 
 
 CHARTED = 10  # curves drawn in full by default: as many as the chart has colours
@@ -182,15 +139,6 @@ class ResultsQuery:
 ANY_REGION = "any"
 RANKINGS = ("throughput", "goodput")
 LARGEST_CONCURRENCY = 10_000_000  # far past any served endpoint; bigger is a typo
-
-
-class QueryProblem(Refused):
-    """A results query value that cannot be used; *field* names the parameter."""
-
-    def __init__(self, field: str, message: str, kind: Kind = Kind.INVALID) -> None:
-        super().__init__("bad-query" if kind == Kind.INVALID else "not-found", message, kind,
-                         field=field)  # fmt: skip
-        self.field = field
 
 
 def parse_results_query(session: Session, params: Any) -> ResultsQuery:
@@ -340,114 +288,6 @@ def _price(per_accelerator: float | None, per_system: float | None, normalize: s
     return Price(per_accelerator_hour=per_accelerator, per_system_hour=per_system)
 
 
-class CohortView(BaseModel):
-    id: str = Field(examples=["2026-12-C0"])
-    date: dt.date | None = Field(description="the cohort's Wednesday")
-    published_at: Timestamp = Field(description="when the chair released it")
-    publications: int = Field(description="the versions of results its record gained")
-
-
-def list_cohorts(session: Session) -> list[CohortView]:
-    """The released cohorts, newest first, with the versions each one's record gained."""
-    counts = dict(
-        session.execute(
-            select(Publication.cohort, func.count(Publication.id))
-            .where(Publication.in_record())
-            .group_by(Publication.cohort)
-        ).all()
-    )
-    out = []
-    for release in session.scalars(select(CohortRelease).order_by(CohortRelease.cohort.desc())):
-        cohort = Cohort.parse(release.cohort)
-        out.append(
-            CohortView(
-                id=release.cohort,
-                date=cohort.date if cohort else None,
-                published_at=release.published_at,
-                publications=counts.get(release.cohort, 0),
-            )
-        )
-    return out
-
-
-def latest_cohort(session: Session) -> str | None:
-    """The latest cohort the chair released."""
-    return session.scalar(select(func.max(CohortRelease.cohort)))
-
-
-def cohort_was_released(session: Session, cohort: str) -> bool:
-    return (
-        session.scalar(select(CohortRelease.id).where(CohortRelease.cohort == cohort)) is not None
-    )
-
-
-def visible_curves(session: Session, cohort: str | None) -> list[VisibleCurve]:
-    """The curves :func:`visible_view` shows."""
-    return visible_view(session, cohort).curves
-
-
-def visible_view(session: Session, cohort: str | None) -> View:
-    """The single visibility rule: each submission's latest version up to *cohort*, as
-    that cohort showed it; None: the active page, the latest version of every submission
-    (a withdrawal or invalidation since the last cohort shows at once)."""
-    scope = Publication.in_record()
-    if cohort is not None:
-        scope = scope & (Publication.cohort <= cohort)
-    # Versions are only ever added or removed from the record, never changed, so the
-    # newest id and the counts of kept and removed ones name what the view shows; the
-    # database is part of the key, since one process may serve more than one.
-    newest, kept, removed = session.execute(
-        select(
-            func.max(Publication.id),
-            func.count(Publication.id).filter(Publication.in_record()),
-            func.count(Publication.removed_at),
-        ).where(Publication.cohort <= cohort if cohort is not None else Publication.id.is_not(None))
-    ).one()
-    key = (str(session.get_bind().engine.url), cohort or "*", newest or 0, kept, removed)
-    cached = _CACHE.get(key)
-    if cached is not None:
-        return cached
-    publications = session.scalars(
-        select(Publication)
-        .where(scope)
-        .options(selectinload(Publication.curves), selectinload(Publication.submission))
-        .order_by(Publication.submission_id, Publication.cohort.desc(), Publication.id.desc())
-    ).all()
-    latest: dict[int, Publication] = {}
-    first_in: dict[int, str] = {}  # the cohort each result first appeared in
-    for publication in publications:
-        latest.setdefault(publication.submission_id, publication)
-        first_in[publication.submission_id] = publication.cohort
-    shown = [
-        (p, c, read_snapshot(c.snapshot_version, c.data)) for p in latest.values() for c in p.curves
-    ]
-    visible = [
-        VisibleCurve(
-            id=c.id,
-            submission=p.submission.public_id,
-            status=p.status,
-            published_in=first_in[p.submission_id],
-            result_id=c.result_id,
-            benchmark_model=c.benchmark_model,
-            dataset=c.dataset,
-            is_agentic=c.is_agentic,
-            system_name=c.system_name,
-            organization=c.organization,
-            division=c.division,
-            availability=c.availability,
-            accelerator_model=c.accelerator_model,
-            accelerator_count=c.accelerator_count,
-            provisioned_power_kw=c.provisioned_power_kw,
-            system_dir=snapshot.system_dir,
-            stored=snapshot.model_dump_json().encode(),
-        )
-        for p, c, snapshot in shown
-    ]
-    return _remember(
-        _CACHE, _CACHE_SIZE, key, View.of(visible, [snapshot for _p, _c, snapshot in shown])
-    )
-
-
 class DatasetCount(BaseModel):
     id: str | None = Field(description="the dataset; null where the bundles do not say")
     curves: int
@@ -595,39 +435,7 @@ _INDEXES_SIZE = 2
 
 
 # Submission id → point label → (the latest re-count's log id, its duration in ms).
-Catalogue = dict[str, dict[str, tuple[int, float | None, str]]]
-CatalogueKey = tuple[str, int, int]
-# What request logs exist (not their data), kept until one is added or removed.
-_CATALOGUE: dict[CatalogueKey, Catalogue] = {}
 _PLANS_SIZE = 8  # per view: the curve sets last asked for
-
-
-def _log_catalogue(session: Session) -> tuple[CatalogueKey, Catalogue]:
-    """Which request logs exist, and the key that changes when one is added or removed."""
-    newest, count = session.execute(
-        select(func.max(RequestLogRow.id), func.count(RequestLogRow.id))
-    ).one()
-    key = (str(session.get_bind().engine.url), newest or 0, count)
-    cached = _CATALOGUE.get(key)
-    if cached is not None:
-        return key, cached
-    catalogue: Catalogue = {}
-    for row_id, public_id, label, duration, window in session.execute(
-        select(
-            RequestLogRow.id,
-            Submission.public_id,
-            RequestLogRow.point_label,
-            RequestLogRow.duration_ms,
-            RequestLogRow.window,
-        )
-        .join(Submission, Submission.id == RequestLogRow.submission_id)
-        .order_by(RequestLogRow.id)
-    ):
-        # The latest wins.
-        catalogue.setdefault(public_id, {})[label] = (row_id, duration, window)
-    _CATALOGUE.clear()
-    _CATALOGUE[key] = catalogue
-    return key, catalogue
 
 
 @dataclass(frozen=True)
@@ -642,7 +450,7 @@ class GoodputPlan:
     windows: tuple[str, ...]  # per row, which window its log covers
 
 
-def _goodput_plan(view: View, curves: list[int], catalogue: Catalogue) -> GoodputPlan:
+def _goodput_plan(view: View, curves: list[int], catalogue: LogCatalogue) -> GoodputPlan:
     wanted: list[tuple[int, tuple[int, bool], float, str]] = []
     for n in curves:
         curve = view.curves[n]
@@ -673,29 +481,23 @@ def point_goodput(session: Session, view: View, curves: list[int], q: ResultsQue
     out = PointGoodput(
         np.full(rows, np.nan), np.full(rows, np.nan), np.full(rows, -1, np.int64), [None] * rows
     )
-    catalogue_key, catalogue = _log_catalogue(session)
+    catalogue_key, catalogue = request_log_catalogue(session)
     plan_key = (catalogue_key, tuple(curves))
     plan = view.goodput_plans.get(plan_key)
     if plan is None:
-        plan = _remember(
+        plan = remember(
             view.goodput_plans, _PLANS_SIZE, plan_key, _goodput_plan(view, curves, catalogue)
         )
     if not plan.logs:
         return out
     index = _INDEXES.get(plan.logs)
     if index is None:
-        data = dict(
-            session.execute(
-                select(RequestLogRow.id, RequestLogRow.data).where(
-                    RequestLogRow.id.in_({log_id for log_id, _a in plan.logs})
-                )
-            ).all()
-        )
+        data = request_logs(session, (log_id for log_id, _a in plan.logs))
         index = GoodputIndex(
             [RequestLog.from_bytes(data[log_id]) for log_id, _a in plan.logs],
             [agentic for _l, agentic in plan.logs],
         )
-        _remember(_INDEXES, _INDEXES_SIZE, plan.logs, index)
+        remember(_INDEXES, _INDEXES_SIZE, plan.logs, index)
     met, tokens = index.met(q.sla.ttft_p90_max_ms, q.sla.tps_per_user_min)
     requests = index.requests[plan.at]
     out.requests[plan.rows] = requests

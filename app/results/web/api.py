@@ -17,17 +17,19 @@ from app.publishing.domain.snapshot import SHOWN_PERCENTILES
 from app.results.services.agentic import AgenticModels, agentic_models
 from app.results.services.compare import Comparison, compare
 from app.results.services.history import History, system_history
+from app.results.services.public import (
+    CohortView,
+    QueryProblem,
+    list_cohorts,
+)
 from app.results.services.results import (
     CHARTED,
     LISTED,
     MOST_CHARTED,
     BenchmarkView,
-    CohortView,
-    QueryProblem,
     ResultPoint,
     ResultsPage,
     list_benchmarks,
-    list_cohorts,
     parse_results_query,
     query_results,
 )

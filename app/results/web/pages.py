@@ -17,12 +17,14 @@ from app.results.services.agentic import agentic_models
 from app.results.services.compare import compare
 from app.results.services.history import system_history
 from app.results.services.home import home
-from app.results.services.results import (
-    LISTED,
+from app.results.services.public import (
     STATUSES,
     QueryProblem,
-    ResultsQuery,
     list_cohorts,
+)
+from app.results.services.results import (
+    LISTED,
+    ResultsQuery,
     parse_results_query,
     query_results,
 )

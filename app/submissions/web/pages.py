@@ -18,7 +18,7 @@ from app.checks.services.findings import group_findings
 from app.checks.services.rules import rule_view
 from app.core.authorization import Action, Scope, may
 from app.core.regions import Offline
-from app.results.services.results import (
+from app.results.services.public import (
     PRELIMINARY_FOOTNOTE,
 )
 from app.review.web.pages import ReviewFormError, principal_of, review_context

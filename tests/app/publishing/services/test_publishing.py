@@ -12,7 +12,14 @@ from app.db.session import Database
 from app.demo.load import load_demo
 from app.publishing.services.cohorts import publish_cohort
 from app.publishing.services.publishing import PublishingError
-from app.results.services.results import ResultsQuery, list_benchmarks, list_cohorts, query_results
+from app.results.services.public import (
+    list_cohorts,
+)
+from app.results.services.results import (
+    ResultsQuery,
+    list_benchmarks,
+    query_results,
+)
 from app.settings import Settings
 
 

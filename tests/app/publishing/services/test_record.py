@@ -15,7 +15,9 @@ from app.db.session import Database
 from app.publishing.services.cohorts import publish_cohort
 from app.publishing.services.export import write_cohort_export
 from app.publishing.services.publishing import PublishingError
-from app.results.services.results import visible_curves
+from app.results.services.public import (
+    visible_curves,
+)
 from app.review.domain.policy import may_recheck
 from app.review.services.decisions import decide, set_point_state
 from app.review.services.objections import act

@@ -12,7 +12,9 @@ from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
 from app.publishing.services.cohorts import publish_cohort
 from app.results.services.history import system_history
-from app.results.services.results import QueryProblem
+from app.results.services.public import (
+    QueryProblem,
+)
 from app.settings import Settings
 from tests.support.fakes import RecordingQueue
 from tests.support.submissions import accept, pt

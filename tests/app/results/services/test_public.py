@@ -149,3 +149,41 @@ def test_the_agentic_view_refuses_bad_parameters_by_name(
     assert error["field"] == field and error["message"] and error["message"] != "''"
     page = client.get("/agentic", params=params)
     assert page.status_code == status and 'id="agentic-error"' in page.text
+
+
+def test_a_released_cohort_shows_the_decisions_taken_since_on_every_surface(
+    record: tuple[TestClient, dict[str, str], dict[str, Any]],
+) -> None:
+    import io
+    import json
+    import tarfile
+
+    client, ids, _env = record
+    # 2026-12-C1 was released before the decisions: viewed now, it honours them.
+    body = client.get(
+        "/api/v1/results", params={"benchmark": "llama3_1-8b", "cohort": "2026-12-C1"}
+    ).json()
+    shown = {c["submission"]: sorted(p["dir"] for p in c["points"]) for c in body["curves"]}
+    assert set(shown) == {ids["kept"], ids["trimmed"]} and "r2" not in shown[ids["trimmed"]]
+    csv_rows = client.get(
+        "/api/v1/results",
+        params={
+            "benchmark": "llama3_1-8b",
+            "cohort": "2026-12-C1",
+            "format": "csv",
+            "table": "points",
+        },
+    ).text
+    assert ids["gone"] not in csv_rows
+    # The cohort's archive: the withdrawn result tagged, with no points; the invalidated
+    # point gone from its curve.
+    export = client.get("/api/v1/cohorts/2026-12-C1/export")
+    assert export.status_code == 200
+    with tarfile.open(fileobj=io.BytesIO(export.content)) as tar:
+        member = tar.extractfile("2026-12-C1/cohort.json")
+        assert member is not None
+        record_doc = json.loads(member.read())
+    by_id = {r["submission"]: r for r in record_doc["results"]}
+    assert by_id[ids["gone"]]["status"] == "withdrawn" and by_id[ids["gone"]]["points"] == []
+    assert "r2" not in [p["dir"] for p in by_id[ids["trimmed"]]["points"]]
+    assert sorted(p["dir"] for p in by_id[ids["kept"]]["points"]) == shown[ids["kept"]]

@@ -56,7 +56,9 @@ from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
 from app.publishing.domain.cohorts import current_cohort
 from app.publishing.services.cohorts import publish_cohort
-from app.results.services.results import visible_curves
+from app.results.services.public import (
+    visible_curves,
+)
 from app.review.domain.objections import ACTIONS
 from app.review.domain.policy import may_recheck
 from app.review.services.decisions import decide, set_point_state, withdraw
