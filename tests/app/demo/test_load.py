@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 
 from app.checks.domain.findings import Severity
@@ -26,8 +27,20 @@ def test_every_demo_curve_has_one_point_with_a_request_record(
             curve = next(c for c in curves if log.point_label.startswith(
                 f"{c.system.dir_name}/{c.benchmark_model}/"))  # fmt: skip
             [point] = [p for p in curve.points if p.concurrency == EVENTS_AT]
-            assert log.requests == point.n_samples_completed
-            assert log.duration_ms == point.duration_ms
+            recount = session.scalars(
+                select(Retokenization).where(Retokenization.id == log.retokenization_id)
+            ).one()
+            window = (recount.steady_state or {}).get("window")
+            if log.window == "steady_state":
+                # Goodput over the official window (rules §2.3): the window's requests.
+                assert recount.steady_state["status"] == "windowable" and window
+                members = window["n_samples"] + window["n_failed"] + window["n_unfinished"]
+                assert log.requests == members
+                assert log.duration_ms == pytest.approx(window["duration_s"] * 1000, abs=1)
+            else:
+                assert log.window == "total"
+                assert log.requests == point.n_samples_completed
+                assert log.duration_ms == point.duration_ms
         recounts = session.scalars(select(Retokenization)).all()
         assert len(recounts) == 9 and {r.tokenizer for r in recounts} == {DEMO_TOKENIZER}
         for recount in recounts:
