@@ -68,7 +68,7 @@
   function fmt(v, d) { return v === null || v === undefined ? "—" : Number(v).toFixed(d); }
 
   function label(curve) {
-    var tag = curve.status === "provisional" ? " — peer review pending*" : "";
+    var tag = curve.peer_review_pending ? " — peer review pending*" : "";
     return esc(curve.system) + " (" + esc(curve.organization) + ", " + curve.status + tag + ")";
   }
 
@@ -77,7 +77,7 @@
   function hover(curve, p, r) {
     return [
       "<b>" + esc(curve.system) + "</b> · " + esc(curve.organization),
-      "status: " + curve.status + (curve.status === "provisional" ? " (peer review pending)" : ""),
+      "status: " + curve.status + (curve.peer_review_pending ? " (peer review pending)" : ""),
       "concurrency " + p.concurrency + (p.region ? " · " + esc(p.region_name) : "") +
         (p.offline !== "none" ? " · Offline (" + p.offline + ")" : ""),
       "system " + fmt(p.system_tps, 1) + " tok/s · per kW " + fmt(p.system_tps_per_kw, 1),

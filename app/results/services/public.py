@@ -52,6 +52,12 @@ PRELIMINARY_FOOTNOTE = (
 )
 
 
+def peer_review_pending(status: str) -> bool:
+    """A provisional result is preliminary until peer review completes (rules §11.2): the
+    one rule every chart, table, export, embed and API field states it by."""
+    return status == "provisional"
+
+
 @dataclass(frozen=True)
 class VisibleCurve:
     """A published curve as buyers see it: plain data, safe to keep between requests."""
@@ -464,7 +470,7 @@ def public_curve(curve: VisibleCurve) -> PublicCurve:
         is_agentic=curve.is_agentic,
         x_metric=snapshot.x_metric,
         status=curve.status,
-        peer_review_pending=curve.status == "provisional",
+        peer_review_pending=peer_review_pending(curve.status),
         result_id=curve.result_id,
         published_in=curve.published_in,
         points=points,

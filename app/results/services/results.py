@@ -47,6 +47,7 @@ from app.results.services.public import (
     cohort_was_released,
     latest_cohort,
     list_cohorts,
+    peer_review_pending,
     published_record,
     remember,
     request_log_catalogue,
@@ -390,6 +391,9 @@ class ResultCurve(BaseModel):
     id: int
     submission: str
     status: str = Field(description="verified, provisional, unverified, withdrawn, invalidated")
+    peer_review_pending: bool = Field(
+        default=False, description="a provisional result: preliminary until peer review ends"
+    )
     published_in: str = Field(description="the cohort the result first appeared in")
     result_id: str | None
     system: str
@@ -602,6 +606,7 @@ def _curve_view(view: View, n: int, q: ResultsQuery, a: Answer) -> ResultCurve:
         id=curve.id,
         submission=curve.submission,
         status=curve.status,
+        peer_review_pending=peer_review_pending(curve.status),
         published_in=curve.published_in,
         result_id=curve.result_id,
         system=curve.system_name,
@@ -650,6 +655,7 @@ class RankingRow(BaseModel):
     system: str
     organization: str
     status: str
+    peer_review_pending: bool = Field(default=False, description="a provisional result")
     curve: int = Field(description="the curve's id in `curves`")
     submission: str
     result_id: str | None
@@ -849,6 +855,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
                 system=shown_curve.system,
                 organization=shown_curve.organization,
                 status=shown_curve.status,
+                peer_review_pending=shown_curve.peer_review_pending,
                 curve=shown_curve.id,
                 submission=shown_curve.submission,
                 result_id=shown_curve.result_id,
@@ -923,5 +930,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         more_total=more_total,
         more_from=q.more_from,
         no_admissible_point=without,
-        footnote=PRELIMINARY_FOOTNOTE if any(c.status == "provisional" for c in curves) else None,
+        footnote=PRELIMINARY_FOOTNOTE
+        if any(peer_review_pending(c.status) for c in curves)
+        else None,
     )

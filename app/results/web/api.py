@@ -45,7 +45,8 @@ SLA_COLUMNS = (
 
 RANKING_COLUMNS = (
     "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
-    "rank", "result_id", "organization", "system", "status", "accelerator_model",
+    "rank", "result_id", "organization", "system", "status", "peer_review_pending",
+    "accelerator_model",
     "accelerator_count", "provisioned_power_kw", "division", "availability", "point",
     "concurrency", "region", "throughput", "usd_per_million_tokens", "slo_attainment",
     "goodput_tps", "goodput_window", "system_tps",
@@ -61,7 +62,8 @@ TAIL_COLUMNS = tuple(
 )
 POINT_COLUMNS = (
     "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
-    "result_id", "organization", "system", "division", "status", "provisioned_power_kw", "dir",
+    "result_id", "organization", "system", "division", "status", "peer_review_pending",
+    "provisioned_power_kw", "dir",
     "concurrency", "region", "offline", "admissible", "usd_per_million_tokens",
     "slo_attainment", "goodput_tps", "goodput_requests", "goodput_window", "goodput_missing",
     "system_tps",
@@ -139,6 +141,7 @@ def point_rows(result: ResultsPage) -> list[dict[str, Any]]:
             "system": c.system,
             "division": c.division,
             "status": c.status,
+            "peer_review_pending": c.peer_review_pending,
             "provisioned_power_kw": c.provisioned_power_kw,
             **p.model_dump(mode="json"),
             **_tail(p),

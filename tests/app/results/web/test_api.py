@@ -253,3 +253,25 @@ def test_csv_cells_cannot_become_spreadsheet_formulas() -> None:
     )
     row = next(csv.DictReader(io.StringIO(text)))
     assert row["system"].startswith("'=") and row["organization"] == "'+1" and row["rank"] == "1"
+
+
+def test_peer_review_pending_is_said_on_every_surface(client: TestClient) -> None:
+    # 2026-10-C1 showed Acme's result while it was provisional.
+    params = {"benchmark": "llama3_1-8b", "cohort": "2026-10-C1"}
+    body = client.get("/api/v1/results", params=params).json()
+    assert any(c["status"] == "provisional" for c in body["curves"])
+    for curve in body["curves"]:
+        assert curve["peer_review_pending"] == (curve["status"] == "provisional")
+    for row in body["ranking"]:
+        assert row["peer_review_pending"] == (row["status"] == "provisional")
+    assert body["footnote"] and "peer review pending" in body["footnote"]
+    for export in ("points", "ranking"):
+        text = client.get(
+            "/api/v1/results", params={**params, "format": "csv", "export": export}
+        ).text
+        rows = list(csv.DictReader(io.StringIO(text)))
+        assert rows and all(
+            r["peer_review_pending"] == str(r["status"] == "provisional") for r in rows
+        )
+    embed = client.get("/embed/results", params=params).text
+    assert "peer review pending" in embed and '"peer_review_pending":true' in embed
