@@ -6,16 +6,17 @@ import tempfile
 from pathlib import Path
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, Depends
 from fastapi.responses import FileResponse, JSONResponse
 from pydantic import BaseModel
+from sqlalchemy.orm import Session
 from starlette.background import BackgroundTask
 
 from app.accounts.services.accounts import Principal
 from app.accounts.web.security import require
 from app.core.authorization import Scope
 from app.core.cohorts import Cohort
-from app.core.refusals import Refused
+from app.core.refusals import Kind, Refused
 from app.publishing.services.cohorts import (
     PublicationView,
     cohort_publications,
@@ -32,8 +33,24 @@ router = APIRouter(prefix="/api/v1", tags=["cohorts"])
 def _cohort_or_422(cohort_id: str) -> Cohort:
     cohort = Cohort.parse(cohort_id)
     if cohort is None:
-        raise HTTPException(422, detail=f"{cohort_id!r} is not a cohort id (YYYY-MM-C0/C1)")
+        raise Refused(
+            "bad-cohort",
+            f"{cohort_id!r} is not a cohort id (YYYY-MM-C0/C1)",
+            Kind.INVALID,
+            field="cohort_id",
+        )
     return cohort
+
+
+def _released_or_404(session: Session, cohort_id: str) -> None:
+    _cohort_or_422(cohort_id)
+    if not cohort_exists(session, cohort_id):
+        raise Refused(
+            "not-found",
+            f"cohort {cohort_id!r} has not been published",
+            Kind.NOT_FOUND,
+            field="cohort_id",
+        )
 
 
 class Released(BaseModel):
@@ -78,9 +95,7 @@ def publish(
 @router.get("/cohorts/{cohort_id}", response_model=CohortRecord)
 def read_cohort(cohort_id: str, session: SessionDep) -> CohortRecord:
     """What was published in a cohort (public), with tags of withdrawn/invalidated results."""
-    _cohort_or_422(cohort_id)
-    if not cohort_exists(session, cohort_id):
-        raise HTTPException(404, detail=f"cohort {cohort_id!r} has not been published")
+    _released_or_404(session, cohort_id)
     return CohortRecord(
         cohort=cohort_id,
         links={"export": f"/api/v1/cohorts/{cohort_id}/export"},
@@ -96,9 +111,7 @@ def read_cohort(cohort_id: str, session: SessionDep) -> CohortRecord:
 def export_cohort(cohort_id: str, session: SessionDep, settings: SettingsDep) -> FileResponse:
     """The cohort's public results (``cohort.json``) and the bundles of its finalized
     results, as one .tar.gz."""
-    _cohort_or_422(cohort_id)
-    if not cohort_exists(session, cohort_id):
-        raise HTTPException(404, detail=f"nothing was published up to {cohort_id!r}")
+    _released_or_404(session, cohort_id)
     settings.tmp_dir.mkdir(parents=True, exist_ok=True)
     handle = tempfile.NamedTemporaryFile(dir=settings.tmp_dir, suffix=".tar.gz", delete=False)
     handle.close()

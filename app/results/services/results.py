@@ -44,9 +44,8 @@ from app.results.services.public import (
     QueryProblem,
     RecordKey,
     VisibleCurve,
-    cohort_was_released,
+    checked_cohort,
     latest_cohort,
-    list_cohorts,
     peer_review_pending,
     published_record,
     remember,
@@ -243,12 +242,7 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
         if curve_id is None:
             raise QueryProblem("curve", f"curve must be a curve id (a whole number), not {raw!r}")
         pinned.append(curve_id)
-    cohort = text("cohort")
-    if cohort is not None and not cohort_was_released(session, cohort):
-        released = ", ".join(c.id for c in list_cohorts(session)) or "none yet"
-        raise QueryProblem(
-            "cohort", f"no cohort {cohort!r} has been published (published: {released})"
-        )
+    cohort = checked_cohort(session, text("cohort"))
     return ResultsQuery(
         benchmark=text("benchmark"),
         dataset=text("dataset"),
@@ -304,7 +298,9 @@ class BenchmarkView(BaseModel):
 
 
 def list_benchmarks(session: Session, cohort: str | None = None) -> list[BenchmarkView]:
-    return visible_view(session, cohort).benchmarks
+    """The benchmarks with public curves as of *cohort* (refused by name when it is not a
+    released cohort)."""
+    return visible_view(session, checked_cohort(session, cohort)).benchmarks
 
 
 def _benchmarks(visible: list[VisibleCurve]) -> list[BenchmarkView]:

@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 
 from app.accounts.web.security import PrincipalDep
 from app.core.views import Listing
@@ -33,7 +33,7 @@ from app.results.services.results import (
     parse_results_query,
     query_results,
 )
-from app.web.api_errors import refused
+from app.web.api_errors import ErrorBody, refused
 from app.web.deps import SessionDep, SettingsDep
 
 router = APIRouter(prefix="/api/v1", tags=["results"])
@@ -169,10 +169,19 @@ def read_cohorts(session: SessionDep) -> Listing[CohortView]:
     return Listing(data=list_cohorts(session))
 
 
-@router.get("/benchmarks", response_model=Listing[BenchmarkView])
-def read_benchmarks(session: SessionDep, cohort: str | None = None) -> Listing[BenchmarkView]:
+@router.get(
+    "/benchmarks",
+    response_model=Listing[BenchmarkView],
+    responses={422: {"model": ErrorBody}},
+)
+def read_benchmarks(
+    session: SessionDep, cohort: str | None = None
+) -> Listing[BenchmarkView] | JSONResponse:
     """Benchmarks (model + dataset) with public curves in a cohort (default: the latest)."""
-    return Listing(data=list_benchmarks(session, cohort))
+    try:
+        return Listing(data=list_benchmarks(session, cohort))
+    except QueryProblem as problem:
+        return refused(problem)
 
 
 Text = Annotated[str | None, Query()]

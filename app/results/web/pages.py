@@ -95,7 +95,7 @@ def compare_page(
         return templates.TemplateResponse(
             request,
             "results/compare.html",
-            {"c": None, "problem": problem},
+            {"c": None, "problem": problem, "params": params},
             status_code=status_of(problem),
         )
     return templates.TemplateResponse(
@@ -122,7 +122,7 @@ def history_page(
         return templates.TemplateResponse(
             request,
             "results/history.html",
-            {"h": None, "problem": problem},
+            {"h": None, "problem": problem, "params": params},
             status_code=status_of(problem),
         )
     return templates.TemplateResponse(
@@ -146,7 +146,7 @@ def agentic_page(request: Request, session: SessionDep) -> Response:
         return templates.TemplateResponse(
             request,
             "results/agentic.html",
-            {"a": None, "problem": problem},
+            {"a": None, "problem": problem, "params": params, "cohorts": list_cohorts(session)},
             status_code=status_of(problem),
         )
     return templates.TemplateResponse(
