@@ -437,3 +437,73 @@ def test_another_organisations_exact_archive_reveals_nothing_of_it(world: World)
         headers=bearer(world.tokens["submitter"]),
     )
     assert again.status_code == 200 and again.json()["id"] == world.sid
+
+
+def _outsider(world: World) -> str:
+    """A member of an organisation that neither submitted nor sits on the committee."""
+    from app.accounts.services.accounts import create_user, issue_token
+    from app.core.authorization import Role
+    from app.db.models import User
+
+    with world.database.session() as session:
+        user = session.scalar(select(User).where(User.email == "buyer@elsewhere.example"))
+        if user is None:
+            user = create_user(session=session, email="buyer@elsewhere.example",
+                               password=PASSWORD, role=Role.SUBMITTER,
+                               organization="Elsewhere Inc")  # fmt: skip
+        token = issue_token(session=session, user=user, name="tests")[1]
+        session.commit()
+    return token
+
+
+def _get_routes(world: World) -> list[str]:
+    """Every GET route the app serves, API and pages, with its path filled in."""
+    spec = world.client.get("/openapi.json").json()
+    api = [path for path, operations in spec["paths"].items() if "get" in operations]
+    pages = [
+        route.path
+        for feature in FEATURES
+        if feature.__name__.endswith(".pages")
+        for route in feature.router.routes
+        if isinstance(route, APIRoute) and "GET" in route.methods
+    ]
+    return sorted({_paths(world, template) for template in api + pages})
+
+
+def test_no_read_route_shows_anything_private_to_an_outsider(world: World) -> None:
+    """Acme's submission is in confidential review: to nobody, and to a member of an
+    organisation with no standing in it, every GET route (found from the app, so a new
+    one is walked too) answers without the review's words, the people in it, or a
+    redirect to anywhere but the sign-in page."""
+    private = [
+        "Too fast",  # the objection's title and evidence
+        "our run",
+        ACCOUNTS["submitter"][0],
+        ACCOUNTS["reviewer"][0],
+        ACCOUNTS["chair"][0],
+    ]
+    # The markers are real: the review's own members read them on these routes.
+    review = world.client.get(
+        f"/api/v1/submissions/{world.sid}/objections", headers=bearer(world.tokens["chair"])
+    )
+    assert "Too fast" in review.text and "our run" in review.text
+    callers = {"an outsider": bearer(_outsider(world)), "nobody": {}}
+    routes = _get_routes(world)
+    assert f"/api/v1/submissions/{world.sid}" in routes and "/results" in routes
+    for path in routes:
+        for caller, headers in callers.items():
+            answer = world.client.get(path, headers=headers, follow_redirects=False)
+            where = f"GET {path} as {caller}: {answer.status_code}"
+            assert answer.status_code < 500, where + " " + answer.text[:300]
+            if 300 <= answer.status_code < 400:
+                assert answer.headers["location"].startswith("/login"), where
+            shown = answer.text + " ".join(f"{k}: {v}" for k, v in answer.headers.items())
+            leaked = [marker for marker in private if marker in shown]
+            assert not leaked, f"{where} shows {leaked}"
+            if path.startswith(f"/api/v1/submissions/{world.sid}") or path.startswith(
+                f"/submissions/{world.sid}"
+            ):
+                assert answer.status_code in REFUSED | {303}, where
+    # The outsider's listing of submissions holds none of Acme's.
+    listed = world.client.get("/api/v1/submissions", headers=callers["an outsider"])
+    assert world.sid not in listed.text
