@@ -36,6 +36,19 @@ class Percentiles(BaseModel):
     latency_ms: dict[str, Metric] = Field(default_factory=dict, description="issue to completion")
 
 
+class FrozenRecount(BaseModel):
+    """The re-count a publication shows for a point, frozen with it: goodput reads this
+    request log, over this window, whatever is re-counted later (a later re-count is a
+    new version, from the next publication on)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    request_log: int = Field(description="the stored request record goodput reads")
+    window: str = Field(description="steady_state or total: the window goodput covers")
+    duration_ms: float | None = Field(description="that window's duration")
+    output_tokens: int | None = Field(description="the re-counted output tokens")
+
+
 class PublishedPoint(BaseModel):
     """An operating point as published: what buyers chart, rank and export, rounded to
     three decimals; a metric the bundle did not measure is left out."""
@@ -54,6 +67,9 @@ class PublishedPoint(BaseModel):
     system_tps_per_kw: Metric | None = left_out_if_none("per provisioned kW")
     accuracy: str | None = left_out_if_none("the accuracy gate: passed or failed")
     percentiles: Percentiles | None = left_out_if_none("P50/P90/P95/P99 where the summary has them")
+    recount: FrozenRecount | None = left_out_if_none(
+        "the re-count published with the point (goodput's request record), if it had one"
+    )
 
 
 class OfflineCeiling(BaseModel):

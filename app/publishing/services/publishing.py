@@ -37,7 +37,9 @@ from app.db.models import (
     Point,
     Publication,
     PublishedCurve,
+    RequestLogRow,
     ResultEntry,
+    Retokenization,
     Submission,
     utcnow,
 )
@@ -45,9 +47,11 @@ from app.publishing.domain.cohorts import current_cohort, may_publish, release_a
 from app.publishing.domain.snapshot import (
     SNAPSHOT_VERSION,
     CurveSnapshot,
+    FrozenRecount,
     InvalidatedPoint,
     Percentiles,
     PublishedPoint,
+    read_snapshot,
 )
 from app.review.services.audit import SYSTEM, record
 from app.review.services.clocks import embargo_release
@@ -216,7 +220,34 @@ def result_ids(
     return ids
 
 
-def published_point(point: Point) -> PublishedPoint:
+def frozen_recounts(session: Session, submission_id: int) -> dict[str, FrozenRecount]:
+    """The latest re-count of each point of a submission that has a request record, by
+    point label: what a publication written now freezes."""
+    rows = session.execute(
+        select(
+            RequestLogRow.id,
+            RequestLogRow.point_label,
+            RequestLogRow.window,
+            RequestLogRow.duration_ms,
+            Retokenization.recount,
+        )
+        .join(Retokenization, Retokenization.id == RequestLogRow.retokenization_id)
+        .where(RequestLogRow.submission_id == submission_id)
+        .order_by(RequestLogRow.id)
+    ).all()
+    frozen = {}
+    for log_id, label, window, duration_ms, recount in rows:  # the latest wins
+        tokens = (recount or {}).get("total_output_tokens")
+        frozen[label] = FrozenRecount(
+            request_log=log_id,
+            window=window,
+            duration_ms=duration_ms,
+            output_tokens=tokens if isinstance(tokens, int) else None,
+        )
+    return frozen
+
+
+def published_point(point: Point, recount: FrozenRecount | None = None) -> PublishedPoint:
     return PublishedPoint(
         dir=point.dir_name,
         concurrency=point.concurrency,
@@ -230,12 +261,16 @@ def published_point(point: Point) -> PublishedPoint:
         system_tps_per_kw=point.system_tps_per_kw,
         accuracy=None if point.accuracy_status == "none" else point.accuracy_status,
         percentiles=Percentiles.model_validate(point.percentiles) if point.percentiles else None,
+        recount=recount,
     )
 
 
-def curve_snapshot(curve: Curve) -> CurveSnapshot:
-    """What a publication keeps of a curve: its active points and their step line."""
+def curve_snapshot(curve: Curve, recounts: dict[str, FrozenRecount] | None = None) -> CurveSnapshot:
+    """What a publication keeps of a curve: its active points and their step line, each
+    with the re-count it has now (*recounts*, by point label)."""
     active = [p for p in curve.points if p.state == "active"]
+    recounts = recounts or {}
+    prefix = f"{curve.system.dir_name}/{curve.benchmark_model}/"
     ceiling, elected = offline_of(active)
     steps = step_line_of(curve)
     return CurveSnapshot(
@@ -248,7 +283,7 @@ def curve_snapshot(curve: Curve) -> CurveSnapshot:
         c_max=curve.c_max,
         c_min=curve.c_min,
         regions=curve.regions,
-        points=[published_point(p) for p in active],
+        points=[published_point(p, recounts.get(prefix + p.dir_name)) for p in active],
         step_line=[list(v) for v in steps.line],
         frontier=[list(v) for v in steps.frontier],
         offline_ceiling=ceiling,
@@ -262,8 +297,11 @@ def curve_snapshot(curve: Curve) -> CurveSnapshot:
     )
 
 
-def _snapshot(submission: Submission, ids: dict[tuple[str, str], str]) -> list[PublishedCurve]:
+def _snapshot(
+    session: Session, submission: Submission, ids: dict[tuple[str, str], str]
+) -> list[PublishedCurve]:
     systems = {s.dir_name: s for s in submission.systems}
+    recounts = frozen_recounts(session, submission.id)
     published = []
     for curve in submission.curves:
         system = systems.get(curve.system.dir_name)
@@ -279,12 +317,22 @@ def _snapshot(submission: Submission, ids: dict[tuple[str, str], str]) -> list[P
                 accelerator_model=system.accelerator_model if system else None,
                 accelerator_count=system.accelerator_count if system else None,
                 provisioned_power_kw=system.provisioned_power_kw if system else None,
-                data=curve_snapshot(curve).stored(),
+                data=curve_snapshot(curve, recounts).stored(),
                 snapshot_version=SNAPSHOT_VERSION,
                 result_id=ids.get((curve.system.dir_name, curve.benchmark_model)),
             )
         )
     return published
+
+
+def _published_recounts(publication: Publication) -> dict[str, FrozenRecount | None]:
+    """The re-count a version froze for each of its points (None: it had none)."""
+    frozen: dict[str, FrozenRecount | None] = {}
+    for curve in publication.curves:
+        snapshot = read_snapshot(curve.snapshot_version, curve.data)
+        prefix = f"{snapshot.system_dir}/{snapshot.benchmark_model}/"
+        frozen.update({prefix + p.dir: p.recount for p in snapshot.points})
+    return frozen
 
 
 def _content(curves: list[PublishedCurve]) -> list[tuple[Any, ...]]:
@@ -349,9 +397,15 @@ def sync_record(
     if status is None:
         return None
     if not points_changed and latest is not None and latest.status == status.value:
-        return None
+        # Only time passed: the record stands, unless a point was re-counted since its
+        # last version (a re-count shows from the next publication on).
+        shown = _published_recounts(latest)
+        now = frozen_recounts(session, submission.id)
+        if {label: now.get(label) for label in shown} == shown:
+            return None
+        why = why or "re-counted since the last version"
     ids = result_ids(session, settings, submission, target) if status.value in REVIEWED else {}
-    curves = _snapshot(submission, ids)
+    curves = _snapshot(session, submission, ids)
     if latest is not None and latest.status == status.value:
         if _content(latest.curves) == _content(curves):
             return None

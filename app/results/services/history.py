@@ -48,7 +48,9 @@ class HistoryEntry(BaseModel):
         default=None, description="when a withdrawn or invalidated result left the curves"
     )
     left_because: str | None = None
-    changes: list[Change] = Field(description="disclosures changed since the previous entry")
+    changes: list[Change] = Field(
+        description="disclosures, and re-counted output tokens, changed since the previous entry"
+    )
 
 
 class History(BaseModel):
@@ -137,10 +139,11 @@ def system_history(
     ordered = list(entries.values())
     facts = _facts(session, settings, who, ordered, names[1])
     for previous, entry in zip(ordered, ordered[1:], strict=False):
+        entry.changes = _recount_change(previous, entry)
         before, after = facts[previous.submission], facts[entry.submission]
         if before is None or after is None:
             continue  # withheld during peer review (rules §11.9)
-        entry.changes = [
+        entry.changes += [
             Change(field=label, before=before.get(label), after=after.get(label))
             for label in dict.fromkeys([*before, *after])
             if before.get(label) != after.get(label)
@@ -152,6 +155,27 @@ def system_history(
         entries=ordered,
         footnotes=[PRELIMINARY_FOOTNOTE] if any(e.peer_review_pending for e in ordered) else [],
     )
+
+
+def _recount_change(previous: HistoryEntry, entry: HistoryEntry) -> list[Change]:
+    """A re-count published since the previous version: the re-counted output tokens of
+    the points both versions carry, before and after (a publication freezes them)."""
+    before = {p.dir: p.recount.output_tokens for p in previous.points if p.recount}
+    after = {p.dir: p.recount.output_tokens for p in entry.points if p.recount}
+    both = [d for d in before if d in after and before[d] is not None and after[d] is not None]
+    old = sum(before[d] or 0 for d in both)
+    new = sum(after[d] or 0 for d in both)
+    if not both or old == new or old == 0:
+        return []
+    change = (new - old) / old * 100
+    way = "lower" if change < 0 else "higher"
+    return [
+        Change(
+            field="re-counted output tokens",
+            before=f"{old:,}",
+            after=f"{new:,} ({abs(change):.1f} % {way})",
+        )
+    ]
 
 
 def _facts(

@@ -37,7 +37,12 @@ from app.core.refusals import Kind, Refused
 from app.core.regions import Offline
 from app.core.views import Timestamp
 from app.db.models import CohortRelease, Publication, RequestLogRow, Submission
-from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint, read_snapshot
+from app.publishing.domain.snapshot import (
+    CurveSnapshot,
+    InvalidatedPoint,
+    PublishedPoint,
+    read_snapshot,
+)
 from app.results.domain.pareto import step_curve
 from app.settings import Settings
 from app.submissions.domain.visibility import Access
@@ -203,25 +208,33 @@ def _with_decisions(
     shown: PublishedRecord, now: PublishedRecord, key: RecordKey
 ) -> PublishedRecord:
     status_now = {c.submission: c.status for c in now.curves}
-    gone_now: dict[tuple[str, str, str], frozenset[str]] = {}
+    tagged_now: dict[tuple[str, str, str], list[InvalidatedPoint]] = {}
     for curve, snapshot in zip(now.curves, now.snapshots, strict=True):
         if snapshot.invalidated_points:
             where = (curve.submission, curve.system_dir, curve.benchmark_model)
-            gone_now[where] = frozenset(p.dir for p in snapshot.invalidated_points)
+            tagged_now[where] = snapshot.invalidated_points
     curves, snapshots = [], []
     for curve, snapshot in zip(shown.curves, shown.snapshots, strict=True):
         # Only a result's leaving applies at once; a later status (provisional to
         # verified) is a new version that shows from its own cohort on.
         later = status_now.get(curve.submission, curve.status)
         status = later if later in ARCHIVED else curve.status
+        tagged = tagged_now.get((curve.submission, curve.system_dir, curve.benchmark_model), [])
         if status in ARCHIVED:
             gone = frozenset(p.dir for p in snapshot.points)  # it left every curve
         else:
-            gone = gone_now.get(
-                (curve.submission, curve.system_dir, curve.benchmark_model), frozenset()
-            )
+            gone = frozenset(p.dir for p in tagged)
         if status != curve.status or any(p.dir in gone for p in snapshot.points):
-            snapshot = without_points(snapshot, gone)
+            # The archive keeps an invalidated point tagged, with the chair's reason.
+            known = {p.dir for p in snapshot.invalidated_points}
+            snapshot = without_points(snapshot, gone).model_copy(
+                update={
+                    "invalidated_points": [
+                        *snapshot.invalidated_points,
+                        *(p for p in tagged if p.dir not in known),
+                    ]
+                }
+            )
             curve = replace(curve, status=status, stored=snapshot.model_dump_json().encode())
         curves.append(curve)
         snapshots.append(snapshot)
@@ -347,44 +360,8 @@ def visible_curves(session: Session, cohort: str | None) -> list[VisibleCurve]:
     return published_record(session, cohort).curves
 
 
-# Which request logs exist (not their data), kept until one is added or removed.
-LogCatalogue = dict[str, dict[str, tuple[int, float | None, str]]]
-LogCatalogueKey = tuple[str, int, int]
-_LOG_CATALOGUE: dict[LogCatalogueKey, LogCatalogue] = {}
-
-
-def request_log_catalogue(session: Session) -> tuple[LogCatalogueKey, LogCatalogue]:
-    """The re-counted points' request logs, by submission and point label: (log id, the
-    window's duration in ms, which window), and the key that changes when one is added
-    or removed."""
-    newest, count = session.execute(
-        select(func.max(RequestLogRow.id), func.count(RequestLogRow.id))
-    ).one()
-    key = (str(session.get_bind().engine.url), newest or 0, count)
-    cached = _LOG_CATALOGUE.get(key)
-    if cached is not None:
-        return key, cached
-    catalogue: LogCatalogue = {}
-    for row_id, public_id, label, duration, window in session.execute(
-        select(
-            RequestLogRow.id,
-            Submission.public_id,
-            RequestLogRow.point_label,
-            RequestLogRow.duration_ms,
-            RequestLogRow.window,
-        )
-        .join(Submission, Submission.id == RequestLogRow.submission_id)
-        .order_by(RequestLogRow.id)
-    ):
-        # The latest wins.
-        catalogue.setdefault(public_id, {})[label] = (row_id, duration, window)
-    _LOG_CATALOGUE.clear()
-    _LOG_CATALOGUE[key] = catalogue
-    return key, catalogue
-
-
 def request_logs(session: Session, ids: Iterable[int]) -> dict[int, bytes]:
-    """The stored request logs *ids*, by id."""
+    """The stored request records *ids* (the ones publications froze), by id."""
     return dict(
         session.execute(
             select(RequestLogRow.id, RequestLogRow.data).where(RequestLogRow.id.in_(set(ids)))

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from app.core.numbers import whole_number
 from app.core.regions import REGIONS, Offline, region_name
 from app.core.views import left_out_if_none
-from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint
+from app.publishing.domain.snapshot import CurveSnapshot, FrozenRecount, PublishedPoint
 from app.results.domain.goodput import GoodputIndex, RequestLog, slo_rates
 from app.results.domain.pareto import step_curve
 from app.results.domain.sla import (
@@ -40,7 +40,6 @@ from app.results.services.public import (
     DEFAULT_STATUSES,
     PRELIMINARY_FOOTNOTE,
     STATUSES,
-    LogCatalogue,
     QueryProblem,
     RecordKey,
     VisibleCurve,
@@ -49,7 +48,6 @@ from app.results.services.public import (
     peer_review_pending,
     published_record,
     remember,
-    request_log_catalogue,
     request_logs,
 )
 
@@ -63,6 +61,7 @@ class View:
     table: PointTable
     first_row: npt.NDArray[np.int64]  # per curve, its first row; one more entry at the end
     dirs: list[str]  # per row, the point's folder
+    recounts: list[FrozenRecount | None]  # per row, the re-count published with the point
     by_name: list[int]  # the curves in the order tables list them: organisation, system
     benchmarks: list[BenchmarkView]
     goodput_plans: dict[Any, GoodputPlan] = field(default_factory=dict)
@@ -80,6 +79,7 @@ class View:
             table,
             np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
             [p.dir for s in snapshots for p in s.points],
+            [p.recount for s in snapshots for p in s.points],
             sorted(
                 range(len(curves)),
                 key=lambda n: (curves[n].organization.lower(), curves[n].system_name.lower()),
@@ -450,19 +450,17 @@ class GoodputPlan:
     windows: tuple[str, ...]  # per row, which window its log covers
 
 
-def _goodput_plan(view: View, curves: list[int], catalogue: LogCatalogue) -> GoodputPlan:
+def _goodput_plan(view: View, curves: list[int]) -> GoodputPlan:
+    # The request record each point was published with (frozen: a later re-count shows
+    # from the next publication on).
     wanted: list[tuple[int, tuple[int, bool], float, str]] = []
     for n in curves:
         curve = view.curves[n]
-        logged = catalogue.get(curve.submission)
-        if logged is None:
-            continue
-        prefix = f"{curve.system_dir}/{curve.benchmark_model}/"
         for row in range(int(view.first_row[n]), int(view.first_row[n + 1])):
-            found = logged.get(prefix + view.dirs[row])
-            if found is not None and not view.table.dedicated[row]:
-                log = (found[0], curve.is_agentic)
-                wanted.append((row, log, (found[1] or 0) / 1000, found[2]))
+            frozen = view.recounts[row]
+            if frozen is not None and not view.table.dedicated[row]:
+                log = (frozen.request_log, curve.is_agentic)
+                wanted.append((row, log, (frozen.duration_ms or 0) / 1000, frozen.window))
     logs = tuple(sorted({log for _r, log, _s, _w in wanted}))
     place = {log: n for n, log in enumerate(logs)}
     return GoodputPlan(
@@ -476,18 +474,15 @@ def _goodput_plan(view: View, curves: list[int], catalogue: LogCatalogue) -> Goo
 
 def point_goodput(session: Session, view: View, curves: list[int], q: ResultsQuery) -> PointGoodput:
     """Goodput under *q*'s SLA for every point of the view's *curves* (indexes into
-    ``view.curves``) that has a re-counted request log; the latest re-count's counts."""
+    ``view.curves``) published with a re-count: that re-count's request record."""
     rows = len(view.table)
     out = PointGoodput(
         np.full(rows, np.nan), np.full(rows, np.nan), np.full(rows, -1, np.int64), [None] * rows
     )
-    catalogue_key, catalogue = request_log_catalogue(session)
-    plan_key = (catalogue_key, tuple(curves))
+    plan_key = tuple(curves)
     plan = view.goodput_plans.get(plan_key)
     if plan is None:
-        plan = remember(
-            view.goodput_plans, _PLANS_SIZE, plan_key, _goodput_plan(view, curves, catalogue)
-        )
+        plan = remember(view.goodput_plans, _PLANS_SIZE, plan_key, _goodput_plan(view, curves))
     if not plan.logs:
         return out
     index = _INDEXES.get(plan.logs)

@@ -92,7 +92,12 @@ def test_an_invalidated_point_leaves_the_active_curve_and_the_cohort_keeps_it(
             return [p.dir for c in visible_curves(session, cohort) for p in c.snapshot.points]
 
         assert "r2" not in dirs(None)  # every active curve, at once
-        assert "r2" in dirs("2026-12-C1")  # what that cohort showed (§11.8)
+        # and the cohort that showed it too (issue 26: the record never contradicts a
+        # decision), where the archive keeps it tagged with the reason (§11.7, §11.8).
+        assert "r2" not in dirs("2026-12-C1")
+        [shown] = visible_curves(session, "2026-12-C1")
+        [tag] = shown.snapshot.invalidated_points
+        assert (tag.dir, tag.reason) == ("r2", "wrong token counts")
         latest = visible_curves(session, None)[0]
         assert latest.snapshot.invalidated_points[0].reason == "wrong token counts"
         # The new version joins the record of the cohort being prepared; the result was

@@ -95,3 +95,27 @@ def test_a_published_points_goodput_comes_from_its_recounted_events(  # type: ig
         [row] = ranked.ranking
         assert row.point == point_dir and row.goodput_tps == good.goodput_tps
         assert row.throughput == good.goodput_tps
+
+        # A later re-count is a new version: the released cohort keeps the record it
+        # showed, and the next publication shows the new one (issue 26: frozen numbers).
+        assert good.recount is not None and good.recount.request_log == log.id
+        [again] = request_retokenization(
+            session=session, queue=queue, submission=submission, point_label=label
+        )
+        session.commit()
+        run_retokenization(session=session, settings=settings, job_id=again.job_id)
+        newer = session.scalars(select(RequestLogRow).order_by(RequestLogRow.id.desc())).first()
+        assert newer is not None and newer.id != log.id
+
+        def shown_log(**params: str) -> int | None:
+            answer = _query(session, ttft_p90_max_ms="1000000", **params)
+            frozen = {p.dir: p for p in answer.curves[0].points}[point_dir].recount
+            return frozen.request_log if frozen else None
+
+        assert shown_log(cohort="2026-12-C0") == log.id
+        assert shown_log() == log.id  # nothing published since
+        publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1",
+                       at=pt(2026, 12, 16, 9))  # fmt: skip
+        session.commit()
+        assert shown_log() == newer.id
+        assert shown_log(cohort="2026-12-C0") == log.id

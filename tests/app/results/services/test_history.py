@@ -63,3 +63,27 @@ def test_a_resubmitted_system_shows_each_version_and_what_changed(
         assert max(p.y for p in chart.curves[1].points) > max(p.y for p in chart.curves[0].points)
         with pytest.raises(QueryProblem, match="published no"):
             system_history(session, settings, None, "Acme Corp", "Nobody", "llama3_1-8b")
+
+
+def test_a_recount_published_since_is_a_change_in_the_history() -> None:
+    from app.publishing.domain.snapshot import FrozenRecount, PublishedPoint
+    from app.results.services.history import HistoryEntry, _recount_change
+
+    def entry(tokens: int | None) -> HistoryEntry:
+        recount = (
+            None
+            if tokens is None
+            else FrozenRecount(request_log=1, window="total", duration_ms=1.0, output_tokens=tokens)
+        )
+        point = PublishedPoint(dir="r64", concurrency=64, system_tps=100.0, recount=recount)
+        return HistoryEntry(
+            first_cohort="2026-12-C0", cohorts=["2026-12-C0"], submission="s", status="verified",
+            peer_review_pending=False, result_id=None, x_metric="tps_per_user", points=[point],
+            step_line=[], changes=[],
+        )  # fmt: skip
+
+    [change] = _recount_change(entry(100_000), entry(98_800))
+    assert change.field == "re-counted output tokens"
+    assert (change.before, change.after) == ("100,000", "98,800 (1.2 % lower)")
+    assert _recount_change(entry(100_000), entry(100_000)) == []
+    assert _recount_change(entry(None), entry(98_800)) == []  # nothing to compare with
