@@ -15,6 +15,7 @@ Templates are rendered with a sandboxed Jinja2 and the text is tokenized with HF
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -83,8 +84,11 @@ class TokenCounter:
     def by_the_rules(self) -> TokenCounter:
         """This tokenizer counting as rules §1.3 counts: every response rendered through
         the chat template (steps 4–5), plain text too, where the model has a template."""
-        counter = TokenCounter(self.tokenizer, self.template, self.name)
-        counter.plain_through_template = self.template is not None
+        if self.template is None:
+            return self  # nothing to render through: the plain count is the rules' count
+        counter = copy.copy(self)  # the same counter, whatever kind it is
+        counter.plain_through_template = True
+        counter.__dict__.pop("_plain_frame", None)  # cached per counter
         return counter
 
     # -- loading ---------------------------------------------------------------------

@@ -232,12 +232,11 @@ def test_withdrawal_after_finalization_keeps_the_archive_entry_before_it_leaves_
     published = client.get(f"/api/v1/cohorts/{due}").json()["data"]
     result_id = published[0]["curves"][0]["result_id"]
     client.post(decisions, headers=chair, json={"action": "invalidate", "reason": "wrong power"})
-    # Off the active page at once; the cohort it was published in keeps what it showed,
-    # and the archive entry, tagged with the reason, joins the next cohort (rules §11.8).
+    # Off every curve at once, the cohort it was published in included (the record never
+    # contradicts a decision); that cohort's list of versions still names what it
+    # published, and the archive entry, tagged with the reason, joins the next cohort.
     assert client.get("/api/v1/results").json()["curves"] == []
-    assert [
-        c["status"] for c in client.get("/api/v1/results", params={"cohort": due}).json()["curves"]
-    ] == ["verified"]
+    assert client.get("/api/v1/results", params={"cohort": due}).json()["curves"] == []
     assert [p["status"] for p in client.get(f"/api/v1/cohorts/{due}").json()["data"]] == [
         "verified"
     ]
