@@ -8,7 +8,6 @@
   var data = document.getElementById("curves-data");
   if (!el || !data || typeof Plotly === "undefined") { return; }
   var chart = JSON.parse(data.textContent);
-  var PALETTE = ["#1f5fa8", "#c2410c", "#15803d", "#7c3aed", "#b91c1c", "#0e7490", "#a16207", "#be185d"];
   var DASH = { verified: "solid", provisional: "dash", unverified: "dot" };
   function esc(text) {
     return String(text).replace(/[&<>]/g, function (ch) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;" }[ch]; });
@@ -16,7 +15,7 @@
   function fmt(v, d) { return v === null || v === undefined ? "—" : Number(v).toFixed(d); }
   var traces = [];
   chart.curves.forEach(function (curve, i) {
-    var colour = PALETTE[i % PALETTE.length];
+    var colour = curve.colour;  // one per system (app/results/domain/colours.py)
     traces.push({ type: "scatter", mode: "lines", name: esc(curve.name), legendgroup: "c" + i,
                   x: curve.step_line.map(function (v) { return v[0]; }),
                   y: curve.step_line.map(function (v) { return v[1]; }),

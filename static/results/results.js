@@ -47,14 +47,9 @@
     });
   }
 
-  var PALETTE = ["#1f5fa8", "#c2410c", "#15803d", "#7c3aed", "#b91c1c", "#0e7490", "#a16207",
-                 "#be185d", "#4d7c0f", "#1e40af"];
-  // A system keeps its colour whatever else is on the chart: picked from its own name.
-  function colour(curve) {
-    var key = curve.organization + "\u0000" + curve.system, h = 0;
-    for (var i = 0; i < key.length; i++) { h = (h * 31 + key.charCodeAt(i)) >>> 0; }
-    return PALETTE[h % PALETTE.length];
-  }
+  // One colour per system, assigned where the curves are served (app/results/domain/
+  // colours.py): the same on every chart, and no two systems on one chart share one.
+  function colour(curve) { return curve.colour; }
   var DASH = { verified: "solid", provisional: "dash", unverified: "dot" };
   var OPACITY = { verified: 1, provisional: 0.95, unverified: 0.5 };
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.publishing.domain.snapshot import PublishedPoint
+from app.results.domain.colours import system_key
 from app.results.services.compare import Chart, chart_curve, x_title
 from app.results.services.public import (
     QueryProblem,
@@ -56,6 +57,9 @@ class AgenticModels(BaseModel):
                 )
                 for c in self.curves
             ],
+            # One system's models: each model is its own line on this chart.
+        ).coloured(
+            [f"{system_key(self.organization, c.system)}\x00{c.benchmark}" for c in self.curves]
         )
 
 

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from app.accounts.services.accounts import Principal
 from app.core.refusals import Kind
 from app.publishing.domain.snapshot import PublishedPoint
+from app.results.domain.colours import PALETTE, colours, system_key
 from app.results.services.public import (
     STATUSES,
     PublicCurve,
@@ -37,6 +38,7 @@ class ChartCurve(BaseModel):
     status: str | None
     step_line: list[list[float]]
     points: list[ChartPoint]
+    colour: str = Field(default=PALETTE[0], description="the system's colour (one per system)")
 
 
 class Chart(BaseModel):
@@ -46,6 +48,17 @@ class Chart(BaseModel):
     title: str
     x_title: str
     curves: list[ChartCurve]
+
+    def coloured(self, keys: Sequence[str]) -> Chart:
+        """The chart with each curve coloured by its key (app.results.domain.colours)."""
+        return self.model_copy(
+            update={
+                "curves": [
+                    c.model_copy(update={"colour": colour})
+                    for c, colour in zip(self.curves, colours(keys), strict=True)
+                ]
+            }
+        )
 
 
 def x_title(agentic: bool) -> str:
@@ -122,7 +135,7 @@ class Comparison(BaseModel):
                 )
                 for s in self.submissions
             ],
-        )
+        ).coloured([system_key(s.organization, s.system) for s in self.submissions])
 
 
 def compare(

@@ -78,7 +78,8 @@ class History(BaseModel):
                 )
                 for e in shown
             ],
-        )
+            # One system's versions: each version is its own line on this chart.
+        ).coloured([f"{e.first_cohort}\x00{e.submission}" for e in shown])
 
 
 def system_history(

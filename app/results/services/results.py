@@ -20,6 +20,7 @@ from app.core.numbers import whole_number
 from app.core.regions import REGIONS, Offline, region_name
 from app.core.views import left_out_if_none
 from app.publishing.domain.snapshot import CurveSnapshot, FrozenRecount, PublishedPoint
+from app.results.domain.colours import PALETTE, colours, system_key
 from app.results.domain.goodput import GoodputIndex, RequestLog, slo_rates
 from app.results.domain.pareto import step_curve
 from app.results.domain.sla import (
@@ -410,6 +411,7 @@ class ResultCurve(BaseModel):
     offline_ceiling: Ceiling | None
     elected_offline: str | None
     best: str | None = Field(description="the best admissible point's folder")
+    colour: str = Field(default=PALETTE[0], description="the system's colour on the chart")
 
 
 NO_EVENTS = "no re-counted events for this point"
@@ -812,6 +814,10 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         ids = set(q.pinned)
         charted |= {n for n in shown if view.curves[n].id in ids}
     curves = [_curve_view(view, n, q, a) for n in by_name if n in charted]
+    for shown_curve, colour in zip(
+        curves, colours([system_key(c.organization, c.system) for c in curves]), strict=True
+    ):
+        shown_curve.colour = colour  # one per system, the same as on every other chart
     on_chart = {c.id: c for c in curves}
     ranking: list[RankingRow] = []
     more: list[dict[str, Any]] = []

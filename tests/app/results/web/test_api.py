@@ -275,3 +275,15 @@ def test_peer_review_pending_is_said_on_every_surface(client: TestClient) -> Non
         )
     embed = client.get("/embed/results", params=params).text
     assert "peer review pending" in embed and '"peer_review_pending":true' in embed
+
+
+def test_each_system_on_a_chart_has_a_colour_of_its_own(client: TestClient) -> None:
+    from app.results.domain.colours import PALETTE
+
+    body = client.get("/api/v1/results", params={"benchmark": "llama3_1-8b"}).json()
+    shown = [c["colour"] for c in body["curves"]]
+    assert shown and set(shown) <= set(PALETTE)
+    assert len(set(shown)) == min(len(shown), len(PALETTE))
+    # The same view asked again colours the same way.
+    again = client.get("/api/v1/results", params={"benchmark": "llama3_1-8b"}).json()
+    assert [c["colour"] for c in again["curves"]] == shown
