@@ -377,7 +377,7 @@ def window_text(w: dict[str, Any]) -> str:
     span = f"{duration:,.1f}" if isinstance(duration, int | float) else str(duration)
     return (
         f"super-passes {w.get('super_pass_start')}–{w.get('super_pass_end')} of "
-        f"{w.get('super_pass_size')} ({w.get('n_samples')} samples, {span} s)"
+        f"{w.get('super_pass_size')} requests each ({w.get('n_samples')} samples, {span} s)"
     )
 
 

@@ -174,8 +174,8 @@ def _declared_window(
             _finding(
                 "steady-state-window-facts",
                 Severity.ERROR,
-                f"The declared window, super-passes {start}–{end} of {size}, is not in the "
-                f"events: they hold {len(timings.issued):,} tracked requests, {have} "
+                f"The declared window, super-passes {start}–{end} of {size} requests each, "
+                f"is not in the events: they hold {len(timings.issued):,} tracked requests, {have} "
                 "super-passes (numbered from 0)",
                 point,
                 fix=fix,
@@ -200,7 +200,8 @@ def _declared_window(
             _finding(
                 "steady-state-window-facts",
                 Severity.ERROR,
-                f"Super-passes {start}–{end} of {size}: " + "; ".join(problems + agreed),
+                f"Super-passes {start}–{end} of {size} requests each: "
+                + "; ".join(problems + agreed),
                 point,
                 fix=fix,
             )
@@ -211,7 +212,7 @@ def _declared_window(
         _finding(
             "steady-state-window-facts",
             Severity.INFO,
-            f"Super-passes {start}–{end} of {size}: " + "; ".join(agreed),
+            f"Super-passes {start}–{end} of {size} requests each: " + "; ".join(agreed),
             point,
         )
     ]
