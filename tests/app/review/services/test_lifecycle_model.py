@@ -24,6 +24,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, Phase, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -75,6 +76,7 @@ from app.submissions.domain.visibility import Access
 from app.submissions.services.intake import accept_upload
 from app.submissions.services.storage import receive_local
 from app.submissions.services.visibility import access_to
+from app.web.main import create_app
 from tests.support.accounts import ACCOUNTS, create_accounts
 from tests.support.bundles import broken
 from tests.support.fakes import RecordingQueue
@@ -162,6 +164,8 @@ class LifecycleModel(RuleBasedStateMachine):
         self.result_ids: dict[str, tuple[int, str, str]] = {}
 
     def teardown(self) -> None:
+        if hasattr(self, "client"):
+            self.client.close()
         with self.session() as session:
             for sub in session.scalars(select(Submission)):
                 STATS[f"state {sub.state}"] += 1
@@ -440,6 +444,32 @@ class LifecycleModel(RuleBasedStateMachine):
 
     # --- invariants ----------------------------------------------------------------------
 
+    def the_api_shows_the_record(self, session) -> None:  # type: ignore[no-untyped-def]
+        """``GET /api/v1/results`` (every status) for the current record and each released
+        cohort, as an anonymous visitor: the same results, statuses, result ids and
+        points as the record's one read path, "peer review pending" where provisional."""
+        if not hasattr(self, "client"):
+            self.client = TestClient(create_app(self.settings, queue=RecordingQueue()))
+        for cohort in [None, *self.cohort_views]:
+            params = [("benchmark", "llama3_1-8b"), ("limit", "all"),
+                      *(("status", s) for s in CHARTED)]  # fmt: skip
+            if cohort is not None:
+                params.append(("cohort", cohort))
+            body = self.client.get("/api/v1/results", params=params).json()
+            shown: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {}
+            for c in body.get("curves", []):
+                assert c["peer_review_pending"] == (c["status"] == "provisional")
+                points = tuple(sorted(p["dir"] for p in c["points"]))
+                shown.setdefault(c["submission"], []).append((c["status"], c["result_id"], points))
+            expected = {
+                k: v
+                for k, v in self.view(session, cohort).items()
+                if all(status in CHARTED for status, _r, _p in v)
+            }
+            assert {k: tuple(sorted(v)) for k, v in shown.items()} == expected, cohort
+            if cohort is not None and shown:
+                STATS["results API of a released cohort checked"] += 1
+
     def view(self, session, cohort: str | None) -> dict[str, tuple]:  # type: ignore[no-untyped-def]
         shown: dict[str, list] = {}
         for c in visible_curves(session, cohort):
@@ -519,8 +549,10 @@ class LifecycleModel(RuleBasedStateMachine):
                     else:
                         assert seen <= Access.RESULTS
             # Released cohorts: never before their time; what a released cohort showed is
-            # unchanged, except for results withdrawn or rejected before finalization,
-            # which leave no record (rules §11.7).
+            # unchanged but for the decisions taken since, which apply at once: a result
+            # withdrawn or rejected before finalization leaves no record (rules §11.7),
+            # one withdrawn or invalidated after it keeps its tag and no points, and a
+            # point invalidated since is gone (the record never contradicts a decision).
             for release in session.scalars(select(CohortRelease)):
                 cohort = Cohort.parse(release.cohort)
                 assert release.published_at >= cohort.publication_at(PT)
@@ -528,11 +560,23 @@ class LifecycleModel(RuleBasedStateMachine):
                 now_shown = self.view(session, cohort_id)
                 for public_id, curves in was.items():
                     sub = subs[public_id]
+                    where = (cohort_id, public_id, sub.state)
                     if public_id not in now_shown:
                         assert sub.finalized_at is None and sub.state in ("rejected", "withdrawn")
-                    else:
-                        assert now_shown[public_id] == curves, (cohort_id, public_id)
+                        continue
+                    now = now_shown[public_id]
+                    if sub.finalized_at is not None and sub.state in ("withdrawn", "invalidated"):
+                        assert all(s == sub.state and p == () for s, _r, p in now), where
+                        continue
+                    invalidated = {
+                        p.dir_name for c in sub.curves for p in c.points if p.state == "invalidated"
+                    }
+                    expected = [(s, r, tuple(d for d in p if d not in invalidated))
+                                for s, r, p in curves]  # fmt: skip
+                    assert list(now) == expected, where
                 assert set(now_shown) <= set(was), cohort_id
+            # Every public surface shows that record: the results API, as a visitor.
+            self.the_api_shows_the_record(session)
             # Result ids: unique in their first four components, never reused.
             entries = session.scalars(select(ResultEntry)).all()
             assert len({(e.scope, e.entry) for e in entries}) == len(entries)
@@ -596,6 +640,7 @@ def test_the_published_record_always_agrees_with_the_review(
             "state withdrawn",
             "objections",
             "objection answered",
+            "results API of a released cohort checked",
         ):
             assert wanted in reached, (wanted, dict(STATS))
     finally:
