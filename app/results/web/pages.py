@@ -6,6 +6,8 @@ from urllib.parse import urlencode
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
+from sqlalchemy.orm import Session
+from starlette.datastructures import QueryParams
 
 from app.accounts.web.security import (
     PrincipalDep,
@@ -24,6 +26,7 @@ from app.results.services.public import (
 )
 from app.results.services.results import (
     LISTED,
+    ResultsPage,
     ResultsQuery,
     parse_results_query,
     query_results,
@@ -53,10 +56,10 @@ def results_page(request: Request, session: SessionDep) -> Response:
     try:
         result = query_results(session, parse_results_query(session, params))
     except QueryProblem as refused:
-        # The form again with what was typed and what is wrong, over the default view's
-        # pickers; no chart is drawn from a query that was refused.
+        # The form again with what was typed and what is wrong; the view beneath is the
+        # visitor's other choices (each refused field left out), never a reset.
         problem = refused
-        result = query_results(session, ResultsQuery())
+        result = _without_refused(session, params, refused)
     return templates.TemplateResponse(
         request,
         "results/results.html",
@@ -78,6 +81,19 @@ def results_page(request: Request, session: SessionDep) -> Response:
         },
         status_code=status_of(problem) if problem else 200,
     )
+
+
+def _without_refused(session: Session, params: QueryParams, refused: QueryProblem) -> ResultsPage:
+    dropped = {refused.field}
+    for _ in range(len(params) + 1):
+        kept = QueryParams([(k, v) for k, v in params.multi_items() if k not in dropped])
+        try:
+            return query_results(session, parse_results_query(session, kept))
+        except QueryProblem as again:
+            if again.field in dropped:
+                break
+            dropped.add(again.field)
+    return query_results(session, ResultsQuery())
 
 
 @router.get("/compare", response_class=HTMLResponse)
