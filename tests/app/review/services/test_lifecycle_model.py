@@ -165,6 +165,8 @@ class LifecycleModel(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         if hasattr(self, "client"):
+            with self.session() as session:
+                self.the_other_views_show_the_record(session)
             self.client.close()
         with self.session() as session:
             for sub in session.scalars(select(Submission)):
@@ -445,30 +447,118 @@ class LifecycleModel(RuleBasedStateMachine):
     # --- invariants ----------------------------------------------------------------------
 
     def the_api_shows_the_record(self, session) -> None:  # type: ignore[no-untyped-def]
-        """``GET /api/v1/results`` (every status) for the current record and each released
-        cohort, as an anonymous visitor: the same results, statuses, result ids and
-        points as the record's one read path, "peer review pending" where provisional."""
+        """Every public-record route (``PUBLIC_RECORD_ROUTES``), as an anonymous visitor
+        and as a member of another organisation: the same results, statuses, result ids
+        and points as the record's one read path, "peer review pending" where
+        provisional. Checked again only when the record changed since the last step."""
+        views = {cohort: self.view(session, cohort) for cohort in [None, *self.cohort_views]}
+        fingerprint = repr(sorted(views.items(), key=lambda kv: kv[0] or ""))
+        if fingerprint == getattr(self, "checked", None):
+            return
+        self.checked = fingerprint
         if not hasattr(self, "client"):
             self.client = TestClient(create_app(self.settings, queue=RecordingQueue()))
-        for cohort in [None, *self.cohort_views]:
-            params = [("benchmark", "llama3_1-8b"), ("limit", "all"),
-                      *(("status", s) for s in CHARTED)]  # fmt: skip
-            if cohort is not None:
-                params.append(("cohort", cohort))
-            body = self.client.get("/api/v1/results", params=params).json()
-            shown: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {}
-            for c in body.get("curves", []):
-                assert c["peer_review_pending"] == (c["status"] == "provisional")
-                points = tuple(sorted(p["dir"] for p in c["points"]))
-                shown.setdefault(c["submission"], []).append((c["status"], c["result_id"], points))
-            expected = {
-                k: v
-                for k, v in self.view(session, cohort).items()
-                if all(status in CHARTED for status, _r, _p in v)
-            }
-            assert {k: tuple(sorted(v)) for k, v in shown.items()} == expected, cohort
-            if cohort is not None and shown:
-                STATS["results API of a released cohort checked"] += 1
+        # Every view as a visitor; the current one as a member of another organisation
+        # too (it is the one a member's standing could change).
+        for cohort, view in views.items():
+            self.check_results({}, cohort, view)
+        outsider = {"Authorization": f"Bearer {self.tokens['rival']}"}
+        self.check_results(outsider, None, views[None])
+        released = sorted(self.cohort_views)
+        listed = self.client.get("/api/v1/cohorts").json()["data"]
+        assert sorted(c["id"] for c in listed) == released
+
+    def the_other_views_show_the_record(self, session) -> None:  # type: ignore[no-untyped-def]
+        """Compare, history, the agentic view, the newest cohort's record and its export,
+        as a visitor: at the end of each example (they cost more than a step allows)."""
+        if not hasattr(self, "client"):
+            return
+        views = {cohort: self.view(session, cohort) for cohort in [None, *self.cohort_views]}
+        self.check_compare_and_history({}, views[None])
+        if self.cohort_views:
+            newest = sorted(self.cohort_views)[-1]
+            assert self.client.get(f"/api/v1/cohorts/{newest}").is_success
+            self.check_export({}, newest, views[newest])
+
+    def get(self, caller: dict[str, str], path: str, params: object = None) -> dict:  # type: ignore[type-arg]
+        answer = self.client.get(path, params=params, headers=caller)  # type: ignore[arg-type]
+        assert answer.status_code < 500, (path, answer.text)
+        return answer.json()
+
+    def check_results(self, caller: dict[str, str], cohort: str | None, view: dict) -> None:  # type: ignore[type-arg]
+        params = [("benchmark", "llama3_1-8b"), ("limit", "all"),
+                  *(("status", s) for s in CHARTED)]  # fmt: skip
+        if cohort is not None:
+            params.append(("cohort", cohort))
+        body = self.get(caller, "/api/v1/results", params)
+        shown: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {}
+        for c in body.get("curves", []):
+            assert c["peer_review_pending"] == (c["status"] == "provisional")
+            points = tuple(sorted(p["dir"] for p in c["points"]))
+            shown.setdefault(c["submission"], []).append((c["status"], c["result_id"], points))
+        expected = charted(view)
+        assert {k: tuple(sorted(v)) for k, v in shown.items()} == expected, cohort
+        if cohort is None:
+            benchmarks = self.get(caller, "/api/v1/benchmarks")["data"]
+            assert [b["id"] for b in benchmarks] == (["llama3_1-8b"] if view else [])
+        if cohort is not None and shown:
+            STATS["results API of a released cohort checked"] += 1
+
+    def check_compare_and_history(self, caller: dict[str, str], view: dict) -> None:  # type: ignore[type-arg]
+        shown = charted(view)
+        if len(shown) >= 2:
+            pair = sorted(shown)[:2]
+            body = self.get(caller, "/api/v1/compare", [("submission", pid) for pid in pair])
+            for s in body["submissions"]:
+                points = tuple(sorted(p["dir"] for p in s["curve"]["points"]))
+                assert (s["result_status"], points) in [
+                    (st, p) for st, _r, p in shown[s["submission"]]
+                ]
+                assert s["peer_review_pending"] == (s["result_status"] == "provisional")
+            STATS["compare checked"] += 1
+        # No agentic curve in the model: the agentic view shows nothing of the record.
+        agentic = self.client.get(
+            "/api/v1/agentic", params={"organization": "Acme Corp"}, headers=caller
+        )
+        assert agentic.status_code in (200, 404, 422), agentic.text
+        if agentic.status_code == 200:
+            assert all(c["submission"] in shown for c in agentic.json().get("curves", []))
+        names = self.client.get("/api/v1/results", params=[
+            ("benchmark", "llama3_1-8b"), ("limit", "all"),
+            *(("status", st) for st in CHARTED)]).json().get("curves", [])  # fmt: skip
+        for public_id, curves in sorted(shown.items())[:2]:
+            curve = next(c for c in names if c["submission"] == public_id)
+            body = self.get(caller, "/api/v1/history", {"organization": curve["organization"],
+                            "system": curve["system"], "benchmark": "llama3_1-8b"})  # fmt: skip
+            if "entries" not in body:  # history is of released cohorts only
+                assert all(public_id not in v for v in self.cohort_views.values()), body
+                continue
+            mine = [e for e in body["entries"] if e["submission"] == public_id]
+            latest = max(mine, key=lambda e: e["cohorts"][-1]) if mine else None
+            if latest is not None:  # its newest version shows what the results show
+                points = tuple(sorted(p["dir"] for p in latest["points"]))
+                assert (latest["status"], points) in [(st, p) for st, _r, p in curves]
+            STATS["history checked"] += 1
+
+    def check_export(self, caller: dict[str, str], cohort: str, view: dict) -> None:  # type: ignore[type-arg]
+        import io
+        import json
+        import tarfile
+
+        answer = self.client.get(f"/api/v1/cohorts/{cohort}/export", headers=caller)
+        assert answer.status_code == 200, answer.text
+        with tarfile.open(fileobj=io.BytesIO(answer.content)) as tar:
+            member = tar.extractfile(f"{cohort}/cohort.json")
+            assert member is not None
+            record = json.loads(member.read())
+        shown: dict[str, list] = {}
+        for r in record["results"]:
+            points = tuple(sorted(p["dir"] for p in r["points"]))
+            shown.setdefault(r["submission"], []).append((r["status"], r["result_id"], points))
+        official = {k: tuple(sorted(v)) for k, v in view.items()
+                    if all(st != "unverified" for st, _r, _p in v)}  # fmt: skip
+        assert {k: tuple(sorted(v)) for k, v in shown.items()} == official, cohort
+        STATS["cohort export checked"] += 1
 
     def view(self, session, cohort: str | None) -> dict[str, tuple]:  # type: ignore[no-untyped-def]
         shown: dict[str, list] = {}
@@ -586,6 +676,44 @@ class LifecycleModel(RuleBasedStateMachine):
             assert set(self.result_ids) == {e.result_id for e in entries}
 
 
+def charted(view: dict) -> dict:  # type: ignore[type-arg]
+    """The results of a record view a chart shows (the archived ones are on none)."""
+    return {k: v for k, v in view.items() if all(st in CHARTED for st, _r, _p in v)}
+
+
+# The public record's routes: each is asserted after every step of the model above. A new
+# public GET route must be added here (and checked) or to NOT_THE_RECORD, with why.
+PUBLIC_RECORD_ROUTES = {
+    "/api/v1/results", "/api/v1/benchmarks", "/api/v1/cohorts", "/api/v1/cohorts/{cohort_id}",
+    "/api/v1/cohorts/{cohort_id}/export", "/api/v1/compare", "/api/v1/history",
+    "/api/v1/agentic",
+}  # fmt: skip
+NOT_THE_RECORD = {
+    # One submission's own page of the review, under the access rule (its own tests).
+    "/api/v1/submissions", "/api/v1/submissions/{public_id}",
+    "/api/v1/submissions/{public_id}/findings", "/api/v1/submissions/{public_id}/objections",
+    "/api/v1/submissions/{public_id}/reproductions",
+    "/api/v1/submissions/{public_id}/retokenizations", "/api/v1/submissions/{public_id}/status",
+    "/api/v1/submissions/{public_id}/timeline", "/api/v1/objections/{objection_id}",
+    "/api/v1/reproductions/{reproduction_id}", "/api/v1/retokenizations/{rid}",
+    "/api/v1/retokenizations/{rid}/steady-state", "/api/v1/retokenizations/{rid}/timeseries",
+    # A signed-in member's own lists.
+    "/api/v1/inbox", "/api/v1/review/queue",
+    # Catalogues that show no result.
+    "/api/v1/rules", "/api/v1/rules/{rule_id}", "/api/v1/objection-types",
+    "/api/v1/organizations",
+}  # fmt: skip
+
+
+def test_every_public_get_route_is_checked_by_the_model() -> None:
+    from app.settings import Settings as Plain
+
+    spec = create_app(Plain(demo_data=False), queue=RecordingQueue()).openapi()
+    routes = {path for path, operations in spec["paths"].items() if "get" in operations}
+    assert routes - PUBLIC_RECORD_ROUTES - NOT_THE_RECORD == set(), "classify the new route"
+    assert PUBLIC_RECORD_ROUTES <= routes
+
+
 MODEL_SETTINGS = settings(
     max_examples=20,
     stateful_step_count=30,
@@ -641,6 +769,9 @@ def test_the_published_record_always_agrees_with_the_review(
             "objections",
             "objection answered",
             "results API of a released cohort checked",
+            "compare checked",
+            "history checked",
+            "cohort export checked",
         ):
             assert wanted in reached, (wanted, dict(STATS))
     finally:
