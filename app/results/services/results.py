@@ -491,7 +491,11 @@ def point_goodput(session: Session, view: View, curves: list[int], q: ResultsQue
     if index is None:
         data = request_logs(session, (log_id for log_id, _a in plan.logs))
         index = GoodputIndex(
-            [RequestLog.from_bytes(data[log_id]) for log_id, _a in plan.logs],
+            # A record a publication froze is never deleted; were one gone, it counts nothing.
+            [
+                RequestLog.from_bytes(data[log_id]) if log_id in data else RequestLog()
+                for log_id, _a in plan.logs
+            ],
             [agentic for _l, agentic in plan.logs],
         )
         remember(_INDEXES, _INDEXES_SIZE, plan.logs, index)
