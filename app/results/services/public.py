@@ -25,13 +25,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import TypeVar
 
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from app.accounts.services.accounts import Principal
+from app.core.caching import remember
 from app.core.cohorts import Cohort
 from app.core.refusals import Kind, Refused
 from app.core.regions import Offline
@@ -95,22 +95,6 @@ class VisibleCurve:
             read = CurveSnapshot.model_validate_json(self.stored)
             kept = remember(_SNAPSHOTS, _SNAPSHOTS_SIZE, self.id, (self.stored, read))
         return kept[1]
-
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-def remember(cache: dict[K, V], size: int, key: K, value: V) -> V:
-    """Keeps *value* in *cache* under *key*, dropping the oldest entries past *size*;
-    requests run in threads, so another may have just dropped one."""
-    while len(cache) >= size:
-        try:
-            cache.pop(next(iter(cache)), None)
-        except (StopIteration, RuntimeError):
-            break  # emptied, or changed while read: the next insertion evicts again
-    cache[key] = value
-    return value
 
 
 # Curve id → (its JSON, read): a published curve never changes; the JSON tells one

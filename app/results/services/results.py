@@ -16,6 +16,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, Field, TypeAdapter
 from sqlalchemy.orm import Session
 
+from app.core.caching import remember
 from app.core.numbers import whole_number
 from app.core.regions import REGIONS, Offline, region_name
 from app.core.views import left_out_if_none
@@ -48,7 +49,6 @@ from app.results.services.public import (
     latest_cohort,
     peer_review_pending,
     published_record,
-    remember,
     request_logs,
 )
 
