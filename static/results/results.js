@@ -214,6 +214,18 @@
         // The image travels alone: it carries the preliminary-results footnote itself.
         var chart = document.getElementById("chart-pareto"), shown = chart.layout;
         var notes = (shown.annotations || []).slice();
+        // The image says what the page says around the chart: which view, which SLA,
+        // what is derived, and the footnote.
+        var sla = [];
+        if (r.sla.ttft_p90_max_ms !== null) { sla.push("TTFT P90 ≤ " + r.sla.ttft_p90_max_ms + " ms"); }
+        if (r.sla.tps_per_user_min !== null) { sla.push("≥ " + r.sla.tps_per_user_min + " tok/s per user"); }
+        if (r.sla.concurrency_min !== null) { sla.push("concurrency ≥ " + r.sla.concurrency_min); }
+        var caption = "MLPerf Endpoints · " + esc(r.benchmark) + " · " +
+          (r.current ? "current results (latest: " + esc(r.cohort) + ")" : "cohort " + esc(r.cohort)) +
+          " · " + r.statuses.join(", ") + (sla.length ? " · SLA: " + sla.join(", ") : "") +
+          (r.derived_label ? " · " + esc(r.derived_label) : "");
+        notes.push({ xref: "paper", yref: "paper", x: 0, y: -0.26, xanchor: "left", yanchor: "top",
+                     showarrow: false, font: { size: 11, color: "#444" }, text: caption });
         if (r.footnote) {
           notes.push({ xref: "paper", yref: "paper", x: 0, y: -0.32, xanchor: "left", yanchor: "top",
                        showarrow: false, font: { size: 11, color: "#444" }, text: "* " + esc(r.footnote) });
