@@ -298,10 +298,9 @@ def curve_snapshot(curve: Curve, recounts: dict[str, FrozenRecount] | None = Non
 
 
 def _snapshot(
-    session: Session, submission: Submission, ids: dict[tuple[str, str], str]
+    submission: Submission, ids: dict[tuple[str, str], str], recounts: dict[str, FrozenRecount]
 ) -> list[PublishedCurve]:
     systems = {s.dir_name: s for s in submission.systems}
-    recounts = frozen_recounts(session, submission.id)
     published = []
     for curve in submission.curves:
         system = systems.get(curve.system.dir_name)
@@ -396,16 +395,16 @@ def sync_record(
     status = due_status(session, settings, submission, at, was_public=latest is not None)
     if status is None:
         return None
+    recounts = frozen_recounts(session, submission.id)
     if not points_changed and latest is not None and latest.status == status.value:
         # Only time passed: the record stands, unless a point was re-counted since its
         # last version (a re-count shows from the next publication on).
         shown = _published_recounts(latest)
-        now = frozen_recounts(session, submission.id)
-        if {label: now.get(label) for label in shown} == shown:
+        if {label: recounts.get(label) for label in shown} == shown:
             return None
         why = why or "re-counted since the last version"
     ids = result_ids(session, settings, submission, target) if status.value in REVIEWED else {}
-    curves = _snapshot(session, submission, ids)
+    curves = _snapshot(submission, ids, recounts)
     if latest is not None and latest.status == status.value:
         if _content(latest.curves) == _content(curves):
             return None

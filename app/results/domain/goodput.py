@@ -93,14 +93,13 @@ def request_of(
 def in_window(log: RequestLog, issued_ns: Sequence[int], first_ns: int, last_ns: int) -> RequestLog:
     """The requests of *log* issued from *first_ns* to *last_ns* (*issued_ns*: each
     request's issue time, in the log's order)."""
+    issued = np.asarray(issued_ns, dtype=np.int64)
+    keep = (issued >= first_ns) & (issued <= last_ns)
     kept = RequestLog()
-    for n, at in enumerate(issued_ns):
-        if first_ns <= at <= last_ns:
-            kept.ttft_ms.append(log.ttft_ms[n])
-            kept.decode_rate.append(log.decode_rate[n])
-            kept.e2e_rate.append(log.e2e_rate[n])
-            kept.output_tokens.append(log.output_tokens[n])
-            kept.failed.append(log.failed[n])
+    for name in ("ttft_ms", "decode_rate", "e2e_rate", "output_tokens", "failed"):
+        column = getattr(log, name)
+        values = np.frombuffer(column, dtype=np.dtype(column.typecode))
+        getattr(kept, name).frombytes(values[keep].tobytes())
     return kept
 
 
