@@ -6,18 +6,17 @@ from __future__ import annotations
 import datetime as dt
 import shutil
 from collections.abc import Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from app.db.migrate import upgrade
 from app.db.session import Database
 from app.demo.bundles import PUBLISHED_SEED_SET, BundleFactory, SeedSetSpec, SystemSpec
 from app.review.services.clocks import business_calendar
 from app.settings import Settings
 from tests.support.bundles import broken
+from tests.support.demo import demo_copy
 from tests.support.fakes import RecordingQueue
 from tests.support.portal import (
     RunningPortal,
@@ -27,6 +26,7 @@ from tests.support.portal import (
 from tests.support.services import (
     fresh_postgres_database,
     migrated_sqlite,
+    redis_database,
     redis_url,
     require,
 )
@@ -34,10 +34,29 @@ from tests.support.services import (
 # Where the test services listen (.ci/services.sh starts them and prints these).
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+# Each backend fixture runs on the embedded default; a test (or module) marked
+# ``postgresql`` runs on the deployed stack too: what differs in SQL, in the queue or in
+# the processes' sharing. The rest would only repeat itself there.
+BACKENDS = {
+    "database_url": ("sqlite", "postgresql"),
+    "demo_env": ("sqlite", "postgresql"),
+    "fresh_demo": ("sqlite", "postgresql"),
+    "portal": ("embedded", "postgresql+redis"),
+}
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    deployed_too = metafunc.definition.get_closest_marker("postgresql") is not None
+    for name, (embedded, deployed) in BACKENDS.items():
+        if name in metafunc.fixturenames:
+            params = [embedded, deployed] if deployed_too else [embedded]
+            metafunc.parametrize(name, params, indirect=True)
+
+
+@pytest.fixture
 def database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
-    """Every database test runs on the embedded SQLite and on PostgreSQL (there, a
-    database already migrated, cloned from the run's template)."""
+    """A database test runs on the embedded SQLite, and where marked ``postgresql`` on
+    PostgreSQL too (there, a database already migrated, cloned from the run's template)."""
     if request.param == "sqlite":
         yield None
     else:
@@ -61,25 +80,22 @@ def database(settings: Settings) -> Iterator[Database]:
     db.dispose()
 
 
-@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+@pytest.fixture(scope="session")
 def demo_env(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Settings, Database]]:
-    """The demo results, loaded once per backend for the whole run: only for read-only tests."""
-    from app.demo.load import load_demo
+    """The demo results, one copy for the whole run: only for read-only tests."""
+    with demo_copy(request.param, tmp_path_factory.mktemp("demo") / "data") as env:
+        yield env
 
-    data_dir = tmp_path_factory.mktemp("demo") / "data"
-    with ExitStack() as stack:
-        url = None
-        if request.param == "postgresql":
-            url = stack.enter_context(fresh_postgres_database())
-        settings = Settings(data_dir=data_dir, database_url=url, redis_url=None)
-        data_dir.mkdir(parents=True)
-        upgrade(settings.effective_database_url)
-        database = Database(settings.effective_database_url)
-        stack.callback(database.dispose)
-        load_demo(database, settings)
-        yield settings, database
+
+@pytest.fixture
+def fresh_demo(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[Settings, Database]]:
+    """A copy of the demo results of this test's own, to change."""
+    with demo_copy(request.param, tmp_path / "data") as env:
+        yield env
 
 
 @pytest.fixture
@@ -155,7 +171,7 @@ def bad_archive(bundle_cache: Path) -> Path:
     )
 
 
-@pytest.fixture(scope="session", params=["embedded", "postgresql+redis"])
+@pytest.fixture(scope="session")
 def portal(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
@@ -176,7 +192,7 @@ def portal(
     require(server is not None, "Redis (ENDPOINTS_PORTAL_TEST_REDIS_URL)")
     import redis
 
-    redis_db = f"{server}/1"
+    redis_db = redis_database(server, "portal")
     redis.Redis.from_url(redis_db).flushdb()
     with fresh_postgres_database() as url:
         running = start_portal(
@@ -188,18 +204,30 @@ def portal(
         stop_portal(running)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def chromium_path() -> str:
     path = shutil.which("chromium") or "/usr/bin/chromium"
     require(Path(path).exists(), "Debian's chromium (apt-get install chromium)")
     return path
 
 
-@pytest.fixture
-def page(chromium_path: str) -> Iterator[object]:
-    """A Chromium page whose console errors fail the test (tests/support/browser.py)."""
+@pytest.fixture(scope="module")
+def browser(chromium_path: str) -> Iterator[object]:
+    """One Chromium per module of page tests; each test gets a fresh context from it
+    (``page``). Not one per run: while a browser is open, Playwright's sync API keeps its
+    event loop running in this thread, and every ``asyncio.run`` elsewhere (the harness's
+    tests) would fail."""
     pytest.importorskip("playwright.sync_api")
+    from tests.support.browser import chromium
+
+    with chromium(chromium_path) as launched:
+        yield launched
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    """A Chromium page whose console errors fail the test (tests/support/browser.py)."""
     from tests.support.browser import watched_page
 
-    with watched_page(chromium_path) as page:
+    with watched_page(browser) as page:
         yield page

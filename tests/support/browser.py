@@ -68,8 +68,8 @@ class Watch:
 
 
 @contextmanager
-def watched_page(chromium_path: str) -> Iterator[object]:
-    """A page in a fresh context that reaches loopback only; fails on what Watch saw."""
+def chromium(chromium_path: str) -> Iterator[object]:
+    """One headless Chromium for the whole test run (a launch costs a second or two)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -79,27 +79,35 @@ def watched_page(chromium_path: str) -> Iterator[object]:
             )
         except Exception as exc:  # noqa: BLE001 - report why the browser did not start
             require(False, f"a launchable Chromium ({exc})")
-        context = browser.new_context(viewport={"width": 1280, "height": 1600})
-        # Nothing leaves the machine: every request not to loopback is aborted.
-        context.route(
-            "**/*",
-            lambda route: (
-                route.continue_()
-                if route.request.url.startswith("http://127.0.0.1")
-                else route.abort()
-            ),
-        )
-        page = context.new_page()
-        watch = Watch()
-        page.on("pageerror", lambda exc: watch.problems.append(f"JavaScript error: {exc}"))
-        page.on("console", watch.on_console)
-        page.on("response", watch.on_response)
-        page.on("requestfailed", watch.on_request_failed)
-        page.on("dialog", watch.on_dialog)
-        page.watch = watch  # type: ignore[attr-defined]
-        yield page
+        yield browser
         browser.close()
-        assert watch.problems == [], "\n".join(watch.problems)
+
+
+@contextmanager
+def watched_page(browser) -> Iterator[object]:  # type: ignore[no-untyped-def]
+    """A page in a fresh context (no cookies, storage or cache shared with another test)
+    that reaches loopback only; fails on what Watch saw."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1600})
+    # Nothing leaves the machine: every request not to loopback is aborted.
+    context.route(
+        "**/*",
+        lambda route: (
+            route.continue_() if route.request.url.startswith("http://127.0.0.1") else route.abort()
+        ),
+    )
+    page = context.new_page()
+    watch = Watch()
+    page.on("pageerror", lambda exc: watch.problems.append(f"JavaScript error: {exc}"))
+    page.on("console", watch.on_console)
+    page.on("response", watch.on_response)
+    page.on("requestfailed", watch.on_request_failed)
+    page.on("dialog", watch.on_dialog)
+    page.watch = watch  # type: ignore[attr-defined]
+    try:
+        yield page
+    finally:
+        context.close()
+    assert watch.problems == [], "\n".join(watch.problems)
 
 
 def sign_in(page, portal: RunningPortal, key: str = "submitter") -> None:  # type: ignore[no-untyped-def]

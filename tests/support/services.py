@@ -127,6 +127,18 @@ def embedded_redis_url() -> str | None:
     return f"redis://127.0.0.1:{port}"
 
 
+# Redis databases (0–15) of one server, two per xdist worker: each worker's portals
+# queue their jobs apart, so one worker's processes never take the other's.
+REDIS_USES = ("portal", "faults")
+
+
+def redis_database(server: str | None, use: str) -> str:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    number = 1 + int(worker or 0) * len(REDIS_USES) + REDIS_USES.index(use)
+    assert number < 16, f"Redis has 16 databases: too many test workers for {use}"
+    return f"{server}/{number}"
+
+
 def postgres_url() -> str | None:
     """The PostgreSQL server the tests use: CI's, or the embedded one (started on first use)."""
     return os.environ.get("ENDPOINTS_PORTAL_TEST_POSTGRES_URL") or embedded_postgres_url()
@@ -150,16 +162,17 @@ def require(condition: bool, what: str) -> None:
 
 
 @contextmanager
-def fresh_postgres_database(migrated: bool = False) -> Iterator[str]:
+def fresh_postgres_database(migrated: bool = False, template: str | None = None) -> Iterator[str]:
     """A new PostgreSQL database for one test (or one portal), dropped after: empty, or
-    (*migrated*) a copy of the run's migrated template."""
+    (*migrated*) a copy of the run's migrated template, or a copy of *template*."""
     admin_url = postgres_url()
     require(admin_url is not None, "PostgreSQL (ENDPOINTS_PORTAL_TEST_POSTGRES_URL)")
     import psycopg
 
     assert admin_url is not None
     name = f"portal_test_{uuid.uuid4().hex[:12]}"
-    template = f' TEMPLATE "{_postgres_template()}"' if migrated else ""
+    source = template or (_postgres_template() if migrated else None)
+    template = f' TEMPLATE "{source}"' if source else ""
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"{template}')
     try:

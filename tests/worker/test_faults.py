@@ -27,6 +27,7 @@ from tests.support.portal import RunningPortal, kill_leftovers, start_portal, st
 from tests.support.services import (
     free_port,
     fresh_postgres_database,
+    redis_database,
     redis_server_binary,
     redis_url,
     require,
@@ -55,7 +56,8 @@ def faulty(
         return
     require(redis_url() is not None, "Redis (ENDPOINTS_PORTAL_TEST_REDIS_URL)")
     with fresh_postgres_database() as url:
-        env = {**FAST_RECOVERY, "DATABASE_URL": url, "REDIS_URL": f"{redis_url()}/2"}
+        queue = redis_database(redis_url(), "faults")
+        env = {**FAST_RECOVERY, "DATABASE_URL": url, "REDIS_URL": queue}
         import redis
 
         redis.Redis.from_url(env["REDIS_URL"]).flushdb()

@@ -17,7 +17,8 @@ from app.demo.bundles import BundleFactory, SystemSpec
 from tests.support.accounts import ACCOUNTS
 from tests.support.portal import RunningPortal
 
-pytestmark = pytest.mark.slow
+# PostgreSQL and Redis too: the worker there is how deployments run.
+pytestmark = [pytest.mark.slow, pytest.mark.postgresql]
 PT = ZoneInfo("America/Los_Angeles")
 
 

@@ -15,14 +15,15 @@ import httpx
 import pytest
 
 from app.db.session import Database
-from app.demo.bundles import BundleFactory
+from app.demo.bundles import BundleFactory, SystemSpec
 from app.settings import Settings
 from tests.support import PROJECT_ROOT
 from tests.support.accounts import bearer, create_accounts
 from tests.support.portal import RunningPortal
 from tests.support.services import free_port
 
-pytestmark = pytest.mark.slow
+# PostgreSQL and Redis too: the worker there is how deployments run.
+pytestmark = [pytest.mark.slow, pytest.mark.postgresql]
 
 
 def _upload(portal: RunningPortal, archive: Path, **fields: str) -> dict[str, object]:
@@ -149,19 +150,25 @@ def test_work_queued_while_no_worker_runs_is_done_when_one_starts(
 
 
 def test_reproduction_runs_in_the_worker_against_the_simulator(
-    portal: RunningPortal, good_archive: Path
+    portal: RunningPortal, tmp_path: Path
 ) -> None:
     from harness.sim import SimConfig
     from tests.support.sim import RunningSim
 
-    body = _upload(portal, good_archive)
+    # A bundle (and a system) of its own: the portal is shared, and other tests move their
+    # submissions on (in whatever order the test processes take them).
+    system = SystemSpec(name="Acme H200 reproduced", shortened_name="Acme-H200-repro")
+    archive = BundleFactory(system=system, submission_id="sub-repro").archive(
+        tmp_path / "repro.tar.gz"
+    )
+    body = _upload(portal, archive)
     portal.wait_finished(str(body["id"]))
     with RunningSim(SimConfig(ttft_ms=2, tpot_ms=1, output_tokens=20, output_spread=0)) as sim:
         with portal.client("chair") as client:
             started = client.post(
                 f"/api/v1/submissions/{body['id']}/reproductions",
                 json={
-                    "point": "Acme_H200_x8/llama3_1-8b/r16",
+                    "point": "Acme_H200_reproduced/llama3_1-8b/r16",
                     "endpoint_url": sim.url,
                     "time_cap_s": 2,
                     "api_key": "sk-test",

@@ -9,6 +9,9 @@ from app.core.lifecycle import JobState
 from app.db.models import Job
 from app.db.session import Database
 
+# PostgreSQL too: the column types and constraints are the database's own.
+pytestmark = pytest.mark.postgresql
+
 
 def test_a_state_column_reads_back_as_its_enum_and_refuses_any_other_value(
     database: Database,

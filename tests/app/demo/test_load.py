@@ -6,11 +6,29 @@ import pytest
 from sqlalchemy import select
 
 from app.checks.domain.findings import Severity
-from app.db.models import CheckRun, Curve, FindingRow, RequestLogRow, Retokenization
+from app.db.models import (
+    CheckRun,
+    Curve,
+    FindingRow,
+    RequestLogRow,
+    Retokenization,
+    Submission,
+)
 from app.db.session import Database
 from app.demo.load import EVENTS_AT
 from app.demo.tokenizer import DEMO_TOKENIZER
 from app.settings import Settings
+
+# PostgreSQL too: the demo is what a PostgreSQL deployment shows first.
+pytestmark = pytest.mark.postgresql
+
+
+def test_the_demo_is_six_submissions_each_checked(demo_env: tuple[Settings, Database]) -> None:
+    _settings, database = demo_env
+    with database.session() as session:
+        submissions = session.scalars(select(Submission)).all()
+        assert len(submissions) == 6
+        assert all(s.check_runs for s in submissions)
 
 
 def test_every_demo_curve_has_one_point_with_a_request_record(

@@ -9,7 +9,6 @@ the guarded operations are exercised past their authentication too.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import schemathesis
@@ -18,12 +17,9 @@ from hypothesis import settings as hypothesis_settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
-from app.db.migrate import upgrade
-from app.db.session import Database
-from app.demo.load import load_demo
-from app.settings import Settings
 from app.web.main import create_app
 from tests.support.accounts import bearer, create_accounts
+from tests.support.demo import demo_copy
 from tests.support.fakes import RecordingQueue
 
 
@@ -35,17 +31,12 @@ def _ndjson(ctx: object, value: object) -> bytes:
 
 @pytest.fixture(scope="module")
 def portal_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[object, str]]:
-    data = tmp_path_factory.mktemp("fuzz") / "data"
-    data.mkdir()
-    settings = Settings(data_dir=Path(data), database_url=None, redis_url=None)
-    upgrade(settings.effective_database_url)
-    database = Database(settings.effective_database_url)
-    load_demo(database, settings)
-    token = create_accounts(database)["chair"]
-    database.dispose()
-    yield create_app(settings, queue=RecordingQueue()), token
+    with demo_copy("sqlite", tmp_path_factory.mktemp("fuzz") / "data") as (settings, database):
+        token = create_accounts(database)["chair"]
+        yield create_app(settings, queue=RecordingQueue()), token
 
 
+@pytest.mark.exhaustive
 def test_no_operation_answers_with_a_server_error_or_off_its_schema(
     portal_app: tuple[object, str],
 ) -> None:

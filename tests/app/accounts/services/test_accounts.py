@@ -22,6 +22,9 @@ from app.core.authorization import Role, Scope
 from app.db.models import ApiToken, WebSession
 from app.db.session import Database
 
+# PostgreSQL too: e-mail uniqueness and case are the database's collation.
+pytestmark = pytest.mark.postgresql
+
 PASSWORD = "correct horse battery"
 
 

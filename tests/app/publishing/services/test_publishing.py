@@ -9,7 +9,6 @@ from sqlalchemy import select
 
 from app.db.models import Point, Publication
 from app.db.session import Database
-from app.demo.load import load_demo
 from app.publishing.services.cohorts import publish_cohort
 from app.publishing.services.publishing import PublishingError
 from app.results.services.public import (
@@ -22,11 +21,13 @@ from app.results.services.results import (
 )
 from app.settings import Settings
 
+# PostgreSQL too: publication steps take locks and unique ids from the database.
+pytestmark = pytest.mark.postgresql
+
 
 @pytest.fixture
-def demo(database: Database, settings: Settings) -> Database:
-    assert load_demo(database, settings) == 6
-    return database
+def demo(fresh_demo: tuple[Settings, Database]) -> Database:
+    return fresh_demo[1]
 
 
 def _statuses(database: Database, cohort: str, benchmark: str) -> dict[str, str]:
@@ -58,8 +59,9 @@ def test_each_cohort_shows_what_was_public_then(demo: Database) -> None:
 
 
 def test_publishing_again_changes_nothing_and_bad_ids_are_refused(
-    demo: Database, settings: Settings
+    fresh_demo: tuple[Settings, Database],
 ) -> None:
+    settings, demo = fresh_demo
     with demo.session() as session:
         before = session.scalars(select(Publication.id)).all()
         assert publish_cohort(session=session, settings=settings, cohort_id="2026-11-C1") == []

@@ -32,6 +32,9 @@ from app.settings import Settings
 from tests.support.accounts import create_accounts
 from tests.support.submissions import archive_of, objection, pt, submit, user
 
+# PostgreSQL too: result ids and the record's uniqueness rest on the database's constraints.
+pytestmark = pytest.mark.postgresql
+
 
 @pytest.fixture
 def tokens(database: Database) -> dict[str, str]:

@@ -6,15 +6,14 @@ from sqlalchemy import select
 
 from app.db.models import PublishedCurve
 from app.db.session import Database
-from app.demo.load import load_demo
 from app.publishing.domain.snapshot import SNAPSHOT_VERSION, read_snapshot
 from app.settings import Settings
 
 
 def test_the_demo_record_is_written_in_the_snapshot_schema(
-    database: Database, settings: Settings
+    demo_env: tuple[Settings, Database],
 ) -> None:
-    load_demo(database, settings)
+    _settings, database = demo_env
     with database.session() as session:
         curves = session.scalars(select(PublishedCurve)).all()
         assert len(curves) >= 6

@@ -24,6 +24,9 @@ from tests.support.accounts import create_accounts
 from tests.support.fakes import RecordingQueue
 from tests.support.submissions import pt, submit
 
+# PostgreSQL too: the public read path's queries are SQL.
+pytestmark = pytest.mark.postgresql
+
 NINE = (1, 2, 4, 8, 64, 128, 256, 512, 1024)  # two more than the minimum: one may go
 
 

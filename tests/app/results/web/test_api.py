@@ -14,6 +14,9 @@ from app.settings import Settings
 from app.web.main import create_app
 from tests.support.fakes import RecordingQueue
 
+# PostgreSQL too: the results query's filters, order and aggregates are SQL.
+pytestmark = pytest.mark.postgresql
+
 
 @pytest.fixture(scope="module")
 def client(demo_env: tuple[Settings, Database]) -> Iterator[TestClient]:

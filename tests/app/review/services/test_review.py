@@ -28,6 +28,9 @@ from app.submissions.services.visibility import access_to
 from tests.support.accounts import ACCOUNTS, PASSWORD, create_accounts
 from tests.support.submissions import CHECKED, archive_of, objection, pt, submit, user
 
+# PostgreSQL too: the review's clocks compare stored times, kept by each database its own way.
+pytestmark = pytest.mark.postgresql
+
 
 @pytest.fixture
 def tokens(database: Database) -> dict[str, str]:

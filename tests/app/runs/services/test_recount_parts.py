@@ -32,6 +32,9 @@ from tests.support.fakes import RecordingQueue
 from tests.support.submissions import accept
 from tests.support.sweeps import make_sweep
 
+# PostgreSQL too: parts are claimed and released across transactions.
+pytestmark = pytest.mark.postgresql
+
 PARTS = 3
 
 

@@ -23,6 +23,9 @@ from tests.support.bundles import tar_bytes
 from tests.support.fakes import RecordingQueue
 from tests.support.submissions import accept
 
+# PostgreSQL too: duplicates are refused by the database's unique constraints.
+pytestmark = pytest.mark.postgresql
+
 IN_TIME = dt.datetime(2026, 11, 30, 20, 0, tzinfo=dt.UTC)
 
 
