@@ -7,6 +7,7 @@ operator can change them without touching code.
 from __future__ import annotations
 
 import datetime as dt
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from pydantic import AliasChoices, Field, computed_field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.runs.domain.endpoints import parse_allowed
+from app.storage.factory import parse_storage_url
 
 
 class Settings(BaseSettings):
@@ -132,6 +134,24 @@ class Settings(BaseSettings):
     job_recovery_interval_s: float = 30.0  # how often a worker looks for lost jobs
     job_max_attempts: int = 3
 
+    # Where archives and event logs are stored (architecture, decision 15): file:///path
+    # (default: <data_dir>/blobs) or s3://bucket/prefix, with the store's endpoint and
+    # credentials in the standard AWS_* variables. Workers keep the local copies they
+    # read in a bounded cache outside the data directory, safe to delete at any time.
+    storage_url: str | None = None
+    storage_cache_dir: Path = Path(tempfile.gettempdir()) / "endpoints-portal-cache"
+    storage_cache_bytes: int = 10 * 1024**3
+    # Each call to the store: attempts (with backoff) and the connection timeout.
+    storage_attempts: int = 3
+    storage_timeout_s: float = 5.0
+
+    @field_validator("storage_url")
+    @classmethod
+    def _storage_url_parses(cls, url: str | None) -> str | None:
+        if url is not None:
+            parse_storage_url(url)  # a bad URL stops the portal at start, saying why
+        return url
+
     @field_validator("reproduction_allowed_endpoints")
     @classmethod
     def _endpoints_parse(cls, entries: list[str]) -> list[str]:
@@ -162,6 +182,10 @@ class Settings(BaseSettings):
     @property
     def blobs_dir(self) -> Path:
         return self.data_dir / "blobs"
+
+    @property
+    def effective_storage_url(self) -> str:
+        return self.storage_url or f"file://{self.blobs_dir.resolve()}"
 
     @property
     def bundles_dir(self) -> Path:

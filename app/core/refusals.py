@@ -16,6 +16,7 @@ class Kind(enum.StrEnum):
     FORBIDDEN = "forbidden"  # not this person's to do
     TOO_LARGE = "too-large"  # beyond a size limit
     UNSUPPORTED = "unsupported"  # a kind of content the portal does not take
+    UNAVAILABLE = "unavailable"  # a service the action needs is down now: try again later
 
 
 @dataclass(frozen=True)

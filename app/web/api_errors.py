@@ -42,7 +42,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
 STATUS_CODES = {
     400: "bad-request", 401: "unauthorized", 403: "forbidden", 404: "not-found",
     405: "method-not-allowed", 409: "conflict", 413: "too-large", 415: "unsupported-type",
-    422: "invalid", 429: "too-many-requests",
+    422: "invalid", 429: "too-many-requests", 503: "unavailable",
 }  # fmt: skip
 
 
@@ -70,7 +70,7 @@ def _answer(
 # The one place a refusal's kind becomes an HTTP status.
 HTTP_STATUS = {
     Kind.INVALID: 422, Kind.NOT_FOUND: 404, Kind.CONFLICT: 409, Kind.FORBIDDEN: 403,
-    Kind.TOO_LARGE: 413, Kind.UNSUPPORTED: 415,
+    Kind.TOO_LARGE: 413, Kind.UNSUPPORTED: 415, Kind.UNAVAILABLE: 503,
 }  # fmt: skip
 
 

@@ -34,6 +34,7 @@ TITLES = {
     422: "Something in the request is wrong",
     429: "Too many attempts",
     500: "The portal failed",
+    503: "Try again in a while",
 }
 
 

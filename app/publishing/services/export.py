@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import tarfile
 import time
 from pathlib import Path
@@ -19,8 +20,11 @@ from app.results.services.public import (
     visible_curves,
 )
 from app.settings import Settings
+from app.storage import ObjectCorrupt, ObjectMissing, archive_key, artifact_store
+from app.storage.base import verify
 from app.submissions.domain.visibility import Access, Viewer, access
-from app.submissions.services.storage import BlobStore
+
+log = logging.getLogger(__name__)
 
 # Unverified results are never reviewed: chartable, but not part of the official record
 # (architecture, decision 7).
@@ -69,7 +73,7 @@ def write_cohort_export(
     """Write ``<cohort>.tar.gz`` to *target*: ``cohort.json`` and, for each result the
     public may see in full, its submission bundle under ``bundles/``."""
     record = cohort_record(session, cohort)
-    store = BlobStore(settings.blobs_dir)
+    store = artifact_store(settings)
     statuses = {r["submission"]: r["status"] for r in record["results"]}
     bundles: list[str] = []
     with tarfile.open(target, "w:gz", compresslevel=6) as tar:
@@ -77,10 +81,19 @@ def write_cohort_export(
             if access(Viewer.PUBLIC, status) < Access.FULL:
                 continue
             archive = published_archive(session, public_id)
-            if archive is None or not store.exists(archive.sha256):
+            if archive is None:
                 continue
             name = f"{cohort}/bundles/{public_id}{archive.suffix}"
-            tar.add(store.path_for(archive.sha256), arcname=name, recursive=False)
+            key = archive_key(archive.sha256)
+            try:
+                verify(store, key)  # a deleted or corrupted archive is never served
+                info = tarfile.TarInfo(name)
+                info.size, info.mtime, info.mode = store.size(key), int(time.time()), 0o644
+                with store.open(key) as stream:
+                    tar.addfile(info, stream)
+            except (ObjectMissing, ObjectCorrupt) as exc:
+                log.error("cohort %s export: %s's archive left out: %s", cohort, public_id, exc)
+                continue
             bundles.append(name)
         record["bundles"] = bundles
         _add_bytes(tar, f"{cohort}/cohort.json", json.dumps(record, indent=2).encode())

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import RunArtifact, Submission
 from app.settings import Settings
+from app.storage import artifact_store, events_key
 from app.submissions.services.storage import UploadTooLarge
 
 EVENTS = "events"
@@ -31,7 +32,6 @@ class StoredEvents:
     sha256: str
     size: int
     stored_size: int
-    path: Path
 
 
 class EventsSink:
@@ -63,13 +63,12 @@ class EventsSink:
         os.fsync(self._raw.fileno())
         self._raw.close()
         sha = self._hash.hexdigest()
-        target = events_path(self._settings, sha)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if target.exists():
-            self.path.unlink(missing_ok=True)
-        else:
-            os.replace(self.path, target)
-        return StoredEvents(sha, self.size, target.stat().st_size, target)
+        stored_size = self.path.stat().st_size
+        try:
+            artifact_store(self._settings).put_file(events_key(sha), self.path)
+        finally:
+            self.path.unlink(missing_ok=True)  # stored, or refused: never left behind
+        return StoredEvents(sha, self.size, stored_size)
 
     def discard(self) -> None:
         try:
@@ -81,7 +80,9 @@ class EventsSink:
 
 
 def events_path(settings: Settings, sha256: str) -> Path:
-    return settings.blobs_dir / sha256[:2] / f"{sha256}.jsonl.gz"
+    """A local file with the stored events (gzip-compressed) whose content is *sha256*:
+    the store's own file, or a worker's cached copy checked against its hash."""
+    return artifact_store(settings).local_path(events_key(sha256))
 
 
 def store_events_file(settings: Settings, source: Path) -> StoredEvents:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from app.db.models import Job, Organization, StoredFile, Submission, User
 from app.jobs.queue import CHECK_SUBMISSION, JobQueue, enqueue_after_commit
 from app.review.services.audit import record
 from app.settings import Settings
+from app.storage import StoreUnavailable, archive_key, artifact_store
 from app.submissions.domain.archive import ArchiveLimits, ArchiveRejected, extract_archive
 from app.submissions.domain.bundle import (
     LayoutRejected,
@@ -25,7 +27,7 @@ from app.submissions.domain.bundle import (
     slugify,
 )
 from app.submissions.services.artifacts import take_bundle_events
-from app.submissions.services.storage import BlobStore, ReceivedFile
+from app.submissions.services.storage import ReceivedFile
 
 
 class IntakeError(Refused):
@@ -73,6 +75,21 @@ def _same_organisation(organisation: Organization, declared: str) -> None:
             f"for {organisation.name!r}",
             member="submitter_org_names",
         )
+
+
+def _store(put: Callable[[], object]) -> None:
+    """Write to the artifact store; a store that cannot be reached refuses the upload
+    (503) and, the transaction rolled back, no submission is left without its archive."""
+    try:
+        put()
+    except StoreUnavailable as exc:
+        # Not a rule of the bundle's (IntakeError): the same upload is taken once it is back.
+        raise Refused(
+            "storage-unavailable",
+            f"the artifact store cannot be reached, so nothing was recorded; try again in a "
+            f"while ({exc})",
+            Kind.UNAVAILABLE,
+        ) from exc
 
 
 def accept_upload(
@@ -128,7 +145,9 @@ def accept_upload(
         if stored is None:
             stored = StoredFile(sha256=received.sha256, size=received.size, kind="archive")
             session.add(stored)
-        BlobStore(settings.blobs_dir).adopt(received)
+        _store(
+            lambda: artifact_store(settings).put_file(archive_key(received.sha256), received.path)
+        )
         submission = Submission(
             organization=organisation,
             archive=stored,
@@ -143,7 +162,7 @@ def accept_upload(
         )
         session.add(submission)
         session.flush()
-        take_bundle_events(session, settings, submission, layout.root)
+        _store(lambda: take_bundle_events(session, settings, submission, layout.root))
         record(
             session,
             submission,

@@ -1,8 +1,8 @@
-"""Content-addressed blob storage on a local directory (architecture, decision 5).
+"""Uploads as they arrive (architecture, decision 5).
 
-Uploads are written to a temporary file inside the data directory while they are
-hashed, and only an upload that finished is renamed into ``blobs/<aa>/<sha256>``. A
-half-written file is never at a content address.
+Uploads are written to a temporary file in this host's data directory while they are
+hashed and counted; only an upload that finished goes to the artifact store
+(``app.storage``) at its content address. A half-written file is never at one.
 """
 
 from __future__ import annotations
@@ -70,27 +70,6 @@ def receive_local(source: Path, tmp_dir: Path, limit: int) -> ReceivedFile:
         sink.discard()
         raise
     return sink.finish()
-
-
-class BlobStore:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def path_for(self, sha256: str) -> Path:
-        return self.root / sha256[:2] / sha256
-
-    def adopt(self, received: ReceivedFile) -> Path:
-        """Move a finished upload to its content address (a no-op if already there)."""
-        target = self.path_for(received.sha256)
-        if target.exists():
-            received.path.unlink(missing_ok=True)
-            return target
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(received.path, target)
-        return target
-
-    def exists(self, sha256: str) -> bool:
-        return self.path_for(sha256).is_file()
 
 
 def sweep_tmp(tmp_dir: Path, older_than_s: float) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel
 
 from app.accounts.web.security import (
@@ -22,6 +22,7 @@ from app.core.views import Counted
 from app.review.domain.policy import may_recheck
 from app.review.services.policy import facts_of
 from app.submissions.domain.visibility import Access, Viewer
+from app.submissions.services.archives import ArchiveUnavailable, archive_download
 from app.submissions.services.detail import (
     PublicSubmission,
     SubmissionDetail,
@@ -52,6 +53,7 @@ _UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
         (413, "Upload, archive member or expansion over the limits"),
         (415, "Not multipart, or not a .tar.gz/.tgz/.zip archive"),
         (422, "Unsafe or unreadable archive, or no submission layout inside"),
+        (503, "The artifact store cannot be reached: nothing was recorded, try again later"),
     )
 }
 
@@ -161,6 +163,42 @@ def read_findings(public_id: str, session: SessionDep, who: PrincipalDep) -> Che
     """The latest check run, in the same shape as ``endpoints-portal check --json``."""
     submission = visible_submission(session, who, public_id, Access.FULL)
     return check_report(latest_check_run(session, submission), submission.state)
+
+
+@router.get(
+    "/submissions/{public_id}/archive",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "content": {
+                kind: {"schema": {"type": "string", "format": "binary"}}
+                for kind in ("application/gzip", "application/zip")
+            },
+            "description": "The archive, byte for byte as it was uploaded",
+        },
+        404: {"model": ErrorBody, "description": "No such submission, or not yours to have"},
+        409: {"model": ErrorBody, "description": "The stored archive is damaged: not sent"},
+        503: {"model": ErrorBody, "description": "The artifact store cannot be reached now"},
+    },
+)
+def download_archive(
+    public_id: str, session: SessionDep, settings: SettingsDep, who: PrincipalDep
+) -> Response:
+    """The submission's archive as uploaded, for its organisation, its reviewers and the
+    chair; streamed from the artifact store once its hash has been checked."""
+    submission = visible_submission(session, who, public_id, Access.REVIEW)
+    try:
+        download = archive_download(settings, submission)
+    except ArchiveUnavailable as exc:
+        return refused(exc)
+    return StreamingResponse(
+        download.chunks,
+        media_type=download.media_type,
+        headers={
+            "Content-Length": str(download.size),
+            "Content-Disposition": f'attachment; filename="{download.filename}"',
+        },
+    )
 
 
 class Requeued(BaseModel):

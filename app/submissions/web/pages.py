@@ -167,6 +167,8 @@ def render_submission(
         "submissions/submission.html",
         {
             "disclosures": system_disclosures(settings, submission),
+            # The archive itself: its organisation, the committee and the chair only.
+            "may_download_archive": level >= Access.REVIEW,
             "missing_tokenizers": missing_tokenizers(settings, submission),
             "recount_totals": {
                 "points": len(latest_recounts),

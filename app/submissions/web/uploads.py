@@ -11,11 +11,12 @@ from sqlalchemy.orm import Session
 from app.accounts.services.accounts import Principal, get_user
 from app.accounts.web.security import CSRF_FIELD, csrf_valid
 from app.core.lifecycle import PublicationMode
+from app.core.refusals import Refused
 from app.jobs.queue import JobQueue
 from app.review.domain.policy import embargo_refusal, latest_embargo
 from app.settings import Settings
 from app.submissions.domain.visibility import Access
-from app.submissions.services.intake import AcceptedUpload, IntakeError, accept_upload
+from app.submissions.services.intake import AcceptedUpload, accept_upload
 from app.submissions.services.storage import UploadSink, UploadTooLarge
 from app.submissions.services.visibility import access_to
 from app.submissions.web.multipart import MultipartError, receive_upload
@@ -137,9 +138,10 @@ async def handle_upload(
             for_review=_wants_review(parsed.fields),
             uploader=uploader,
         )
-    except IntakeError as exc:
+    except Refused as exc:  # the bundle's rules (IntakeError), or the store is down
         session.rollback()
-        raise UploadProblem(status_of(exc), exc.code, exc.message, exc.member, kept) from exc
+        member = exc.detail.get("member")
+        raise UploadProblem(status_of(exc), exc.code, exc.message, member, kept) from exc
     if accepted.duplicate and access_to(session, who, accepted.submission) < Access.REVIEW:
         # The same bytes as a submission this caller may not see: say nothing of it.
         session.rollback()

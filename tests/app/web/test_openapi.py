@@ -9,7 +9,11 @@ from app.web.main import create_app
 from tests.support.fakes import RecordingQueue
 
 # Answers that are files, not JSON documents.
-FILES = {("get", "/api/v1/cohorts/{cohort_id}/export")}
+# Answers that are files (their media type and a binary schema are declared instead).
+FILES = {
+    ("get", "/api/v1/cohorts/{cohort_id}/export"),
+    ("get", "/api/v1/submissions/{public_id}/archive"),
+}
 
 
 def _spec(settings: Settings) -> dict[str, Any]:

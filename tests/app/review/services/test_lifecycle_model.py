@@ -695,6 +695,7 @@ NOT_THE_RECORD = {
     "/api/v1/submissions/{public_id}/reproductions",
     "/api/v1/submissions/{public_id}/retokenizations", "/api/v1/submissions/{public_id}/status",
     "/api/v1/submissions/{public_id}/timeline", "/api/v1/objections/{objection_id}",
+    "/api/v1/submissions/{public_id}/archive",
     "/api/v1/reproductions/{reproduction_id}", "/api/v1/retokenizations/{rid}",
     "/api/v1/retokenizations/{rid}/steady-state", "/api/v1/retokenizations/{rid}/timeseries",
     # A signed-in member's own lists.

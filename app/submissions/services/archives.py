@@ -1,0 +1,64 @@
+"""A submission's archive, given back exactly as it was uploaded."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from app.core.refusals import Kind, Refused
+from app.db.models import Submission
+from app.settings import Settings
+from app.storage import (
+    ObjectCorrupt,
+    ObjectMissing,
+    StoreUnavailable,
+    archive_key,
+    artifact_store,
+    verified_stream,
+)
+
+log = logging.getLogger(__name__)
+
+
+class ArchiveUnavailable(Refused):
+    """The archive cannot be given now (the store is down) or at all (it is damaged)."""
+
+
+@dataclass(frozen=True)
+class ArchiveDownload:
+    chunks: Iterator[bytes]
+    size: int
+    media_type: str
+    filename: str  # made from the submission's id, never from the uploaded file's name
+
+
+def archive_download(settings: Settings, submission: Submission) -> ArchiveDownload:
+    """The stored archive, checked against its hash before a byte is sent: a deleted or
+    corrupted object is reported (and logged for the operator), never served."""
+    key = archive_key(submission.archive.sha256)
+    store = artifact_store(settings)
+    try:
+        chunks = verified_stream(store, key)
+        size = store.size(key)
+    except StoreUnavailable as exc:
+        raise ArchiveUnavailable(
+            "storage-unavailable",
+            f"the artifact store cannot be reached; try again in a while ({exc})",
+            Kind.UNAVAILABLE,
+        ) from exc
+    except (ObjectMissing, ObjectCorrupt) as exc:
+        log.error("submission %s: its archive cannot be served: %s", submission.public_id, exc)
+        raise ArchiveUnavailable(
+            "archive-damaged",
+            "the stored archive is missing or does not match its hash; the operator has been "
+            "told, and nothing was sent",
+            Kind.CONFLICT,
+        ) from exc
+    zipped = submission.archive_format == "zip"
+    return ArchiveDownload(
+        chunks,
+        size,
+        "application/zip" if zipped else "application/gzip",
+        f"{submission.public_id}{'.zip' if zipped else '.tar.gz'}",
+    )

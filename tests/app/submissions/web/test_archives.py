@@ -1,0 +1,160 @@
+"""Archives in the artifact store: uploaded to it, given back byte for byte, refused
+whole when the store is down, and never served damaged."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from app.db.models import Submission
+from app.db.session import Database
+from app.settings import Settings
+from app.storage import archive_key
+from app.web.main import create_app
+from tests.support.accounts import bearer, create_accounts
+from tests.support.fakes import RecordingQueue
+from tests.support.objectstore import BUCKET, Partition, shared_object_store
+from tests.support.services import migrated_sqlite
+
+
+def _portal(settings: Settings) -> tuple[TestClient, dict[str, str], Database]:
+    migrated_sqlite(settings.data_dir)
+    database = Database(settings.effective_database_url)
+    tokens = create_accounts(database)
+    return TestClient(create_app(settings, queue=RecordingQueue())), tokens, database
+
+
+def _upload(client: TestClient, token: str, archive: Path):  # type: ignore[no-untyped-def]
+    return client.post(
+        "/api/v1/submissions",
+        files={"file": (archive.name, archive.read_bytes())},
+        headers=bearer(token),
+    )
+
+
+def _count(database: Database) -> int:
+    with database.session() as session:
+        return int(session.scalar(select(func.count()).select_from(Submission)) or 0)
+
+
+@pytest.fixture
+def on_s3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
+    store = shared_object_store()
+    for name, value in store.env.items():
+        monkeypatch.setenv(name, value)
+    yield Settings(
+        data_dir=tmp_path / "data",
+        database_url=None,
+        redis_url=None,
+        storage_url=store.new_url(),
+        storage_cache_dir=tmp_path / "cache",
+    )
+
+
+def test_an_upload_lives_in_the_bucket_and_comes_back_byte_for_byte(
+    on_s3: Settings, good_archive: Path
+) -> None:
+    client, tokens, database = _portal(on_s3)
+    with client:
+        answer = _upload(client, tokens["submitter"], good_archive)
+        assert answer.status_code == 201, answer.text
+        sid = answer.json()["id"]
+        import hashlib
+
+        sha = hashlib.sha256(good_archive.read_bytes()).hexdigest()
+        prefix = on_s3.effective_storage_url.removeprefix(f"s3://{BUCKET}/") + "/"
+        listed = shared_object_store().client().list_objects_v2(Bucket=BUCKET, Prefix=prefix)
+        names = {item["Key"].removeprefix(prefix) for item in listed.get("Contents", [])}
+        assert archive_key(sha) in names
+        # Nothing of the archive under the data directory: the store holds it.
+        assert not on_s3.blobs_dir.exists() or not any(on_s3.blobs_dir.rglob("*"))
+        assert not any(on_s3.tmp_dir.glob("upload-*"))
+
+        download = client.get(
+            f"/api/v1/submissions/{sid}/archive", headers=bearer(tokens["submitter"])
+        )
+        assert download.status_code == 200
+        assert download.content == good_archive.read_bytes()
+        assert download.headers["content-type"] == "application/gzip"
+        assert download.headers["content-disposition"] == f'attachment; filename="{sid}.tar.gz"'
+        # The committee and the chair may have it too; another organisation and the
+        # public may not, and learn nothing of it.
+        for who in ("reviewer", "chair"):
+            assert (
+                client.get(
+                    f"/api/v1/submissions/{sid}/archive", headers=bearer(tokens[who])
+                ).status_code
+                == 200
+            )
+        for headers in (bearer(tokens["rival"]), {}):
+            refused = client.get(f"/api/v1/submissions/{sid}/archive", headers=headers)
+            assert refused.status_code == 404, refused.text
+            assert refused.json()["error"]["code"] == "not-found"
+            assert "Acme" not in refused.text and good_archive.name not in refused.text
+    database.dispose()
+
+
+def test_a_damaged_or_missing_archive_is_reported_never_served(
+    tmp_path: Path, good_archive: Path
+) -> None:
+    settings = Settings(data_dir=tmp_path / "data", database_url=None, redis_url=None)
+    client, tokens, database = _portal(settings)
+    import hashlib
+
+    sha = hashlib.sha256(good_archive.read_bytes()).hexdigest()
+    with client:
+        sid = _upload(client, tokens["submitter"], good_archive).json()["id"]
+        url = f"/api/v1/submissions/{sid}/archive"
+        assert client.get(url, headers=bearer(tokens["chair"])).content == good_archive.read_bytes()
+        stored = settings.blobs_dir / archive_key(sha)
+        stored.write_bytes(good_archive.read_bytes()[:-100] + b"\0" * 100)
+        damaged = client.get(url, headers=bearer(tokens["chair"]))
+        assert damaged.status_code == 409
+        assert damaged.json()["error"]["code"] == "archive-damaged"
+        stored.unlink()
+        assert client.get(url, headers=bearer(tokens["chair"])).json()["error"]["code"] == (
+            "archive-damaged"
+        )
+    database.dispose()
+
+
+def test_with_the_store_unreachable_an_upload_is_refused_whole_and_taken_when_it_is_back(
+    tmp_path: Path, good_archive: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = shared_object_store()
+    partition = Partition(store.endpoint)
+    try:
+        for name, value in {**store.env, "AWS_ENDPOINT_URL": partition.endpoint}.items():
+            monkeypatch.setenv(name, value)
+        settings = Settings(
+            data_dir=tmp_path / "data", database_url=None, redis_url=None,
+            storage_url=store.new_url(), storage_cache_dir=tmp_path / "cache",
+            storage_attempts=2, storage_timeout_s=1,
+        )  # fmt: skip
+        client, tokens, database = _portal(settings)
+        with client:
+            partition.cut()
+            refused = _upload(client, tokens["submitter"], good_archive)
+            assert refused.status_code == 503, refused.text
+            error = refused.json()["error"]
+            assert error["code"] == "storage-unavailable"
+            assert "nothing was recorded" in error["message"]
+            assert _count(database) == 0  # no submission without its archive
+            assert not any(settings.tmp_dir.glob("upload-*"))
+            assert not settings.bundles_dir.exists() or not any(settings.bundles_dir.iterdir())
+
+            partition.mend()
+            taken = _upload(client, tokens["submitter"], good_archive)
+            assert taken.status_code == 201, taken.text
+            assert _count(database) == 1
+            download = client.get(
+                f"/api/v1/submissions/{taken.json()['id']}/archive", headers=bearer(tokens["chair"])
+            )
+            assert download.content == good_archive.read_bytes()
+        database.dispose()
+    finally:
+        partition.close()
