@@ -25,6 +25,16 @@ class ArchiveUnavailable(Refused):
     """The archive cannot be given now (the store is down) or at all (it is damaged)."""
 
 
+def store_unavailable(exc: StoreUnavailable, consequence: str = "") -> ArchiveUnavailable:
+    """The one refusal (503) when the artifact store cannot be reached: nothing is lost,
+    the same request succeeds once it is back."""
+    return ArchiveUnavailable(
+        "storage-unavailable",
+        f"the artifact store cannot be reached{consequence}; try again in a while ({exc})",
+        Kind.UNAVAILABLE,
+    )
+
+
 @dataclass(frozen=True)
 class ArchiveDownload:
     chunks: Iterator[bytes]
@@ -42,11 +52,7 @@ def archive_download(settings: Settings, submission: Submission) -> ArchiveDownl
         chunks = verified_stream(store, key)
         size = store.size(key)
     except StoreUnavailable as exc:
-        raise ArchiveUnavailable(
-            "storage-unavailable",
-            f"the artifact store cannot be reached; try again in a while ({exc})",
-            Kind.UNAVAILABLE,
-        ) from exc
+        raise store_unavailable(exc) from exc
     except (ObjectMissing, ObjectCorrupt) as exc:
         log.error("submission %s: its archive cannot be served: %s", submission.public_id, exc)
         raise ArchiveUnavailable(

@@ -26,6 +26,7 @@ from app.submissions.domain.bundle import (
     locate_submission,
     slugify,
 )
+from app.submissions.services.archives import store_unavailable
 from app.submissions.services.artifacts import take_bundle_events
 from app.submissions.services.storage import ReceivedFile
 
@@ -84,12 +85,7 @@ def _store(put: Callable[[], object]) -> None:
         put()
     except StoreUnavailable as exc:
         # Not a rule of the bundle's (IntakeError): the same upload is taken once it is back.
-        raise Refused(
-            "storage-unavailable",
-            f"the artifact store cannot be reached, so nothing was recorded; try again in a "
-            f"while ({exc})",
-            Kind.UNAVAILABLE,
-        ) from exc
+        raise store_unavailable(exc, ", so nothing was recorded") from exc
 
 
 def accept_upload(
