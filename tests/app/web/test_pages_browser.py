@@ -35,6 +35,11 @@ def test_upload_follow_checks_and_see_the_curve(
     rows = page.locator("table.points tbody tr")
     assert rows.count() == 8
     assert "dedicated" in rows.nth(7).inner_text()
+    # The submitter gets the archive back, byte for byte, from the artifact store.
+    with page.expect_download() as download:
+        page.click("#archive-download")
+    assert Path(download.value.path()).read_bytes() == current_archive.read_bytes()
+    assert download.value.suggested_filename.endswith(".tar.gz")
     page.screenshot(path=str(tmp_path / "submission.png"), full_page=True)
 
 
