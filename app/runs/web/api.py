@@ -43,7 +43,9 @@ from app.runs.services.views import (
     run_time_series,
     steady_state_view,
 )
+from app.storage import StoreUnavailable
 from app.submissions.domain.visibility import Access
+from app.submissions.services.archives import store_unavailable
 from app.submissions.services.artifacts import EventsSink, register_events
 from app.submissions.services.storage import UploadTooLarge
 from app.submissions.services.visibility import access_to
@@ -68,7 +70,10 @@ class StoredEvents(BaseModel):
     "/submissions/{public_id}/points/{system}/{model}/{point}/events",
     status_code=201,
     response_model=StoredEvents,
-    responses={200: {"model": StoredEvents, "description": "The same file was stored before"}},
+    responses={
+        200: {"model": StoredEvents, "description": "The same file was stored before"},
+        503: {"model": ErrorBody, "description": "The artifact store cannot be reached now"},
+    },
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -113,7 +118,10 @@ async def upload_events(
     if sink.size == 0:
         sink.discard()
         return error_response("empty", "the events file is empty", 400)
-    stored = sink.finish()
+    try:
+        stored = sink.finish()
+    except StoreUnavailable as exc:  # nothing recorded: the same upload works once it is back
+        return refused(store_unavailable(exc, ", so nothing was recorded"))
     artifact, created = register_events(session, submission, label, stored, "upload")
     queued: list[Retokenization] = []
     if created and submission.state in (SubmissionState.PASSED_CHECKS, SubmissionState.FINALIZED):

@@ -4,12 +4,14 @@ whole when the store is down, and never served damaged."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
+from app.checks.services.checks import run_checks
 from app.db.models import Submission
 from app.db.session import Database
 from app.settings import Settings
@@ -21,11 +23,27 @@ from tests.support.objectstore import BUCKET, Partition, shared_object_store
 from tests.support.services import migrated_sqlite
 
 
-def _portal(settings: Settings) -> tuple[TestClient, dict[str, str], Database]:
+@dataclass
+class Portal:
+    client: TestClient
+    tokens: dict[str, str]
+    database: Database
+    queue: RecordingQueue
+
+    def run_queued_checks(self, settings: Settings) -> None:
+        """The checks uploads queued, run here as the worker would (they make the points)."""
+        with self.database.session() as session:
+            for job_id, _kind in self.queue.sent:
+                run_checks(session=session, settings=settings, job_id=job_id)
+        self.queue.sent.clear()
+
+
+def _portal(settings: Settings) -> Portal:
     migrated_sqlite(settings.data_dir)
     database = Database(settings.effective_database_url)
-    tokens = create_accounts(database)
-    return TestClient(create_app(settings, queue=RecordingQueue())), tokens, database
+    queue = RecordingQueue()
+    client = TestClient(create_app(settings, queue=queue))
+    return Portal(client, create_accounts(database), database, queue)
 
 
 def _upload(client: TestClient, token: str, archive: Path):  # type: ignore[no-untyped-def]
@@ -58,7 +76,8 @@ def on_s3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]
 def test_an_upload_lives_in_the_bucket_and_comes_back_byte_for_byte(
     on_s3: Settings, good_archive: Path
 ) -> None:
-    client, tokens, database = _portal(on_s3)
+    portal = _portal(on_s3)
+    client, tokens, database = portal.client, portal.tokens, portal.database
     with client:
         answer = _upload(client, tokens["submitter"], good_archive)
         assert answer.status_code == 201, answer.text
@@ -102,7 +121,8 @@ def test_a_damaged_or_missing_archive_is_reported_never_served(
     tmp_path: Path, good_archive: Path
 ) -> None:
     settings = Settings(data_dir=tmp_path / "data", database_url=None, redis_url=None)
-    client, tokens, database = _portal(settings)
+    portal = _portal(settings)
+    client, tokens, database = portal.client, portal.tokens, portal.database
     import hashlib
 
     sha = hashlib.sha256(good_archive.read_bytes()).hexdigest()
@@ -135,7 +155,8 @@ def test_with_the_store_unreachable_an_upload_is_refused_whole_and_taken_when_it
             storage_url=store.new_url(), storage_cache_dir=tmp_path / "cache",
             storage_attempts=2, storage_timeout_s=1,
         )  # fmt: skip
-        client, tokens, database = _portal(settings)
+        portal = _portal(settings)
+        client, tokens, database = portal.client, portal.tokens, portal.database
         with client:
             partition.cut()
             refused = _upload(client, tokens["submitter"], good_archive)
@@ -151,6 +172,18 @@ def test_with_the_store_unreachable_an_upload_is_refused_whole_and_taken_when_it
             taken = _upload(client, tokens["submitter"], good_archive)
             assert taken.status_code == 201, taken.text
             assert _count(database) == 1
+
+            # A point's events uploaded while the store is out of reach: refused the same way.
+            portal.run_queued_checks(settings)
+            point = "Acme_H200_x8/llama3_1-8b/r16"
+            events = f"/api/v1/submissions/{taken.json()['id']}/points/{point}/events"
+            partition.cut()
+            body = b'{"event": "request_start"}\n'
+            down = client.put(events, content=body, headers=bearer(tokens["submitter"]))
+            assert down.status_code == 503, down.text
+            assert down.json()["error"]["code"] == "storage-unavailable"
+            assert not any(settings.tmp_dir.glob("events-*"))
+            partition.mend()
             download = client.get(
                 f"/api/v1/submissions/{taken.json()['id']}/archive", headers=bearer(tokens["chair"])
             )
