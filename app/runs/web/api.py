@@ -43,7 +43,7 @@ from app.runs.services.views import (
     run_time_series,
     steady_state_view,
 )
-from app.storage import StoreUnavailable
+from app.storage import StorageError
 from app.submissions.domain.visibility import Access
 from app.submissions.services.archives import store_unavailable
 from app.submissions.services.artifacts import EventsSink, register_events
@@ -120,7 +120,7 @@ async def upload_events(
         return error_response("empty", "the events file is empty", 400)
     try:
         stored = sink.finish()
-    except StoreUnavailable as exc:  # nothing recorded: the same upload works once it is back
+    except StorageError as exc:  # nothing recorded: the same upload works once it is back
         return refused(store_unavailable(exc, ", so nothing was recorded"))
     artifact, created = register_events(session, submission, label, stored, "upload")
     queued: list[Retokenization] = []

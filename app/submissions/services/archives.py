@@ -12,7 +12,7 @@ from app.settings import Settings
 from app.storage import (
     ObjectCorrupt,
     ObjectMissing,
-    StoreUnavailable,
+    StorageError,
     archive_key,
     artifact_store,
     verified_stream,
@@ -25,12 +25,14 @@ class ArchiveUnavailable(Refused):
     """The archive cannot be given now (the store is down) or at all (it is damaged)."""
 
 
-def store_unavailable(exc: StoreUnavailable, consequence: str = "") -> ArchiveUnavailable:
-    """The one refusal (503) when the artifact store cannot be reached: nothing is lost,
-    the same request succeeds once it is back."""
+def store_unavailable(exc: StorageError, consequence: str = "") -> ArchiveUnavailable:
+    """The one refusal (503) when the artifact store cannot be reached (or is set up
+    wrong): nothing is lost, the same request succeeds once it is back. The store's own
+    words (its address, its bucket) go to the operator's log, not to the caller."""
+    log.error("the artifact store refused a request: %s", exc)
     return ArchiveUnavailable(
         "storage-unavailable",
-        f"the artifact store cannot be reached{consequence}; try again in a while ({exc})",
+        f"the artifact store cannot be reached{consequence}; try again in a while",
         Kind.UNAVAILABLE,
     )
 
@@ -51,8 +53,6 @@ def archive_download(settings: Settings, submission: Submission) -> ArchiveDownl
     try:
         chunks = verified_stream(store, key)
         size = store.size(key)
-    except StoreUnavailable as exc:
-        raise store_unavailable(exc) from exc
     except (ObjectMissing, ObjectCorrupt) as exc:
         log.error("submission %s: its archive cannot be served: %s", submission.public_id, exc)
         raise ArchiveUnavailable(
@@ -61,6 +61,8 @@ def archive_download(settings: Settings, submission: Submission) -> ArchiveDownl
             "told, and nothing was sent",
             Kind.CONFLICT,
         ) from exc
+    except StorageError as exc:  # unreachable, or set up wrong
+        raise store_unavailable(exc) from exc
     zipped = submission.archive_format == "zip"
     return ArchiveDownload(
         chunks,

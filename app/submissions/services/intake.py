@@ -17,7 +17,7 @@ from app.db.models import Job, Organization, StoredFile, Submission, User
 from app.jobs.queue import CHECK_SUBMISSION, JobQueue, enqueue_after_commit
 from app.review.services.audit import record
 from app.settings import Settings
-from app.storage import StoreUnavailable, archive_key, artifact_store
+from app.storage import StorageError, archive_key, artifact_store
 from app.submissions.domain.archive import ArchiveLimits, ArchiveRejected, extract_archive
 from app.submissions.domain.bundle import (
     LayoutRejected,
@@ -83,7 +83,7 @@ def _store(put: Callable[[], object]) -> None:
     (503) and, the transaction rolled back, no submission is left without its archive."""
     try:
         put()
-    except StoreUnavailable as exc:
+    except StorageError as exc:  # down, or set up wrong: either way not the bundle's fault
         # Not a rule of the bundle's (IntakeError): the same upload is taken once it is back.
         raise store_unavailable(exc, ", so nothing was recorded") from exc
 

@@ -164,6 +164,8 @@ def test_with_the_store_unreachable_an_upload_is_refused_whole_and_taken_when_it
             error = refused.json()["error"]
             assert error["code"] == "storage-unavailable"
             assert "nothing was recorded" in error["message"]
+            # The store's address and bucket are the operator's business, not the caller's.
+            assert "127.0.0.1" not in refused.text and BUCKET not in refused.text
             assert _count(database) == 0  # no submission without its archive
             assert not any(settings.tmp_dir.glob("upload-*"))
             assert not settings.bundles_dir.exists() or not any(settings.bundles_dir.iterdir())
