@@ -113,20 +113,29 @@ def kill_worker(portal: RunningPortal) -> None:
             pass
 
 
-def _cpu_ticks(pid: int) -> int:
-    fields = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])  # utime + stime
-
-
-def busy_pool_process(portal: RunningPortal) -> int:
-    """The pool process doing the work: the one using the CPU. (Killing an idle one is
-    another fault: it may die holding the pool's queue lock and hang its siblings, which
-    only a restart of the whole worker cures.)"""
+def pool_process_connected_to(portal: RunningPortal, port: int) -> int | None:
+    """The pool process with a connection open to loopback *port* (the one running a
+    reproduction against the simulator there), found by its sockets, not by its CPU use:
+    other jobs (the bundle's re-counts) may be busier. (Killing an idle one is another
+    fault: it may die holding the pool's queue lock and hang its siblings, which only a
+    restart of the whole worker cures.)"""
     _, pool = worker_processes(portal)
-    before = {pid: _cpu_ticks(pid) for pid in pool}
-    time.sleep(0.5)
-    used = {pid: _cpu_ticks(pid) - before[pid] for pid in pool}
-    return max(used, key=lambda pid: used[pid])
+    for pid in pool:
+        try:
+            inodes = {
+                link.removeprefix("socket:[").rstrip("]")
+                for fd in (Path("/proc") / str(pid) / "fd").iterdir()
+                if (link := os.readlink(fd)).startswith("socket:[")
+            }
+            table = (Path("/proc") / str(pid) / "net" / "tcp").read_text().splitlines()[1:]
+        except OSError:
+            continue  # gone meanwhile
+        for row in table:
+            fields = row.split()
+            remote_port = int(fields[2].rsplit(":", 1)[1], 16)
+            if remote_port == port and fields[9] in inodes:
+                return pid
+    return None
 
 
 def wait_for(condition: Callable[[], object], timeout: float, step: float = 0.02) -> object:
@@ -259,8 +268,9 @@ def test_pool_process_killed_mid_reproduction_is_redone(
                 return str(job["state"]) if job else ""
 
             wait_for(lambda: state() == "running", 60)
-            time.sleep(1.0)  # in the middle of the measurement
-            os.kill(busy_pool_process(faulty), signal.SIGKILL)  # the OOM killer, a segfault
+            # In the middle of the measurement: the pool process loading the simulator.
+            busy = wait_for(lambda: pool_process_connected_to(faulty, sim.port), 30)
+            os.kill(int(busy), signal.SIGKILL)  # the OOM killer, a segfault
             body = wait_for(
                 lambda: (b := client.get(f"/api/v1/reproductions/{rid}").json())["finished"] and b,
                 120,
