@@ -405,6 +405,13 @@ def test_a_reproduction_request_cannot_smuggle_a_header(world: World) -> None:
 def test_anonymous_visitors_see_no_requester_endpoint_or_wording(world: World) -> None:
     """A reproduction record shows the public only what the rules publish: once the
     result is public, its numbers and verdict; never who asked or where the load went."""
+    # A reproduction of this test's own: the module's tests may run in other processes.
+    asked = world.client.post(
+        f"/api/v1/submissions/{world.sid}/reproductions",
+        json={"point": world.point, "endpoint_url": "http://127.0.0.1:9"},
+        headers=bearer(world.tokens["reviewer"]),
+    )
+    assert asked.status_code == 202, asked.text
     listed = world.client.get(
         f"/api/v1/submissions/{world.sid}/reproductions",
         headers=bearer(world.tokens["submitter"]),
