@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 
 from pydantic import BaseModel, Field
-from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session
 
 from app.core.cohorts import Cohort
 from app.core.views import Timestamp
-from app.db.models import Publication, utcnow
+from app.db.models import Publication, PublishedCurve, utcnow
 from app.publishing.services.publishing import release_cohort, released
 from app.review.services.audit import SYSTEM
 from app.review.services.review import ClockReport, record_changes
@@ -106,7 +106,10 @@ class PublishedCurveSummary(BaseModel):
     benchmark: str
     dataset: str | None
     system: str
-    points: int
+    points: int = Field(
+        description="the points it shows: one invalidated since, or all of a result that "
+        "left the record since, are not counted"
+    )
 
 
 class PublicationView(BaseModel):
@@ -121,7 +124,11 @@ class PublicationView(BaseModel):
     curves: list[PublishedCurveSummary]
 
 
-def publication_view(p: Publication) -> PublicationView:
+def publication_view(
+    p: Publication, shown: Callable[[PublishedCurve], int] | None = None
+) -> PublicationView:
+    """*p* as a cohort's record lists it; *shown* counts a curve's points (default: as
+    written)."""
     return PublicationView(
         submission=p.submission.public_id,
         organization=p.submission.organization.name,
@@ -135,19 +142,8 @@ def publication_view(p: Publication) -> PublicationView:
                 benchmark=c.benchmark_model,
                 dataset=c.dataset,
                 system=c.system_name,
-                points=len(c.data.get("points", [])),
+                points=shown(c) if shown else len(c.data.get("points", [])),
             )
             for c in p.curves
         ],
     )
-
-
-def cohort_publications(session: Session, cohort_id: str) -> list[PublicationView]:
-    """The versions a cohort's record gained, in the order they were written."""
-    rows = session.scalars(
-        select(Publication)
-        .where(Publication.cohort == cohort_id, Publication.in_record())
-        .options(selectinload(Publication.curves), selectinload(Publication.submission))
-        .order_by(Publication.id)
-    ).all()
-    return [publication_view(p) for p in rows]

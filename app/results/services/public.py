@@ -36,13 +36,20 @@ from app.core.cohorts import Cohort
 from app.core.refusals import Kind, Refused
 from app.core.regions import Offline
 from app.core.views import Timestamp
-from app.db.models import CohortRelease, Publication, RequestLogRow, Submission
+from app.db.models import (
+    CohortRelease,
+    Publication,
+    PublishedCurve,
+    RequestLogRow,
+    Submission,
+)
 from app.publishing.domain.snapshot import (
     CurveSnapshot,
     InvalidatedPoint,
     PublishedPoint,
     read_snapshot,
 )
+from app.publishing.services.cohorts import PublicationView, publication_view
 from app.results.domain.pareto import step_curve
 from app.settings import Settings
 from app.submissions.domain.visibility import Access
@@ -188,28 +195,53 @@ def published_record(session: Session, cohort: str | None) -> PublishedRecord:
     return remember(_RECORDS, _RECORDS_SIZE, key, _with_decisions(shown, now, key))
 
 
+@dataclass(frozen=True)
+class Decisions:
+    """What has been decided since a version was published, read off the latest versions:
+    each result's status now, and the points the chair invalidated, by curve."""
+
+    status: dict[str, str]
+    invalidated: dict[tuple[str, str, str], list[InvalidatedPoint]]
+
+    @classmethod
+    def of(cls, now: PublishedRecord) -> Decisions:
+        invalidated = {
+            (curve.submission, curve.system_dir, curve.benchmark_model): s.invalidated_points
+            for curve, s in zip(now.curves, now.snapshots, strict=True)
+            if s.invalidated_points
+        }
+        return cls({c.submission: c.status for c in now.curves}, invalidated)
+
+    def status_of(self, submission: str, published: str) -> str:
+        """Only a result's leaving applies at once; a later status (provisional to
+        verified) is a new version that shows from its own cohort on."""
+        later = self.status.get(submission, published)
+        return later if later in ARCHIVED else published
+
+    def tagged(self, submission: str, system_dir: str, benchmark: str) -> list[InvalidatedPoint]:
+        return self.invalidated.get((submission, system_dir, benchmark), [])
+
+    def gone(
+        self, submission: str, status: str, snapshot: CurveSnapshot, benchmark: str
+    ) -> frozenset[str]:
+        """The points of *snapshot* no view shows any more: all of a result that left
+        the record, else the ones invalidated since."""
+        if status in ARCHIVED:
+            return frozenset(p.dir for p in snapshot.points)
+        return frozenset(p.dir for p in self.tagged(submission, snapshot.system_dir, benchmark))
+
+
 def _with_decisions(
     shown: PublishedRecord, now: PublishedRecord, key: RecordKey
 ) -> PublishedRecord:
-    status_now = {c.submission: c.status for c in now.curves}
-    tagged_now: dict[tuple[str, str, str], list[InvalidatedPoint]] = {}
-    for curve, snapshot in zip(now.curves, now.snapshots, strict=True):
-        if snapshot.invalidated_points:
-            where = (curve.submission, curve.system_dir, curve.benchmark_model)
-            tagged_now[where] = snapshot.invalidated_points
+    decided = Decisions.of(now)
     curves, snapshots = [], []
     for curve, snapshot in zip(shown.curves, shown.snapshots, strict=True):
-        # Only a result's leaving applies at once; a later status (provisional to
-        # verified) is a new version that shows from its own cohort on.
-        later = status_now.get(curve.submission, curve.status)
-        status = later if later in ARCHIVED else curve.status
-        tagged = tagged_now.get((curve.submission, curve.system_dir, curve.benchmark_model), [])
-        if status in ARCHIVED:
-            gone = frozenset(p.dir for p in snapshot.points)  # it left every curve
-        else:
-            gone = frozenset(p.dir for p in tagged)
+        status = decided.status_of(curve.submission, curve.status)
+        gone = decided.gone(curve.submission, status, snapshot, curve.benchmark_model)
         if status != curve.status or any(p.dir in gone for p in snapshot.points):
             # The archive keeps an invalidated point tagged, with the chair's reason.
+            tagged = decided.tagged(curve.submission, curve.system_dir, curve.benchmark_model)
             known = {p.dir for p in snapshot.invalidated_points}
             snapshot = without_points(snapshot, gone).model_copy(
                 update={
@@ -223,6 +255,31 @@ def _with_decisions(
         curves.append(curve)
         snapshots.append(snapshot)
     return PublishedRecord(key, curves, snapshots)
+
+
+def cohort_versions(session: Session, cohort: str) -> list[PublicationView]:
+    """The versions a released cohort's record gained, in the order they were written,
+    each counting the points it still shows (the decisions taken since apply)."""
+    decided = Decisions.of(_as_published(session, None))
+    rows = session.scalars(
+        select(Publication)
+        .where(Publication.cohort == cohort, Publication.in_record())
+        .options(selectinload(Publication.curves), selectinload(Publication.submission))
+        .order_by(Publication.id)
+    ).all()
+
+    def view(p: Publication) -> PublicationView:
+        submission = p.submission.public_id
+        status = decided.status_of(submission, p.status)
+
+        def shown(curve: PublishedCurve) -> int:
+            snapshot = read_snapshot(curve.snapshot_version, curve.data)
+            gone = decided.gone(submission, status, snapshot, curve.benchmark_model)
+            return sum(point.dir not in gone for point in snapshot.points)
+
+        return publication_view(p, shown)
+
+    return [view(p) for p in rows]
 
 
 def _shown(status: str, snapshot: CurveSnapshot) -> CurveSnapshot:

@@ -1,25 +1,37 @@
-"""/api/v1/benchmarks, /api/v1/cohorts and /api/v1/results: what buyers query."""
+"""/api/v1/benchmarks, /api/v1/cohorts (and each cohort's record and export) and
+/api/v1/results: what buyers query."""
 
 from __future__ import annotations
 
 import csv
 import io
 import re
+import tempfile
 from dataclasses import replace
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
+from pydantic import BaseModel
+from sqlalchemy.orm import Session
+from starlette.background import BackgroundTask
 
 from app.accounts.web.security import PrincipalDep
+from app.core.cohorts import Cohort
+from app.core.refusals import Kind, Refused
 from app.core.views import Listing
 from app.publishing.domain.snapshot import SHOWN_PERCENTILES
+from app.publishing.services.cohorts import PublicationView
 from app.results.services.agentic import AgenticModels, agentic_models
 from app.results.services.compare import Comparison, compare
+from app.results.services.export import write_cohort_export
 from app.results.services.history import History, system_history
 from app.results.services.public import (
     CohortView,
     QueryProblem,
+    cohort_versions,
+    cohort_was_released,
     list_cohorts,
 )
 from app.results.services.results import (
@@ -167,6 +179,69 @@ def _tail(point: ResultPoint) -> dict[str, float]:
 def read_cohorts(session: SessionDep) -> Listing[CohortView]:
     """The cohorts the chair released, newest first (when, and the versions each gained)."""
     return Listing(data=list_cohorts(session))
+
+
+class CohortRecord(BaseModel):
+    cohort: str
+    links: dict[str, str]
+    data: list[PublicationView]
+
+
+def _released_or_404(session: Session, cohort_id: str) -> None:
+    """A path's cohort: 422 when it is no cohort id, 404 until the chair released it."""
+    if Cohort.parse(cohort_id) is None:
+        raise Refused(
+            "bad-cohort",
+            f"{cohort_id!r} is not a cohort id (YYYY-MM-C0/C1)",
+            Kind.INVALID,
+            field="cohort_id",
+        )
+    if not cohort_was_released(session, cohort_id):
+        raise Refused(
+            "not-found",
+            f"cohort {cohort_id!r} has not been published",
+            Kind.NOT_FOUND,
+            field="cohort_id",
+        )
+
+
+@router.get("/cohorts/{cohort_id}", response_model=CohortRecord, tags=["cohorts"])
+def read_cohort(cohort_id: str, session: SessionDep) -> CohortRecord:
+    """What was published in a cohort (public): the versions its record gained, each with
+    the points it still shows, and tags of withdrawn/invalidated results."""
+    _released_or_404(session, cohort_id)
+    return CohortRecord(
+        cohort=cohort_id,
+        links={"export": f"/api/v1/cohorts/{cohort_id}/export"},
+        data=cohort_versions(session, cohort_id),
+    )
+
+
+@router.get(
+    "/cohorts/{cohort_id}/export",
+    response_class=FileResponse,
+    responses={200: {"content": {"application/gzip": {}}}, 404: {"description": "Nothing public"}},
+    tags=["cohorts"],
+)
+def export_cohort(cohort_id: str, session: SessionDep, settings: SettingsDep) -> FileResponse:
+    """The cohort's public results (``cohort.json``) and the bundles of its finalized
+    results, as one .tar.gz."""
+    _released_or_404(session, cohort_id)
+    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile(dir=settings.tmp_dir, suffix=".tar.gz", delete=False)
+    handle.close()
+    target = Path(handle.name)
+    try:
+        write_cohort_export(session, settings, cohort_id, target)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+    return FileResponse(
+        target,
+        media_type="application/gzip",
+        filename=f"endpoints-{cohort_id}.tar.gz",
+        background=BackgroundTask(target.unlink, missing_ok=True),
+    )
 
 
 @router.get(

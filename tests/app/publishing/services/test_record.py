@@ -13,8 +13,8 @@ from app.core.refusals import Kind
 from app.db.models import Objection, Organization, Publication, Submission
 from app.db.session import Database
 from app.publishing.services.cohorts import publish_cohort
-from app.publishing.services.export import write_cohort_export
 from app.publishing.services.publishing import PublishingError
+from app.results.services.export import write_cohort_export
 from app.results.services.public import (
     visible_curves,
 )

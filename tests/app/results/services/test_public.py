@@ -190,3 +190,10 @@ def test_a_released_cohort_shows_the_decisions_taken_since_on_every_surface(
     assert by_id[ids["gone"]]["status"] == "withdrawn" and by_id[ids["gone"]]["points"] == []
     assert "r2" not in [p["dir"] for p in by_id[ids["trimmed"]]["points"]]
     assert sorted(p["dir"] for p in by_id[ids["kept"]]["points"]) == shown[ids["kept"]]
+    # The cohort's record lists its versions as written, counting only what they still
+    # show: nothing of the withdrawn result, one point fewer of the trimmed one.
+    versions = client.get("/api/v1/cohorts/2026-12-C1").json()["data"]
+    counted = {v["submission"]: [c["points"] for c in v["curves"]] for v in versions}
+    every = len(shown[ids["kept"]])
+    assert counted == {ids["kept"]: [every], ids["trimmed"]: [every - 1], ids["gone"]: [0]}
+    assert len(shown[ids["trimmed"]]) == every - 1

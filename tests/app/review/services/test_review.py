@@ -16,8 +16,8 @@ from app.core.authorization import Role
 from app.db.models import Notification, Publication, ResultEntry, Submission
 from app.db.session import Database
 from app.publishing.services.cohorts import publish_cohort
-from app.publishing.services.export import write_cohort_export
 from app.publishing.services.publishing import PublishingError
+from app.results.services.export import write_cohort_export
 from app.review.domain.objections import ObjectionRefused
 from app.review.services.decisions import decide
 from app.review.services.objections import act, file_objection

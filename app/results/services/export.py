@@ -15,7 +15,6 @@ from sqlalchemy.orm import Session
 
 from app.core.cohorts import Cohort
 from app.results.services.public import (
-    cohort_was_released,
     published_archive,
     visible_curves,
 )
@@ -98,8 +97,3 @@ def write_cohort_export(
         record["bundles"] = bundles
         _add_bytes(tar, f"{cohort}/cohort.json", json.dumps(record, indent=2).encode())
     return record
-
-
-def cohort_exists(session: Session, cohort: str) -> bool:
-    """Whether the chair released *cohort* (only released cohorts have a record)."""
-    return cohort_was_released(session, cohort)
