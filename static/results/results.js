@@ -156,7 +156,7 @@
       }
     }
     return { traces: traces, layout: {
-      title: { text: "Pareto curves · " + esc(r.benchmark) + " · " + esc(r.cohort), font: { size: 15 } },
+      title: { text: "Pareto curves · " + esc(r.benchmark) + " · " + esc(r.cohort || "current"), font: { size: 15 } },
       margin: { t: 40, r: 20, b: 50, l: 70 }, shapes: shapes, annotations: annotations,
       legend: { orientation: "h", y: -0.2 }, hovermode: "closest",
       xaxis: { title: { text: agentic ? "e2e avg interactivity (tok/s)" : "tokens/s per user (1000 / TPOT P90)" }, rangemode: "tozero" },
@@ -221,7 +221,7 @@
         if (r.sla.tps_per_user_min !== null) { sla.push("≥ " + r.sla.tps_per_user_min + " tok/s per user"); }
         if (r.sla.concurrency_min !== null) { sla.push("concurrency ≥ " + r.sla.concurrency_min); }
         var caption = "MLPerf Endpoints · " + esc(r.benchmark) + " · " +
-          (r.current ? "current results (latest: " + esc(r.cohort) + ")" : "cohort " + esc(r.cohort)) +
+          (r.current ? "current results" + (r.cohort ? " (latest: " + esc(r.cohort) + ")" : "") : "cohort " + esc(r.cohort)) +
           " · " + r.statuses.join(", ") + (sla.length ? " · SLA: " + sla.join(", ") : "") +
           (r.derived_label ? " · " + esc(r.derived_label) : "");
         notes.push({ xref: "paper", yref: "paper", x: 0, y: -0.26, xanchor: "left", yanchor: "top",

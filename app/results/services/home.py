@@ -29,7 +29,7 @@ class BenchmarkPreview(BaseModel):
     benchmark: str
     dataset: str | None
     agentic: bool
-    cohort: str
+    cohort: str | None = Field(description="null: the current results, before any cohort")
     curves: list[PreviewCurve]
     best_system: str | None = Field(description="the highest throughput at any latency")
     link: str = Field(description="the explorer, on this benchmark and cohort")
@@ -62,9 +62,7 @@ def _normalised(curves: list[ResultCurve]) -> list[PreviewCurve]:
 def home(session: Session) -> Home:
     """Every benchmark of the latest cohort, each drawn small from the same computation
     the explorer uses (its default view of that cohort)."""
-    cohort = latest_cohort(session)
-    if cohort is None:
-        return Home(cohort=None, cohort_date=None, previews=[])
+    cohort = latest_cohort(session)  # None: an embargo released results before any cohort
     previews = []
     # The fullest charts first; agentic benchmarks after the single-turn ones.
     ranked = sorted(list_benchmarks(session, cohort), key=lambda b: (b.agentic, -b.curves, b.id))
@@ -78,8 +76,8 @@ def home(session: Session) -> Home:
                 cohort=cohort,
                 curves=_normalised(view.curves),
                 best_system=view.ranking[0].system if view.ranking else None,
-                link=f"/results?benchmark={benchmark.id}&cohort={cohort}",
+                link=f"/results?benchmark={benchmark.id}" + (f"&cohort={cohort}" if cohort else ""),
             )
         )
-    date = next((c.date for c in list_cohorts(session) if c.id == cohort), None)
+    date = next((c.date for c in list_cohorts(session) if c.id == cohort), None) if cohort else None
     return Home(cohort=cohort, cohort_date=date.isoformat() if date else None, previews=previews)

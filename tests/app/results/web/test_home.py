@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.db.models import Submission
 from app.db.session import Database
+from app.review.services.review import advance_clocks, finalize
 from app.settings import Settings
 from app.web.main import create_app
+from tests.support.accounts import create_accounts
 from tests.support.fakes import RecordingQueue
+from tests.support.submissions import archive_of, pt, submit
 
 
 @pytest.fixture(scope="module")
@@ -46,3 +52,32 @@ def test_the_submissions_table_has_its_own_page(client: TestClient) -> None:
     assert page.status_code == 200 and 'id="submissions"' in page.text
     assert client.get("/submissions/", follow_redirects=False).status_code in (307, 308)
     assert 'href="/submissions">Submissions</a>' in client.get("/").text  # in the header
+
+
+def test_a_result_an_embargo_released_before_any_cohort_is_on_every_page(
+    database: Database, settings: Settings, tmp_path: Path
+) -> None:
+    """An embargo can release a finalized result before the chair released any cohort:
+    the API shows it, and so must the explorer, its embed and the home page (they said
+    "No results have been published yet")."""
+    create_accounts(database)
+    sid = submit(database, settings, archive_of(tmp_path, "early"), embargo=dt.date(2026, 11, 9))
+    with database.session() as session:
+        submission = session.get(Submission, sid)
+        assert submission is not None
+        finalize(session=session, settings=settings, submission=submission, at=pt(2026, 11, 2))
+        advance_clocks(session, settings, pt(2026, 11, 9, 8, 1))
+        session.commit()
+    with TestClient(create_app(settings, queue=RecordingQueue())) as client:
+        assert client.get("/api/v1/cohorts").json()["data"] == []
+        api = client.get("/api/v1/results", params={"benchmark": "llama3_1-8b"}).json()
+        [curve] = api["curves"]
+        assert (curve["system"], curve["status"]) == ("Acme early", "verified")
+        for path in ("/results", "/embed/results"):
+            page = client.get(path, params={"benchmark": "llama3_1-8b"})
+            assert page.status_code == 200 and 'id="results-data"' in page.text, path
+            assert "No results have been published yet" not in page.text
+        assert "current results" in client.get("/embed/results").text
+        home = client.get("/").text
+        assert home.count('<polyline class="step') == 1 and "Acme early (Acme Corp" in home
+        assert 'href="/results?benchmark=llama3_1-8b"' in home
