@@ -28,10 +28,32 @@
                   }),
                   hoverinfo: "text", marker: { color: colour, size: 8 } });
   });
+  // The image travels without the page: it carries the page's caption and footnotes
+  // (which view, "peer review pending"); Plotly's own camera button would not.
+  function savePng() {
+    var shown = el.layout, notes = (shown.annotations || []).slice();
+    [chart.caption].concat(chart.footnotes.map(function (n) { return "* " + n; }))
+      .filter(Boolean).forEach(function (text, i) {
+        notes.push({ xref: "paper", yref: "paper", x: 0, y: -0.3 - 0.06 * i, xanchor: "left", yanchor: "top",
+                     showarrow: false, font: { size: 11, color: "#444" }, text: esc(text) });
+      });
+    return Plotly.toImage({ data: el.data, layout: Object.assign({}, shown, { annotations: notes, margin: { t: 40, r: 20, b: 160, l: 70 } }) },
+                          { format: "png", width: 1400, height: 860 })
+      .then(function (url) {
+        var link = document.createElement("a");
+        link.href = url; link.download = (el.dataset.filename || "curves") + ".png";
+        document.body.appendChild(link); link.click(); link.remove();
+      });
+  }
+  var button = document.getElementById("export-curves-png");
+  if (button) { button.addEventListener("click", savePng); }
   Plotly.newPlot(el, traces, {
     title: { text: esc(chart.title), font: { size: 15 } },
     margin: { t: 40, r: 20, b: 50, l: 70 }, legend: { orientation: "h", y: -0.2 }, hovermode: "closest",
     xaxis: { title: { text: chart.x_title }, rangemode: "tozero" },
     yaxis: { title: { text: "system tokens/s" }, rangemode: "tozero" }
-  }, { displaylogo: false, responsive: true }).then(function () { el.dataset.rendered = "true"; });
+  }, { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["toImage"],
+       modeBarButtonsToAdd: [{ name: "Download the chart as a PNG, with its caption and footnotes",
+                               icon: Plotly.Icons.camera, click: savePng }] })
+    .then(function () { el.dataset.rendered = "true"; });
 })();

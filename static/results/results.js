@@ -187,7 +187,12 @@
   var embedded = document.getElementById("results-data");
   if (!embedded) { return; }
   (function (r) {
-      var config = { displaylogo: false, responsive: true };
+      // Plotly's own camera button would save the chart without its caption and
+      // footnote: this one saves what "chart (PNG)" saves.
+      var config = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["toImage"],
+                     modeBarButtonsToAdd: [{ name: "Download the chart as a PNG, with its caption and footnote",
+                                             icon: Plotly.Icons.camera,
+                                             click: savePng }] };
       var main = pareto(r);
       Plotly.newPlot("chart-pareto", main.traces, main.layout, config).then(function () {
         document.getElementById("chart-pareto").dataset.rendered = "true";
@@ -210,7 +215,8 @@
       var key = agentic ? "e2e_avg_interactivity" : "tps_per_user";
       var inter = byConcurrency(r, key, "Interactivity vs concurrency", agentic ? "interactivity (tok/s)" : "tokens/s per user");
       Plotly.newPlot("chart-inter-conc", inter.traces, inter.layout, small);
-      document.getElementById("export-png").addEventListener("click", function () {
+      document.getElementById("export-png").addEventListener("click", savePng);
+      function savePng() {  // also the chart's camera button, the embed's included
         // The image travels alone: it carries the preliminary-results footnote itself.
         var chart = document.getElementById("chart-pareto"), shown = chart.layout;
         var notes = (shown.annotations || []).slice();
@@ -237,6 +243,6 @@
             link.href = url; link.download = "pareto-" + r.benchmark + "-" + (r.current ? "current" : r.cohort) + ".png";
             document.body.appendChild(link); link.click(); link.remove();
           });
-      });
+      }
   })(JSON.parse(embedded.textContent));
 })();

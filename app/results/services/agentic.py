@@ -57,6 +57,10 @@ class AgenticModels(BaseModel):
                 )
                 for c in self.curves
             ],
+            caption=f"MLPerf Endpoints · agentic models · {who} · "
+            + (f"cohort {self.cohort}" if self.cohort else "the current results")
+            + f" · {', '.join(self.statuses)}",
+            footnotes=self.footnotes,
             # One system's models: each model is its own line on this chart.
         ).coloured(
             [f"{system_key(self.organization, c.system)}\x00{c.benchmark}" for c in self.curves]

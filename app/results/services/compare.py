@@ -48,6 +48,9 @@ class Chart(BaseModel):
     title: str
     x_title: str
     curves: list[ChartCurve]
+    # What the page says around the chart, for the PNG that travels without it.
+    caption: str = ""
+    footnotes: list[str] = Field(default_factory=list)
 
     def coloured(self, keys: Sequence[str]) -> Chart:
         """The chart with each curve coloured by its key (app.results.domain.colours)."""
@@ -135,6 +138,8 @@ class Comparison(BaseModel):
                 )
                 for s in self.submissions
             ],
+            caption=f"MLPerf Endpoints · compared · {self.benchmark} · the current results",
+            footnotes=self.footnotes,
         ).coloured([system_key(s.organization, s.system) for s in self.submissions])
 
 

@@ -78,6 +78,9 @@ class History(BaseModel):
                 )
                 for e in shown
             ],
+            caption=f"MLPerf Endpoints · {self.system} ({self.organization}) · {self.benchmark}"
+            " · every released cohort",
+            footnotes=self.footnotes,
             # One system's versions: each version is its own line on this chart.
         ).coloured([f"{e.first_cohort}\x00{e.submission}" for e in shown])
 

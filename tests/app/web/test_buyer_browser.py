@@ -65,6 +65,22 @@ def test_history_agentic_models_and_the_embed(page, portal: RunningPortal) -> No
     page.click('#ranking a[href^="/history?"] >> text=Acme H200 x8')
     page.wait_for_selector(f"#chart-curves{RENDERED}", timeout=20_000)
     assert page.locator("#history-entries tbody tr").count() == 2
+    # The history's PNG travels without the page: it carries the caption and footnotes,
+    # from Plotly's camera button as from the page's (watched on their way to Plotly).
+    page.evaluate(
+        "(() => { const draw = Plotly.toImage; window.imageNotes = [];"
+        " Plotly.toImage = (fig, opts) => { window.imageNotes.push("
+        " fig.layout.annotations.map(a => a.text)); return draw(fig, opts); }; })()"
+    )
+    with page.expect_download() as png:
+        page.click("#export-curves-png")
+    assert png.value.suggested_filename == "history-llama3_1-8b.png"
+    page.hover("#chart-curves")
+    with page.expect_download():
+        page.click("#chart-curves .modebar-btn[data-title^='Download the chart as a PNG']")
+    notes = page.evaluate("window.imageNotes")
+    assert len(notes) == 2 and notes[0] == notes[1]
+    assert any("Acme H200 x8 (Acme Corp) · llama3_1-8b" in n for n in notes[0])
     page.goto(f"{portal.url}/results?benchmark=kimi-k3")
     page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
     page.locator("#ranking a >> text=all agentic models").first.click()
