@@ -27,6 +27,7 @@ from app.results.services.agentic import AgenticModels, agentic_models
 from app.results.services.compare import Comparison, compare
 from app.results.services.export import write_cohort_export
 from app.results.services.history import History, system_history
+from app.results.services.plan import Plan, capacity_plan
 from app.results.services.public import (
     CohortView,
     QueryProblem,
@@ -365,6 +366,45 @@ def read_results(
     # The payload is large: pydantic writes it straight to bytes, without validating the
     # answer again on its way out.
     return Response(result.model_dump_json(), media_type="application/json")
+
+
+@router.get("/plan", response_model=Plan, responses={422: {"model": ErrorBody}})
+def read_plan(
+    request: Request,
+    session: SessionDep,
+    users: Annotated[
+        str, Query(description="the concurrent users to hold: a whole number ≥ 1")
+    ] = "",
+    benchmark: Annotated[str | None, Query(description="benchmark model, e.g. llama3_1-8b")] = None,
+    ttft_p90_max_ms: Annotated[str | None, Query(description="a number ≥ 0")] = None,
+    tps_per_user_min: Annotated[
+        str | None, Query(description="a number ≥ 0; e2e interactivity for agentic benchmarks")
+    ] = None,
+    price_per_accelerator_hour: Annotated[
+        str | None, Query(description="USD per accelerator-hour, your quote")
+    ] = None,
+    price_per_system_hour: Annotated[
+        str | None, Query(description="USD per system-hour, your quote")
+    ] = None,
+    cohort: Annotated[
+        str | None, Query(description="YYYY-MM-C0/C1 as published; default the current results")
+    ] = None,
+    status: Annotated[
+        list[str] | None, Query(description="repeatable; default verified and provisional")
+    ] = None,
+    workload: Annotated[
+        str | None, Query(description="interactive, batch or agentic: its suggested SLA")
+    ] = None,
+) -> Plan | JSONResponse:
+    """How many systems each published curve needs to hold `users` concurrent users at
+    the SLA: sized on the measured point that meets it with the highest concurrency,
+    ranked by the fewest accelerators (the lowest $/hour with a price). Every figure is
+    derived, not an MLPerf figure. Takes the results explorer's parameters (filters,
+    region, concurrency_min too), parsed by the same code."""
+    try:
+        return capacity_plan(session, request.query_params)
+    except QueryProblem as problem:
+        return refused(problem)
 
 
 @router.get("/compare", response_model=Comparison)

@@ -494,6 +494,10 @@ class LifecycleModel(RuleBasedStateMachine):
             params.append(("cohort", cohort))
         body = self.get(caller, "/api/v1/results", params)
         self.same_curves(body, view, cohort)
+        # The capacity plan sizes those curves, on their own points.
+        plan = self.get(caller, "/api/v1/plan", [*params, ("users", "100")])
+        points = {(c["submission"], p["dir"]) for c in body.get("curves", []) for p in c["points"]}
+        assert {(r["submission"], r["point"]) for r in plan.get("rows", [])} <= points
         if cohort is None:
             benchmarks = self.get(caller, "/api/v1/benchmarks")["data"]
             assert [b["id"] for b in benchmarks] == (["llama3_1-8b"] if charted(view) else [])
@@ -764,7 +768,7 @@ def charted(view: dict) -> dict:  # type: ignore[type-arg]
 PUBLIC_RECORD_ROUTES = {
     "/api/v1/results", "/api/v1/benchmarks", "/api/v1/cohorts", "/api/v1/cohorts/{cohort_id}",
     "/api/v1/cohorts/{cohort_id}/export", "/api/v1/compare", "/api/v1/history",
-    "/api/v1/agentic",
+    "/api/v1/agentic", "/api/v1/plan",
 }  # fmt: skip
 NOT_THE_RECORD = {
     # One submission's own page of the review, under the access rule (its own tests).
