@@ -19,6 +19,7 @@ from app.results.services.agentic import agentic_models
 from app.results.services.compare import compare
 from app.results.services.history import system_history
 from app.results.services.home import home
+from app.results.services.plan import capacity_plan
 from app.results.services.public import (
     STATUSES,
     QueryProblem,
@@ -28,6 +29,7 @@ from app.results.services.results import (
     LISTED,
     ResultsPage,
     ResultsQuery,
+    list_benchmarks,
     parse_results_query,
     query_results,
 )
@@ -143,6 +145,34 @@ def history_page(
         )
     return templates.TemplateResponse(
         request, "results/history.html", {"h": history, "problem": None}
+    )
+
+
+@router.get("/plan", response_class=HTMLResponse)
+def plan_page(request: Request, session: SessionDep) -> Response:
+    """How many systems hold the buyer's load at their SLA (GET /api/v1/plan): the form,
+    and once it names a load, the sizing; every input is in the address."""
+    params = request.query_params
+    problem: QueryProblem | None = None
+    plan = None
+    if params.get("users", "").strip() or "users" in params:
+        try:
+            plan = capacity_plan(session, params)
+        except QueryProblem as refused:
+            problem = refused
+    return templates.TemplateResponse(
+        request,
+        "results/plan.html",
+        {
+            "p": plan,
+            "problem": problem,
+            "params": params,
+            "benchmarks": list_benchmarks(session),
+            "cohorts": list_cohorts(session),
+            "workloads": list(workloads().values()),
+            "api_query": urlencode([(k, v) for k, v in params.multi_items() if v.strip()]),
+        },
+        status_code=status_of(problem) if problem else 200,
     )
 
 

@@ -114,3 +114,42 @@ def test_a_system_past_the_limit_is_listed_and_drawn_on_demand(page, portal: Run
     assert page.locator(f'#ranking tbody tr[data-system="{name}"]').count() == 1
     assert page.locator("#more-list").is_visible()  # the list stays open with a pinned curve
     assert page.locator("#more-list li").count() == 2
+
+
+def test_the_capacity_plan_sizes_a_load_and_keeps_every_input(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{portal.url}/")
+    page.click("header.site >> text=Plan")
+    page.select_option("#p-benchmark", "llama3_1-8b")
+    page.fill("#p-users", "2000")
+    page.fill("#p-ttft", "500")
+    page.fill("#p-tpu", "30")
+    page.fill("#p-price-acc", "2.50")
+    page.click("#p-submit")
+    page.wait_for_selector("#plan-rows")
+    # The address carries every input: the plan can be shared as it is.
+    for part in ("users=2000", "ttft_p90_max_ms=500", "tps_per_user_min=30",
+                 "price_per_accelerator_hour=2.50", "benchmark=llama3_1-8b"):  # fmt: skip
+        assert part in page.url
+    costs = [
+        float(c.strip("$").replace(",", ""))
+        for c in page.locator("#plan-rows td.cost").all_inner_texts()
+    ]
+    assert len(costs) >= 3 and costs == sorted(costs)
+    assert "derived, not an MLPerf figure" in page.locator("#plan").inner_text()
+    assert "linearly" in page.locator("#plan-method").inner_text()
+    # The rows are the API's, in its order.
+    api = page.request.get(f"{portal.url}/api/v1/plan?{page.url.split('?', 1)[1]}").json()
+    shown = page.locator("#plan-rows tbody tr").evaluate_all(
+        "rows => rows.map(r => r.dataset.submission)"
+    )
+    assert shown == [r["submission"] for r in api["rows"]]
+    # A refused load says what is wrong and keeps every other input.
+    page.fill("#p-users", "0")
+    page.evaluate("document.getElementById('p-users').removeAttribute('min')")
+    page.click("#p-submit")
+    page.wait_for_selector("#plan-error")
+    assert "users must be a whole number" in page.locator("#plan-error").inner_text()
+    assert page.locator("#p-ttft").input_value() == "500"
+    assert page.locator("#p-price-acc").input_value() == "2.50"
+    assert page.locator("#p-benchmark").input_value() == "llama3_1-8b"
+    assert page.locator("#p-users").get_attribute("aria-invalid") == "true"

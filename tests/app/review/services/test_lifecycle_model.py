@@ -498,6 +498,12 @@ class LifecycleModel(RuleBasedStateMachine):
         plan = self.get(caller, "/api/v1/plan", [*params, ("users", "100")])
         points = {(c["submission"], p["dir"]) for c in body.get("curves", []) for p in c["points"]}
         assert {(r["submission"], r["point"]) for r in plan.get("rows", [])} <= points
+        if cohort is None:  # the planner's page shows the API's rows
+            import re
+
+            html = self.client.get("/plan", params=[*params, ("users", "100")], headers=caller)
+            shown = re.findall(r'<tr data-submission="([0-9a-f]+)">', html.text)
+            assert shown == [r["submission"] for r in plan.get("rows", [])], html.text[:300]
         if cohort is None:
             benchmarks = self.get(caller, "/api/v1/benchmarks")["data"]
             assert [b["id"] for b in benchmarks] == (["llama3_1-8b"] if charted(view) else [])
@@ -789,7 +795,9 @@ NOT_THE_RECORD = {
 
 
 # The pages that show the record, each checked by the model the same way.
-PUBLIC_RECORD_PAGES = {"/", "/results", "/embed/results", "/compare", "/history", "/agentic"}
+PUBLIC_RECORD_PAGES = {
+    "/", "/results", "/embed/results", "/compare", "/history", "/agentic", "/plan",
+}  # fmt: skip
 NOT_THE_RECORD_PAGES = {
     # Forms, sign-in and the rules' catalogue.
     "/login", "/upload", "/rules",
