@@ -4,6 +4,7 @@ on one chart, their points side by side, and every disclosure that differs."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
@@ -12,6 +13,7 @@ from app.accounts.services.accounts import Principal
 from app.core.refusals import Kind
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.domain.colours import PALETTE, colours, system_key
+from app.results.domain.sla import PointTable, Sla, admissible_rows, best_rows
 from app.results.services.public import (
     STATUSES,
     PublicCurve,
@@ -21,6 +23,7 @@ from app.results.services.public import (
     public_curves,
     public_disclosures,
 )
+from app.results.services.results import SlaView, parse_results_query
 from app.settings import Settings
 
 FEWEST, MOST = 2, 4
@@ -31,6 +34,7 @@ class ChartPoint(BaseModel):
     y: float
     concurrency: int
     ttft_p90_ms: float | None
+    note: str | None = None  # e.g. its change against a baseline
 
 
 class ChartCurve(BaseModel):
@@ -95,6 +99,7 @@ class Compared(BaseModel):
     result_status: str | None
     peer_review_pending: bool = Field(description="a provisional result: preliminary")
     curve: PublicCurve = Field(description="the compared benchmark's curve, as published")
+    at_sla: AtSla = Field(description="its best point at the SLA (any latency without one)")
 
 
 class PointRow(BaseModel):
@@ -104,6 +109,26 @@ class PointRow(BaseModel):
     system_tps: list[float | None]
     per_user: list[float | None] = Field(description="tokens/s per user, or e2e interactivity")
     ttft_p90_ms: list[float | None]
+    system_tps_delta_pct: list[float | None] = Field(
+        default_factory=list,
+        description="with a baseline: each throughput's change against the baseline's at "
+        "this concurrency, in % (null for the baseline, or where either has no point)",
+    )
+    per_user_delta_pct: list[float | None] = Field(
+        default_factory=list, description="the same for the per-user rate"
+    )
+
+
+class AtSla(BaseModel):
+    """A submission's best point at the buyer's SLA (the highest throughput that meets
+    it, by the explorer's rule), and with a baseline its change against the baseline's."""
+
+    point: str | None = Field(description="its folder; null: no point meets the SLA")
+    concurrency: int | None
+    system_tps: float | None
+    per_user: float | None
+    system_tps_delta_pct: float | None = None
+    per_user_delta_pct: float | None = None
 
 
 class Difference(BaseModel):
@@ -123,9 +148,11 @@ class Comparison(BaseModel):
         description="submissions whose disclosures are withheld during peer review (§11.9)"
     )
     footnotes: list[str]
+    baseline: str | None = Field(default=None, description="the submission the deltas are against")
+    sla: SlaView
 
     def chart(self) -> Chart:
-        return Chart(
+        chart = Chart(
             title=f"Pareto step curves · {self.benchmark}",
             x_title=x_title(self.is_agentic),
             curves=[
@@ -138,9 +165,30 @@ class Comparison(BaseModel):
                 )
                 for s in self.submissions
             ],
-            caption=f"MLPerf Endpoints · compared · {self.benchmark} · the current results",
+            caption=f"MLPerf Endpoints · compared · {self.benchmark} · the current results"
+            + (f" · baseline: {self.baseline_name}" if self.baseline else ""),
             footnotes=self.footnotes,
         ).coloured([system_key(s.organization, s.system) for s in self.submissions])
+        if self.baseline:  # each point's change against the baseline's, in its hover
+            deltas = {row.concurrency: row for row in self.points}
+            for n, curve in enumerate(chart.curves):
+                for point in curve.points:
+                    row = deltas.get(point.concurrency)
+                    change = row.system_tps_delta_pct[n] if row else None
+                    if change is not None:
+                        point.note = f"{change:+.1f} % system tok/s vs the baseline"
+        return chart
+
+    @property
+    def baseline_name(self) -> str:
+        return next((s.system for s in self.submissions if s.submission == self.baseline), "")
+
+
+def delta_pct(value: float | None, base: float | None) -> float | None:
+    """*value*'s change against *base*, in % (one decimal); None without both."""
+    if value is None or base is None or base == 0:
+        return None
+    return round((value - base) / base * 100, 1)
 
 
 def compare(
@@ -149,13 +197,20 @@ def compare(
     who: Principal | None,
     ids: Sequence[str],
     benchmark: str | None,
+    baseline: str | None = None,
+    sla: Sla | None = None,
 ) -> Comparison:
     """2 to 4 results' curves of one benchmark, from the public record (as the results
-    page shows them now), with the disclosures the visitor may see."""
+    page shows them now), with the disclosures the visitor may see; with a *baseline*
+    (one of them), every other one's points and best point at the *sla* as a change
+    against the baseline's."""
+    sla = sla or Sla()
     if not FEWEST <= len(ids) <= MOST:
         raise QueryProblem("submission", f"compare {FEWEST} to {MOST} submissions, not {len(ids)}")
     if len(set(ids)) != len(ids):
         raise QueryProblem("submission", "a submission is named twice")
+    if baseline is not None and baseline not in ids:
+        raise QueryProblem("baseline", f"the baseline {baseline!r} is not one of the compared")
     by_submission: dict[str, list[PublicCurve]] = {}
     for curve in public_curves(session, None, STATUSES):
         by_submission.setdefault(curve.submission, []).append(curve)
@@ -200,6 +255,7 @@ def compare(
                 result_status=curve.status,
                 peer_review_pending=curve.peer_review_pending,
                 curve=curve,
+                at_sla=AtSla(point=None, concurrency=None, system_tps=None, per_user=None),
             )
         )
         shown = public_disclosures(session, settings, who, public_id, curve.system_dir)
@@ -211,16 +267,39 @@ def compare(
     by_concurrency = [
         {p.concurrency: p for p in c.curve.points if p.offline != "dedicated"} for c in compared
     ]
+    base = ids.index(baseline) if baseline is not None else None
+
+    def deltas(values: list[float | None]) -> list[float | None]:
+        if base is None:
+            return []
+        return [None if n == base else delta_pct(v, values[base]) for n, v in enumerate(values)]
+
     rows = []
     for concurrency in sorted(set().union(*by_concurrency)):
         at = [points.get(concurrency) for points in by_concurrency]
+        tps = [p.system_tps if p else None for p in at]
+        per_user = [getattr(p, x_key) if p else None for p in at]
         rows.append(
             PointRow(
                 concurrency=concurrency,
-                system_tps=[p.system_tps if p else None for p in at],
-                per_user=[getattr(p, x_key) if p else None for p in at],
+                system_tps=tps,
+                per_user=per_user,
                 ttft_p90_ms=[p.ttft_p90_ms if p else None for p in at],
+                system_tps_delta_pct=deltas(tps),
+                per_user_delta_pct=deltas(per_user),
             )
+        )
+    best = [_best_at(c.curve, sla) for c in compared]
+    best_tps, best_per_user = (
+        deltas([b.system_tps for b in best]),
+        deltas([b.per_user for b in best]),
+    )
+    for n, c in enumerate(compared):
+        c.at_sla = best[n].model_copy(
+            update={
+                "system_tps_delta_pct": best_tps[n] if best_tps else None,
+                "per_user_delta_pct": best_per_user[n] if best_per_user else None,
+            }
         )
     # Disclosures are compared among the results whose disclosures may be shown.
     open_facts = [f for i, f in zip(ids, facts, strict=True) if i not in withheld]
@@ -243,4 +322,47 @@ def compare(
         same=same,
         withheld=withheld,
         footnotes=footnotes(c.curve for c in compared),
+        baseline=baseline,
+        sla=SlaView(
+            ttft_p90_max_ms=sla.ttft_p90_max_ms,
+            tps_per_user_min=sla.tps_per_user_min,
+            concurrency_min=None,
+            region=None,
+            regions=[],
+            suggested=[],
+        ),
+    )
+
+
+def compare_query(
+    session: Session, settings: Settings, who: Principal | None, params: Any
+) -> Comparison:
+    """A comparison from URL parameters (*params*: a multi-dict): ``submission`` (2 to
+    4), ``benchmark``, ``baseline``, and the SLA by the results' names and rules."""
+    query = parse_results_query(session, params)
+    sla = Sla(query.sla.ttft_p90_max_ms, query.sla.tps_per_user_min)
+    return compare(
+        session,
+        settings,
+        who,
+        params.getlist("submission"),
+        (params.get("benchmark") or "").strip() or None,
+        baseline=(params.get("baseline") or "").strip() or None,
+        sla=sla,
+    )
+
+
+def _best_at(curve: PublicCurve, sla: Sla) -> AtSla:
+    """*curve*'s highest-throughput point that meets *sla* (ties: the faster per user)."""
+    table = PointTable.of([curve.points], [curve.is_agentic], [None])
+    ok = admissible_rows(table, sla)
+    chosen = best_rows(table, ok, table.system_tps, 1)[0]
+    if chosen < 0:
+        return AtSla(point=None, concurrency=None, system_tps=None, per_user=None)
+    point = curve.points[chosen]
+    return AtSla(
+        point=point.dir,
+        concurrency=point.concurrency,
+        system_tps=point.system_tps,
+        per_user=point.e2e_avg_interactivity if curve.is_agentic else point.tps_per_user,
     )

@@ -24,7 +24,7 @@ from app.core.views import Listing
 from app.publishing.domain.snapshot import SHOWN_PERCENTILES
 from app.publishing.services.cohorts import PublicationView
 from app.results.services.agentic import AgenticModels, agentic_models
-from app.results.services.compare import Comparison, compare
+from app.results.services.compare import Comparison, compare_query
 from app.results.services.export import write_cohort_export
 from app.results.services.history import History, system_history
 from app.results.services.plan import Plan, capacity_plan
@@ -415,8 +415,22 @@ def read_comparison(
     submission: Annotated[
         list[str], Query(description="2 to 4 submission ids, repeated: submission=…&submission=…")
     ],
+    request: Request,
     benchmark: Annotated[
         str | None, Query(description="default: the first benchmark they all ran")
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        Query(
+            description="one of the compared submissions: every other one's points and best "
+            "point at the SLA as a % change against its own"
+        ),
+    ] = None,
+    ttft_p90_max_ms: Annotated[
+        str | None, Query(description="the SLA of `at_sla`: a number ≥ 0")
+    ] = None,
+    tps_per_user_min: Annotated[
+        str | None, Query(description="the SLA of `at_sla`: a number ≥ 0")
     ] = None,
 ) -> Comparison | Response:
     """Published results' curves of one benchmark side by side, as the results show them
@@ -425,7 +439,7 @@ def read_comparison(
     them (withheld during peer review, rules §11.9). A submission that is not on the
     curves (unknown, withdrawn, rejected) is refused by name."""
     try:
-        return compare(session, settings, who, submission, benchmark)
+        return compare_query(session, settings, who, request.query_params)
     except QueryProblem as problem:
         return refused(problem)
 

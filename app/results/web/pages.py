@@ -16,7 +16,7 @@ from app.accounts.web.security import (
 from app.core.regions import REGIONS
 from app.results.domain.workloads import workloads
 from app.results.services.agentic import agentic_models
-from app.results.services.compare import compare
+from app.results.services.compare import compare_query
 from app.results.services.history import system_history
 from app.results.services.home import home
 from app.results.services.plan import capacity_plan
@@ -106,9 +106,7 @@ def compare_page(
     differently (the same computation as ``GET /api/v1/compare``)."""
     params = request.query_params
     try:
-        comparison = compare(
-            session, settings, who, params.getlist("submission"), params.get("benchmark") or None
-        )
+        comparison = compare_query(session, settings, who, params)
     except QueryProblem as problem:
         return templates.TemplateResponse(
             request,

@@ -38,6 +38,18 @@ def test_home_workload_cost_and_compare(page, portal: RunningPortal) -> None:  #
     assert page.locator("#chart-curves .scatterlayer .trace").count() == 4  # 2 lines, 2 marker sets
     assert page.locator("#differences tbody tr").count() >= 1
     assert page.locator("#compare-points tbody tr").count() >= 7
+    # The buyer's current system as the baseline: the other one reads as a % of it, at
+    # every concurrency and at their SLA, and the address keeps the choice.
+    page.select_option("#c-baseline", index=2)
+    page.fill("#c-tpu", "30")
+    page.click("#c-apply")
+    page.wait_for_url("**baseline=**")
+    page.wait_for_selector(f"#chart-curves{RENDERED}", timeout=20_000)
+    assert "tps_per_user_min=30" in page.url
+    assert page.locator("#at-sla tr.baseline .tag").inner_text() == "baseline"
+    assert page.locator("#at-sla td.tps .delta").count() == 1
+    assert page.locator("#compare-points .delta").count() >= 7
+    assert page.locator("#c-tpu").input_value() == "30"
 
 
 def test_goodput_ranks_and_draws_from_the_demo_events(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
