@@ -55,6 +55,7 @@ from app.db.models import (
 )
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
+from app.demo.tokenizer import DemoTokenCounter
 from app.publishing.domain.cohorts import current_cohort
 from app.publishing.services.cohorts import publish_cohort
 from app.results.services.public import (
@@ -71,6 +72,7 @@ from app.review.services.review import (
     change_embargo,
     curves_short,
 )
+from app.runs.services.retokenization import request_retokenization, run_retokenization
 from app.settings import Settings
 from app.submissions.domain.visibility import Access
 from app.submissions.services.intake import accept_upload
@@ -121,7 +123,8 @@ def _archives(folder: Path) -> list[Path]:
         extra = (1, 2, 4, 8, 64, 128, 256, 512, 1024) if i % 2 else None
         factory = BundleFactory(
             system=SystemSpec(name=f"Acme model {i}", saturation_tps=30_000 + 5_000 * i),
-            curves=(CurveSpec(model="llama3_1-8b", concurrencies=extra),),
+            # The concurrency-8 point carries its events, so a re-count can be asked for.
+            curves=(CurveSpec(model="llama3_1-8b", concurrencies=extra, events_at=8),),
             submission_id=f"sub-model-{i}",
         )
         built.append(factory.archive(folder / f"good-{i}.tar.gz"))
@@ -161,6 +164,8 @@ class LifecycleModel(RuleBasedStateMachine):
         self.uploads = 0
         self.ever_terminal: dict[int, str] = {}
         self.cohort_views: dict[str, dict[str, tuple]] = {}
+        # Per released cohort, the request record each shown point's numbers rest on.
+        self.cohort_frozen: dict[str, dict[tuple[str, str], int | None]] = {}
         self.result_ids: dict[str, tuple[int, str, str]] = {}
 
     def teardown(self) -> None:
@@ -400,6 +405,26 @@ class LifecycleModel(RuleBasedStateMachine):
                 who=self.who(common["session"], "submitter"), at=self.now))  # fmt: skip
 
     @precondition(lambda self: self.now < HORIZON)
+    @rule(submission=submissions)
+    def recount(self, submission: int) -> None:
+        """Someone asks for a re-count of the point with events; the worker's job runs."""
+        with self.session() as session:
+            sub = session.get(Submission, submission)
+            made = []
+            if self.attempt(
+                session,
+                lambda: made.extend(
+                    request_retokenization(session=session, queue=RecordingQueue(), submission=sub)
+                ),
+            ):
+                # The bundles' demo events are counted as the demo's are (one token per
+                # character): what is under test is how the record freezes a re-count.
+                for retok in made:
+                    run_retokenization(session=session, settings=self.settings,
+                                       job_id=retok.job_id, counter=DemoTokenCounter(),
+                                       clock=lambda: self.now)  # fmt: skip
+                STATS["re-counts"] += len(made)
+
     @rule(hours=st.integers(1, 24 * 8))
     def tick(self, hours: int) -> None:
         self.now += dt.timedelta(hours=hours)
@@ -442,6 +467,7 @@ class LifecycleModel(RuleBasedStateMachine):
         )
         if done and str(cohort) not in self.cohort_views:
             self.cohort_views[str(cohort)] = self.view(session, str(cohort))
+            self.cohort_frozen[str(cohort)] = self.frozen(session, str(cohort))
         return done
 
     # --- invariants ----------------------------------------------------------------------
@@ -452,9 +478,14 @@ class LifecycleModel(RuleBasedStateMachine):
         result ids and points as the record's one read path, "peer review pending" where
         provisional. Checked again only when the record changed since the last step."""
         views = {cohort: self.view(session, cohort) for cohort in [None, *self.cohort_views]}
-        fingerprint = repr(sorted(views.items(), key=lambda kv: kv[0] or ""))
+        frozen = {cohort: self.frozen(session, cohort) for cohort in views}
+        fingerprint = repr(
+            (sorted(views.items(), key=lambda kv: kv[0] or ""),
+             sorted(frozen.items(), key=lambda kv: kv[0] or ""))
+        )  # fmt: skip
         if fingerprint == getattr(self, "checked", None):
             return
+        self.frozen_now = frozen
         self.checked = fingerprint
         if not hasattr(self, "client"):
             self.client = TestClient(create_app(self.settings, queue=RecordingQueue()))
@@ -466,7 +497,7 @@ class LifecycleModel(RuleBasedStateMachine):
         self.check_results(outsider, None, views[None])
         for caller in ({}, outsider):
             self.check_pages(caller, views[None])
-            self.check_compare_and_history(caller, views[None])
+            self.check_compare_and_history(caller, views)
         released = sorted(self.cohort_views)
         listed = self.client.get("/api/v1/cohorts").json()["data"]
         assert sorted(c["id"] for c in listed) == released
@@ -494,6 +525,15 @@ class LifecycleModel(RuleBasedStateMachine):
             params.append(("cohort", cohort))
         body = self.get(caller, "/api/v1/results", params)
         self.same_curves(body, view, cohort)
+        # The numbers beside the points rest on the request records the record froze.
+        shown_frozen = {(c["submission"], p["dir"]): (p.get("recount") or {}).get("request_log")
+                        for c in body.get("curves", []) for p in c["points"]}  # fmt: skip
+        expected_frozen = {
+            k: v for k, v in self.frozen_now[cohort].items() if k[0] in charted(view)
+        }
+        assert shown_frozen == expected_frozen, cohort
+        if any(shown_frozen.values()):
+            STATS["frozen re-counts checked"] += 1
         # The capacity plan sizes those curves, on their own points.
         plan = self.get(caller, "/api/v1/plan", [*params, ("users", "100")])
         points = {(c["submission"], p["dir"]) for c in body.get("curves", []) for p in c["points"]}
@@ -572,8 +612,8 @@ class LifecycleModel(RuleBasedStateMachine):
             assert counts == sorted(len(p) for _s, _r, p in view[public_id]), (cohort, version)
         STATS["cohort record checked"] += 1
 
-    def check_compare_and_history(self, caller: dict[str, str], view: dict) -> None:  # type: ignore[type-arg]
-        shown = charted(view)
+    def check_compare_and_history(self, caller: dict[str, str], views: dict) -> None:  # type: ignore[type-arg]
+        shown = charted(views[None])
         if len(shown) >= 2:
             pair = sorted(shown)[:2]
             body = self.get(caller, "/api/v1/compare", [("submission", pid) for pid in pair])
@@ -599,7 +639,7 @@ class LifecycleModel(RuleBasedStateMachine):
         names = self.client.get("/api/v1/results", params=[
             ("benchmark", "llama3_1-8b"), ("limit", "all"),
             *(("status", st) for st in CHARTED)]).json().get("curves", [])  # fmt: skip
-        for public_id, curves in sorted(shown.items())[:2]:
+        for public_id in sorted(shown)[:2]:
             curve = next(c for c in names if c["submission"] == public_id)
             where = {"organization": curve["organization"], "system": curve["system"],
                      "benchmark": "llama3_1-8b"}  # fmt: skip
@@ -608,10 +648,12 @@ class LifecycleModel(RuleBasedStateMachine):
                 assert all(public_id not in v for v in self.cohort_views.values()), body
                 continue
             mine = [e for e in body["entries"] if e["submission"] == public_id]
-            latest = max(mine, key=lambda e: e["cohorts"][-1]) if mine else None
-            if latest is not None:  # its newest version shows what the results show
-                points = tuple(sorted(p["dir"] for p in latest["points"]))
-                assert (latest["status"], points) in [(st, p) for st, _r, p in curves]
+            # Each entry shows what the results of its newest cohort show (history is
+            # of released cohorts: a version written since shows from the next one on).
+            for entry in mine:
+                points = tuple(sorted(p["dir"] for p in entry["points"]))
+                there = views[entry["cohorts"][-1]][public_id]
+                assert (entry["status"], points) in [(st, p) for st, _r, p in there], entry
             html = self.page(caller, "/history", where)
             pending = any(e["peer_review_pending"] for e in body["entries"])
             assert ("peer review pending" in html) == pending
@@ -643,6 +685,14 @@ class LifecycleModel(RuleBasedStateMachine):
             points = tuple(sorted(p.dir for p in c.snapshot.points))
             shown.setdefault(c.submission, []).append((c.status, c.result_id, points))
         return {k: tuple(sorted(v)) for k, v in shown.items()}
+
+    def frozen(self, session, cohort: str | None) -> dict[tuple[str, str], int | None]:  # type: ignore[no-untyped-def]
+        """The request record each point the record shows as of *cohort* rests on."""
+        return {
+            (c.submission, p.dir): p.recount.request_log if p.recount else None
+            for c in visible_curves(session, cohort)
+            for p in c.snapshot.points
+        }
 
     def history(self, session, sub: Submission) -> list[tuple]:  # type: ignore[no-untyped-def]
         """What a failure message shows: the record's versions and the audit log."""
@@ -742,6 +792,12 @@ class LifecycleModel(RuleBasedStateMachine):
                                 for s, r, p in curves]  # fmt: skip
                     assert list(now) == expected, where
                 assert set(now_shown) <= set(was), cohort_id
+            # A re-count shows from the next publication on: what a released cohort
+            # showed beside its points never changes (a point may only leave).
+            for cohort_id, was_frozen in self.cohort_frozen.items():
+                now_frozen = self.frozen(session, cohort_id)
+                assert set(now_frozen) <= set(was_frozen), cohort_id
+                assert now_frozen == {k: was_frozen[k] for k in now_frozen}, cohort_id
             # Every public surface shows that record: the results API, as a visitor.
             self.the_api_shows_the_record(session)
             # Result ids: unique in their first four components, never reused.
@@ -907,6 +963,8 @@ REACHED = (
     "results pages checked",
     "cohort record checked",
     "cohort export checked",
+    "re-counts",
+    "frozen re-counts checked",
 )
 REACHED_ON_A_FEW = (
     "publication verified",
