@@ -261,6 +261,18 @@ def read_benchmarks(
 
 
 Text = Annotated[str | None, Query()]
+# The parameters the explorer, the plan and compare share, described once.
+Benchmark = Annotated[str | None, Query(description="benchmark model, e.g. llama3_1-8b")]
+CohortParam = Annotated[
+    str | None, Query(description="YYYY-MM-C0/C1 as published; default the current results")
+]
+Statuses = Annotated[
+    list[str] | None, Query(description="repeatable; default verified and provisional")
+]
+TtftMax = Annotated[str | None, Query(description="a number ≥ 0")]
+PerUserMin = Annotated[
+    str | None, Query(description="a number ≥ 0; e2e interactivity for agentic benchmarks")
+]
 
 
 @router.get(
@@ -271,20 +283,14 @@ Text = Annotated[str | None, Query()]
 def read_results(
     request: Request,
     session: SessionDep,
-    benchmark: Annotated[str | None, Query(description="benchmark model, e.g. llama3_1-8b")] = None,
+    benchmark: Benchmark = None,
     dataset: Annotated[
         str | None, Query(description="default: the benchmark's dataset with the most curves")
     ] = None,
-    cohort: Annotated[
-        str | None, Query(description="YYYY-MM-C0/C1 as published; default the current results")
-    ] = None,
-    status: Annotated[
-        list[str] | None, Query(description="repeatable; default verified and provisional")
-    ] = None,
-    ttft_p90_max_ms: Annotated[str | None, Query(description="a number ≥ 0")] = None,
-    tps_per_user_min: Annotated[
-        str | None, Query(description="a number ≥ 0; e2e interactivity for agentic benchmarks")
-    ] = None,
+    cohort: CohortParam = None,
+    status: Statuses = None,
+    ttft_p90_max_ms: TtftMax = None,
+    tps_per_user_min: PerUserMin = None,
     concurrency_min: Annotated[str | None, Query(description="a whole number ≥ 1")] = None,
     region: Text = None,
     division: Text = None,
@@ -375,23 +381,17 @@ def read_plan(
     users: Annotated[
         str, Query(description="the concurrent users to hold: a whole number ≥ 1")
     ] = "",
-    benchmark: Annotated[str | None, Query(description="benchmark model, e.g. llama3_1-8b")] = None,
-    ttft_p90_max_ms: Annotated[str | None, Query(description="a number ≥ 0")] = None,
-    tps_per_user_min: Annotated[
-        str | None, Query(description="a number ≥ 0; e2e interactivity for agentic benchmarks")
-    ] = None,
+    benchmark: Benchmark = None,
+    ttft_p90_max_ms: TtftMax = None,
+    tps_per_user_min: PerUserMin = None,
     price_per_accelerator_hour: Annotated[
         str | None, Query(description="USD per accelerator-hour, your quote")
     ] = None,
     price_per_system_hour: Annotated[
         str | None, Query(description="USD per system-hour, your quote")
     ] = None,
-    cohort: Annotated[
-        str | None, Query(description="YYYY-MM-C0/C1 as published; default the current results")
-    ] = None,
-    status: Annotated[
-        list[str] | None, Query(description="repeatable; default verified and provisional")
-    ] = None,
+    cohort: CohortParam = None,
+    status: Statuses = None,
     workload: Annotated[
         str | None, Query(description="interactive, batch or agentic: its suggested SLA")
     ] = None,
