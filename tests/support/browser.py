@@ -120,3 +120,12 @@ def sign_in(page, portal: RunningPortal, key: str = "submitter") -> None:  # typ
     page.fill("#password", PASSWORD)
     page.click("form.upload button[type=submit]")
     page.wait_for_selector("#who")
+
+
+# Wraps Plotly.toImage so a test reads what each saved image carried (its annotations'
+# texts, in window.imageNotes, one list per image); Plotly's renderer still draws it.
+WATCH_IMAGES = (
+    "(() => { const draw = Plotly.toImage; window.imageNotes = [];"
+    " Plotly.toImage = (fig, opts) => { window.imageNotes.push("
+    " fig.layout.annotations.map(a => a.text)); return draw(fig, opts); }; })()"
+)

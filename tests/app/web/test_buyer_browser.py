@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.browser import WATCH_IMAGES
 from tests.support.portal import RunningPortal
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -79,11 +80,7 @@ def test_history_agentic_models_and_the_embed(page, portal: RunningPortal) -> No
     assert page.locator("#history-entries tbody tr").count() == 2
     # The history's PNG travels without the page: it carries the caption and footnotes,
     # from Plotly's camera button as from the page's (watched on their way to Plotly).
-    page.evaluate(
-        "(() => { const draw = Plotly.toImage; window.imageNotes = [];"
-        " Plotly.toImage = (fig, opts) => { window.imageNotes.push("
-        " fig.layout.annotations.map(a => a.text)); return draw(fig, opts); }; })()"
-    )
+    page.evaluate(WATCH_IMAGES)
     with page.expect_download() as png:
         page.click("#export-curves-png")
     assert png.value.suggested_filename == "history-llama3_1-8b.png"

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from app.core.cohorts import Cohort
-from tests.support.browser import sign_in
+from tests.support.browser import WATCH_IMAGES, sign_in
 from tests.support.portal import RunningPortal
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -226,15 +226,11 @@ def test_the_explorer_shows_its_dataset_keeps_colours_and_refuses_inline(
     assert page.locator("#export-json").get_attribute("download")  # a file, not a new page
     # The PNG travels alone, so it carries the preliminary-results footnote (watched on
     # its way to Plotly's own renderer, which still draws it).
-    page.evaluate(
-        "(() => { const draw = Plotly.toImage; window.imageNotes = null;"
-        " Plotly.toImage = (fig, opts) => { window.imageNotes ="
-        " fig.layout.annotations.map(a => a.text); return draw(fig, opts); }; })()"
-    )
+    page.evaluate(WATCH_IMAGES)
     with page.expect_download() as png:
         page.click("#export-png")
     assert png.value.suggested_filename == "pareto-llama3_1-8b-current.png"
-    notes = page.evaluate("window.imageNotes")
+    [notes] = page.evaluate("window.imageNotes")
     assert any("preliminary" in n for n in notes)
     # Values the API refuses are refused here in the same words, with the form kept.
     for bad in ("concurrency_min=100000000000000000000", "concurrency_min=-5", "cohort=2099-01-C0"):
