@@ -1,12 +1,17 @@
 """Capacity planning from a published curve: how many systems hold a buyer's load.
 
-The method (README, "Capacity planning"): of a curve's measured operating points that meet
-the buyer's SLA, the one with the highest concurrency holds the most users per system
-at that SLA (measured, never interpolated between points). The load of ``users``
-concurrent users then needs ``⌈users / concurrency⌉`` systems, and with them their
-accelerators, provisioned power and the buyer's hourly price. It assumes that systems
-scale linearly (each holds its measured concurrency, nothing is shared between them);
-every figure is derived, not an MLPerf figure.
+The method (README, "How many systems for your load"), on a curve's measured operating
+points that meet the buyer's SLA (measured, never interpolated between points):
+
+- a load of ``users`` concurrent users: the point with the highest concurrency holds the
+  most users per system, so ``⌈users / concurrency⌉`` systems;
+- a load of ``R`` requests/s of ``L`` output tokens each: the point with the highest
+  throughput serves the most requests per system, ``system_tps / L`` of them, so
+  ``⌈R × L / system_tps⌉`` systems;
+
+and with them their accelerators, provisioned power and the buyer's hourly price. It
+assumes that systems scale linearly (each holds what its point measured, nothing is shared
+between them); every figure is derived, not an MLPerf figure.
 """
 
 from __future__ import annotations
@@ -40,33 +45,42 @@ class Sizing:
     usd_per_hour: float | None
 
 
-def holding_point(points: Sequence[SizedPoint]) -> int | None:
-    """The index of the point that holds the most users at the SLA: the highest
-    concurrency among the admissible ones (ties: the higher throughput); None when no
-    point meets the SLA. A dedicated Offline run has no users to hold."""
+def holding_point(points: Sequence[SizedPoint], by_rate: bool = False) -> int | None:
+    """The index of the admissible point that holds the most load: the highest
+    concurrency (ties: the higher throughput), or *by_rate* the highest throughput (ties:
+    the higher concurrency); None when no point meets the SLA. A dedicated Offline run
+    holds no users and answers no one in time."""
     best: int | None = None
+
+    def key(p: SizedPoint) -> tuple[float, float]:
+        return (p.system_tps, p.concurrency) if by_rate else (p.concurrency, p.system_tps)
+
     for n, p in enumerate(points):
         if not p.admissible or p.offline == "dedicated":
             continue
-        if best is None or (p.concurrency, p.system_tps) > (
-            points[best].concurrency,
-            points[best].system_tps,
-        ):
+        if best is None or key(p) > key(points[best]):
             best = n
     return best
 
 
+def requests_per_s(system_tps: float, output_tokens_per_request: float) -> float:
+    """The requests one system answers each second at a point: its output tokens/s over
+    the tokens each request gets."""
+    return system_tps / output_tokens_per_request
+
+
 def size(
-    users: int,
-    concurrency: int,
+    load: float,
+    per_system: float,
     accelerators: int | None,
     provisioned_kw: float | None,
     price: Price | None,
 ) -> Sizing:
-    """What *users* concurrent users need of a system that holds *concurrency* each."""
-    if users < 1 or concurrency < 1:
-        raise ValueError("users and concurrency must be at least 1")
-    systems = math.ceil(users / concurrency)
+    """What a *load* (users, or requests/s) needs of systems that hold *per_system* each."""
+    if load <= 0 or per_system <= 0:
+        raise ValueError("the load and what a system holds must be more than 0")
+    # A hair of float noise must not buy a whole system (1000 / 62.5 is 16, not 17).
+    systems = math.ceil(round(load / per_system, 9))
     hourly = price.hourly(accelerators) if price is not None else None
     return Sizing(
         systems=systems,

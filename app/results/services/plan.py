@@ -7,14 +7,15 @@ the one the plan rests on; the arithmetic is ``app.results.domain.sizing``.
 
 from __future__ import annotations
 
-from dataclasses import replace
+import math
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.core.numbers import whole_number
-from app.results.domain.sizing import MOST_USERS, holding_point, size
+from app.results.domain.sizing import MOST_USERS, holding_point, requests_per_s, size
 from app.results.domain.sla import NOT_AN_MLPERF_FIGURE
 from app.results.services.public import QueryProblem
 from app.results.services.results import (
@@ -26,13 +27,21 @@ from app.results.services.results import (
     query_results,
 )
 
-METHOD = (
-    "Of each curve's measured points that meet the SLA, the one with the highest "
-    "concurrency; systems needed = ⌈users / that concurrency⌉, and with them their "
-    "accelerators, provisioned power and your hourly price. Assumes systems scale "
-    "linearly, with no bottleneck shared between them; no value is interpolated between "
-    f"measured points. Every figure here is {NOT_AN_MLPERF_FIGURE}."
+ASSUMED = (
+    "and with them their accelerators, provisioned power and your hourly price. Assumes "
+    "systems scale linearly, with no bottleneck shared between them; no value is "
+    f"interpolated between measured points. Every figure here is {NOT_AN_MLPERF_FIGURE}."
 )
+USERS_METHOD = (
+    "Of each curve's measured points that meet the SLA, the one with the highest "
+    f"concurrency; systems needed = ⌈users / that concurrency⌉, {ASSUMED}"
+)
+RATE_METHOD = (
+    "Of each curve's measured points that meet the SLA, the one with the highest "
+    "throughput; one system answers system tokens/s ÷ output tokens per request requests "
+    f"each second, so systems needed = ⌈requests/s ÷ that⌉, {ASSUMED}"
+)
+MOST_RATE = 10_000_000.0
 
 
 class PlanRow(BaseModel):
@@ -45,6 +54,9 @@ class PlanRow(BaseModel):
     peer_review_pending: bool
     point: str = Field(description="the folder of the measured point the sizing rests on")
     concurrency: int = Field(description="the users one system holds at the SLA (measured)")
+    requests_per_s: float | None = Field(
+        description="with a requests/s load: the requests one system answers at the point"
+    )
     system_tps: float
     tps_per_user: float | None = Field(description="or e2e interactivity, for agentic ones")
     ttft_p90_ms: float | None
@@ -64,7 +76,11 @@ class Plan(BaseModel):
     dataset: str | None
     cohort: str | None
     current: bool
-    users: int = Field(description="the concurrent users to hold")
+    users: int | None = Field(description="the concurrent users to hold")
+    requests_per_s: float | None = Field(description="or the requests per second to answer")
+    output_tokens_per_request: float | None = Field(
+        description="with requests_per_s: the output tokens each request gets"
+    )
     sla: SlaView
     price: PriceView | None
     ranked_by: str = Field(description="accelerators, or usd_per_hour with a price")
@@ -77,31 +93,72 @@ class Plan(BaseModel):
     footnote: str | None
 
 
-def parse_users(params: Any) -> int:
-    raw = (params.get("users") or "").strip()
-    if not raw:
-        raise QueryProblem("users", "users is required: the concurrent users to hold")
-    users = whole_number(raw)
-    if users is None or not 1 <= users <= MOST_USERS:
+@dataclass(frozen=True)
+class Load:
+    """The buyer's load: concurrent users, or requests/s of so many output tokens each."""
+
+    users: int | None = None
+    requests_per_s: float | None = None
+    output_tokens_per_request: float | None = None
+
+
+def parse_load(params: Any) -> Load:
+    """``users``, or ``requests_per_s`` with ``output_tokens_per_request``; refused by
+    name when neither, both, or a value that is not a load."""
+
+    def given(name: str) -> str | None:
+        return (params.get(name) or "").strip() or None
+
+    users, rate = given("users"), given("requests_per_s")
+    if users is not None and rate is not None:
+        raise QueryProblem("requests_per_s", "give users or requests_per_s, not both")
+    if users is None and rate is None:
         raise QueryProblem(
-            "users", f"users must be a whole number from 1 to {MOST_USERS:,}, not {raw!r}"
+            "users", "users is required (the concurrent users to hold), or requests_per_s"
         )
-    return users
+    if users is not None:
+        count = whole_number(users)
+        if count is None or not 1 <= count <= MOST_USERS:
+            raise QueryProblem(
+                "users", f"users must be a whole number from 1 to {MOST_USERS:,}, not {users!r}"
+            )
+        return Load(users=count)
+    per_s = _positive("requests_per_s", rate, MOST_RATE)
+    tokens = given("output_tokens_per_request")
+    if tokens is None:
+        raise QueryProblem(
+            "output_tokens_per_request",
+            "requests_per_s needs output_tokens_per_request: the output tokens each request "
+            "gets (your workload's output length)",
+        )
+    length = _positive("output_tokens_per_request", tokens, 1e6)
+    return Load(requests_per_s=per_s, output_tokens_per_request=length)
+
+
+def _positive(name: str, raw: str | None, most: float) -> float:
+    try:
+        value = float(raw or "")
+    except ValueError:
+        raise QueryProblem(name, f"{name} must be a number, not {raw!r}") from None
+    if not math.isfinite(value) or not 0 < value <= most:
+        raise QueryProblem(name, f"{name} must be a number more than 0 and at most {most:,.0f}")
+    return value
 
 
 def capacity_plan(session: Session, params: Any) -> Plan:
     """The plan for URL parameters (*params*: a multi-dict): the explorer's parameters
-    (benchmark, SLA, price, filters, cohort, statuses) and ``users``."""
-    users = parse_users(params)
+    (benchmark, SLA, price, filters, cohort, statuses) and the load (``users``, or
+    ``requests_per_s`` with ``output_tokens_per_request``)."""
+    load = parse_load(params)
     query = parse_results_query(session, params)
     view = query_results(session, replace(query, limit=None))
     rows: list[PlanRow] = []
     unmet = list(view.no_admissible_point)
     for curve in view.curves:
-        held = holding_point(curve.points)
+        held = holding_point(curve.points, by_rate=load.users is None)
         if held is None:
             continue
-        rows.append(_row(curve, held, users, query))
+        rows.append(_row(curve, held, load, query))
     priced = query.price is not None
     missing = float("inf")
 
@@ -116,22 +173,31 @@ def capacity_plan(session: Session, params: Any) -> Plan:
         dataset=view.dataset,
         cohort=view.cohort,
         current=view.current,
-        users=users,
+        users=load.users,
+        requests_per_s=load.requests_per_s,
+        output_tokens_per_request=load.output_tokens_per_request,
         sla=view.sla,
         price=view.price,
         ranked_by="usd_per_hour" if priced else "accelerators",
         derived=NOT_AN_MLPERF_FIGURE,
-        method=METHOD,
+        method=USERS_METHOD if load.users is not None else RATE_METHOD,
         rows=rows,
         no_admissible_point=unmet,
         footnote=view.footnote,
     )
 
 
-def _row(curve: ResultCurve, held: int, users: int, query: Any) -> PlanRow:
+def _row(curve: ResultCurve, held: int, load: Load, query: Any) -> PlanRow:
     point = curve.points[held]
+    rate = None
+    if load.users is not None:
+        demand, per_system = float(load.users), float(point.concurrency)
+    else:
+        assert load.requests_per_s is not None and load.output_tokens_per_request is not None
+        rate = requests_per_s(point.system_tps, load.output_tokens_per_request)
+        demand, per_system = load.requests_per_s, rate
     sizing = size(
-        users, point.concurrency, curve.accelerator_count, curve.provisioned_power_kw, query.price
+        demand, per_system, curve.accelerator_count, curve.provisioned_power_kw, query.price
     )
     return PlanRow(
         rank=0,
@@ -143,6 +209,7 @@ def _row(curve: ResultCurve, held: int, users: int, query: Any) -> PlanRow:
         peer_review_pending=curve.peer_review_pending,
         point=point.dir,
         concurrency=point.concurrency,
+        requests_per_s=round(rate, 3) if rate is not None else None,
         system_tps=point.system_tps,
         tps_per_user=point.e2e_avg_interactivity if curve.is_agentic else point.tps_per_user,
         ttft_p90_ms=point.ttft_p90_ms,

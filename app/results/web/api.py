@@ -381,6 +381,12 @@ def read_plan(
     users: Annotated[
         str, Query(description="the concurrent users to hold: a whole number ≥ 1")
     ] = "",
+    requests_per_s: Annotated[
+        str, Query(description="or the requests per second to answer (not with users)")
+    ] = "",
+    output_tokens_per_request: Annotated[
+        str, Query(description="with requests_per_s: the output tokens each request gets")
+    ] = "",
     benchmark: Benchmark = None,
     ttft_p90_max_ms: TtftMax = None,
     tps_per_user_min: PerUserMin = None,
@@ -396,9 +402,10 @@ def read_plan(
         str | None, Query(description="interactive, batch or agentic: its suggested SLA")
     ] = None,
 ) -> Plan | JSONResponse:
-    """How many systems each published curve needs to hold `users` concurrent users at
-    the SLA: sized on the measured point that meets it with the highest concurrency,
-    ranked by the fewest accelerators (the lowest $/hour with a price). Every figure is
+    """How many systems each published curve needs to hold `users` concurrent users (on
+    the measured point that meets the SLA with the highest concurrency), or to answer
+    `requests_per_s` of `output_tokens_per_request` each (on the one with the highest
+    throughput), ranked by the fewest accelerators (the lowest $/hour with a price). Every figure is
     derived, not an MLPerf figure. Takes the results explorer's parameters (filters,
     region, concurrency_min too), parsed by the same code."""
     try:

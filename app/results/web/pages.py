@@ -153,7 +153,7 @@ def plan_page(request: Request, session: SessionDep) -> Response:
     params = request.query_params
     problem: QueryProblem | None = None
     plan = None
-    if params.get("users", "").strip() or "users" in params:
+    if {"users", "requests_per_s"} & set(params):  # a load was asked about
         try:
             plan = capacity_plan(session, params)
         except QueryProblem as refused:

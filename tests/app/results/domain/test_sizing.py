@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.results.domain.sizing import holding_point, size
+from app.results.domain.sizing import holding_point, requests_per_s, size
 from app.results.domain.sla import Price
 
 
@@ -48,3 +48,14 @@ def test_a_load_needs_whole_systems_and_everything_they_bring() -> None:
 def test_the_systems_hold_the_load_and_one_fewer_would_not(users: int, concurrency: int) -> None:
     systems = size(users, concurrency, 1, None, None).systems
     assert systems * concurrency >= users > (systems - 1) * concurrency
+
+
+def test_a_request_rate_is_sized_on_the_fastest_admissible_point() -> None:
+    points = [P(64, 5_000, True), P(128, 7_000, True), P(96, 7_500, True), P(512, 9_000, False)]
+    assert holding_point(points, by_rate=True) == 2  # the most tokens/s, not the most users
+    assert holding_point(points) == 1
+    # 7,500 tok/s at 500 output tokens a request answers 15 requests/s: 100 need 7.
+    per_system = requests_per_s(7_500, 500)
+    assert per_system == 15
+    assert size(100, per_system, accelerators=8, provisioned_kw=None, price=None).systems == 7
+    assert size(1000, 1000 / 16, 1, None, None).systems == 16  # no system for float noise

@@ -87,3 +87,28 @@ def test_bad_inputs_are_refused_by_name(
     answer = client.get("/api/v1/plan", params=params)
     assert answer.status_code in (404, 422), answer.text
     assert answer.json()["error"]["field"] == field
+
+
+def test_a_request_rate_is_sized_on_each_curves_fastest_point_at_the_sla(
+    client: TestClient,
+) -> None:
+    params = {**SLA, "requests_per_s": "40", "output_tokens_per_request": "250"}
+    plan = client.get("/api/v1/plan", params=params).json()
+    explorer = client.get("/api/v1/results", params={**SLA, "limit": "all"}).json()
+    assert plan["users"] is None and plan["requests_per_s"] == 40
+    assert "highest throughput" in plan["method"]
+    curves = {c["submission"]: c for c in explorer["curves"]}
+    assert plan["rows"]
+    for row in plan["rows"]:
+        met = [p for p in curves[row["submission"]]["points"]
+               if p["admissible"] and p["offline"] != "dedicated"]  # fmt: skip
+        assert row["system_tps"] == max(p["system_tps"] for p in met)
+        assert row["requests_per_s"] == pytest.approx(row["system_tps"] / 250, abs=1e-3)
+        assert row["systems_needed"] == math.ceil(40 / (row["system_tps"] / 250))
+    # One load at a time, and a rate needs its output length.
+    both = client.get("/api/v1/plan", params={**params, "users": "10"})
+    assert both.status_code == 422 and both.json()["error"]["field"] == "requests_per_s"
+    bare = client.get("/api/v1/plan", params={**SLA, "requests_per_s": "40"})
+    assert bare.json()["error"]["field"] == "output_tokens_per_request"
+    page = client.get("/plan", params=params)
+    assert page.status_code == 200 and "40 requests/s of 250 output tokens" in page.text
