@@ -4,25 +4,12 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app.db.session import Database
-from app.settings import Settings
-from app.web.main import create_app
-from tests.support.fakes import RecordingQueue
-
 # PostgreSQL too: the results query's filters, order and aggregates are SQL.
 pytestmark = pytest.mark.postgresql
-
-
-@pytest.fixture(scope="module")
-def client(demo_env: tuple[Settings, Database]) -> Iterator[TestClient]:
-    settings, _database = demo_env
-    with TestClient(create_app(settings, queue=RecordingQueue())) as c:
-        yield c
 
 
 def systems(client: TestClient, **params: object) -> set[str]:

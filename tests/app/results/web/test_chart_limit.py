@@ -7,27 +7,14 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterator
 from html import unescape
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app.db.session import Database
-from app.settings import Settings
-from app.web.main import create_app
-from tests.support.fakes import RecordingQueue
-
 LLAMA = {"benchmark": "llama3_1-8b"}
 SLA = {"ttft_p90_max_ms": "400", "tps_per_user_min": "20"}
-
-
-@pytest.fixture(scope="module")
-def client(demo_env: tuple[Settings, Database]) -> Iterator[TestClient]:
-    settings, _database = demo_env
-    with TestClient(create_app(settings, queue=RecordingQueue())) as c:
-        yield c
 
 
 def results(client: TestClient, params: Any) -> dict[str, Any]:

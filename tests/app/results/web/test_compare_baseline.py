@@ -5,23 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app.db.session import Database
 from app.results.services.compare import delta_pct
-from app.settings import Settings
-from app.web.main import create_app
-from tests.support.fakes import RecordingQueue
-
-
-@pytest.fixture(scope="module")
-def client(demo_env: tuple[Settings, Database]) -> Iterator[TestClient]:
-    settings, _database = demo_env
-    with TestClient(create_app(settings, queue=RecordingQueue())) as c:
-        yield c
 
 
 @pytest.fixture(scope="module")

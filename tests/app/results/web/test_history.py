@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from fastapi.testclient import TestClient
 
-from app.db.session import Database
-from app.settings import Settings
-from app.web.main import create_app
-from tests.support.fakes import RecordingQueue
-
 ACME = {"organization": "Acme Corp", "system": "Acme H200 x8", "benchmark": "llama3_1-8b"}
-
-
-@pytest.fixture(scope="module")
-def client(demo_env: tuple[Settings, Database]) -> Iterator[TestClient]:
-    settings, _database = demo_env
-    with TestClient(create_app(settings, queue=RecordingQueue())) as c:
-        yield c
 
 
 def test_the_api_tells_each_version_with_its_cohorts_status_and_result_id(

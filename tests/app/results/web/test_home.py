@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from fastapi.testclient import TestClient
 
 from app.db.models import Submission
@@ -18,13 +16,6 @@ from app.web.main import create_app
 from tests.support.accounts import create_accounts
 from tests.support.fakes import RecordingQueue
 from tests.support.submissions import archive_of, pt, submit
-
-
-@pytest.fixture(scope="module")
-def client(demo_env: tuple[Settings, Database]) -> Iterator[TestClient]:
-    settings, _database = demo_env
-    with TestClient(create_app(settings, queue=RecordingQueue())) as c:
-        yield c
 
 
 def test_the_home_page_previews_every_benchmark_of_the_latest_cohort(client: TestClient) -> None:

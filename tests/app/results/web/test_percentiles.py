@@ -4,22 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-
-from app.db.session import Database
-from app.settings import Settings
-from app.web.main import create_app
-from tests.support.fakes import RecordingQueue
-
-
-@pytest.fixture(scope="module")
-def client(demo_env: tuple[Settings, Database]) -> Iterator[TestClient]:
-    settings, _database = demo_env
-    with TestClient(create_app(settings, queue=RecordingQueue())) as c:
-        yield c
 
 
 def test_points_carry_the_summarys_tail_and_its_p90_is_the_official_one(

@@ -4,24 +4,11 @@ explorer's own point that meets the SLA with the highest concurrency."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app.db.session import Database
-from app.settings import Settings
-from app.web.main import create_app
-from tests.support.fakes import RecordingQueue
-
 SLA = {"benchmark": "llama3_1-8b", "ttft_p90_max_ms": "500", "tps_per_user_min": "30"}
-
-
-@pytest.fixture(scope="module")
-def client(demo_env: tuple[Settings, Database]) -> Iterator[TestClient]:
-    settings, _database = demo_env
-    with TestClient(create_app(settings, queue=RecordingQueue())) as c:
-        yield c
 
 
 def test_a_buyer_sizes_two_thousand_users_at_their_sla_and_price(client: TestClient) -> None:

@@ -1,0 +1,22 @@
+"""The buyer's views, read from one demo portal per test module."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.db.session import Database
+from app.settings import Settings
+from app.web.main import create_app
+from tests.support.fakes import RecordingQueue
+
+
+@pytest.fixture(scope="module")
+def client(demo_env: tuple[Settings, Database]) -> Iterator[TestClient]:
+    """An anonymous visitor's client on the shared demo (a module that needs a fresh
+    client per test, with no cookie yet, defines its own)."""
+    settings, _database = demo_env
+    with TestClient(create_app(settings, queue=RecordingQueue())) as c:
+        yield c
