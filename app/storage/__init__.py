@@ -30,6 +30,7 @@ from app.storage.base import (
     archive_key,
     events_key,
     verified_stream,
+    verify,
 )
 from app.storage.factory import open_store, parse_storage_url
 
@@ -79,4 +80,5 @@ __all__ = [
     "open_store",
     "parse_storage_url",
     "verified_stream",
+    "verify",
 ]

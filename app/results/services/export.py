@@ -19,8 +19,7 @@ from app.results.services.public import (
     visible_curves,
 )
 from app.settings import Settings
-from app.storage import ObjectCorrupt, ObjectMissing, archive_key, artifact_store
-from app.storage.base import verify
+from app.storage import ObjectCorrupt, ObjectMissing, archive_key, artifact_store, verify
 from app.submissions.domain.visibility import Access, Viewer, access
 
 log = logging.getLogger(__name__)

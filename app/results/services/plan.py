@@ -21,6 +21,7 @@ from app.results.services.public import QueryProblem
 from app.results.services.results import (
     PriceView,
     ResultCurve,
+    ResultsQuery,
     SlaView,
     Unranked,
     parse_results_query,
@@ -187,7 +188,7 @@ def capacity_plan(session: Session, params: Any) -> Plan:
     )
 
 
-def _row(curve: ResultCurve, held: int, load: Load, query: Any) -> PlanRow:
+def _row(curve: ResultCurve, held: int, load: Load, query: ResultsQuery) -> PlanRow:
     point = curve.points[held]
     rate = None
     if load.users is not None:
