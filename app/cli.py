@@ -239,6 +239,53 @@ def cmd_orgs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_super_passes(args: argparse.Namespace) -> int:
+    """The benchmark definitions' own super-pass sizes (rules §2.1), by dataset."""
+    import datetime as dt
+
+    from app.checks.domain.datasets import pass_size
+    from app.db.session import Database
+    from app.runs.services.super_passes import (
+        SuperPassRefused,
+        define_super_pass,
+        defined_super_passes,
+        remove_super_pass,
+    )
+
+    settings = get_settings()
+    _migrate(settings)
+    database = Database(settings.effective_database_url)
+    try:
+        with database.session() as session:
+            if args.super_passes_command == "list":
+                for dataset, (size, source) in sorted(defined_super_passes(session).items()):
+                    one_pass = pass_size(dataset)
+                    of_pass = f"{size / one_pass:.3g} of a pass" if one_pass else "size unknown"
+                    print(f"{dataset}\t{size}\t{of_pass}\t{source}")
+                return 0
+            if args.super_passes_command == "unset":
+                if not remove_super_pass(session, args.dataset):
+                    print(f"error: no super-pass is defined for {args.dataset!r}", file=sys.stderr)
+                    return EXIT_UNUSABLE
+            else:
+                try:
+                    define_super_pass(
+                        session,
+                        settings,
+                        args.dataset,
+                        args.size,
+                        args.source,
+                        clock=lambda: dt.datetime.now(dt.UTC),
+                    )
+                except SuperPassRefused as exc:
+                    print(f"error: {exc}", file=sys.stderr)
+                    return EXIT_UNUSABLE
+            session.commit()
+    finally:
+        database.dispose()
+    return 0
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     import worker.tasks  # noqa: F401  (registers the tasks)
     from worker.celery_app import celery_app
@@ -536,6 +583,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--committee", choices=("yes", "no"), help="the chair's appointment (rules §4.4)"
     )
     orgs.set_defaults(func=cmd_orgs)
+
+    passes = sub.add_parser(
+        "super-passes",
+        help="the benchmark definitions' super-pass sizes (default: one pass over the dataset)",
+    )
+    passes_sub = passes.add_subparsers(dest="super_passes_command", required=True)
+    passes_sub.add_parser("list", help="the sizes that differ from one pass, with their source")
+    pass_set = passes_sub.add_parser("set", help="set a dataset's super-pass size")
+    pass_set.add_argument("dataset", help="a dataset of the catalogue, e.g. cnn_dailymail")
+    pass_set.add_argument("size", type=int, help="requests per super-pass")
+    pass_set.add_argument("--source", required=True, help="where the size comes from")
+    pass_unset = passes_sub.add_parser("unset", help="back to one pass over the dataset")
+    pass_unset.add_argument("dataset")
+    passes.set_defaults(func=cmd_super_passes)
 
     publish = sub.add_parser("publish", help="publish a cohort's due results")
     publish.add_argument("cohort", help="cohort id, e.g. 2026-12-C0")

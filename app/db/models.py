@@ -700,3 +700,15 @@ class Notification(Base):
     emailed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
 
     user: Mapped[User] = relationship()
+
+
+class SuperPassDefinition(Base):
+    """A benchmark definition's own super-pass size for a dataset (rules §2.1: one full pass
+    over the dataset unless the benchmark definition sets another); set by the operator."""
+
+    __tablename__ = "super_pass_definitions"
+
+    dataset: Mapped[str] = mapped_column(Text, primary_key=True)
+    size: Mapped[int] = mapped_column(BigInteger)
+    source: Mapped[str] = mapped_column(Text)
+    set_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)

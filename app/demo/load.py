@@ -25,12 +25,19 @@ from app.checks.services.checks import run_checks
 from app.core.lifecycle import PublicationMode
 from app.db.models import Submission
 from app.db.session import Database
-from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
+from app.demo.bundles import (
+    DEMO_SUPER_PASS_SOURCE,
+    DEMO_SUPER_PASSES,
+    BundleFactory,
+    CurveSpec,
+    SystemSpec,
+)
 from app.demo.tokenizer import DemoTokenCounter
 from app.jobs.queue import CHECK_SUBMISSION
 from app.publishing.services.cohorts import publish_cohort
 from app.review.services.review import finalize
 from app.runs.services.retokenization import RETOKENIZE_POINT, run_retokenization
+from app.runs.services.super_passes import define_super_pass
 from app.settings import Settings
 from app.submissions.services.intake import accept_upload
 from app.submissions.services.storage import receive_local
@@ -220,8 +227,24 @@ def is_empty(database: Database) -> bool:
         return not session.scalar(select(func.count()).select_from(Submission))
 
 
+def define_demo_super_passes(database: Database, settings: Settings) -> None:
+    """Record the demo's benchmark definitions (its super-pass sizes) as an operator would."""
+    with database.session() as session:
+        for dataset, size in DEMO_SUPER_PASSES.items():
+            define_super_pass(
+                session,
+                settings,
+                dataset,
+                size,
+                DEMO_SUPER_PASS_SOURCE,
+                clock=partial(_at, CHECKED_AT[COHORTS[0]]),
+            )
+        session.commit()
+
+
 def load_demo(database: Database, settings: Settings) -> int:
     """Load the demo set; returns the number of submissions uploaded."""
+    define_demo_super_passes(database, settings)
     queue = _HeldQueue()
     uploaded: list[tuple[DemoSubmission, int]] = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -33,9 +33,7 @@ def upgrade() -> None:
         sa.Column("block_lines", sa.Integer(), nullable=False),
         sa.Column("counts_sha256", sa.String(length=64), nullable=True),
         sa.Column("responses", sa.BigInteger(), nullable=True),
-        sa.ForeignKeyConstraint(
-            ["job_id"], ["jobs.id"], name=op.f("fk_recount_parts_job_id_jobs")
-        ),
+        sa.ForeignKeyConstraint(["job_id"], ["jobs.id"], name=op.f("fk_recount_parts_job_id_jobs")),
         sa.ForeignKeyConstraint(
             ["retokenization_id"],
             ["retokenizations.id"],

@@ -19,9 +19,7 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     with op.batch_alter_table("request_logs", schema=None) as batch_op:
         # The logs before this one covered every tracked request: the whole run.
-        batch_op.add_column(
-            sa.Column("window", sa.Text(), nullable=False, server_default="total")
-        )
+        batch_op.add_column(sa.Column("window", sa.Text(), nullable=False, server_default="total"))
 
 
 def downgrade() -> None:

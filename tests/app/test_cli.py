@@ -182,3 +182,33 @@ def test_serve_stopped_by_sigterm_stops_its_worker(tmp_path: Path) -> None:
         assert _serving(portal.data_dir) == set(), portal.log.read_text()[-2000:]
     finally:
         stop_portal(portal)
+
+
+def test_super_passes_set_list_unset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The operator records a benchmark's other super-pass size with its source, in
+    process: the command is plain database work."""
+    from app.cli import main
+
+    monkeypatch.setenv("ENDPOINTS_PORTAL_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("ENDPOINTS_PORTAL_DEMO_DATA", "0")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    source = "WG decision of 2026-11-02"
+    assert main(["super-passes", "set", "cnn_dailymail", "3342", "--source", source]) == 0
+    assert main(["super-passes", "list"]) == 0
+    assert capsys.readouterr().out == f"cnn_dailymail\t3342\t0.25 of a pass\t{source}\n"
+    # Refused with what is wrong, and nothing changed.
+    assert main(["super-passes", "set", "no_such_set", "10", "--source", "x"]) == 2
+    assert "'no_such_set' is not in the catalogue" in capsys.readouterr().err
+    assert main(["super-passes", "set", "cnn_dailymail", "0", "--source", "x"]) == 2
+    assert "at least one request, not 0" in capsys.readouterr().err
+    assert main(["super-passes", "set", "cnn_dailymail", "10", "--source", " "]) == 2
+    assert "source must say" in capsys.readouterr().err
+    assert main(["super-passes", "list"]) == 0
+    assert "3342" in capsys.readouterr().out
+    assert main(["super-passes", "unset", "cnn_dailymail"]) == 0
+    assert main(["super-passes", "unset", "cnn_dailymail"]) == 2
+    assert "no super-pass is defined for 'cnn_dailymail'" in capsys.readouterr().err
+    assert main(["super-passes", "list"]) == 0
+    assert capsys.readouterr().out == ""

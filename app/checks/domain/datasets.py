@@ -19,6 +19,12 @@ OFFICIAL_DATASETS = frozenset(MIN_QUERY_COUNT)
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,99}")
 
 
+def pass_size(dataset: str | None) -> int | None:
+    """How many requests make one pass over an official dataset: the checker's minimum
+    completed count, which is one pass (rules §6.4); None for any other dataset."""
+    return MIN_QUERY_COUNT.get(dataset) if dataset else None
+
+
 def catalogue(extra: Iterable[str] = ()) -> frozenset[str]:
     return OFFICIAL_DATASETS | {name for name in extra if plain_name(name)}
 

@@ -572,6 +572,20 @@ PORTAL_RULES: tuple[Rule, ...] = (
         "events.jsonl and declare what they find.",
     ),
     _portal(
+        "steady-state-super-pass",
+        "Super-passes of the benchmark's size",
+        "§2.1",
+        Stage.RECOUNT,
+        Severity.WARNING,
+        "A super-pass is one full pass over the dataset unless the benchmark definition "
+        "sets another size; the submitter does not choose it. The events are analysed with "
+        "the benchmark's size, and a point.yaml that declares another (its window's "
+        "super_pass_size, or runtime_settings.min_sample_count) is a warning. Where the "
+        "portal knows no size for the dataset, the declared one is used and said so.",
+        "Run the diagnostics with --superpass-size set to the benchmark's super-pass and "
+        "declare the window they find.",
+    ),
+    _portal(
         "steady-state-window-facts",
         "Declared window is in the events",
         "§2.2",

@@ -11,9 +11,11 @@ window's or the whole run's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.checks.domain.datasets import pass_size
 from app.checks.domain.findings import Finding, Severity
 from app.checks.domain.rules import portal_rule
 from app.runs.domain.retokenize import Recount, Reported
@@ -41,9 +43,30 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+@dataclass(frozen=True)
+class SuperPass:
+    """How many requests make one super-pass of a benchmark, and on what that rests."""
+
+    size: int
+    basis: str
+
+
+def benchmark_super_pass(
+    dataset: str | None, defined: Mapping[str, tuple[int, str]]
+) -> SuperPass | None:
+    """Rules §2.1: one pass over the dataset, unless the benchmark definition sets another
+    size. *defined* maps a dataset to the operator's size and its source; None when the
+    portal knows neither (the point's own declaration is then all there is)."""
+    if dataset and dataset in defined:
+        size, source = defined[dataset]
+        return SuperPass(size, f"the benchmark definition for {dataset} ({source})")
+    one_pass = pass_size(dataset)
+    return SuperPass(one_pass, f"one pass over {dataset}") if one_pass else None
+
+
 def super_pass_size(point_yaml: dict[str, Any] | None) -> int | None:
-    """One super-pass: the declared window's size, else the point's ``min_sample_count``
-    (one pass over the dataset, rules §6)."""
+    """The super-pass point.yaml declares: its window's size, else the point's
+    ``min_sample_count`` (one pass over the dataset, rules §6.4)."""
     block = (point_yaml or {}).get("steady_state")
     window = block.get("window") if isinstance(block, dict) else None
     size = _int(window.get("super_pass_size")) if isinstance(window, dict) else None
@@ -66,23 +89,45 @@ def review_steady_state(
     reported: Reported,
     recount: Recount,
     *,
+    benchmark: SuperPass | None,
     minimum_s: float,
     tolerance: float,
 ) -> SteadyStateReview:
     """Analyse one fixed-concurrency point's requests and compare with its declaration;
-    *minimum_s* is §6.2's minimum for the point, *tolerance* the timing tolerance."""
-    size = super_pass_size(point_yaml)
-    if size is None:
+    *benchmark* is the benchmark's super-pass (None: the portal knows no size for the
+    dataset), *minimum_s* §6.2's minimum for the point, *tolerance* the timing tolerance."""
+    declared_size = super_pass_size(point_yaml)
+    if benchmark is not None:
+        size, basis = benchmark.size, benchmark.basis
+    elif declared_size is not None:
+        size, basis = (
+            declared_size,
+            "as point.yaml states: the portal knows no size for its dataset",
+        )
+    else:
         reason = (
-            "point.yaml states no super-pass size (steady_state.window.super_pass_size or "
+            "the portal knows no super-pass size for the point's dataset and point.yaml "
+            "states none (steady_state.window.super_pass_size or "
             "runtime_settings.min_sample_count), so the events were not analysed"
         )
         return SteadyStateReview(None, [steady_state_not_analysed(point, reason)])
     doc = analyse_steady_state(timings, Method(super_pass_size=size, min_duration_s=minimum_s))
+    doc["super_pass_basis"] = basis
     block = (point_yaml or {}).get("steady_state")
     declared = block if isinstance(block, dict) and block else None
     doc["declared"] = declared
     findings = [_detected(point, doc, minimum_s, declared is not None)]
+    if benchmark is not None and declared_size is not None and declared_size != size:
+        findings.append(
+            _finding(
+                "steady-state-super-pass",
+                Severity.WARNING,
+                f"point.yaml's super-passes are {declared_size:,} requests; {basis} is "
+                f"{size:,}, and the events were analysed with super-passes of {size:,}",
+                point,
+                fix=portal_rule("steady-state-super-pass").fix,
+            )
+        )
     if declared is not None:
         findings += _compare_declared(point, doc, declared)
         facts, fact_findings = _declared_window(point, timings, declared, tolerance)
@@ -103,6 +148,8 @@ def _detected(point: str, doc: dict[str, Any], minimum_s: float, declared: bool)
     window = doc.get("window")
     if window:
         text += f": {window_text(window)}; the §6.2 minimum is {minimum_s:,.0f} s"
+    if doc.get("super_pass_basis"):
+        text += f"; super-pass size: {doc['super_pass_basis']}"
     if doc.get("reason"):
         text += f": {doc['reason']}"
     if doc.get("anomaly"):

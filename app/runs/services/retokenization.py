@@ -63,6 +63,7 @@ from app.runs.services.recount_parts import (
     remove_counts,
     start_parts,
 )
+from app.runs.services.super_passes import point_super_pass
 from app.settings import Settings
 from app.submissions.services.artifacts import events_path, latest_events
 from harness.analysis import steady_state_applies
@@ -346,6 +347,7 @@ def run_retokenization(
             point_yaml,
             reported,
             analysis.recount,
+            benchmark=point_super_pass(session, point),
             minimum_s=minimum_s,
             tolerance=settings.retokenize_tolerance_timing,
         )

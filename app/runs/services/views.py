@@ -168,6 +168,11 @@ class SteadyStateView(BaseModel):
     reason: str | None = Field(default=None, description="why there is no window")
     metrics: dict[str, Any] | None = Field(description="the point's metrics over the window")
     method: dict[str, Any] = Field(description="the detector's settings")
+    super_pass_basis: str | None = Field(
+        default=None,
+        description="on what the super-pass size rests: one pass over the dataset, the "
+        "benchmark definition's size, or point.yaml's where the portal knows no size (§2.1)",
+    )
     n_super_passes: int
     warmup: int
     warmup_end_s: float | None = None

@@ -8,7 +8,12 @@ import pytest
 
 from app.checks.domain.findings import Finding, Severity
 from app.runs.domain.retokenize import Recount, Reported
-from app.runs.domain.steady_state import review_steady_state, super_pass_size
+from app.runs.domain.steady_state import (
+    SuperPass,
+    benchmark_super_pass,
+    review_steady_state,
+    super_pass_size,
+)
 from harness.steady_state import Method, analyse_steady_state
 from tests.support.timings import timings
 
@@ -60,6 +65,7 @@ def _review(
     point_yaml: dict[str, Any] | None,
     reported: Reported | None = None,
     recount: Recount | None = None,
+    benchmark: SuperPass | None = None,
 ) -> tuple[dict[str, Any] | None, dict[str, list[Finding]]]:
     review = review_steady_state(
         POINT,
@@ -67,6 +73,7 @@ def _review(
         point_yaml,
         reported or _reported(),
         recount or Recount(),
+        benchmark=benchmark,
         minimum_s=MINIMUM_S,
         tolerance=0.02,
     )
@@ -171,8 +178,49 @@ def test_without_a_super_pass_size_nothing_is_analysed() -> None:
     doc, rules = _review(STEADY, {"runtime_settings": {}})
     assert doc is None
     assert rules["steady-state-detected"][0].message.startswith(
-        "Not analysed: point.yaml states no super-pass size"
+        "Not analysed: the portal knows no super-pass size for the point's dataset and "
+        "point.yaml states none"
     )
+
+
+def test_the_benchmark_s_super_pass_is_one_pass_over_the_dataset_unless_defined() -> None:
+    assert benchmark_super_pass("cnn_dailymail", {}) == SuperPass(
+        13368, "one pass over cnn_dailymail"
+    )
+    defined = {"cnn_dailymail": (668, "WG decision of 2026-11-02")}
+    assert benchmark_super_pass("cnn_dailymail", defined) == SuperPass(
+        668, "the benchmark definition for cnn_dailymail (WG decision of 2026-11-02)"
+    )
+    assert benchmark_super_pass("a_private_set", {}) is None
+    assert benchmark_super_pass(None, defined) is None
+
+
+def test_the_events_are_cut_at_the_benchmark_s_size_not_the_declared_one() -> None:
+    declared = _declared(_found(STEADY))  # super-passes of 100, as the submitter ran it
+    benchmark = SuperPass(500, "one pass over a_set")
+    doc, rules = _review(STEADY, declared, benchmark=benchmark)
+    assert doc is not None
+    assert doc["method"]["super_pass_size"] == 500
+    assert doc["n_super_passes"] == 4  # one a warm-up: three left, fewer than four
+    assert doc["status"] == "insufficient_passes"
+    assert doc["super_pass_basis"] == "one pass over a_set"
+    [size] = rules["steady-state-super-pass"]
+    assert size.severity == Severity.WARNING and size.fix
+    assert size.message == (
+        "point.yaml's super-passes are 100 requests; one pass over a_set is 500, and the "
+        "events were analysed with super-passes of 500"
+    )
+    assert "super-pass size: one pass over a_set" in rules["steady-state-detected"][0].message
+    # The same size declared: nothing to say about it.
+    _, rules = _review(STEADY, declared, benchmark=SuperPass(100, "one pass over a_set"))
+    assert "steady-state-super-pass" not in rules
+
+
+def test_without_a_known_size_the_declared_one_is_used_and_said_so() -> None:
+    doc, rules = _review(STEADY, _declared(_found(STEADY)))
+    assert doc is not None and doc["method"]["super_pass_size"] == 100
+    assert doc["super_pass_basis"].startswith("as point.yaml states")
+    assert "steady-state-super-pass" not in rules
 
 
 def test_without_a_declared_block_the_events_are_still_analysed() -> None:

@@ -11,8 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.checks.services.checks import run_checks
+from app.db.models import utcnow
 from app.db.session import Database
 from app.runs.services.retokenization import run_retokenization
+from app.runs.services.super_passes import define_super_pass
 from app.settings import Settings
 from app.web.main import create_app
 from tests.support.accounts import bearer, create_accounts
@@ -116,6 +118,42 @@ def test_honest_events_recount_to_the_submitted_numbers(setup, database) -> None
     assert "Re-tokenization" in page.text and "re-counted" in page.text
     assert page.text.count('class="timeseries"') == len(events)
     assert page.text.count('class="steady-state"') == analysed
+
+
+def test_the_events_are_cut_at_the_benchmark_s_super_pass(  # type: ignore[no-untyped-def]
+    settings, database, swept, tmp_path
+) -> None:
+    """The sweep declares super-passes of one pass over its 70 prompts; the operator's
+    benchmark definition sets 35, so the events are analysed at 35 and the difference is
+    a warning on every analysed point."""
+    with _uploaded(settings, database, swept, tmp_path, extra_datasets=["sim_prompts"]) as env:
+        client, settings, queue, sid, events = env
+        with database.session() as session:
+            define_super_pass(
+                session, settings, "sim_prompts", 35, "the test's definition", clock=utcnow
+            )
+            session.commit()
+        for label, path in events:
+            client.put(
+                f"/api/v1/submissions/{sid}/points/{label}/events", content=path.read_bytes()
+            )
+        _run_all(database, settings, queue)
+        recounts = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
+        analysed = [r for r in recounts if r["steady_state"] is not None]
+        assert analysed
+        for recount in analysed:
+            view = recount["steady_state"]
+            assert view["method"]["super_pass_size"] == 35
+            assert view["super_pass_basis"] == (
+                "the benchmark definition for sim_prompts (the test's definition)"
+            )
+            [warning] = [f for f in recount["findings"] if f["rule"] == "steady-state-super-pass"]
+            assert warning["severity"] == "warning" and warning["message"].startswith(
+                "point.yaml's super-passes are 70 requests; the benchmark definition for "
+                "sim_prompts (the test's definition) is 35"
+            )
+        page = client.get(f"/submissions/{sid}").text
+        assert "cut into super-passes of 35 (the benchmark definition for sim_prompts" in page
 
 
 def test_inflated_tokens_in_events_are_caught(setup, database, tmp_path) -> None:  # type: ignore[no-untyped-def]
