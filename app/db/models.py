@@ -256,6 +256,10 @@ class Point(Base):
     e2e_avg_interactivity: Mapped[float | None] = mapped_column(Float)
     system_tps_per_kw: Mapped[float | None] = mapped_column(Float)
     point_power_kw: Mapped[float | None] = mapped_column(Float)
+    # Where nodes_used engages fewer nodes than the system provisions (§4.5.3): the
+    # engaged share of the nodes and their accelerators; None: the whole system.
+    engaged_share: Mapped[float | None] = mapped_column(Float)
+    accelerators_engaged: Mapped[int | None] = mapped_column(BigInteger)
     n_samples_completed: Mapped[int] = mapped_column(BigInteger)
     n_samples_issued: Mapped[int] = mapped_column(BigInteger)
     n_samples_failed: Mapped[int] = mapped_column(BigInteger)

@@ -108,6 +108,23 @@ def _dataset_path(root: Path) -> None:
         _edit_yaml(point / "point.yaml", lambda d: d.update(dataset="../../secretdata"))
 
 
+def one_node_at_r8(root: Path) -> None:
+    """On a two-node system: the r8 point engages one node of two (nodes_used, §4.5.3),
+    half the data parallelism, with the shortfall declared as the rules ask."""
+    [point] = [p for p in _points(root) if p.name == "r8"]
+
+    def change(d: dict[str, Any]) -> None:
+        d["nodes_used"] = [{"system_node_ensemble_id": 1, "nodes": 1}]
+        d["dp_shortfall"] = {
+            "dp_actual": 8,
+            "dp_formula": 16,
+            "reason": "one node serves this point; the other serves another model",
+        }
+
+    _edit_yaml(point / "point.yaml", change)
+    _edit_json(point / "system_desc.json", lambda d: d.update(data_parallel=8))
+
+
 #: Named ways a bundle goes wrong, each with the official rule it should trip.
 BREAKAGES: dict[str, Edit] = {
     "inflated-system-tps": _inflate_system_tps,

@@ -114,6 +114,8 @@ def _store_results(session: Session, submission: Submission, result: ComplianceR
                     e2e_avg_interactivity=_finite(p.e2e_avg_interactivity),
                     system_tps_per_kw=_finite(p.system_tps_per_kw),
                     point_power_kw=_finite(p.point_power_kw),
+                    engaged_share=p.engaged_share,
+                    accelerators_engaged=p.accelerators_engaged,
                     n_samples_completed=_bigint(p.n_samples_completed),
                     n_samples_issued=_bigint(p.n_samples_issued),
                     n_samples_failed=_bigint(p.n_samples_failed),

@@ -49,6 +49,18 @@ class FrozenRecount(BaseModel):
     output_tokens: int | None = Field(description="the re-counted output tokens")
 
 
+class EngagedPart(BaseModel):
+    """The part of the system a point ran on, where its ``nodes_used`` engages fewer nodes
+    than the system provisions (rules §4.5.3): the point's power denominator, accelerators
+    and the cost at a price are this part's, not the whole system's."""
+
+    model_config = ConfigDict(frozen=True)
+
+    share: float = Field(description="nodes engaged / nodes provisioned")
+    accelerators: int | None = Field(description="the accelerators of the engaged nodes")
+    power_kw: float | None = Field(description="the point's power denominator (§4.5.3)")
+
+
 class PublishedPoint(BaseModel):
     """An operating point as published: what buyers chart, rank and export, rounded to
     three decimals; a metric the bundle did not measure is left out."""
@@ -69,6 +81,10 @@ class PublishedPoint(BaseModel):
     percentiles: Percentiles | None = left_out_if_none("P50/P90/P95/P99 where the summary has them")
     recount: FrozenRecount | None = left_out_if_none(
         "the re-count published with the point (goodput's request record), if it had one"
+    )
+    engaged: EngagedPart | None = left_out_if_none(
+        "the part of the system the point ran on, when nodes_used engages fewer nodes than "
+        "it has (§4.5.3); left out when the point ran on the whole system"
     )
 
 

@@ -47,6 +47,7 @@ from app.publishing.domain.cohorts import current_cohort, may_publish, release_a
 from app.publishing.domain.snapshot import (
     SNAPSHOT_VERSION,
     CurveSnapshot,
+    EngagedPart,
     FrozenRecount,
     InvalidatedPoint,
     Percentiles,
@@ -262,6 +263,15 @@ def published_point(point: Point, recount: FrozenRecount | None = None) -> Publi
         accuracy=None if point.accuracy_status == "none" else point.accuracy_status,
         percentiles=Percentiles.model_validate(point.percentiles) if point.percentiles else None,
         recount=recount,
+        engaged=(
+            EngagedPart(
+                share=round(point.engaged_share, 6),
+                accelerators=point.accelerators_engaged,
+                power_kw=point.point_power_kw,
+            )
+            if point.engaged_share is not None
+            else None
+        ),
     )
 
 

@@ -56,17 +56,30 @@ class Price:
     per_accelerator_hour: float | None = None
     per_system_hour: float | None = None
 
-    def hourly(self, accelerators: int | None) -> float | None:
+    def hourly(self, accelerators: int | None, share: float = 1.0) -> float | None:
+        """The hour of what a point ran on: its *accelerators*, or the *share* of the
+        system's nodes it engaged at the system's price (§4.5.3, as its power is)."""
         if self.per_system_hour is not None:
-            return self.per_system_hour
+            return self.per_system_hour * share
         if self.per_accelerator_hour is not None and accelerators:
             return self.per_accelerator_hour * accelerators
         return None
 
 
+class Engagement(Protocol):
+    """The part of the system a point ran on, where it engaged fewer nodes (§4.5.3)."""
+
+    @property
+    def share(self) -> float: ...
+    @property
+    def accelerators(self) -> int | None: ...
+
+
 class OperatingPoint(Protocol):
     """What the SLA reads of a point (a published point is one)."""
 
+    @property
+    def engaged(self) -> Engagement | None: ...
     @property
     def concurrency(self) -> int: ...
     @property
@@ -105,7 +118,9 @@ class PointTable:
     system_tps_per_kw: Floats
     per_user: Floats
     ttft_p90_ms: Floats
+    # What the point ran on: the engaged accelerators and share of the system's nodes.
     accelerators: Floats
+    share: Floats
 
     @classmethod
     def of(
@@ -124,7 +139,10 @@ class PointTable:
             system_tps_per_kw=_floats([p.system_tps_per_kw for _n, p in rows]),
             per_user=_floats([per_user(p, agentic[n]) for n, p in rows]),
             ttft_p90_ms=_floats([p.ttft_p90_ms for _n, p in rows]),
-            accelerators=_floats([accelerators[n] or None for n, _p in rows]),
+            accelerators=_floats(
+                [(p.engaged and p.engaged.accelerators) or accelerators[n] or None for n, p in rows]
+            ),
+            share=_floats([p.engaged.share if p.engaged else 1.0 for _n, p in rows]),
         )
 
     def __len__(self) -> int:
@@ -151,11 +169,12 @@ def admissible_rows(table: PointTable, sla: Sla) -> Bools:
 
 
 def usd_per_million_tokens_rows(table: PointTable, price: Price | None) -> Floats:
-    """The buyer's hourly price over the output tokens the point makes in an hour:
+    """The buyer's hourly price of what the point ran on (its engaged accelerators, or
+    its share of the system's nodes) over the output tokens it makes in an hour:
     hourly price / (system_tps × 3600 / 10⁶). Derived, not an MLPerf figure."""
     hourly = np.full(len(table), np.nan)
     if price is not None and price.per_system_hour is not None:
-        hourly[:] = price.per_system_hour
+        hourly = price.per_system_hour * table.share
     elif price is not None and price.per_accelerator_hour is not None:
         hourly = price.per_accelerator_hour * np.where(
             table.accelerators > 0, table.accelerators, np.nan

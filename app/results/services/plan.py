@@ -61,10 +61,16 @@ class PlanRow(BaseModel):
     system_tps: float
     tps_per_user: float | None = Field(description="or e2e interactivity, for agentic ones")
     ttft_p90_ms: float | None
-    systems_needed: int
+    systems_needed: int = Field(
+        description="copies of what the point ran on: the system, or the part of it its "
+        "nodes_used engaged (engaged_share below one, §4.5.3)"
+    )
+    engaged_share: float = Field(description="the share of the system's nodes the point engaged")
     accelerator_model: str | None
-    accelerators: int | None = Field(description="systems_needed × the system's accelerators")
-    provisioned_kw: float | None = Field(description="systems_needed × its provisioned kW")
+    accelerators: int | None = Field(description="systems_needed × the accelerators it ran on")
+    provisioned_kw: float | None = Field(
+        description="systems_needed × its provisioned kW (the point's power denominator)"
+    )
     usd_per_hour: float | None = Field(description="at your price; null without one")
     link: str = Field(description="the submission's page, where the point is listed")
 
@@ -197,8 +203,15 @@ def _row(curve: ResultCurve, held: int, load: Load, query: ResultsQuery) -> Plan
         assert load.requests_per_s is not None and load.output_tokens_per_request is not None
         rate = requests_per_s(point.system_tps, load.output_tokens_per_request)
         demand, per_system = load.requests_per_s, rate
+    # A point that ran on part of the system (nodes_used, §4.5.3) is sized in that part.
+    part = point.engaged
     sizing = size(
-        demand, per_system, curve.accelerator_count, curve.provisioned_power_kw, query.price
+        demand,
+        per_system,
+        (part.accelerators if part else None) or curve.accelerator_count,
+        (part.power_kw if part else None) or curve.provisioned_power_kw,
+        query.price,
+        part.share if part else 1.0,
     )
     return PlanRow(
         rank=0,
@@ -215,6 +228,7 @@ def _row(curve: ResultCurve, held: int, load: Load, query: ResultsQuery) -> Plan
         tps_per_user=point.e2e_avg_interactivity if curve.is_agentic else point.tps_per_user,
         ttft_p90_ms=point.ttft_p90_ms,
         systems_needed=sizing.systems,
+        engaged_share=part.share if part else 1.0,
         accelerator_model=curve.accelerator_model,
         accelerators=sizing.accelerators,
         provisioned_kw=sizing.provisioned_kw,

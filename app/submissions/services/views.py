@@ -172,6 +172,11 @@ class PointView(BaseModel):
     e2e_avg_interactivity: Metric | None
     system_tps_per_kw: Metric | None
     point_power_kw: Metric | None
+    engaged_share: float | None = Field(
+        description="where nodes_used engages fewer nodes than the system has (§4.5.3): "
+        "the share engaged; null for the whole system"
+    )
+    accelerators_engaged: int | None = Field(description="the engaged nodes' accelerators")
     n_samples_completed: int
     duration_ms: float
     accuracy: str = Field(description="passed, failed or none")
@@ -196,6 +201,8 @@ def point_view(point: Point) -> PointView:
         e2e_avg_interactivity=point.e2e_avg_interactivity,
         system_tps_per_kw=point.system_tps_per_kw,
         point_power_kw=point.point_power_kw,
+        engaged_share=point.engaged_share,
+        accelerators_engaged=point.accelerators_engaged,
         n_samples_completed=point.n_samples_completed,
         duration_ms=point.duration_ms,
         accuracy=point.accuracy_status,

@@ -77,10 +77,29 @@ class ParsedPoint:
     accuracy: str = "none"
     # {"ttft_ms" | "tpot_ms" | "latency_ms": {"50" | "90" | "95" | "99": ms}}
     percentiles: dict[str, dict[str, float]] = field(default_factory=dict)
+    # Where nodes_used engages fewer nodes than the system provisions (§4.5.3).
+    engaged_share: float | None = None
+    accelerators_engaged: int | None = None
 
     @property
     def label(self) -> str:
         return f"{self.system}/{self.model}/{self.dir_name}"
+
+
+def engaged_part(power: Any, nodes_by_set: dict[int, int]) -> tuple[float, int | None] | None:
+    """The share of the provisioned nodes a point engages and their accelerators, from
+    the checker's own reading of its ``nodes_used`` (node set → nodes) and the power
+    descriptor's node sets; None when it engages them all (§4.5.3)."""
+    sets = power.sets
+    engaged = {s.node_set_id: nodes_by_set.get(s.node_set_id, s.nodes_provisioned) for s in sets}
+    provisioned = sum(s.nodes_provisioned for s in sets)
+    used = sum(engaged.values())
+    if not provisioned or used >= provisioned:
+        return None
+    if any(s.accelerators_per_node is None for s in sets):
+        return used / provisioned, None
+    accelerators = sum(engaged[s.node_set_id] * s.accelerators_per_node for s in sets)
+    return used / provisioned, accelerators
 
 
 @dataclass
@@ -204,6 +223,7 @@ class _ListeningChecker(SubmissionChecker):
         config, summary = loaded_points[-1]
         model_dir = point.point_dir.parent
         point_power_kw = None
+        engaged = None
         if power is not None:
             # The same object the checker builds for `metric-consistency-tps-per-kw`.
             engagement = PointPower(
@@ -218,6 +238,7 @@ class _ListeningChecker(SubmissionChecker):
             nodes = engagement._nodes_by_set
             if nodes is not None:
                 point_power_kw = power.point_power_kw(nodes)
+                engaged = engaged_part(power, nodes)
         tpot_p90 = _finite(summary.tpot_p90_ms)
         system_tps = _finite(summary.system_tps) or 0.0
         self._curve(model_dir).points.append(
@@ -248,6 +269,8 @@ class _ListeningChecker(SubmissionChecker):
                 duration_ms=_finite(summary.duration_ms) or 0.0,
                 total_output_tokens=summary.total_output_tokens,
                 percentiles=_percentiles(summary),
+                engaged_share=engaged[0] if engaged else None,
+                accelerators_engaged=engaged[1] if engaged else None,
             )
         )
         return results

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from app.core.regions import Offline
-from app.publishing.domain.snapshot import PublishedPoint
+from app.publishing.domain.snapshot import EngagedPart, PublishedPoint
 from app.results.domain.sla import (
     PointTable,
     Price,
@@ -159,3 +159,28 @@ def test_cost_per_million_tokens_at_the_buyers_price() -> None:
                           accelerators=8, price=per_gpu)  # fmt: skip
     assert dir_of(cheapest) == "r64"
     assert throughput(point, "usd_per_mtok", 8, per_gpu) == pytest.approx(25.92e6 / 24)
+
+
+def test_a_point_on_part_of_the_system_costs_and_counts_that_part() -> None:
+    """nodes_used engaged one node of two (§4.5.3): the cost and the per-accelerator
+    figure are of that node, not of the whole system."""
+    half = p(64, 7200, 110, 110).model_copy(
+        update={"engaged": EngagedPart(share=0.5, accelerators=8, power_kw=10.08)}
+    )
+    whole = p(64, 7200, 110, 110)
+    per_gpu, per_system = Price(per_accelerator_hour=3.0), Price(per_system_hour=48.0)
+    # The system has 16 accelerators; the half ran on 8.
+    assert usd_per_million_tokens(whole, per_gpu, 16) == pytest.approx(48 / 25.92)
+    assert usd_per_million_tokens(half, per_gpu, 16) == pytest.approx(24 / 25.92)
+    assert usd_per_million_tokens(whole, per_system, 16) == pytest.approx(48 / 25.92)
+    assert usd_per_million_tokens(half, per_system, 16) == pytest.approx(24 / 25.92)
+    assert throughput(whole, "accelerator", 16) == 450.0
+    assert throughput(half, "accelerator", 16) == 900.0
+    # Engaged nodes whose accelerators are not known: the share still prices the part at
+    # a system-hour price; at a per-accelerator price the system's count stands.
+    unknown = whole.model_copy(
+        update={"engaged": EngagedPart(share=0.5, accelerators=None, power_kw=None)}
+    )
+    assert usd_per_million_tokens(unknown, per_system, 16) == pytest.approx(24 / 25.92)
+    assert usd_per_million_tokens(unknown, per_gpu, 16) == pytest.approx(48 / 25.92)
+    assert Price(per_system_hour=48.0).hourly(None, 0.25) == 12.0

@@ -17,8 +17,8 @@ from app.checks.domain.compliance.official import (
     run_official_checks,
 )
 from app.checks.domain.findings import Severity
-from app.demo.bundles import BundleFactory, CurveSpec, SeedSetSpec
-from tests.support.bundles import BREAKAGES, EXPECTED_RULES, broken
+from app.demo.bundles import BundleFactory, CurveSpec, SeedSetSpec, SystemSpec
+from tests.support.bundles import BREAKAGES, EXPECTED_RULES, broken, one_node_at_r8
 
 CURVES = {
     "dedicated-offline": (CurveSpec(),),
@@ -163,3 +163,18 @@ def test_a_wrong_model_name_lists_every_point_that_declares_it(tmp_path: Path) -
     ]  # fmt: skip
     assert "declared by 8 points of this curve (r1, r8, r16, r64" in (finding.fix or "")
     assert finding.message.startswith("model_name 'llama3.1-8b' is not an allowed model")
+
+
+def test_a_point_on_part_of_the_system_is_read_as_that_part(tmp_path: Path) -> None:
+    """nodes_used engages one node of two at r8: the checker's power denominator is half,
+    and the portal keeps the engaged share and accelerators beside it (§4.5.3)."""
+    two_nodes = SystemSpec(nodes=2, accelerators_per_node=8)
+    root = BundleFactory(system=two_nodes).build(tmp_path, edits=(one_node_at_r8,))
+    report = run_official_checks(root)
+    assert not [f for f in report.findings if f.severity == Severity.ERROR]
+    [curve] = report.curves
+    points = {p.dir_name: p for p in curve.points}
+    assert (points["r8"].engaged_share, points["r8"].accelerators_engaged) == (0.5, 8)
+    assert points["r8"].point_power_kw == pytest.approx(points["r16"].point_power_kw / 2)
+    whole = [p for name, p in points.items() if name != "r8"]
+    assert all(p.engaged_share is None and p.accelerators_engaged is None for p in whole)
