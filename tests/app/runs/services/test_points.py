@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from app.core.paths import OutsideFolder, inside
-from app.runs.services.points import dataset_file
+from app.db.models import Point
+from app.db.session import Database
+from app.runs.services.points import dataset_file, min_duration_s
 from app.settings import Settings
 
 
@@ -51,3 +54,22 @@ def test_inside_refuses_every_way_out(tmp_path: Path) -> None:
     for parts in (("..", "x"), ("/etc/passwd",), ("a/../../x",), ("a\\..\\x",), ("a\x00",)):
         with pytest.raises(OutsideFolder):
             inside(tmp_path, *parts)
+
+
+def test_each_point_s_minimum_duration_is_its_region_s_and_kind_s(
+    demo_env: tuple[Settings, Database],
+) -> None:
+    """§6.2: 600 s up to concurrency 32, else 1,200 s, and 2,400 s for an agentic point:
+    what a reproduction must run before it confirms a point."""
+    _settings, database = demo_env
+    with database.session() as session:
+        points = session.scalars(select(Point).join(Point.curve)).all()
+        seen = set()
+        for point in points:
+            if point.offline_kind == "dedicated":
+                continue
+            agentic = point.curve.is_agentic
+            expected = 600 if point.concurrency <= 32 else (2400 if agentic else 1200)
+            assert min_duration_s(point) == expected, (point.curve.benchmark_model, point.dir_name)
+            seen.add((agentic, expected))
+    assert seen == {(False, 600), (False, 1200), (True, 600), (True, 2400)}
