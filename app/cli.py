@@ -195,14 +195,14 @@ def cmd_users(args: argparse.Namespace) -> int:
 
 def cmd_orgs(args: argparse.Namespace) -> int:
     """Organisations: their jurisdiction (holidays on the clocks) and committee seats."""
-    from app.accounts.services.organizations import (
+    from app.core.refusals import Refused
+    from app.db.session import Database
+    from app.review.services.organizations import (
         get_organization,
         list_organizations,
         organization_view,
         update_organization,
     )
-    from app.core.refusals import Refused
-    from app.db.session import Database
 
     settings = get_settings()
     _migrate(settings)
@@ -422,7 +422,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if supervisor is not None:
         supervisor.start()
 
-    from app.web.main import create_app
+    from app.main import create_app
 
     print(f"Endpoints Portal on http://{args.host}:{args.port} (data in {settings.data_dir})")
     # uvicorn shuts down gracefully on SIGTERM, then raises the signal again; with the
@@ -439,10 +439,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_web(args: argparse.Namespace) -> int:
     """The web processes of a deployment, with the portal's server settings (timeouts,
-    header limits); ``uvicorn app.web.asgi:app`` alone would run without them."""
+    header limits); ``uvicorn app.asgi:app`` alone would run without them."""
     from app.web import server
 
-    server.run("app.web.asgi:app", host=args.host, port=args.port, workers=args.workers)
+    server.run("app.asgi:app", host=args.host, port=args.port, workers=args.workers)
     return 0
 
 
@@ -471,7 +471,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Run the worker's checks locally, with no database and no server."""
     from app.checks.services.checks import checker_registries
     from app.db.models import utcnow
-    from app.review.services.clocks import business_calendar
+    from app.settings import business_calendar
 
     settings = get_settings()
     path = Path(args.path)

@@ -14,7 +14,8 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, computed_field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.runs.domain.endpoints import parse_allowed
+from app.core.cohorts import BusinessCalendar
+from app.core.endpoints import parse_allowed
 from app.storage.factory import parse_storage_url
 
 
@@ -92,7 +93,7 @@ class Settings(BaseSettings):
     reproduction_histogram_distance: float = 0.15
     # Where reproductions may send load (SSRF guard): each entry a host and a port
     # (name:port, *.suffix:port, network:port, host:* for every port; see
-    # app/runs/domain/endpoints.py). Nothing by default: an operator lists the endpoints.
+    # app/core/endpoints.py). Nothing by default: an operator lists the endpoints.
     reproduction_allowed_endpoints: list[str] = Field(default_factory=list)
     reproduction_max_time_cap_s: float = 3600.0
     # Added to the point's §6.2 minimum for a reproduction's default time cap: the first
@@ -208,3 +209,10 @@ class Settings(BaseSettings):
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     return Settings()
+
+
+def business_calendar(settings: Settings) -> BusinessCalendar:
+    """The cohort calendar of the operator's settings: its zone, holidays and cutoff."""
+    return BusinessCalendar.of(
+        settings.cohort_timezone, settings.holidays, settings.cohort_cutoff_business_days
+    )

@@ -231,7 +231,7 @@ def main() -> int:
             }
             port = free_port()
             python = sys.executable
-            processes.append(start([python, "-m", "uvicorn", "app.web.asgi:app", "--host",
+            processes.append(start([python, "-m", "uvicorn", "app.asgi:app", "--host",
                                     "127.0.0.1", "--port", str(port), "--workers",
                                     str(args.web_processes), "--log-level", "warning"],
                                    env, log))  # fmt: skip

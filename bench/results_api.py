@@ -50,8 +50,8 @@ from app.db.models import (  # noqa: E402
 )
 from app.db.session import Database  # noqa: E402
 from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint  # noqa: E402
-from app.results.domain.goodput import RequestLog  # noqa: E402
 from app.results.domain.pareto import step_curve  # noqa: E402
+from app.runs.domain.goodput import RequestLog  # noqa: E402
 from app.settings import Settings  # noqa: E402
 
 CONCURRENCIES = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1100)

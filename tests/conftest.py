@@ -13,8 +13,7 @@ import pytest
 
 from app.db.session import Database
 from app.demo.bundles import PUBLISHED_SEED_SET, BundleFactory, SeedSetSpec, SystemSpec
-from app.review.services.clocks import business_calendar
-from app.settings import Settings
+from app.settings import Settings, business_calendar
 from tests.support.bundles import broken
 from tests.support.demo import demo_copy
 from tests.support.fakes import RecordingQueue

@@ -16,7 +16,7 @@ import pytest
 
 from tests.support import PROJECT_ROOT
 
-STAND_IN = '''
+STAND_IN = """
 from pathlib import Path
 from harness.sim import sim_token_counter
 from harness.steady_state import Method, analyse_steady_state
@@ -51,7 +51,7 @@ def run(events_path, superpass_size, count_tokens, warmup=1):
             "drifting_up": list(doc["drifting_up"]),
         }},
     }}
-'''
+"""
 
 
 @pytest.fixture(scope="module")

@@ -84,7 +84,7 @@ def test_each_portal_command_exists_and_is_the_one_the_readme_documents(name: st
 
 
 def test_the_web_command_serves_the_asgi_app_with_the_portals_server_settings() -> None:
-    from app.web import asgi
+    from app import asgi
     from app.web.server import GuardedH11Protocol, server_options
 
     assert asgi.app.title

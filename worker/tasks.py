@@ -12,8 +12,9 @@ from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from app.broker import CLOCK_TASK
 from app.db.models import Job
 from app.db.session import Database
-from app.jobs.kinds import JOB_KINDS, JobKind
+from app.jobs.kinds import JobKind
 from app.jobs.recovery import recover_jobs
+from app.pipeline import JOB_KINDS
 from app.review.services.review import advance_clocks
 from app.settings import get_settings
 from worker.celery_app import celery_app, job_queue
@@ -53,7 +54,7 @@ def _task_for(kind: JobKind) -> None:
     celery_app.task(name=kind.task)(task)
 
 
-# One task per kind of job (the registry: app.jobs.kinds).
+# One task per kind of job (the registry: app.pipeline.JOB_KINDS).
 for _kind in JOB_KINDS.values():
     _task_for(_kind)
 
@@ -75,7 +76,7 @@ celery_app.task(name=CLOCK_TASK, ignore_result=True)(run_clocks)
 def recover_once() -> list[int]:
     settings = get_settings()
     with database().session() as session:
-        sent = recover_jobs(session=session, settings=settings, queue=job_queue())
+        sent = recover_jobs(session=session, settings=settings, queue=job_queue(), kinds=JOB_KINDS)
     if sent:
         log.warning("re-sent lost jobs %s", sent)
     return sent

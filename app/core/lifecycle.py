@@ -145,3 +145,24 @@ class JobState(enum.StrEnum):
 
 # A job in one of these has nothing more to do; in any other it is still under way.
 ENDED_JOB_STATES = frozenset({JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED})
+
+
+class ReviewPhase(enum.StrEnum):
+    # Provisional publication (with or without embargo) or an embargo on review:
+    # checks passed, the clocks have not started (rules §11.2).
+    AWAITING = "awaiting_review"
+    PEER_REVIEW = "peer_review"  # Weeks 1–3: objections may be filed
+    OBJECTION_RESOLUTION = "objection_resolution"  # Weeks 4–6
+    DISPUTE = "dispute"  # open objections after Week 6 (rules §11.6)
+    CLOSED = "closed"  # finalized, withdrawn or rejected
+
+
+class ObjectionState(enum.StrEnum):
+    OPEN = "open"  # awaiting the submitter's answer (the penalty clock runs)
+    ANSWERED = "answered"  # awaiting the objectors (their clock runs)
+    UNRESOLVED = "unresolved"  # objectors not satisfied: the submitter answers again
+    # The objectors gave a validation schedule (rules §11.3): they will validate the
+    # submitter's answer; their silence no longer retracts the objection.
+    VALIDATING = "validating"
+    RESOLVED = "resolved"
+    RETRACTED = "retracted"

@@ -1,6 +1,6 @@
 """The one shape of a refused action: a stable code, a message that says what is wrong,
 and what kind of refusal it is. The web layer alone turns a kind into an HTTP status
-(``app.web.errors``); the domain and the services never choose one."""
+(``app.errors``); the domain and the services never choose one."""
 
 from __future__ import annotations
 

@@ -7,7 +7,11 @@ UTC in one line and in Pacific time in the next is read wrong. Stored times are 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from zoneinfo import ZoneInfo
+
+# What tells a service the time: utcnow in production, a set moment in tests and demos.
+Clock = Callable[[], dt.datetime]
 
 
 def as_utc(moment: dt.datetime) -> dt.datetime:

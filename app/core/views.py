@@ -19,6 +19,8 @@ Timestamp = Annotated[
 # Every API, page and publication shows a point's metrics to the same precision: three
 # decimals, whatever the bundle carried.
 Metric = Annotated[float, AfterValidator(lambda value: round(value, 3))]
+# The percentiles of a run summary the portal shows beside the official P90 (rules §1.1).
+SHOWN_PERCENTILES = ("50", "90", "95", "99")
 
 
 def _is_none(value: Any) -> bool:

@@ -27,11 +27,15 @@ from sqlalchemy import (
 from sqlalchemy import Enum as SQLEnum
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from app.checks.domain.findings import Severity, Source, Verdict
 from app.core.authorization import Role
-from app.core.lifecycle import JobState, PublicationMode, SubmissionState
-from app.review.domain.objections import ObjectionState
-from app.review.domain.review import ReviewPhase
+from app.core.findings import Severity, Source, Verdict
+from app.core.lifecycle import (
+    JobState,
+    ObjectionState,
+    PublicationMode,
+    ReviewPhase,
+    SubmissionState,
+)
 
 
 def enum_of(values: type[enum.StrEnum], length: int) -> SQLEnum:
@@ -542,7 +546,7 @@ class RecountPart(Base):
 
 
 class RequestLogRow(Base):
-    """A re-counted point's per-request record (app.results.domain.goodput.RequestLog):
+    """A re-counted point's per-request record (app.runs.domain.goodput.RequestLog):
     enough to answer any SLA's goodput without reading the events again."""
 
     __tablename__ = "request_logs"

@@ -21,7 +21,6 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from app.checks.services.checks import run_checks
 from app.core.lifecycle import PublicationMode
 from app.db.models import Submission
 from app.db.session import Database
@@ -34,6 +33,7 @@ from app.demo.bundles import (
 )
 from app.demo.tokenizer import DemoTokenCounter
 from app.jobs.queue import CHECK_SUBMISSION
+from app.pipeline import run_checks
 from app.publishing.services.cohorts import publish_cohort
 from app.review.services.review import finalize
 from app.runs.services.retokenization import RETOKENIZE_POINT, run_retokenization

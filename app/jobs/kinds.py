@@ -1,9 +1,10 @@
-"""Every kind of background job, in one registry: what runs it, what marks it failed,
-the worker task that carries it, and what it is doing (for the failure message).
+"""What a kind of background job is: what runs it, what marks it failed, the worker task
+that carries it, and what it is doing (for the failure message).
 
-The worker registers one task per kind from here, the queue sends to the kind's task,
-and recovery fails a job that is out of attempts through its kind: adding a kind is one
-entry here.
+The features declare their kinds (``app/runs/services/jobs.py``, the checks' in
+``app/pipeline.py``, as a passing check leads on to review and the re-counts); the
+registry of them all is ``app.pipeline.JOB_KINDS``, which the worker makes one task each
+of and recovery fails a job through. This package knows no feature.
 """
 
 from __future__ import annotations
@@ -14,20 +15,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.checks.services.checks import fail_check, run_checks
-from app.jobs.queue import CHECK_SUBMISSION, JobQueue, task_name
-from app.runs.services.recount_parts import (
-    RECOUNT_PART,
-    remove_unwanted_counts,
-    run_recount_part,
-)
-from app.runs.services.reproductions import REPRODUCE_POINT, fail_reproduction, run_reproduction
-from app.runs.services.retokenization import (
-    RETOKENIZE_POINT,
-    fail_recount_part,
-    fail_retokenization,
-    run_retokenization,
-)
+from app.jobs.queue import JobQueue, task_name
 from app.settings import Settings
 
 # run(session=, settings=, job_id=, queue=): one job, start to end.
@@ -51,26 +39,20 @@ class JobKind:
         return task_name(self.name)
 
 
-def _without_queue(run: RunJob) -> RunJob:
+def without_queue(run: RunJob) -> RunJob:
+    """A job that queues nothing, run the way every kind is called."""
+
     def call(*, session: Session, settings: Settings, job_id: int, queue: JobQueue) -> Any:
         return run(session=session, settings=settings, job_id=job_id)
 
     return call
 
 
-JOB_KINDS: dict[str, JobKind] = {
-    kind.name: kind
-    for kind in (
-        # A passing check queues the re-counts of its points next, hence the queue; a
-        # re-count queues its parts, and the last part its merge.
-        JobKind(CHECK_SUBMISSION, "checking", run_checks, fail_check),
-        JobKind(RETOKENIZE_POINT, "re-counting tokens", run_retokenization, fail_retokenization),
-        JobKind(
-            RECOUNT_PART, "counting a part of a point's events", run_recount_part,
-            fail_recount_part, tidy=remove_unwanted_counts,
-        ),
-        JobKind(
-            REPRODUCE_POINT, "reproducing", _without_queue(run_reproduction), fail_reproduction
-        ),
-    )
-}  # fmt: skip
+def registry(*kinds: JobKind) -> dict[str, JobKind]:
+    """The kinds by name; a name given twice is a mistake, refused at start."""
+    named: dict[str, JobKind] = {}
+    for kind in kinds:
+        if kind.name in named:
+            raise ValueError(f"job kind {kind.name!r} is declared twice")
+        named[kind.name] = kind
+    return named

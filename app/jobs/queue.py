@@ -31,7 +31,7 @@ CHECK_SUBMISSION = "check_submission"
 
 
 def task_name(kind: str) -> str:
-    """The worker task that carries jobs of *kind* (the registry: job_kinds.JOB_KINDS)."""
+    """The worker task that carries jobs of *kind* (the registry: app.pipeline.JOB_KINDS)."""
     return f"portal.{kind}"
 
 

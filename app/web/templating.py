@@ -10,14 +10,13 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 from markupsafe import Markup
 
-from app.accounts.web.security import csrf_input
 from app.bundled import bundled_dir
 from app.core.regions import clause_text, region_name
 from app.core.times import as_utc, local_text
 
 TEMPLATES_DIR = bundled_dir("templates")
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
-templates.env.globals["csrf_input"] = csrf_input
+# csrf_input, the forms' CSRF field, is the accounts feature's: app.main adds it.
 
 
 def _page_json(value: Any, **_: Any) -> str:

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from submission_checker.models.regions import compute_regions, covered_region
 
-from app.checks.services.checks import run_checks
+from app.pipeline import run_checks
 from app.submissions.services.intake import accept_upload
 from app.submissions.services.storage import receive_local
 from app.submissions.services.views import curve_view, get_submission

@@ -33,8 +33,8 @@ def create_accounts(database: Database) -> dict[str, str]:
 
     from app.accounts.services.accounts import issue_token
     from app.core.authorization import Role
+    from app.core.names import slugify
     from app.db.models import Organization, User
-    from app.submissions.domain.bundle import slugify
 
     tokens = {}
     with database.session() as session:

@@ -9,11 +9,11 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
-from app.checks.services.checks import run_checks
 from app.core.lifecycle import PublicationMode
 from app.db.models import Submission, User
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
+from app.pipeline import run_checks
 from app.review.services.objections import file_objection
 from app.settings import Settings
 from app.submissions.services.intake import accept_upload

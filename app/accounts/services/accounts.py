@@ -12,9 +12,9 @@ from sqlalchemy.orm import Session
 
 from app.accounts.services.security import hash_password, new_token, token_hash, verify_password
 from app.core.authorization import PermissionDenied, Role, Scope, scopes_for
+from app.core.names import slugify
 from app.core.refusals import Kind, Refused
 from app.db.models import ApiToken, Organization, User, WebSession, utcnow
-from app.submissions.domain.bundle import slugify
 
 SESSION_LIFETIME = dt.timedelta(hours=12)
 MIN_PASSWORD_LENGTH = 12

@@ -10,15 +10,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from markupsafe import Markup
-from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal, principal_for_session, principal_for_token
-from app.accounts.services.authorization import authorize
-from app.core.authorization import Action, Scope
-from app.db.models import Submission
-from app.submissions.domain.visibility import Access
-from app.submissions.services.visibility import access_to
-from app.web.deps import SessionDep, submission_or_404
+from app.core.authorization import Scope
+from app.web.deps import SessionDep
 
 SESSION_COOKIE = "epp_session"
 # A random id for a browser before it signs in: the CSRF token of its forms is bound to
@@ -106,6 +101,20 @@ def require(scope: Scope) -> Callable[..., Principal]:
     return check
 
 
+def principal_of(request: Request) -> Principal | None:
+    return getattr(request.state, "principal", None)
+
+
+def signed_in_as(request: Request, scope: Scope = Scope.SUBMIT) -> Principal:
+    """For a page's form: who is signed in, if they hold *scope* (401, 403 otherwise)."""
+    who = principal_of(request)
+    if who is None:
+        raise HTTPException(401, detail="sign in first")
+    if not who.has(scope):
+        raise HTTPException(403, detail=f"this needs the {scope.value!r} scope")
+    return who
+
+
 def signed_in(who: PrincipalDep) -> Principal:
     """Whoever it is, signed in or with a token: what they may do is the one rule's."""
     if who is None:
@@ -119,35 +128,6 @@ SignedInDep = Annotated[Principal, Depends(signed_in)]
 MemberDep = Annotated[Principal, Depends(require(Scope.SUBMIT))]
 ReviewerDep = Annotated[Principal, Depends(require(Scope.REVIEW))]
 ChairDep = Annotated[Principal, Depends(require(Scope.PUBLISH))]
-
-
-def acting_on(
-    session: Session, who: Principal | None, public_id: str, action: Action
-) -> Submission:
-    """The submission, if *who* may take *action* on it (the one rule,
-    ``app.core.authorization``): 401 for nobody signed in, 404 when *who* may not even
-    see it, 403 (the rule's refusal) otherwise. Every state-changing route asks here."""
-    submission = visible_submission(session, signed_in(who), public_id)
-    authorize(who, submission, action)
-    return submission
-
-
-def visible_submission(
-    session: Session, who: Principal | None, public_id: str, need: Access = Access.RESULTS
-) -> Submission:
-    """The submission if *who* may see it to the *need* level (rules §11.9): 404 when it
-    is not public at all, 403 when only its results are."""
-    submission = submission_or_404(session, public_id)
-    level = access_to(session, who, submission)
-    if level == Access.NONE:
-        raise HTTPException(404, detail=f"no submission with id {public_id!r}")
-    if level < need:
-        raise HTTPException(
-            403,
-            detail="findings, code and artifacts of a result in peer review are seen by the "
-            "committee and the submitting organisations only (rules §11.9); sign in",
-        )
-    return submission
 
 
 def csrf_token(request: Request) -> str:

@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import asdict, dataclass
 
+from app.core.findings import SEVERITY_ORDER, Severity, Source, Verdict
 
-class Severity(enum.StrEnum):
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
-
-
-class Source(enum.StrEnum):
-    OFFICIAL = "official"
-    PORTAL = "portal"
-
-
-class Verdict(enum.StrEnum):
-    PASSED = "passed"
-    REJECTED = "rejected"
-
-
-SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+__all__ = ["SEVERITY_ORDER", "Finding", "Severity", "Source", "Verdict"]
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from app.audit import change_state
 from app.checks.domain.compliance import (
     ComplianceResult,
     EarlierUpload,
@@ -24,6 +25,7 @@ from app.checks.domain.datasets import catalogue
 from app.checks.domain.findings import Severity, Verdict
 from app.checks.services.findings import record_findings
 from app.core.lifecycle import JobState, SubmissionState
+from app.core.times import Clock
 from app.db.models import Curve, Job, Point, Submission, System, utcnow
 from app.jobs.queue import (
     CHECK_SUBMISSION,
@@ -33,13 +35,7 @@ from app.jobs.queue import (
     mark_succeeded,
     set_progress,
 )
-from app.review.services.audit import change_state
-from app.review.services.clocks import business_calendar
-from app.review.services.review import on_checks_passed
-from app.runs.services.retokenization import request_retokenization
-from app.settings import Settings
-
-Clock = Callable[[], dt.datetime]
+from app.settings import Settings, business_calendar
 
 
 def _earlier_uploads(session: Session, submission: Submission) -> list[EarlierUpload]:
@@ -146,16 +142,21 @@ def _bigint(value: int | None) -> int | None:
     return None if value is None else max(-_BIGINT_MAX, min(_BIGINT_MAX, value))
 
 
-def run_checks(
+# What follows a pass, in the same transaction: (session, settings, submission, at, queue).
+# The flow across features (review's clocks, the re-counts) is app.pipeline's, not ours.
+AfterPass = Callable[[Session, Settings, Submission, dt.datetime, JobQueue | None], None]
+
+
+def check_submission(
     *,
     session: Session,
     settings: Settings,
     job_id: int,
     clock: Clock = utcnow,
     queue: JobQueue | None = None,
+    after_pass: AfterPass | None = None,
 ) -> Job | None:
-    """Run the checks of a job's submission; with a *queue*, a submission whose points carry
-    run events has them re-counted next."""
+    """Run the checks of a job's submission; *after_pass* is what a pass leads to."""
     job = session.get(Job, job_id)
     if job is None or job.state in (JobState.SUCCEEDED, JobState.FAILED):
         return job
@@ -220,11 +221,9 @@ def run_checks(
     )
     submission.checks_finished_at = finished
     submission.error_message = None
-    if passed:
-        on_checks_passed(session, settings, submission, finished)
     mark_succeeded(job, finished)
-    if queue is not None and passed:
-        request_retokenization(session=session, queue=queue, submission=submission)
+    if passed and after_pass is not None:
+        after_pass(session, settings, submission, finished, queue)
     session.commit()
     return job
 

@@ -21,9 +21,6 @@ from app.core.views import Metric, left_out_if_none
 SNAPSHOT_VERSION = 1
 
 
-SHOWN_PERCENTILES = ("50", "90", "95", "99")
-
-
 class Percentiles(BaseModel):
     """A point's tail, in milliseconds, as its run summary reports it: by percentile
     ("50", "90", "95", "99"). P90 is the official one (rules §1.1); the others are for

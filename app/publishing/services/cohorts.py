@@ -8,11 +8,11 @@ from collections.abc import Callable
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
+from app.audit import SYSTEM
 from app.core.cohorts import Cohort
 from app.core.views import Timestamp
 from app.db.models import Publication, PublishedCurve, utcnow
 from app.publishing.services.publishing import release_cohort, released
-from app.review.services.audit import SYSTEM
 from app.review.services.review import ClockReport, record_changes
 from app.settings import Settings
 

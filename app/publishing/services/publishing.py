@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.audit import SYSTEM, record
 from app.core.cohorts import Cohort
 from app.core.lifecycle import PublicationMode, ResultStatus, SubmissionState, result_status
 from app.core.refusals import Refused
@@ -54,7 +55,6 @@ from app.publishing.domain.snapshot import (
     PublishedPoint,
     read_snapshot,
 )
-from app.review.services.audit import SYSTEM, record
 from app.review.services.clocks import embargo_release
 from app.settings import Settings
 from app.submissions.services.views import offline_of, step_line_of, x_metric_of

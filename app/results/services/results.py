@@ -22,7 +22,6 @@ from app.core.regions import REGIONS, Offline, region_name
 from app.core.views import left_out_if_none
 from app.publishing.domain.snapshot import CurveSnapshot, FrozenRecount, PublishedPoint
 from app.results.domain.colours import PALETTE, colours, system_key
-from app.results.domain.goodput import GoodputIndex, RequestLog, slo_rates
 from app.results.domain.pareto import step_curve
 from app.results.domain.sla import (
     DERIVED,
@@ -51,6 +50,7 @@ from app.results.services.public import (
     published_record,
     request_logs,
 )
+from app.runs.domain.goodput import GoodputIndex, RequestLog, slo_rates
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,7 @@ from starlette.background import BackgroundTask
 from app.accounts.web.security import PrincipalDep
 from app.core.cohorts import Cohort
 from app.core.refusals import Kind, Refused
-from app.core.views import Listing
-from app.publishing.domain.snapshot import SHOWN_PERCENTILES
+from app.core.views import SHOWN_PERCENTILES, Listing
 from app.publishing.services.cohorts import PublicationView
 from app.results.services.agentic import AgenticModels, agentic_models
 from app.results.services.compare import Comparison, compare_query

@@ -13,6 +13,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from app.core.lifecycle import ObjectionState
 from app.core.refusals import Kind, Refused
 
 
@@ -39,17 +40,6 @@ TYPES: dict[str, ObjectionType] = {
         ObjectionType("cosmetic", "Cosmetic", "low", blocks_finalization=False),
     )
 }
-
-
-class ObjectionState(enum.StrEnum):
-    OPEN = "open"  # awaiting the submitter's answer (the penalty clock runs)
-    ANSWERED = "answered"  # awaiting the objectors (their clock runs)
-    UNRESOLVED = "unresolved"  # objectors not satisfied: the submitter answers again
-    # The objectors gave a validation schedule (rules §11.3): they will validate the
-    # submitter's answer; their silence no longer retracts the objection.
-    VALIDATING = "validating"
-    RESOLVED = "resolved"
-    RETRACTED = "retracted"
 
 
 CLOSED = frozenset({ObjectionState.RESOLVED, ObjectionState.RETRACTED})

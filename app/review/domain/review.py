@@ -12,22 +12,12 @@ the end of Thursday.
 from __future__ import annotations
 
 import datetime as dt
-import enum
 from dataclasses import dataclass
 
 from app.core.cohorts import BusinessCalendar
+from app.core.lifecycle import ReviewPhase
 
 END_OF_DAY = dt.time(23, 59, 59)
-
-
-class ReviewPhase(enum.StrEnum):
-    # Provisional publication (with or without embargo) or an embargo on review:
-    # checks passed, the clocks have not started (rules §11.2).
-    AWAITING = "awaiting_review"
-    PEER_REVIEW = "peer_review"  # Weeks 1–3: objections may be filed
-    OBJECTION_RESOLUTION = "objection_resolution"  # Weeks 4–6
-    DISPUTE = "dispute"  # open objections after Week 6 (rules §11.6)
-    CLOSED = "closed"  # finalized, withdrawn or rejected
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,7 @@ from app.core.cohorts import BusinessCalendar, Cohort
 from app.core.lifecycle import PublicationMode
 from app.db.models import Organization, Submission
 from app.review.domain.review import ReviewClock, ReviewRules
-from app.settings import Settings
-
-
-def business_calendar(settings: Settings) -> BusinessCalendar:
-    return BusinessCalendar.of(
-        settings.cohort_timezone, settings.holidays, settings.cohort_cutoff_business_days
-    )
+from app.settings import Settings, business_calendar
 
 
 @lru_cache(maxsize=64)

@@ -10,7 +10,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.services.authorization import actor_of
+from app.audit import record
 from app.core.authorization import Action, Actor, Scope, may
+from app.core.lifecycle import ObjectionState
 from app.core.refusals import Kind
 from app.core.times import local_text
 from app.core.views import Timestamp
@@ -21,13 +23,11 @@ from app.review.domain.objections import (
     FILED,
     TYPES,
     ObjectionRefused,
-    ObjectionState,
     Party,
     apply,
     told,
 )
 from app.review.domain.policy import may_act_on_objections, may_object
-from app.review.services.audit import record
 from app.review.services.clocks import review_clock, submitter_clock
 from app.review.services.decisions import find_point
 from app.review.services.notifications import chairs, members_of, notify

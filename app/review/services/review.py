@@ -25,9 +25,17 @@ from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal
 from app.accounts.services.authorization import actor_of
+from app.audit import SYSTEM, change_state, record
 from app.core.authorization import Actor, Role
 from app.core.cohorts import Cohort
-from app.core.lifecycle import IllegalTransition, PublicationMode, ResultStatus, SubmissionState
+from app.core.lifecycle import (
+    IllegalTransition,
+    ObjectionState,
+    PublicationMode,
+    ResultStatus,
+    ReviewPhase,
+    SubmissionState,
+)
 from app.core.refusals import Kind, Refused
 from app.core.times import local_text
 from app.core.views import Timestamp
@@ -47,7 +55,7 @@ from app.publishing.services.publishing import (
     record_cohort,
     sync_record,
 )
-from app.review.domain.objections import CLOSED, TYPES, ObjectionState
+from app.review.domain.objections import CLOSED, TYPES
 from app.review.domain.policy import (
     PointFacts,
     committee_window_start,
@@ -56,10 +64,8 @@ from app.review.domain.policy import (
     may_change_embargo,
     may_complete_review,
 )
-from app.review.domain.review import ReviewClock, ReviewPhase
-from app.review.services.audit import SYSTEM, change_state, record
+from app.review.domain.review import ReviewClock
 from app.review.services.clocks import (
-    business_calendar,
     embargo_release,
     review_clock,
     submitter_clock,
@@ -72,7 +78,7 @@ from app.review.services.notifications import (
     send_pending_email,
 )
 from app.review.services.policy import enforce, facts_of
-from app.settings import Settings
+from app.settings import Settings, business_calendar
 from app.submissions.services.storage import sweep_tmp
 from app.submissions.services.views import SubmissionSummary, summary_fields
 

@@ -10,20 +10,13 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from app.accounts.services.accounts import Principal, get_user, user_by_email
-from app.accounts.web.security import (
-    MemberDep,
-    PrincipalDep,
-    ReviewerDep,
-    SignedInDep,
-    acting_on,
-    visible_submission,
-)
+from app.accounts.web.security import MemberDep, PrincipalDep, ReviewerDep, SignedInDep
+from app.audit import TimelineEntry, timeline_view
 from app.core import text_limits as text
 from app.core.authorization import Action
 from app.core.views import Listing
 from app.db.models import User
 from app.review.domain.objections import ObjectionRefused
-from app.review.services.audit import TimelineEntry, timeline_view
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
 from app.review.services.notifications import Inbox, inbox_view, mark_read
 from app.review.services.objections import (
@@ -47,6 +40,7 @@ from app.review.services.review import (
 )
 from app.submissions.domain.visibility import Access
 from app.submissions.services.views import SubmissionSummary, submission_summary
+from app.submissions.web.access import acting_on, visible_submission
 from app.web.api_errors import attempt, refused
 from app.web.deps import NowDep, SessionDep, SettingsDep
 

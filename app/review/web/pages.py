@@ -17,7 +17,8 @@ from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal, get_user, user_by_email
 from app.accounts.services.authorization import actor_of
-from app.accounts.web.security import acting_on, page_router, verify_csrf, visible_submission
+from app.accounts.web.security import page_router, principal_of, signed_in_as, verify_csrf
+from app.audit import timeline_view
 from app.core import text_limits as text
 from app.core.authorization import Action, Scope
 from app.core.refusals import Refused
@@ -33,7 +34,6 @@ from app.review.domain.policy import (
     may_set_point_state,
     may_withdraw,
 )
-from app.review.services.audit import timeline_view
 from app.review.services.clocks import review_clock
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
 from app.review.services.notifications import inbox_view, mark_read
@@ -63,6 +63,7 @@ from app.submissions.services.disclosures import (
     read_bundle_file,
 )
 from app.submissions.services.views import submission_summary
+from app.submissions.web.access import acting_on, member_submission, visible_submission
 from app.web.api_errors import status_of
 from app.web.deps import NowDep, SessionDep, SettingsDep
 from app.web.templating import templates
@@ -80,25 +81,6 @@ class ReviewFormError(Exception):
     # Which form was refused and what it held: it is shown again filled in, not cleared.
     form: str = ""
     kept: dict[str, str] = field(default_factory=dict)
-
-
-def principal_of(request: Request) -> Principal | None:
-    return getattr(request.state, "principal", None)
-
-
-def _signed_in(request: Request, scope: Scope = Scope.SUBMIT) -> Principal:
-    who = principal_of(request)
-    if who is None:
-        raise HTTPException(401, detail="sign in first")
-    if not who.has(scope):
-        raise HTTPException(403, detail=f"this needs the {scope.value!r} scope")
-    return who
-
-
-def member_submission(request: Request, session: Session, public_id: str) -> Submission:
-    """For the page's forms: a signed-in member who may see the whole submission."""
-    who = _signed_in(request)
-    return visible_submission(session, who, public_id, Access.REVIEW)
 
 
 def _user(session: Session, who: Principal) -> User:
@@ -174,7 +156,7 @@ def _form(
     """A review form's checks: its CSRF token, who signed in, and that the one rule lets
     them take *action* on the submission."""
     verify_csrf(request, csrf)
-    who = _signed_in(request)
+    who = signed_in_as(request)
     return who, acting_on(session, who, public_id, action)
 
 
@@ -516,7 +498,7 @@ def publish_from_page(
     publish (bundles and result ids), then, confirmed, the release itself, credited to
     the chair; refused before its time or for any cohort but the one due."""
     verify_csrf(request, csrf_token)
-    who = _signed_in(request, Scope.PUBLISH)
+    who = signed_in_as(request, Scope.PUBLISH)
     try:
         plan = release_plan(
             session=session, settings=settings, cohort_id=cohort, at=now, actor=who.email,
@@ -544,7 +526,7 @@ def inbox_page(request: Request, session: SessionDep) -> Response:
 @router.post("/inbox/read")
 def inbox_read(request: Request, session: SessionDep, csrf_token: str = Form("")) -> Response:
     verify_csrf(request, csrf_token)
-    who = _signed_in(request)
+    who = signed_in_as(request)
     mark_read(session, who.user_id)
     session.commit()
     return RedirectResponse("/inbox", status_code=303)

@@ -27,7 +27,7 @@ from typing import Any
 
 from app.checks.domain.findings import Finding, Severity
 from app.checks.domain.rules import portal_rule
-from app.results.domain.goodput import RequestLog, in_window, request_of
+from app.runs.domain.goodput import RequestLog, in_window, request_of
 from harness.dataset import prompt_key
 from harness.events import Output
 from harness.metrics import percentile_lower

@@ -12,18 +12,17 @@ file gives.
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import math
 import os
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.core.lifecycle import ENDED_JOB_STATES, JobState
+from app.core.times import Clock
 from app.db.models import Job, RecountPart, Retokenization, utcnow
 from app.jobs.queue import (
     JobQueue,
@@ -40,7 +39,6 @@ from harness.ranges import PartCounts, Precounted, count_part
 from harness.tokens import TokenizerNotFound, load_counter, load_registry
 
 RECOUNT_PART = "recount_part"
-Clock = Callable[[], dt.datetime]
 
 log = logging.getLogger(__name__)
 

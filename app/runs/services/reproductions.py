@@ -15,7 +15,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload
 
+from app.audit import SYSTEM, record
 from app.checks.services.findings import record_findings
+from app.core.endpoints import (
+    EndpointRefused,
+    endpoint_allowed,
+    header_safe,
+    parse_endpoint,
+)
 from app.core.lifecycle import JobState, SubmissionState
 from app.core.refusals import Kind, Refused
 from app.db.models import Curve, Job, Point, Reproduction, Submission, utcnow
@@ -25,13 +32,6 @@ from app.jobs.queue import (
     enqueue_after_commit,
     mark_succeeded,
     set_progress,
-)
-from app.review.services.audit import SYSTEM, record
-from app.runs.domain.endpoints import (
-    EndpointRefused,
-    endpoint_allowed,
-    header_safe,
-    parse_endpoint,
 )
 from app.runs.domain.reproduction import (
     LatencyMethod,

@@ -9,11 +9,9 @@ runs and started again. A point too large for one worker is counted in parts by 
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import logging
 import time
-from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -22,9 +20,11 @@ import yaml
 from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload
 
+from app.audit import record
 from app.checks.services.findings import record_findings
 from app.core.lifecycle import ENDED_JOB_STATES, JobState
 from app.core.refusals import Kind, Refused
+from app.core.times import Clock
 from app.db.models import (
     CheckRun,
     FindingRow,
@@ -44,7 +44,6 @@ from app.jobs.queue import (
     mark_succeeded,
     set_progress,
 )
-from app.review.services.audit import record
 from app.runs.domain.integrity import integrity_findings
 from app.runs.domain.retokenize import (
     Cancelled,
@@ -75,7 +74,6 @@ from harness.tokens import TokenCounter, TokenizerNotFound, load_counter, load_r
 RETOKENIZE_POINT = "retokenize_point"
 CANCELLING = JobState.CANCELLING
 CANCELLED = JobState.CANCELLED
-Clock = Callable[[], dt.datetime]
 
 
 log = logging.getLogger(__name__)

@@ -8,12 +8,7 @@ from pydantic import BaseModel, Field
 
 from app.accounts.services.accounts import Principal
 from app.accounts.services.authorization import authorize
-from app.accounts.web.security import (
-    PrincipalDep,
-    SignedInDep,
-    acting_on,
-    visible_submission,
-)
+from app.accounts.web.security import PrincipalDep, SignedInDep
 from app.core import text_limits as text
 from app.core.authorization import Action
 from app.core.lifecycle import SubmissionState
@@ -49,6 +44,7 @@ from app.submissions.services.archives import store_unavailable
 from app.submissions.services.artifacts import EventsSink, register_events
 from app.submissions.services.storage import UploadTooLarge
 from app.submissions.services.visibility import access_to
+from app.submissions.web.access import acting_on, visible_submission
 from app.web.api_errors import ErrorBody, error_response, refused
 from app.web.deps import QueueDep, SessionDep, SettingsDep
 

@@ -6,11 +6,10 @@ from fastapi import Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.services.authorization import authorize
-from app.accounts.web.security import acting_on, page_router, verify_csrf
+from app.accounts.web.security import page_router, principal_of, verify_csrf
 from app.core import text_limits as text
 from app.core.authorization import Action
 from app.db.models import Retokenization, Submission
-from app.review.web.pages import member_submission, principal_of
 from app.runs.services.reproductions import (
     ReproductionError,
     request_reproduction,
@@ -21,6 +20,7 @@ from app.runs.services.retokenization import (
     get_retokenization,
     request_retokenization,
 )
+from app.submissions.web.access import acting_on, member_submission
 from app.submissions.web.pages import render_submission
 from app.web.api_errors import status_of
 from app.web.deps import QueueDep, SessionDep, SettingsDep

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,13 +60,6 @@ def locate_submission(extracted: Path) -> BundleLayout:
         "or under <organisation>/<submission_id>/ (the layout endpoints-submission-cli "
         "builds)",
     )
-
-
-def slugify(name: str) -> str:
-    """The CLI's org slug: non-word characters to '_', runs collapsed, trimmed."""
-    slug = re.sub(r"[^\w-]", "_", name.strip())
-    slug = re.sub(r"_+", "_", slug).strip("_")
-    return slug[:64] or "unknown"
 
 
 def declared_organisation(root: Path) -> str | None:

@@ -11,11 +11,12 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.audit import record
 from app.core.lifecycle import SubmissionState
+from app.core.names import slugify
 from app.core.refusals import Kind, Refused
 from app.db.models import Job, Organization, StoredFile, Submission, User
 from app.jobs.queue import CHECK_SUBMISSION, JobQueue, enqueue_after_commit
-from app.review.services.audit import record
 from app.settings import Settings
 from app.storage import StorageError, archive_key, artifact_store
 from app.submissions.domain.archive import ArchiveLimits, ArchiveRejected, extract_archive
@@ -24,7 +25,6 @@ from app.submissions.domain.bundle import (
     content_digest,
     declared_organisation,
     locate_submission,
-    slugify,
 )
 from app.submissions.services.archives import store_unavailable
 from app.submissions.services.artifacts import take_bundle_events

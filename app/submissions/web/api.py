@@ -8,13 +8,7 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel
 
-from app.accounts.web.security import (
-    MemberDep,
-    PrincipalDep,
-    SignedInDep,
-    acting_on,
-    visible_submission,
-)
+from app.accounts.web.security import MemberDep, PrincipalDep, SignedInDep
 from app.checks.services.checks import retry_check
 from app.checks.services.findings import CheckReport, check_report
 from app.core.authorization import Action
@@ -39,6 +33,7 @@ from app.submissions.services.views import (
     submission_summary,
 )
 from app.submissions.services.visibility import access_to, viewer_of
+from app.submissions.web.access import acting_on, visible_submission
 from app.submissions.web.uploads import UploadProblem, handle_upload
 from app.web.api_errors import ErrorBody, error_response, refused
 from app.web.deps import QueueDep, SessionDep, SettingsDep

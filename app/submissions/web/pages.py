@@ -8,11 +8,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.accounts.services.accounts import Principal, organization_of
 from app.accounts.services.authorization import actor_of
 from app.accounts.web.pages import sign_in_first
-from app.accounts.web.security import (
-    PrincipalDep,
-    page_router,
-    visible_submission,
-)
+from app.accounts.web.security import PrincipalDep, page_router, principal_of
 from app.checks.domain.findings import Severity
 from app.checks.services.findings import group_findings
 from app.checks.services.rules import rule_view
@@ -21,7 +17,7 @@ from app.core.regions import Offline
 from app.results.services.public import (
     PRELIMINARY_FOOTNOTE,
 )
-from app.review.web.pages import ReviewFormError, principal_of, review_context
+from app.review.web.pages import ReviewFormError, review_context
 from app.runs.services.reproductions import (
     ReproductionError,
     list_reproductions,
@@ -44,6 +40,7 @@ from app.submissions.services.views import (
     submission_summary,
 )
 from app.submissions.services.visibility import access_to
+from app.submissions.web.access import visible_submission
 from app.submissions.web.uploads import UploadProblem, handle_upload
 from app.web.deps import QueueDep, SessionDep, SettingsDep
 from app.web.templating import templates

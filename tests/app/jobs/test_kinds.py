@@ -6,12 +6,15 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import app.checks.services.checks
 import app.runs.services.recount_parts
 import app.runs.services.reproductions
 import app.runs.services.retokenization
 import app.submissions.services.intake
-from app.jobs.kinds import JOB_KINDS
+from app.jobs.kinds import registry
+from app.pipeline import JOB_KINDS
 
 
 def _kinds_made(module: object) -> set[str]:
@@ -50,3 +53,10 @@ def test_the_worker_registers_one_task_per_kind() -> None:
     assert portal_tasks == {kind.task for kind in JOB_KINDS.values()} | {CLOCK_TASK}
     for kind in JOB_KINDS.values():
         assert kind.doing and callable(kind.run) and callable(kind.fail)
+
+
+def test_a_kind_declared_twice_is_refused_at_start() -> None:
+    check = JOB_KINDS["check_submission"]
+    with pytest.raises(ValueError, match="'check_submission' is declared twice"):
+        registry(check, *JOB_KINDS.values())
+    assert registry(*JOB_KINDS.values()) == JOB_KINDS

@@ -22,12 +22,12 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.checks.services.checks import run_checks
 from app.db.migrate import upgrade
 from app.db.models import Base
 from app.db.session import Database
+from app.main import FEATURES, create_app
+from app.pipeline import run_checks
 from app.settings import Settings
-from app.web.main import FEATURES, create_app
 from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts, form_token
 from tests.support.fakes import RecordingQueue
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.main import create_app
 from app.settings import Settings
-from app.web.main import create_app
 from tests.support.fakes import RecordingQueue
 
 # Answers that are files, not JSON documents.

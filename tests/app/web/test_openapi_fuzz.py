@@ -17,7 +17,7 @@ from hypothesis import settings as hypothesis_settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
-from app.web.main import create_app
+from app.main import create_app
 from tests.support.accounts import bearer, create_accounts
 from tests.support.demo import demo_copy
 from tests.support.fakes import RecordingQueue

@@ -7,8 +7,8 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from app.db.session import Database
+from app.main import create_app
 from app.settings import Settings
-from app.web.main import create_app
 from app.web.ratelimit import RateLimiter
 from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts, form_token
 from tests.support.fakes import RecordingQueue

@@ -28,7 +28,7 @@ from submission_checker.models.regions import classify_concurrency
 
 from app.checks.domain.findings import Finding, Severity, Source
 from app.core.numbers import whole_number
-from app.publishing.domain.snapshot import SHOWN_PERCENTILES
+from app.core.views import SHOWN_PERCENTILES
 
 CHECKER_DISTRIBUTION = "endpoints-submission-cli"
 AGENTIC_LOAD_PATTERN = "agentic_inference"

@@ -9,11 +9,11 @@ from zoneinfo import ZoneInfo
 import pytest
 from fastapi.testclient import TestClient
 
-from app.checks.services.checks import run_checks
 from app.core.cohorts import Cohort
 from app.db.session import Database
+from app.main import create_app
+from app.pipeline import run_checks
 from app.settings import Settings
-from app.web.main import create_app
 from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts, form_token
 from tests.support.fakes import RecordingQueue, SetClock
 

@@ -12,8 +12,8 @@ from sqlalchemy import func, select
 
 from app.db.models import Notification, Publication
 from app.db.session import Database
+from app.main import create_app
 from app.settings import Settings
-from app.web.main import create_app
 from tests.support.accounts import ACCOUNTS, PASSWORD, create_accounts, form_token
 from tests.support.fakes import RecordingQueue
 

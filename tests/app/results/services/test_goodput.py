@@ -9,9 +9,9 @@ import pytest
 from sqlalchemy import select
 from starlette.datastructures import QueryParams
 
-from app.checks.services.checks import run_checks
 from app.db.models import RequestLogRow, Submission
 from app.db.session import Database
+from app.pipeline import run_checks
 from app.publishing.services.cohorts import publish_cohort
 from app.results.services.results import NO_EVENTS, parse_results_query, query_results
 from app.runs.services.retokenization import request_retokenization, run_retokenization

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.checks.services.checks import run_checks
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
+from app.pipeline import run_checks
 from app.publishing.services.cohorts import publish_cohort
 from app.results.services.history import system_history
 from app.results.services.public import (

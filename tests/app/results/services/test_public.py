@@ -15,11 +15,11 @@ from app.accounts.services.accounts import principal_for_token
 from app.db.models import Submission
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
+from app.main import create_app
 from app.publishing.services.cohorts import publish_cohort
 from app.review.services.decisions import set_point_state, withdraw
 from app.review.services.review import finalize
 from app.settings import Settings
-from app.web.main import create_app
 from tests.support.accounts import create_accounts
 from tests.support.fakes import RecordingQueue
 from tests.support.submissions import pt, submit

@@ -8,8 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.db.session import Database
+from app.main import create_app
 from app.settings import Settings
-from app.web.main import create_app
 from tests.support.fakes import RecordingQueue
 
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from app.checks.services.checks import run_checks
 from app.db.session import Database
+from app.main import create_app
+from app.pipeline import run_checks
 from app.publishing.services.cohorts import publish_cohort
 from app.settings import Settings
-from app.web.main import create_app
 from tests.support.fakes import RecordingQueue
 from tests.support.submissions import CHECKED, accept, pt
 

@@ -10,9 +10,9 @@ from fastapi.testclient import TestClient
 
 from app.db.models import Submission
 from app.db.session import Database
+from app.main import create_app
 from app.review.services.review import advance_clocks, finalize
 from app.settings import Settings
-from app.web.main import create_app
 from tests.support.accounts import create_accounts
 from tests.support.fakes import RecordingQueue
 from tests.support.submissions import archive_of, pt, submit

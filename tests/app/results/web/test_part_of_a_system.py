@@ -14,10 +14,10 @@ from fastapi.testclient import TestClient
 from app.db.models import Submission
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
+from app.main import create_app
 from app.publishing.services.cohorts import publish_cohort
 from app.review.services.review import finalize
 from app.settings import Settings
-from app.web.main import create_app
 from tests.support.bundles import one_node_at_r8
 from tests.support.fakes import RecordingQueue
 from tests.support.submissions import pt, submit

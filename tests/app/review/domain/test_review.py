@@ -8,7 +8,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from app.core.cohorts import BusinessCalendar, Cohort
-from app.review.domain.review import ReviewClock, ReviewPhase
+from app.core.lifecycle import ReviewPhase
+from app.review.domain.review import ReviewClock
 
 PT = ZoneInfo("America/Los_Angeles")
 THANKSGIVING = dt.date(2026, 11, 26)

@@ -41,7 +41,7 @@ from hypothesis.stateful import (
 from sqlalchemy import select
 
 from app.accounts.services.accounts import principal_for_token
-from app.checks.services.checks import retry_check, run_checks
+from app.checks.services.checks import retry_check
 from app.core.cohorts import Cohort
 from app.core.lifecycle import TERMINAL, SubmissionState
 from app.core.refusals import Refused
@@ -56,6 +56,8 @@ from app.db.models import (
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
 from app.demo.tokenizer import DemoTokenCounter
+from app.main import create_app
+from app.pipeline import run_checks
 from app.publishing.domain.cohorts import current_cohort
 from app.publishing.services.cohorts import publish_cohort
 from app.results.services.public import (
@@ -78,7 +80,6 @@ from app.submissions.domain.visibility import Access
 from app.submissions.services.intake import accept_upload
 from app.submissions.services.storage import receive_local
 from app.submissions.services.visibility import access_to
-from app.web.main import create_app
 from tests.support.accounts import ACCOUNTS, create_accounts
 from tests.support.bundles import broken
 from tests.support.fakes import RecordingQueue
@@ -867,8 +868,8 @@ NOT_THE_RECORD_PAGES = {
 def test_every_public_get_route_is_checked_by_the_model() -> None:
     from fastapi.routing import APIRoute
 
+    from app.main import FEATURES
     from app.settings import Settings as Plain
-    from app.web.main import FEATURES
 
     spec = create_app(Plain(demo_data=False), queue=RecordingQueue()).openapi()
     routes = {path for path, operations in spec["paths"].items() if "get" in operations}

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.checks.services.checks import run_checks
 from app.db.session import Database
+from app.main import create_app
+from app.pipeline import run_checks
 from app.settings import Settings
-from app.web.main import create_app
 from tests.support.accounts import ACCOUNTS, bearer, create_accounts
 from tests.support.fakes import RecordingQueue
 
@@ -154,7 +154,7 @@ def test_every_form_refuses_a_post_without_its_csrf_token(env) -> None:  # type:
     form's token, whoever is signed in."""
     from fastapi.routing import APIRoute
 
-    from app.web.main import FEATURES
+    from app.main import FEATURES
 
     client, who, sid = env
     routes = [

@@ -12,13 +12,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from app.checks.services.checks import run_checks
 from app.core.lifecycle import JobState
 from app.db.models import Job, RecountPart, Retokenization, Submission
 from app.db.session import Database
-from app.jobs.kinds import JOB_KINDS
 from app.jobs.queue import release_parent
 from app.jobs.recovery import recover_jobs
+from app.pipeline import JOB_KINDS, run_checks
 from app.runs.services.recount_parts import RECOUNT_PART
 from app.runs.services.retokenization import (
     RETOKENIZE_POINT,
@@ -169,7 +168,11 @@ def test_the_point_waits_for_its_parts_and_is_released_once(env: Env) -> None:
     later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
     with env.database.session() as session:
         sent = recover_jobs(
-            session=session, settings=env.settings, queue=env.queue, clock=lambda: later
+            session=session,
+            settings=env.settings,
+            queue=env.queue,
+            kinds=JOB_KINDS,
+            clock=lambda: later,
         )
     assert sorted(sent) == sorted(part_jobs) and job_id not in sent
     env.queue.sent.clear()
@@ -205,7 +208,9 @@ def test_a_release_lost_with_its_worker_is_made_by_the_recovery_sweep(env: Env) 
         retok.finished_at = None
         session.commit()
         job_id = retok.job.id
-        sent = recover_jobs(session=session, settings=env.settings, queue=env.queue)
+        sent = recover_jobs(
+            session=session, settings=env.settings, queue=env.queue, kinds=JOB_KINDS
+        )
     assert sent == [job_id] and env.queue.sent == [(job_id, RETOKENIZE_POINT)]
 
 
@@ -222,7 +227,13 @@ def test_a_part_lost_too_often_fails_the_point_with_the_part_named(env: Env) -> 
         second.state, second.attempts = JobState.RUNNING, env.settings.job_max_attempts
         second.heartbeat_at = dt.datetime.now(dt.UTC)
         session.commit()
-        recover_jobs(session=session, settings=env.settings, queue=env.queue, clock=lambda: later)
+        recover_jobs(
+            session=session,
+            settings=env.settings,
+            queue=env.queue,
+            kinds=JOB_KINDS,
+            clock=lambda: later,
+        )
         session.expire_all()
         retok = env.retok(session, public_id)
         assert retok.job.state == JobState.FAILED and retok.finished_at is not None
@@ -236,7 +247,7 @@ def test_a_part_lost_too_often_fails_the_point_with_the_part_named(env: Env) -> 
     # recovery round removes the counts nobody will merge.
     env.run(third_id, RECOUNT_PART)
     with env.database.session() as session:
-        recover_jobs(session=session, settings=env.settings, queue=env.queue)
+        recover_jobs(session=session, settings=env.settings, queue=env.queue, kinds=JOB_KINDS)
     assert not (env.settings.recount_parts_dir / public_id).exists()
 
 
@@ -283,7 +294,11 @@ def test_cancelling_a_waiting_recount_stops_its_parts(env: Env) -> None:
     later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
     with env.database.session() as session:
         sent = recover_jobs(
-            session=session, settings=env.settings, queue=env.queue, clock=lambda: later
+            session=session,
+            settings=env.settings,
+            queue=env.queue,
+            kinds=JOB_KINDS,
+            clock=lambda: later,
         )
         first_id = env.retok(session, public_id).parts[0].job_id
     assert sent == [first_id]

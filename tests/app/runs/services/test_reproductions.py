@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from app.checks.services.checks import run_checks
 from app.db.models import CheckRun, Job, Point, Reproduction
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec
+from app.pipeline import run_checks
 from app.runs.services.reproductions import (
     ReproductionError,
     request_reproduction,

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.checks.services.checks import run_checks
 from app.db.models import utcnow
 from app.db.session import Database
+from app.main import create_app
+from app.pipeline import run_checks
 from app.runs.services.retokenization import run_retokenization
 from app.runs.services.super_passes import define_super_pass
 from app.settings import Settings
-from app.web.main import create_app
 from tests.support.accounts import bearer, create_accounts
 from tests.support.fakes import RecordingQueue
 from tests.support.sweeps import make_sweep
@@ -292,7 +292,7 @@ def test_a_recount_is_shown_with_its_job_as_one_moment_saw_them(setup, database)
 def test_a_recount_counted_in_parts_says_so(  # type: ignore[no-untyped-def]
     settings, database, swept, tmp_path
 ) -> None:
-    from app.jobs.kinds import JOB_KINDS
+    from app.pipeline import JOB_KINDS
 
     with _uploaded(
         settings, database, swept, tmp_path, retokenize_split_bytes=1, retokenize_max_parts=2

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from app.demo.bundles import BundleFactory
-from app.submissions.domain.bundle import LayoutRejected, content_digest, locate_submission, slugify
+from app.submissions.domain.bundle import LayoutRejected, content_digest, locate_submission
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +53,3 @@ def test_content_digest_ignores_cli_metadata_only(built: Path, tmp_path: Path) -
         assert content_digest(built) != before
     finally:
         summary.write_bytes(original)
-
-
-def test_slugify_matches_the_cli() -> None:
-    assert slugify("Acme Corp") == "Acme_Corp"
-    assert slugify("  Foo & Bar, Inc.  ") == "Foo_Bar_Inc"

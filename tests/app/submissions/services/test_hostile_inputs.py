@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.checks.services.checks import run_checks
 from app.db.models import Point, Submission
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, pack_tree
+from app.main import create_app
+from app.pipeline import run_checks
 from app.settings import Settings
-from app.web.main import create_app
 from tests.support.accounts import bearer, create_accounts
 from tests.support.fakes import RecordingQueue
 from tests.support.submissions import accept

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from app.checks.services.checks import fail_check, retry_check, run_checks
+from app.checks.services.checks import fail_check, retry_check
 from app.core.refusals import Kind
 from app.db.models import CheckRun, FindingRow, Job, Point, StoredFile, Submission
 from app.db.session import Database
 from app.demo.bundles import BundleFactory
 from app.jobs.recovery import recover_jobs
+from app.pipeline import JOB_KINDS, run_checks
 from app.settings import Settings
 from app.submissions.services.intake import IntakeError, accept_upload
 from app.submissions.services.storage import receive_local
@@ -220,7 +221,7 @@ def test_lost_jobs_are_resent_then_given_up(
     later = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=settings.job_stale_after_s + 5)
     with database.session() as session:
         assert recover_jobs(
-            session=session, settings=settings, queue=queue, clock=lambda: later
+            session=session, settings=settings, queue=queue, kinds=JOB_KINDS, clock=lambda: later
         ) == [job_id]
     assert queue.sent[-1] == (job_id, "check_submission")
     with database.session() as session:
@@ -230,7 +231,13 @@ def test_lost_jobs_are_resent_then_given_up(
         session.commit()
         much_later = later + dt.timedelta(seconds=settings.job_stale_after_s + 5)
         assert (
-            recover_jobs(session=session, settings=settings, queue=queue, clock=lambda: much_later)
+            recover_jobs(
+                session=session,
+                settings=settings,
+                queue=queue,
+                kinds=JOB_KINDS,
+                clock=lambda: much_later,
+            )
             == []
         )
         job = session.get(Job, job_id)

@@ -11,11 +11,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.checks.domain.rules import catalogue
-from app.checks.services.checks import run_checks
 from app.db.session import Database
 from app.demo.bundles import BundleFactory
+from app.main import create_app
+from app.pipeline import run_checks
 from app.settings import Settings
-from app.web.main import create_app
 from tests.support.accounts import bearer, create_accounts, form_token
 from tests.support.bundles import tar_bytes
 from tests.support.fakes import RecordingQueue

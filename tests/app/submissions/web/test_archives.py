@@ -11,12 +11,12 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from app.checks.services.checks import run_checks
 from app.db.models import Submission
 from app.db.session import Database
+from app.main import create_app
+from app.pipeline import run_checks
 from app.settings import Settings
 from app.storage import archive_key
-from app.web.main import create_app
 from tests.support.accounts import bearer, create_accounts
 from tests.support.fakes import RecordingQueue
 from tests.support.objectstore import BUCKET, Partition, shared_object_store

@@ -1,4 +1,9 @@
-"""The FastAPI application."""
+"""The composition root: the FastAPI application, built from every feature's routers.
+
+It sits above the features (nothing imports it but the entry points: ``app.asgi``, the
+CLI, the tests), so the shared web kit below (``app.web``) knows no feature. A new page
+is a router in its feature's ``web`` package, listed once in ``FEATURES``.
+"""
 
 from __future__ import annotations
 
@@ -14,9 +19,8 @@ from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.accounts.web import api as accounts_api
 from app.accounts.web import pages as accounts_pages
-from app.accounts.web.security import csrf_and_headers
+from app.accounts.web.security import csrf_and_headers, csrf_input
 from app.broker import CeleryJobQueue, make_celery
 from app.bundled import bundled_dir
 from app.checks.web import api as checks_api
@@ -24,12 +28,14 @@ from app.checks.web import pages as checks_pages
 from app.core.refusals import Refused
 from app.db.models import utcnow
 from app.db.session import Database
+from app.errors import http_error, refusal_error, server_error, validation_error
 from app.jobs.queue import JobQueue
 from app.keys import derived_key
 from app.publishing.web import api as publishing_api
 from app.results.web import api as results_api
 from app.results.web import pages as results_pages
 from app.review.web import api as review_api
+from app.review.web import organizations as review_organizations
 from app.review.web import pages as review_pages
 from app.runs.web import api as runs_api
 from app.runs.web import pages as runs_pages
@@ -38,16 +44,19 @@ from app.submissions.web import api as submissions_api
 from app.submissions.web import pages as submissions_pages
 from app.web.api_errors import ERROR_RESPONSES
 from app.web.assets import StaticAssets, swagger_ui_dir
-from app.web.errors import http_error, refusal_error, server_error, validation_error
 from app.web.limits import BodyLimit, body_limit
 from app.web.ratelimit import RateLimiter
 from app.web.templating import templates
 
+# Every page form carries the CSRF field the accounts feature checks.
+templates.env.globals["csrf_input"] = csrf_input
+
 STATIC_DIR = bundled_dir("static")
 # Each feature's API routes and pages; the API's paths all start /api/v1.
 FEATURES = (
-    submissions_api, runs_api, review_api, publishing_api, results_api, checks_api, accounts_api,
-    review_pages, submissions_pages, runs_pages, results_pages, checks_pages, accounts_pages,
+    submissions_api, runs_api, review_api, publishing_api, results_api, checks_api,
+    review_organizations, review_pages, submissions_pages, runs_pages, results_pages,
+    checks_pages, accounts_pages,
 )  # fmt: skip
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.results.domain.goodput import ROW, GoodputIndex, Request, RequestLog, request_of
+from app.runs.domain.goodput import ROW, GoodputIndex, Request, RequestLog, request_of
 
 MS = 1_000_000  # nanoseconds
 

@@ -6,16 +6,16 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from app.accounts.services.organizations import (
+from app.accounts.web.security import ChairDep, MemberDep
+from app.core.views import Listing
+from app.db.models import Organization
+from app.review.services.organizations import (
     OrganizationView,
     get_organization,
     list_organizations,
     organization_view,
     update_organization,
 )
-from app.accounts.web.security import ChairDep, MemberDep
-from app.core.views import Listing
-from app.db.models import Organization
 from app.web.api_errors import attempt
 from app.web.deps import NowDep, SessionDep, SettingsDep
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.runs.domain.endpoints import (
+from app.core.endpoints import (
     EndpointRefused,
     endpoint_allowed,
     header_safe,
