@@ -245,7 +245,8 @@ def test_a_point_withdrawn_during_review_leaves_the_public_curve_and_survives_a_
                         reason="a faulty run", at=pt(2026, 12, 3))  # fmt: skip
         session.commit()
         assert may_recheck(facts_of(session, held)) is None  # not yet reviewed nor public
-        from app.checks.services.checks import retry_check, run_checks
+        from app.checks.services.checks import retry_check
+        from app.pipeline import run_checks
         from tests.support.fakes import RecordingQueue
 
         job = retry_check(session=session, queue=RecordingQueue(), submission=held)

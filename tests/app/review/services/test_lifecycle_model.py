@@ -219,11 +219,13 @@ class LifecycleModel(RuleBasedStateMachine):
     MODES = st.sampled_from(["confidential", "provisional"])
     EMBARGOES = st.one_of(st.none(), st.integers(3, 45))
 
-    # From the start: two submissions for review, an unverified upload and a bundle the
-    # checks reject, so every example has reviews to follow and each status to reach.
+    # From the start: two submissions for review, one confidential and one provisional
+    # (in either order), an unverified upload and a bundle the checks reject, so every
+    # example has a review from the start, a provisional publication within reach and
+    # each status to reach, whatever else the example draws.
     @initialize(
         target=submissions,
-        modes=st.tuples(MODES, MODES),
+        modes=st.permutations(["confidential", "provisional"]).map(tuple),
         embargoes=st.tuples(EMBARGOES, EMBARGOES),
     )
     def four_to_start(self, modes: tuple[str, str], embargoes: tuple[int | None, int | None]):  # type: ignore[no-untyped-def]
