@@ -22,6 +22,8 @@ from tests.support.accounts import ACCOUNTS
 from tests.support.fakes import RecordingQueue
 
 PT = ZoneInfo("America/Los_Angeles")
+# The chair's override for a test whose subject is not the review: finalized without one.
+UNREVIEWED = "the test finalizes without a reviewer: the review is not what it checks"
 CHECKED = dt.datetime(2026, 11, 30, 10, tzinfo=PT)  # Monday; eligible for 2026-12-C0
 
 

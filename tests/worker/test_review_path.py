@@ -94,6 +94,12 @@ def test_upload_review_objection_penalty_finalize_publish(
         assert resolved["state"] == "resolved"
         assert [m["action"] for m in resolved["thread"]] == ["file", "acknowledge", "accept"]
 
+        # The assigned reviewer completes the review; only then may the chair finalize.
+        unreviewed = chair.post(f"/api/v1/submissions/{sid}/decisions", json={"action": "finalize"})
+        assert unreviewed.status_code == 409
+        assert unreviewed.json()["error"]["code"] == "review-incomplete"
+        assigned = cumulus if review["reviewer"] == ACCOUNTS["reviewer"][0] else dune
+        _ok(assigned.post(f"/api/v1/submissions/{sid}/review-complete", json={"notes": "done"}))
         finalized = _ok(
             chair.post(f"/api/v1/submissions/{sid}/decisions", json={"action": "finalize"})
         )
@@ -124,6 +130,7 @@ def test_upload_review_objection_penalty_finalize_publish(
             "objection filed",
             "penalty",
             "objection accepted the answer",
+            "review completed",
             "finalize",
             "published",
         ):
@@ -133,17 +140,20 @@ def test_upload_review_objection_penalty_finalize_publish(
 
 
 def test_the_workers_scheduler_runs_the_review_clocks(portal: RunningPortal) -> None:
-    """The demo's provisional result whose peer review closed with no objection is
-    finalized by the periodic clock task in the worker, with no command from anyone."""
+    """The demo's provisional result whose peer review closed with no objection has no
+    completed review (the demo has no reviewers): the periodic clock task in the worker,
+    with no command from anyone, does not finalize it but tells the chair, once."""
     with portal.client("chair") as chair:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             rows = _ok(chair.get("/api/v1/submissions", params={"limit": 200}))["data"]
             cumulus = next(r for r in rows if r["organization"] == "Cumulus Cloud")
-            if cumulus["state"] == "finalized":
+            events = _ok(chair.get(f"/api/v1/submissions/{cumulus['id']}/timeline"))["data"]
+            if any(e["action"] == "review incomplete" for e in events):
                 break
             time.sleep(1)
-        assert cumulus["state"] == "finalized", cumulus
-        events = _ok(chair.get(f"/api/v1/submissions/{cumulus['id']}/timeline"))["data"]
-        finalize = next(e for e in events if e["action"] == "finalize")
-        assert finalize["actor"] == "system"
+        [told] = [e for e in events if e["action"] == "review incomplete"]
+        assert told["actor"] == "system" and "no reviewer is assigned" in told["reason"]
+        assert cumulus["state"] == "passed_checks", cumulus  # never finalized unreviewed
+        inbox = _ok(chair.get("/api/v1/inbox"))["data"]
+        assert sum(n["subject"].startswith("Review incomplete") for n in inbox) >= 1

@@ -38,8 +38,10 @@ def decide(
     actor: str,
     reason: str | None = None,
     at: dt.datetime | None = None,
+    override: bool = False,
 ) -> None:
-    """The chair's decision (the web layer lets only the chair's scope call this)."""
+    """The chair's decision (the web layer lets only the chair's scope call this);
+    *override*: finalize although the review is not complete, *reason* saying why."""
     at = at or utcnow()
     if action not in DECISIONS:
         raise PublishingError(
@@ -55,6 +57,7 @@ def decide(
             at=at,
             actor=actor,
             reason=reason,
+            override=(reason or "") if override else None,
         )
         return
     facts = facts_of(session, submission)

@@ -439,6 +439,16 @@ def due_cohort(settings: Settings, submission: Submission, finalized_at: dt.date
     return cohort
 
 
+FINALIZED_UNREVIEWED = "finalized without review"  # an audit action: 32 characters at most
+
+
+def _review_gap(submission: Submission) -> str:
+    """What is missing of the assigned review, in words."""
+    if submission.reviewer is None:
+        return "no reviewer is assigned"
+    return f"{submission.reviewer.email} has not completed the assigned review"
+
+
 def finalize(
     *,
     session: Session,
@@ -447,11 +457,16 @@ def finalize(
     at: dt.datetime | None = None,
     actor: str = SYSTEM,
     reason: str | None = None,
+    override: str | None = None,
 ) -> None:
-    """Peer review is over: every blocking objection is resolved or retracted."""
+    """Peer review is over: every blocking objection is resolved or retracted, and the
+    assigned review is complete (rules §4.4). *override*: the chair's reason to finalize
+    without a completed review, recorded on the timeline and sent to every inbox
+    concerned; without it an incomplete review refuses."""
     at = at or utcnow()
     if not submission.for_review:
         raise PublishingError("not-for-review", "an unverified upload is never reviewed")
+    overridden = False
     if submission.state == SubmissionState.PASSED_CHECKS.value:
         if submission.review_eligible_at is None:
             raise PublishingError(
@@ -470,6 +485,19 @@ def finalize(
         short = curves_short(submission)
         if short:
             raise PublishingError("curve-incomplete", f"cannot finalize: {short}", Kind.CONFLICT)
+        if submission.review_completed_at is None:
+            if override is None:
+                raise PublishingError(
+                    "review-incomplete",
+                    f"the review is not complete ({_review_gap(submission)}): complete it, or "
+                    "finalize with an override and its reason",
+                    Kind.CONFLICT,
+                )
+            if not override.strip():
+                raise PublishingError(
+                    "reason-required", "say why the submission is finalized without a review"
+                )
+            overridden = True
     try:
         change_state(
             session,
@@ -484,6 +512,16 @@ def finalize(
         raise PublishingError("not-allowed", str(exc), Kind.CONFLICT) from exc
     submission.finalized_at = at
     submission.review_phase = ReviewPhase.CLOSED
+    if overridden:
+        assert override is not None
+        gap = _review_gap(submission)
+        record(session, submission, action=FINALIZED_UNREVIEWED, actor=actor,
+               reason=f"{override.strip()} ({gap})", at=at)  # fmt: skip
+        concerned = [*chairs(session), *members_of(session, submission.organization_id)]
+        if submission.reviewer is not None:
+            concerned.append(submission.reviewer)
+        notify(session, concerned, f"Finalized without a completed review: {_label(submission)}",
+               f"{actor} finalized it ({gap}): {override.strip()}", _link(submission))  # fmt: skip
     organisation = submission.organization
     if organisation.committee_suspended_at is not None:
         organisation.committee_suspended_at = None  # a newly finalized result (rules §4.4)
@@ -753,6 +791,19 @@ def _tick_submission(
             notify(session, chairs(session), f"Cannot finalize: {_label(submission)}", text,
                    _link(submission))  # fmt: skip
             report.add(submission, "cannot finalize")
+    elif (
+        phase != ReviewPhase.PEER_REVIEW and not blocking and submission.review_completed_at is None
+    ):
+        # The clock never finalizes an unreviewed result: the chair decides, told once.
+        if _once(session, submission, "review incomplete", ""):
+            text = (
+                f"peer review is over with no open objection, but {_review_gap(submission)}: "
+                "the chair completes the assignment or finalizes with an override and its reason"
+            )
+            record(session, submission, action="review incomplete", reason=text, at=now)
+            notify(session, chairs(session), f"Review incomplete: {_label(submission)}", text,
+                   _link(submission))  # fmt: skip
+            report.add(submission, "review incomplete")
     elif phase != ReviewPhase.PEER_REVIEW and not blocking:
         finalize(
             session=session,

@@ -196,13 +196,14 @@ def post_review_complete(
     session: SessionDep,
     settings: SettingsDep,
     who: SignedInDep,
+    now: NowDep,
 ) -> ReviewSummary | JSONResponse:
     """The assigned reviewer's review is done (due by the end of Week 3, rules §4.4)."""
     submission = acting_on(session, who, public_id, Action.COMPLETE_REVIEW)
     refused = attempt(
         session,
         lambda: complete_review(
-            session=session, submission=submission, reviewer=who, notes=body.notes
+            session=session, submission=submission, reviewer=who, notes=body.notes, at=now
         ),
     )
     return refused or review_summary(session, settings, submission)
@@ -291,7 +292,15 @@ def read_all(session: SessionDep, who: MemberDep) -> None:
 class DecisionRequest(BaseModel):
     action: str = Field(description="finalize, reject, withdraw or invalidate")
     reason: str | None = Field(
-        default=None, max_length=text.REASON, description="required except to finalize"
+        default=None,
+        max_length=text.REASON,
+        description="required except to finalize (and to finalize with an override)",
+    )
+    override: bool = Field(
+        default=False,
+        description="finalize although the assigned review is not complete (rules §4.4): "
+        "the reason is recorded on the timeline and sent to the chair's, the reviewer's and "
+        "the submitter's inbox; without it, an incomplete review refuses (review-incomplete)",
     )
 
 
@@ -317,6 +326,7 @@ def decide_submission(
             actor=chair.email,
             reason=body.reason,
             at=now,
+            override=body.override,
         ),
     )
     return failed or submission_summary(submission)

@@ -121,6 +121,8 @@ def review_context(
         and may_object(clock, facts, now, late_ground=True) is None,
         "is_chair": is_chair,
         "is_reviewer": user is not None and submission.reviewer_id == user.id,
+        # Finalizing without it takes the chair's override and its reason (rules §4.4).
+        "review_incomplete": submission.for_review and submission.review_completed_at is None,
         "can_complete_review": may_complete_review(
             asking, facts, completed=submission.review_completed_at is not None
         )
@@ -290,6 +292,7 @@ def decide_from_page(
     settings: SettingsDep,
     action: str = Form("", max_length=text.SHORT),
     reason: str = Form("", max_length=text.REASON),
+    override: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
 ) -> Response:
     decision = Action.WITHDRAW if action == "withdraw" else Action.DECIDE
@@ -304,9 +307,10 @@ def decide_from_page(
             action=action,
             actor=who.email,
             reason=reason or None,
+            override=override == "yes",
         ),
         form="decision",
-        kept={"action": action, "reason": reason},
+        kept={"action": action, "reason": reason, "override": override},
     )
 
 

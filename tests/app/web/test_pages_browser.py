@@ -349,12 +349,23 @@ def test_the_review_in_the_browser_objection_answer_decision(
 
     sign_in(page, portal, "chair")
     page.goto(url)
+    # The assigned review is not complete: finalizing is refused, the override offered.
+    assert "no reviewer is assigned" not in page.locator("#review-incomplete").inner_text()
     page.select_option("#decision", "finalize")
+    page.click("#decision-form button[type=submit]")
+    error = page.locator("#review-error")
+    error.wait_for()
+    assert "review-incomplete" in error.inner_text()
+    assert page.locator("#decision").input_value() == "finalize"  # the form kept its choice
+    page.check("#decision-override input[name=override]")
+    page.fill("#decision-reason", "the reviewer is on leave; the objection settled it")
     page.click("#decision-form button[type=submit]")
     page.wait_for_selector("#due-cohort")
     assert page.watch.dialogs[-1].startswith("Finalize this submission?")  # asked first
     assert "Finalized" in page.locator("#state-label").inner_text()
-    assert "finalize" in page.locator("#timeline").inner_text()
+    timeline = page.locator("#timeline").inner_text()
+    assert "finalize" in timeline and "finalized without review" in timeline
+    assert "the reviewer is on leave" in timeline
     due = page.locator("#due-cohort").get_attribute("data-cohort")
     # Not "published" before the chair releases the cohort.
     assert "once the chair publishes it" in page.locator("#due-cohort").inner_text()

@@ -169,6 +169,17 @@ def test_chair_decisions_the_queue_and_the_timeline(env, database, settings, goo
     no_reason = client.post(url, json={"action": "reject"}, headers=chair)
     assert no_reason.status_code == 422 and no_reason.json()["error"]["code"] == "reason-required"
     assert client.post(url, json={"action": "ascend"}, headers=chair).status_code == 422
+    # The assigned review is not complete: finalizing is refused and says what to do.
+    early = client.post(url, json={"action": "finalize"}, headers=chair)
+    assert early.status_code == 409 and early.json()["error"]["code"] == "review-incomplete"
+    assert "has not completed the assigned review" in early.json()["error"]["message"]
+    assigned = queue[0]["review"]["reviewer"]
+    reviewer = bearer(tokens["reviewer" if assigned == ACCOUNTS["reviewer"][0] else "reviewer2"])
+    completed = client.post(
+        f"/api/v1/submissions/{sid}/review-complete", json={"notes": "read it all"},
+        headers=reviewer,
+    )  # fmt: skip
+    assert completed.status_code == 200, completed.text
     done = client.post(url, json={"action": "finalize", "reason": "no objections"}, headers=chair)
     assert done.status_code == 200 and done.json()["state"] == "finalized"
     assert done.json()["result_status"] == "verified"
@@ -184,6 +195,7 @@ def test_chair_decisions_the_queue_and_the_timeline(env, database, settings, goo
         "automated checks",
         "review started",
         "reviewer assigned",
+        "review completed",
         "finalize",
         "publication scheduled",
     ]
@@ -223,8 +235,20 @@ def test_withdrawal_after_finalization_keeps_the_archive_entry_before_it_leaves_
     other = BundleFactory(system=faster, submission_id="sub-late").archive(tmp_path / "l.tar.gz")
     late = _checked(client, database, settings, other, tokens, mode="confidential")
     decisions = f"/api/v1/submissions/{late}/decisions"
-    finalized = client.post(decisions, headers=chair, json={"action": "finalize"})
+    # No review here: the chair overrides, saying why; the override is on the timeline.
+    unsaid = client.post(decisions, headers=chair, json={"action": "finalize", "override": True})
+    assert unsaid.status_code == 422 and unsaid.json()["error"]["code"] == "reason-required"
+    finalized = client.post(decisions, headers=chair, json={
+        "action": "finalize", "override": True, "reason": "the reviewer left the committee",
+    })  # fmt: skip
     assert finalized.status_code == 200, finalized.text
+    timeline = client.get(f"/api/v1/submissions/{late}/timeline", headers=chair).json()["data"]
+    [line] = [e for e in timeline if e["action"] == "finalized without review"]
+    assert line["actor"] == CHAIR_EMAIL and line["reason"].startswith(
+        "the reviewer left the committee ("
+    )
+    inbox = client.get("/api/v1/inbox", headers=chair).json()["data"]
+    assert any(n["subject"].startswith("Finalized without a completed review") for n in inbox)
     due = client.get(f"/api/v1/submissions/{late}", headers=chair).json()["review"]["due_cohort"]
     client.app.state.clock.to_publication_of(due)
     out = client.post(f"/api/v1/cohorts/{due}/publish", headers=chair)

@@ -22,7 +22,7 @@ from app.review.services.review import finalize
 from app.settings import Settings
 from tests.support.accounts import create_accounts
 from tests.support.fakes import RecordingQueue
-from tests.support.submissions import pt, submit
+from tests.support.submissions import UNREVIEWED, pt, submit
 
 # PostgreSQL too: the public read path's queries are SQL.
 pytestmark = pytest.mark.postgresql
@@ -52,7 +52,13 @@ def record(
         for name, sid in sids.items():
             submission = session.get(Submission, sid)
             assert submission is not None
-            finalize(session=session, settings=settings, submission=submission, at=pt(2026, 12, 7))
+            finalize(
+                override=UNREVIEWED,
+                session=session,
+                settings=settings,
+                submission=submission,
+                at=pt(2026, 12, 7),
+            )
             ids[name] = submission.public_id
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1",
                        at=pt(2026, 12, 16, 8))  # fmt: skip

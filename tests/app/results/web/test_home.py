@@ -15,7 +15,7 @@ from app.review.services.review import advance_clocks, finalize
 from app.settings import Settings
 from tests.support.accounts import create_accounts
 from tests.support.fakes import RecordingQueue
-from tests.support.submissions import archive_of, pt, submit
+from tests.support.submissions import UNREVIEWED, archive_of, pt, submit
 
 
 def test_the_home_page_previews_every_benchmark_of_the_latest_cohort(client: TestClient) -> None:
@@ -56,7 +56,13 @@ def test_a_result_an_embargo_released_before_any_cohort_is_on_every_page(
     with database.session() as session:
         submission = session.get(Submission, sid)
         assert submission is not None
-        finalize(session=session, settings=settings, submission=submission, at=pt(2026, 11, 2))
+        finalize(
+            override=UNREVIEWED,
+            session=session,
+            settings=settings,
+            submission=submission,
+            at=pt(2026, 11, 2),
+        )
         advance_clocks(session, settings, pt(2026, 11, 9, 8, 1))
         session.commit()
     with TestClient(create_app(settings, queue=RecordingQueue())) as client:

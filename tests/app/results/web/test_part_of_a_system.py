@@ -20,7 +20,7 @@ from app.review.services.review import finalize
 from app.settings import Settings
 from tests.support.bundles import one_node_at_r8
 from tests.support.fakes import RecordingQueue
-from tests.support.submissions import pt, submit
+from tests.support.submissions import UNREVIEWED, pt, submit
 
 
 @pytest.fixture
@@ -33,7 +33,13 @@ def client(database: Database, settings: Settings, tmp_path: Path) -> Iterator[T
     with database.session() as session:
         submission = session.get(Submission, sid)
         assert submission is not None
-        finalize(session=session, settings=settings, submission=submission, at=pt(2026, 12, 7))
+        finalize(
+            override=UNREVIEWED,
+            session=session,
+            settings=settings,
+            submission=submission,
+            at=pt(2026, 12, 7),
+        )
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1",
                        at=pt(2026, 12, 16, 8))  # fmt: skip
         session.commit()

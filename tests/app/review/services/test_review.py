@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from app.accounts.services.accounts import Principal, create_user, principal_for_token
 from app.core.authorization import Role
-from app.db.models import Notification, Publication, ResultEntry, Submission
+from app.db.models import AuditEvent, Notification, Publication, ResultEntry, Submission
 from app.db.session import Database
 from app.publishing.services.cohorts import publish_cohort
 from app.publishing.services.publishing import PublishingError
@@ -21,12 +21,12 @@ from app.results.services.export import write_cohort_export
 from app.review.domain.objections import ObjectionRefused
 from app.review.services.decisions import decide
 from app.review.services.objections import act, file_objection
-from app.review.services.review import advance_clocks, finalize
+from app.review.services.review import advance_clocks, complete_review, finalize
 from app.settings import Settings
 from app.submissions.domain.visibility import Access
 from app.submissions.services.visibility import access_to
 from tests.support.accounts import ACCOUNTS, PASSWORD, create_accounts
-from tests.support.submissions import CHECKED, archive_of, objection, pt, submit, user
+from tests.support.submissions import CHECKED, UNREVIEWED, archive_of, objection, pt, submit, user
 
 # PostgreSQL too: the review's clocks compare stored times, kept by each database its own way.
 pytestmark = pytest.mark.postgresql
@@ -119,14 +119,35 @@ def test_an_answer_stops_the_clock_and_the_objectors_silence_retracts(
         assert filed.state == "answered"
         # Chair cannot finalize while it is open.
         with pytest.raises(PublishingError, match="still open"):
-            finalize(session=session, settings=settings, submission=submission, at=pt(2026, 12, 4))
+            finalize(
+                override=UNREVIEWED,
+                session=session,
+                settings=settings,
+                submission=submission,
+                at=pt(2026, 12, 4),
+            )
         advance_clocks(session, settings, pt(2026, 12, 7, 23))  # objectors' 2 days: Fri, Mon
         assert filed.state == "answered" and submission.penalty_cohorts == 0
         advance_clocks(session, settings, pt(2026, 12, 8, 0, 1))
         assert filed.state == "retracted" and filed.messages[-1].author == "system"
         assert submission.state == "passed_checks"  # early finalization is the chair's
-        # Peer review closes at the end of day 21 (Dec 20); the clocks then finalize.
+        # Peer review closes at the end of day 21 (Dec 20), but the assigned review is not
+        # complete: the clock does not finalize; it tells the chair, once.
         report = advance_clocks(session, settings, pt(2026, 12, 21, 0, 1))
+        assert submission.state == "passed_checks"
+        assert any("review incomplete" in a for a in report.actions)
+        again = advance_clocks(session, settings, pt(2026, 12, 21, 1))
+        assert not any("review incomplete" in a for a in again.actions)
+        session.commit()
+        told = session.scalars(
+            select(Notification.subject).where(Notification.user_id == user(session, "chair").id)
+        ).all()
+        assert sum(s.startswith("Review incomplete") for s in told) == 1
+        # The reviewer completes it; the next tick finalizes.
+        assert submission.reviewer is not None
+        complete_review(session=session, submission=submission, reviewer=submission.reviewer,
+                        notes="checked", at=pt(2026, 12, 21, 9))  # fmt: skip
+        report = advance_clocks(session, settings, pt(2026, 12, 21, 10))
         assert submission.state == "finalized" and any("finalized" in a for a in report.actions)
         assert submission.due_cohort == "2027-01-C0"  # first cohort after Dec 21
 
@@ -207,6 +228,9 @@ def test_objection_windows_parties_and_disputes(
         assert blocking.state == "unresolved"
         with pytest.raises(ObjectionRefused, match="Weeks 1–3"):
             objection(session, submission, pt(2026, 12, 22))  # after day 21
+        assert submission.reviewer is not None  # the review is done in Week 3
+        complete_review(session=session, submission=submission, reviewer=submission.reviewer,
+                        notes="checked", at=pt(2026, 12, 18))  # fmt: skip
         advance_clocks(session, settings, pt(2027, 1, 11, 0, 1))  # Week 6 ended on Jan 10
         assert submission.review_phase == "dispute"
         chair_inbox = session.scalars(
@@ -271,7 +295,13 @@ def test_confidential_embargo_releases_the_finalized_result_on_its_date(
     sid = submit(database, settings, good_archive, embargo=dt.date(2027, 1, 12))
     with database.session() as session:
         submission = session.get(Submission, sid)
-        finalize(session=session, settings=settings, submission=submission, at=pt(2026, 12, 7))
+        finalize(
+            override=UNREVIEWED,
+            session=session,
+            settings=settings,
+            submission=submission,
+            at=pt(2026, 12, 7),
+        )
         at_c1 = pt(2026, 12, 16, 8)
         assert (
             publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1", at=at_c1)
@@ -351,6 +381,7 @@ def test_visibility_matrix_role_mode_state_and_date(
         )
         assert public(early_out) == Access.NONE  # no record when withdrawn before finalization
         finalize(
+            override=UNREVIEWED,
             session=session,
             settings=settings,
             submission=session.get(Submission, confidential),
@@ -421,6 +452,7 @@ def test_result_ids_and_the_cohort_export(
             "1.0.4.llama3_1-8b.cnn_dailymail.1",
         )
         finalize(
+            override=UNREVIEWED,
             session=session,
             settings=settings,
             submission=session.get(Submission, first),
@@ -504,7 +536,13 @@ def test_a_review_missed_at_week_3_costs_the_committee_seat_until_a_finalized_re
         )
         session.add(own)
         session.flush()
-        finalize(session=session, settings=settings, submission=own, at=pt(2026, 12, 22))
+        finalize(
+            override=UNREVIEWED,
+            session=session,
+            settings=settings,
+            submission=own,
+            at=pt(2026, 12, 22),
+        )
         assert slacker.organization.committee_suspended_at is None
 
 
@@ -519,3 +557,47 @@ def test_every_objection_action_fits_the_audit_trail() -> None:
     for action in [*ACTIONS, FILED]:
         assert len(f"objection {told(action)}") <= audit, action
         assert len(action) <= thread, action
+
+
+def test_finalizing_needs_the_completed_review_or_the_chairs_override_with_a_reason(
+    database: Database, settings: Settings, tokens: dict[str, str], good_archive: Path
+) -> None:
+    """Rules §4.4: the chair cannot finalize past an incomplete review by one click; an
+    override says why, on the timeline and in every inbox concerned."""
+    sid = submit(database, settings, good_archive)
+    with database.session() as session:
+        submission = session.get(Submission, sid)
+        assert submission.reviewer is not None and submission.review_completed_at is None
+        at = pt(2026, 12, 22, 9)
+        with pytest.raises(PublishingError, match="has not completed the assigned review") as no:
+            finalize(session=session, settings=settings, submission=submission, at=at)
+        assert no.value.code == "review-incomplete"
+        with pytest.raises(PublishingError, match="say why") as unsaid:
+            finalize(session=session, settings=settings, submission=submission, at=at,
+                     override="  ")  # fmt: skip
+        assert unsaid.value.code == "reason-required"
+        assert submission.state == "passed_checks"
+        finalize(session=session, settings=settings, submission=submission, at=at,
+                 actor=ACCOUNTS["chair"][0],
+                 override="the reviewer left the committee")  # fmt: skip
+        session.commit()
+        assert submission.state == "finalized"
+        [line] = session.scalars(
+            select(AuditEvent).where(
+                AuditEvent.submission_id == sid, AuditEvent.action == "finalized without review"
+            )
+        ).all()
+        assert line.actor == ACCOUNTS["chair"][0]
+        assert line.reason == (
+            f"the reviewer left the committee ({submission.reviewer.email} has not completed "
+            "the assigned review)"
+        )
+        for who in ("chair", "submitter"):
+            subjects = session.scalars(
+                select(Notification.subject).where(Notification.user_id == user(session, who).id)
+            ).all()
+            assert any(s.startswith("Finalized without a completed review") for s in subjects)
+        reviewer_told = session.scalars(
+            select(Notification.subject).where(Notification.user_id == submission.reviewer_id)
+        ).all()
+        assert any(s.startswith("Finalized without a completed review") for s in reviewer_told)
