@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from submission_checker.checker import SubmissionChecker
+from submission_checker.layout import canonical_model_name
 from submission_checker.models import PointPower
 from submission_checker.models import Severity as OfficialSeverity
 from submission_checker.models.aggregate.context import ModelContext
@@ -390,32 +391,67 @@ def _describe_system(system_dir: Path, power: Any) -> ParsedSystem:
 _DECLARED_MODEL = re.compile(r"^model_name:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
 
 
-def _name_every_point_with_the_bad_model_name(findings: list[Finding], root: Path) -> None:
-    """The checker reports `model-name-valid` at the first point only; the fix is needed
-    in every point that declares the same name, so the fix says which ones (the message
-    stays the checker's own)."""
+def _complete_the_model_name_fixes(findings: list[Finding], root: Path) -> None:
+    """A model's name lives in two places, point.yaml's model_name and the model folder's
+    name, which must be the same canonical name. The checker reports `model-name-valid`
+    at the first point only, with a fix for point.yaml alone, and `model-name-consistency`
+    with no fix: each fix here says every place to change (the messages stay the
+    checker's own)."""
     for index, finding in enumerate(findings):
-        if finding.rule != "model-name-valid" or finding.severity != Severity.ERROR:
+        if finding.severity != Severity.ERROR or not finding.path:
             continue
-        if not finding.path or not finding.path.endswith("point.yaml"):
+        if finding.rule == "model-name-valid" and finding.path.endswith("point.yaml"):
+            extra = _every_point_and_the_folder(root / finding.path)
+        elif finding.rule == "model-name-consistency" and not finding.fix:
+            extra = _folder_or_name(root / finding.path)
+        else:
             continue
-        first = root / finding.path
-        model_dir = first.parent.parent
-        wanted = _declared_model(first)
-        if wanted is None or not model_dir.is_dir():
-            continue
-        same = sorted(
-            (p.parent.name for p in model_dir.glob("*/point.yaml") if _declared_model(p) == wanted),
-            key=lambda name: whole_number(name[1:]) or 0,
-        )
-        if len(same) > 1:
-            where = (
-                f"The same model_name is declared by {len(same)} points of this curve "
-                f"({', '.join(same)}): correct it in each point.yaml."
-            )
+        if extra:
             findings[index] = dataclasses.replace(
-                finding, fix=f"{finding.fix} {where}" if finding.fix else where
+                finding, fix=f"{finding.fix} {extra}" if finding.fix else extra
             )
+
+
+def _every_point_and_the_folder(first: Path) -> str | None:
+    model_dir = first.parent.parent
+    declared = _declared_model(first)
+    if declared is None or not model_dir.is_dir():
+        return None
+    same = sorted(
+        (p.parent.name for p in model_dir.glob("*/point.yaml") if _declared_model(p) == declared),
+        key=lambda name: whole_number(name[1:]) or 0,
+    )
+    parts = []
+    if len(same) > 1:
+        parts.append(
+            f"The same model_name is declared by {len(same)} points of this curve "
+            f"({', '.join(same)}): correct it in each point.yaml."
+        )
+    canonical = canonical_model_name(declared)
+    if model_dir.name != canonical:
+        parts.append(
+            f"Rename the model folder results/{model_dir.parent.name}/{model_dir.name}/ to "
+            f"{canonical}/ as well: the folder's name and model_name must be the same "
+            "(model-name-consistency)."
+        )
+    return " ".join(parts) or None
+
+
+def _folder_or_name(model_dir: Path) -> str | None:
+    points = sorted(model_dir.glob("*/point.yaml")) if model_dir.is_dir() else []
+    declared = next((d for d in map(_declared_model, points) if d), None)
+    if declared is None:
+        return None
+    where = f"results/{model_dir.parent.name}/{model_dir.name}/"
+    if declared == canonical_model_name(declared):
+        return f"Rename the model folder {where} to {declared}/, the model_name its points declare."
+    if model_dir.name == canonical_model_name(model_dir.name):
+        return f"Write model_name: {model_dir.name} in every point.yaml of {where}, its name."
+    name = canonical_model_name(declared)
+    return (
+        f"Rename the model folder {where} to {name}/ and write model_name: {name} in every "
+        "point.yaml: both must be the same canonical name."
+    )
 
 
 def _declared_model(point_yaml: Path) -> str | None:
@@ -470,7 +506,7 @@ def run_official_checks(path: Path, registries: Registries | None = None) -> Off
             )
         )
 
-    _name_every_point_with_the_bad_model_name(findings, root)
+    _complete_the_model_name_fixes(findings, root)
     results_dir = root / "results"
     systems = (
         [

@@ -4,6 +4,7 @@ values it derives."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -163,6 +164,48 @@ def test_a_wrong_model_name_lists_every_point_that_declares_it(tmp_path: Path) -
     ]  # fmt: skip
     assert "declared by 8 points of this curve (r1, r8, r16, r64" in (finding.fix or "")
     assert finding.message.startswith("model_name 'llama3.1-8b' is not an allowed model")
+
+
+def _model_named(folder: str, model_name: str) -> Callable[[Path], None]:
+    """The curve's model folder renamed to *folder*, each point declaring *model_name*."""
+
+    def edit(root: Path) -> None:
+        [model_dir] = root.glob("results/*/llama3_1-8b")
+        for point in model_dir.glob("r*/point.yaml"):
+            text = point.read_text().replace("model_name: llama3_1-8b", f"model_name: {model_name}")
+            point.write_text(text)
+        model_dir.rename(model_dir.with_name(folder))
+
+    return edit
+
+
+def _fixes(root: Path) -> dict[str, str | None]:
+    return {
+        f.rule: f.fix
+        for f in run_official_checks(root).findings
+        if f.rule in ("model-name-valid", "model-name-consistency") and f.severity == "error"
+    }
+
+
+def test_a_model_name_fix_names_every_place_the_name_lives(tmp_path: Path) -> None:
+    """A model's name is point.yaml's model_name and the model folder's name: each fix
+    says every place to change, the folder included."""
+    # Both spelled the dotted way: model_name in every point, and the folder too.
+    both = BundleFactory().build(
+        tmp_path / "a", edits=(_model_named("llama3.1-8b", "llama3.1-8b"),)
+    )
+    fixes = _fixes(both)
+    assert set(fixes) == {"model-name-valid"}  # folder and name agree: no consistency error
+    assert "correct it in each point.yaml" in (fixes["model-name-valid"] or "")
+    assert "Rename the model folder results/Acme_H200_x8/llama3.1-8b/ to llama3_1-8b/ as well" in (
+        fixes["model-name-valid"] or ""
+    )
+    # A canonical model_name in a folder named otherwise: rename the folder.
+    folder = BundleFactory().build(tmp_path / "b", edits=(_model_named("llama-8b", "llama3_1-8b"),))
+    assert _fixes(folder)["model-name-consistency"] == (
+        "Rename the model folder results/Acme_H200_x8/llama-8b/ to llama3_1-8b/, the "
+        "model_name its points declare."
+    )
 
 
 def test_a_point_on_part_of_the_system_is_read_as_that_part(tmp_path: Path) -> None:
