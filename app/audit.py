@@ -13,6 +13,8 @@ from app.core.views import Timestamp
 from app.db.models import AuditEvent, Submission, utcnow
 
 SYSTEM = "system"
+# The portal's own steps (checks, clocks, releases) as a reader of a timeline names them.
+ACTOR_LABELS = {SYSTEM: "the portal"}
 
 
 def change_state(
@@ -80,7 +82,8 @@ class TimelineEntry(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
     at: Timestamp
-    actor: str
+    actor: str = Field(description="an e-mail address, or 'system' for the portal itself")
+    actor_label: str = Field(description="who, in words: the portal's own steps say so")
     action: str
     from_state: str | None = Field(serialization_alias="from")
     to_state: str | None = Field(serialization_alias="to")
@@ -92,6 +95,7 @@ def timeline_view(session: Session, submission: Submission) -> list[TimelineEntr
         TimelineEntry(
             at=e.at,
             actor=e.actor,
+            actor_label=ACTOR_LABELS.get(e.actor, e.actor),
             action=e.action,
             from_state=e.from_state,
             to_state=e.to_state,

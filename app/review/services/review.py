@@ -95,7 +95,12 @@ def _link(submission: Submission) -> str:
 
 
 def _label(submission: Submission) -> str:
-    return f"{submission.organization.name} submission {submission.public_id[:8]}"
+    """A submission as people name it in an inbox: its organisation, its systems and
+    the id its bundle gives itself (never the portal's hex id)."""
+    systems = sorted({c.system.system_name or c.system.dir_name for c in submission.curves})
+    what = ", ".join(systems) if systems else submission.original_filename
+    own_id = submission.bundle_submission_id or submission.original_filename
+    return f"{submission.organization.name}: {what} ({own_id})"
 
 
 def blocking_objections(session: Session, submission: Submission) -> list[Objection]:

@@ -203,6 +203,9 @@ def test_chair_decisions_the_queue_and_the_timeline(env, database, settings, goo
     assert finalized["actor"] == CHAIR_EMAIL and finalized["reason"] == "no objections"
     checked = next(e for e in events if e["action"] == "automated checks")
     assert (checked["from"], checked["to"]) == ("checking", "passed_checks")
+    # The portal's own steps read as the portal's, people's as their address.
+    assert (checked["actor"], checked["actor_label"]) == ("system", "the portal")
+    assert finalized["actor_label"] == CHAIR_EMAIL
 
 
 def test_withdrawal_after_finalization_keeps_the_archive_entry_before_it_leaves_none(

@@ -592,11 +592,14 @@ def test_finalizing_needs_the_completed_review_or_the_chairs_override_with_a_rea
             f"the reviewer left the committee ({submission.reviewer.email} has not completed "
             "the assigned review)"
         )
+        # Named as people name it: organisation, system, the bundle's own id; no hex id.
+        label = f"{submission.organization.name}: Acme H200 x8 (sub-0001)"
         for who in ("chair", "submitter"):
             subjects = session.scalars(
                 select(Notification.subject).where(Notification.user_id == user(session, who).id)
             ).all()
-            assert any(s.startswith("Finalized without a completed review") for s in subjects)
+            assert f"Finalized without a completed review: {label}" in subjects
+            assert not any(submission.public_id[:8] in s for s in subjects)
         reviewer_told = session.scalars(
             select(Notification.subject).where(Notification.user_id == submission.reviewer_id)
         ).all()
