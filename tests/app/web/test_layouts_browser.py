@@ -1,0 +1,68 @@
+"""Layouts that fit (issue 28 item 3): at a phone's 390 px and a laptop's 1,400 px the
+results, compare, history, review (a submission's page) and upload pages never scroll
+the page sideways, and the ranking's key columns (system, point, throughput, per-user
+rate, TTFT) are in view without scrolling its box."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.browser import sign_in
+from tests.support.portal import RunningPortal
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+RENDERED = "[data-rendered=true]"
+KEY_COLUMNS = ("System", "Point", "system tok/s", "tok/s per user", "TTFT P90 (ms)")
+
+
+def _fits(page) -> bool:  # type: ignore[no-untyped-def]
+    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"))
+
+
+def _key_columns_in_view(page) -> list[str]:  # type: ignore[no-untyped-def]
+    """The key headers whose right edge is past the ranking box's visible right edge."""
+    out: list[str] = page.evaluate(
+        """(keys) => {
+          const box = document.querySelector('#ranking').closest('.table-wrap');
+          const edge = Math.min(box.getBoundingClientRect().right, window.innerWidth) + 1;
+          return [...document.querySelectorAll('#ranking thead th')]
+            .filter(th => keys.includes(th.innerText.trim()))
+            .filter(th => th.getBoundingClientRect().right > edge)
+            .map(th => th.innerText.trim());
+        }""",
+        list(KEY_COLUMNS),
+    )
+    return out
+
+
+@pytest.mark.parametrize("width", [390, 1400])
+def test_every_page_fits_and_the_ranking_shows_its_key_columns(  # type: ignore[no-untyped-def]
+    page, portal: RunningPortal, width: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    assert _fits(page), "results"
+    headers = page.locator("#ranking thead th").all_inner_texts()
+    assert set(KEY_COLUMNS) <= {h.strip() for h in headers}
+    assert _key_columns_in_view(page) == []
+    # On a phone the secondary columns fold away; on a laptop they are all there.
+    folded = page.locator("#ranking th.more").first.is_hidden()
+    assert folded == (width < 700)
+    page.click("#compare-selected")
+    page.wait_for_selector(f"#chart-curves{RENDERED}", timeout=20_000)
+    assert _fits(page), "compare"
+    page.goto(f"{portal.url}/history?benchmark=llama3_1-8b")
+    assert _fits(page), "history"
+    # The review: a result in peer review, as the chair sees it, and the review queue.
+    curves = page.request.get(f"{portal.url}/api/v1/results?benchmark=llama3_1-8b").json()
+    in_review = next(c["submission"] for c in curves["curves"] if c["status"] == "provisional")
+    sign_in(page, portal, "chair")
+    page.goto(f"{portal.url}/submissions/{in_review}")
+    page.wait_for_selector("#chair-actions")
+    assert _fits(page), "submission under review"
+    page.goto(f"{portal.url}/review")
+    assert _fits(page), "review queue"
+    page.goto(f"{portal.url}/upload")
+    assert _fits(page), "upload"
