@@ -8,6 +8,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from app.core.lifecycle import PublicationMode
 from app.db.models import Submission, User
@@ -15,6 +16,7 @@ from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
 from app.pipeline import run_checks
 from app.review.services.objections import file_objection
+from app.review.services.review import finalize
 from app.settings import Settings
 from app.submissions.services.intake import accept_upload
 from app.submissions.services.storage import receive_local
@@ -24,6 +26,17 @@ from tests.support.fakes import RecordingQueue
 PT = ZoneInfo("America/Los_Angeles")
 # The chair's override for a test whose subject is not the review: finalized without one.
 UNREVIEWED = "the test finalizes without a reviewer: the review is not what it checks"
+
+
+def finalize_unreviewed(
+    session: Session, settings: Settings, submission: Submission | None, at: dt.datetime
+) -> None:
+    """Finalize *submission* at *at* with the chair's override (:data:`UNREVIEWED`)."""
+    assert submission is not None
+    finalize(session=session, settings=settings, submission=submission, at=at,
+             override=UNREVIEWED)  # fmt: skip
+
+
 CHECKED = dt.datetime(2026, 11, 30, 10, tzinfo=PT)  # Monday; eligible for 2026-12-C0
 
 

@@ -775,40 +775,34 @@ def _tick_submission(
     backstop = clock.resolution_closes(submission.review_eligible_at) + dt.timedelta(
         weeks=clock.rules.dispute_backstop_weeks
     )
-    if (
-        phase == ReviewPhase.DISPUTE
-        and now > backstop
-        and _once(session, submission, "dispute backstop", "")
-    ):
-        text = (
+    def tell_the_chair_once(action: str, text: str) -> None:
+        """What the clock leaves to the chair: on the timeline and in the inbox, once."""
+        if _once(session, submission, action, ""):
+            record(session, submission, action=action, reason=text, at=now)
+            notify(session, chairs(session), f"{action.capitalize()}: {_label(submission)}",
+                   text, _link(submission))  # fmt: skip
+            report.add(submission, action)
+
+    if phase == ReviewPhase.DISPUTE and now > backstop:
+        tell_the_chair_once(
+            "dispute backstop",
             f"the dispute is {clock.rules.dispute_backstop_weeks} weeks old: the chair decides "
-            "on the record (rules §11.6)"
+            "on the record (rules §11.6)",
         )
-        record(session, submission, action="dispute backstop", reason=text, at=now)
-        notify(session, chairs(session), f"Dispute backstop: {_label(submission)}", text,
-               _link(submission))  # fmt: skip
-        report.add(submission, "dispute backstop")
     short = curves_short(submission)
     if phase != ReviewPhase.PEER_REVIEW and not blocking and short:
-        if _once(session, submission, "cannot finalize", ""):
-            text = f"cannot finalize: {short}; the chair decides (withdraw or reject)"
-            record(session, submission, action="cannot finalize", reason=text, at=now)
-            notify(session, chairs(session), f"Cannot finalize: {_label(submission)}", text,
-                   _link(submission))  # fmt: skip
-            report.add(submission, "cannot finalize")
+        tell_the_chair_once(
+            "cannot finalize", f"cannot finalize: {short}; the chair decides (withdraw or reject)"
+        )
     elif (
         phase != ReviewPhase.PEER_REVIEW and not blocking and submission.review_completed_at is None
     ):
-        # The clock never finalizes an unreviewed result: the chair decides, told once.
-        if _once(session, submission, "review incomplete", ""):
-            text = (
-                f"peer review is over with no open objection, but {_review_gap(submission)}: "
-                "the chair completes the assignment or finalizes with an override and its reason"
-            )
-            record(session, submission, action="review incomplete", reason=text, at=now)
-            notify(session, chairs(session), f"Review incomplete: {_label(submission)}", text,
-                   _link(submission))  # fmt: skip
-            report.add(submission, "review incomplete")
+        # The clock never finalizes an unreviewed result: the chair decides.
+        tell_the_chair_once(
+            "review incomplete",
+            f"peer review is over with no open objection, but {_review_gap(submission)}: the "
+            "chair completes the assignment or finalizes with an override and its reason",
+        )
     elif phase != ReviewPhase.PEER_REVIEW and not blocking:
         finalize(
             session=session,

@@ -26,11 +26,10 @@ from app.review.services.review import (
     advance_clocks,
     committee_organizations,
     curves_short,
-    finalize,
 )
 from app.settings import Settings
 from tests.support.accounts import create_accounts
-from tests.support.submissions import UNREVIEWED, archive_of, objection, pt, submit, user
+from tests.support.submissions import archive_of, finalize_unreviewed, objection, pt, submit, user
 
 # PostgreSQL too: result ids and the record's uniqueness rest on the database's constraints.
 pytestmark = pytest.mark.postgresql
@@ -83,13 +82,7 @@ def test_an_invalidated_point_leaves_the_active_curve_and_the_cohort_keeps_it(
     sid = submit(database, settings, ten)
     with database.session() as session:
         sub = session.get(Submission, sid)
-        finalize(
-            override=UNREVIEWED,
-            session=session,
-            settings=settings,
-            submission=sub,
-            at=pt(2026, 12, 7),
-        )
+        finalize_unreviewed(session, settings, sub, pt(2026, 12, 7))
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1",
                        at=pt(2026, 12, 16, 8))  # fmt: skip
         label = f"{sub.curves[0].system.dir_name}/llama3_1-8b/r2"
@@ -154,9 +147,7 @@ def test_finalization_removes_the_peer_review_pending_tag_at_once(
     with database.session() as session:
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0",
                        at=pt(2026, 12, 2, 8))  # fmt: skip
-        finalize(override=UNREVIEWED, session=session, settings=settings,
-                 submission=session.get(Submission, sid),
-                 at=pt(2026, 12, 24))  # fmt: skip
+        finalize_unreviewed(session, settings, session.get(Submission, sid), pt(2026, 12, 24))
         assert [c.status for c in visible_curves(session, None)] == ["verified"]
         assert [c.status for c in visible_curves(session, "2026-12-C0")] == ["provisional"]
 
@@ -270,9 +261,7 @@ def test_the_committee_is_the_organisations_with_finalized_results_or_appointed(
     with database.session() as session:
         acme = session.get(Submission, sid).organization
         assert acme.id not in committee_organizations(session, settings, pt(2026, 12, 3))
-        finalize(override=UNREVIEWED, session=session, settings=settings,
-                 submission=session.get(Submission, sid),
-                 at=pt(2026, 12, 7))  # fmt: skip
+        finalize_unreviewed(session, settings, session.get(Submission, sid), pt(2026, 12, 7))
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1",
                        at=pt(2026, 12, 16, 8))  # fmt: skip
         assert acme.id in committee_organizations(session, settings, pt(2026, 12, 17))

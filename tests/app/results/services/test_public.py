@@ -18,11 +18,10 @@ from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
 from app.main import create_app
 from app.publishing.services.cohorts import publish_cohort
 from app.review.services.decisions import set_point_state, withdraw
-from app.review.services.review import finalize
 from app.settings import Settings
 from tests.support.accounts import create_accounts
 from tests.support.fakes import RecordingQueue
-from tests.support.submissions import UNREVIEWED, pt, submit
+from tests.support.submissions import finalize_unreviewed, pt, submit
 
 # PostgreSQL too: the public read path's queries are SQL.
 pytestmark = pytest.mark.postgresql
@@ -52,13 +51,7 @@ def record(
         for name, sid in sids.items():
             submission = session.get(Submission, sid)
             assert submission is not None
-            finalize(
-                override=UNREVIEWED,
-                session=session,
-                settings=settings,
-                submission=submission,
-                at=pt(2026, 12, 7),
-            )
+            finalize_unreviewed(session, settings, submission, pt(2026, 12, 7))
             ids[name] = submission.public_id
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1",
                        at=pt(2026, 12, 16, 8))  # fmt: skip

@@ -11,11 +11,11 @@ from fastapi.testclient import TestClient
 from app.db.models import Submission
 from app.db.session import Database
 from app.main import create_app
-from app.review.services.review import advance_clocks, finalize
+from app.review.services.review import advance_clocks
 from app.settings import Settings
 from tests.support.accounts import create_accounts
 from tests.support.fakes import RecordingQueue
-from tests.support.submissions import UNREVIEWED, archive_of, pt, submit
+from tests.support.submissions import archive_of, finalize_unreviewed, pt, submit
 
 
 def test_the_home_page_previews_every_benchmark_of_the_latest_cohort(client: TestClient) -> None:
@@ -56,13 +56,7 @@ def test_a_result_an_embargo_released_before_any_cohort_is_on_every_page(
     with database.session() as session:
         submission = session.get(Submission, sid)
         assert submission is not None
-        finalize(
-            override=UNREVIEWED,
-            session=session,
-            settings=settings,
-            submission=submission,
-            at=pt(2026, 11, 2),
-        )
+        finalize_unreviewed(session, settings, submission, pt(2026, 11, 2))
         advance_clocks(session, settings, pt(2026, 11, 9, 8, 1))
         session.commit()
     with TestClient(create_app(settings, queue=RecordingQueue())) as client:

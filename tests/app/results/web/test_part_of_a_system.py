@@ -16,11 +16,10 @@ from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
 from app.main import create_app
 from app.publishing.services.cohorts import publish_cohort
-from app.review.services.review import finalize
 from app.settings import Settings
 from tests.support.bundles import one_node_at_r8
 from tests.support.fakes import RecordingQueue
-from tests.support.submissions import UNREVIEWED, pt, submit
+from tests.support.submissions import finalize_unreviewed, pt, submit
 
 
 @pytest.fixture
@@ -33,13 +32,7 @@ def client(database: Database, settings: Settings, tmp_path: Path) -> Iterator[T
     with database.session() as session:
         submission = session.get(Submission, sid)
         assert submission is not None
-        finalize(
-            override=UNREVIEWED,
-            session=session,
-            settings=settings,
-            submission=submission,
-            at=pt(2026, 12, 7),
-        )
+        finalize_unreviewed(session, settings, submission, pt(2026, 12, 7))
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1",
                        at=pt(2026, 12, 16, 8))  # fmt: skip
         session.commit()

@@ -26,7 +26,15 @@ from app.settings import Settings
 from app.submissions.domain.visibility import Access
 from app.submissions.services.visibility import access_to
 from tests.support.accounts import ACCOUNTS, PASSWORD, create_accounts
-from tests.support.submissions import CHECKED, UNREVIEWED, archive_of, objection, pt, submit, user
+from tests.support.submissions import (
+    CHECKED,
+    archive_of,
+    finalize_unreviewed,
+    objection,
+    pt,
+    submit,
+    user,
+)
 
 # PostgreSQL too: the review's clocks compare stored times, kept by each database its own way.
 pytestmark = pytest.mark.postgresql
@@ -119,13 +127,7 @@ def test_an_answer_stops_the_clock_and_the_objectors_silence_retracts(
         assert filed.state == "answered"
         # Chair cannot finalize while it is open.
         with pytest.raises(PublishingError, match="still open"):
-            finalize(
-                override=UNREVIEWED,
-                session=session,
-                settings=settings,
-                submission=submission,
-                at=pt(2026, 12, 4),
-            )
+            finalize_unreviewed(session, settings, submission, pt(2026, 12, 4))
         advance_clocks(session, settings, pt(2026, 12, 7, 23))  # objectors' 2 days: Fri, Mon
         assert filed.state == "answered" and submission.penalty_cohorts == 0
         advance_clocks(session, settings, pt(2026, 12, 8, 0, 1))
@@ -295,13 +297,7 @@ def test_confidential_embargo_releases_the_finalized_result_on_its_date(
     sid = submit(database, settings, good_archive, embargo=dt.date(2027, 1, 12))
     with database.session() as session:
         submission = session.get(Submission, sid)
-        finalize(
-            override=UNREVIEWED,
-            session=session,
-            settings=settings,
-            submission=submission,
-            at=pt(2026, 12, 7),
-        )
+        finalize_unreviewed(session, settings, submission, pt(2026, 12, 7))
         at_c1 = pt(2026, 12, 16, 8)
         assert (
             publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1", at=at_c1)
@@ -380,12 +376,8 @@ def test_visibility_matrix_role_mode_state_and_date(
             at=pt(2026, 12, 20, 9),
         )
         assert public(early_out) == Access.NONE  # no record when withdrawn before finalization
-        finalize(
-            override=UNREVIEWED,
-            session=session,
-            settings=settings,
-            submission=session.get(Submission, confidential),
-            at=pt(2026, 12, 7),
+        finalize_unreviewed(
+            session, settings, session.get(Submission, confidential), pt(2026, 12, 7)
         )
         assert public(confidential) == Access.NONE  # finalized, not yet published
         publish_cohort(
@@ -451,13 +443,7 @@ def test_result_ids_and_the_cohort_export(
             "2026-12-C1",
             "1.0.4.llama3_1-8b.cnn_dailymail.1",
         )
-        finalize(
-            override=UNREVIEWED,
-            session=session,
-            settings=settings,
-            submission=session.get(Submission, first),
-            at=pt(2026, 12, 7),
-        )
+        finalize_unreviewed(session, settings, session.get(Submission, first), pt(2026, 12, 7))
         publish_cohort(
             session=session, settings=settings, cohort_id="2026-12-C1", at=pt(2026, 12, 16, 8)
         )
@@ -536,13 +522,7 @@ def test_a_review_missed_at_week_3_costs_the_committee_seat_until_a_finalized_re
         )
         session.add(own)
         session.flush()
-        finalize(
-            override=UNREVIEWED,
-            session=session,
-            settings=settings,
-            submission=own,
-            at=pt(2026, 12, 22),
-        )
+        finalize_unreviewed(session, settings, own, pt(2026, 12, 22))
         assert slacker.organization.committee_suspended_at is None
 
 
