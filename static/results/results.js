@@ -30,7 +30,16 @@
     }
     form.addEventListener("change", function (event) {
       if (event.target.id === "f-workload") {
-        LIMITS.concat(["f-region", "f-benchmark", "f-dataset"]).forEach(function (id) {
+        // The workload suggests its own limits and regions; the benchmark (and its
+        // dataset) stay unless they are of the other kind (agentic or not).
+        var resets = LIMITS.concat(["f-region"]);
+        var bench = document.getElementById("f-benchmark");
+        var picked = workload.selectedOptions[0];
+        var chosen = bench && bench.selectedOptions[0];
+        if (picked && picked.value && chosen && picked.dataset.agentic !== chosen.dataset.agentic) {
+          resets = resets.concat(["f-benchmark", "f-dataset"]);
+        }
+        resets.forEach(function (id) {
           var el = document.getElementById(id);
           if (el) { el.value = ""; el.dataset.fresh = "1"; }
         });

@@ -775,6 +775,7 @@ def _tick_submission(
     backstop = clock.resolution_closes(submission.review_eligible_at) + dt.timedelta(
         weeks=clock.rules.dispute_backstop_weeks
     )
+
     def tell_the_chair_once(action: str, text: str) -> None:
         """What the clock leaves to the chair: on the timeline and in the inbox, once."""
         if _once(session, submission, action, ""):

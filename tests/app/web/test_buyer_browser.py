@@ -165,3 +165,67 @@ def test_the_capacity_plan_sizes_a_load_and_keeps_every_input(page, portal: Runn
     assert page.locator("#p-price-acc").input_value() == "2.50"
     assert page.locator("#p-benchmark").input_value() == "llama3_1-8b"
     assert page.locator("#p-users").get_attribute("aria-invalid") == "true"
+
+
+CONTROLS = ("f-cohort", "f-workload", "f-benchmark", "f-ttft", "f-tpu", "f-conc",
+            "f-normalize", "f-price-acc", "f-rank-by")  # fmt: skip
+
+
+def _controls(page) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {name: page.locator(f"#{name}").input_value() for name in CONTROLS}
+
+
+def test_changing_one_control_keeps_every_other(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    """Issue 28 item 1: each control of the explorer changed in turn; the others keep
+    their values (a workload sets only its own suggestions: the limits and regions)."""
+    page.goto(
+        f"{portal.url}/results?benchmark=llama3_1-8b&workload=interactive&ttft_p90_max_ms=400"
+        "&tps_per_user_min=40&concurrency_min=2&normalize=accelerator"
+        "&price_per_accelerator_hour=3&rank_by=throughput"
+    )
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    expected = _controls(page)
+    assert expected["f-benchmark"] == "llama3_1-8b" and expected["f-price-acc"] == "3"
+    cohorts = [v for v in page.locator("#f-cohort option").evaluate_all(
+        "options => options.map(o => o.value)") if v]  # fmt: skip
+    changes = [
+        ("f-ttft", "fill", "500", "ttft_p90_max_ms=500"),
+        ("f-tpu", "fill", "30", "tps_per_user_min=30"),
+        ("f-conc", "fill", "4", "concurrency_min=4"),
+        ("f-price-acc", "fill", "2.5", "price_per_accelerator_hour=2.5"),
+        ("f-normalize", "select", "system", "normalize=system"),
+        ("f-rank-by", "select", "goodput", "rank_by=goodput"),
+        ("f-cohort", "select", cohorts[0], f"cohort={cohorts[0]}"),
+        ("f-benchmark", "select", "gpt-oss-120b", "benchmark=gpt-oss-120b"),
+        # Refused (goodput ranks system tokens/s): said, and every choice is kept.
+        ("f-normalize", "select", "kw", "normalize=kw"),
+    ]
+    for name, how, value, in_url in changes:
+        if how == "fill":
+            page.fill(f"#{name}", value)
+        else:
+            page.select_option(f"#{name}", value)
+        page.wait_for_url(f"**{in_url}**")
+        page.wait_for_load_state()
+        refused = page.locator(".alert-error").count() > 0
+        assert refused == (in_url == "normalize=kw"), (name, page.inner_text("main")[:200])
+        expected[name] = value
+        assert _controls(page) == expected, name
+    page.select_option("#f-normalize", "system")
+    page.wait_for_url("**normalize=system**")
+    page.wait_for_load_state()
+    expected["f-normalize"] = "system"
+    # A workload of the same kind keeps the benchmark and everything but its suggestions.
+    page.select_option("#f-workload", "batch")
+    page.wait_for_url("**workload=batch**")
+    page.wait_for_load_state()
+    now = _controls(page)
+    for name in ("f-cohort", "f-benchmark", "f-conc", "f-normalize", "f-price-acc", "f-rank-by"):
+        assert now[name] == expected[name], name
+    # A workload of the other kind picks a benchmark of its kind and says which.
+    page.select_option("#f-workload", "agentic")
+    page.wait_for_url("**workload=agentic**")
+    page.wait_for_load_state()
+    agentic = page.locator("#f-benchmark option:checked").get_attribute("data-agentic")
+    assert agentic == "yes"
+    assert page.locator("#f-price-acc").input_value() == "2.5"
