@@ -11,7 +11,10 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.checks.domain.compliance import ComplianceResult, run_compliance
 from app.checks.domain.findings import Severity, Verdict
@@ -20,9 +23,26 @@ from app.settings import Settings, get_settings
 from app.submissions.domain.archive import ArchiveRejected, extract_archive
 from app.submissions.domain.bundle import LayoutRejected, locate_submission
 
+if TYPE_CHECKING:  # the commands import what they use, when they run
+    from sqlalchemy.orm import Session
+
 EXIT_PASSED = 0
 EXIT_REJECTED = 1
 EXIT_UNUSABLE = 2
+
+
+@contextmanager
+def _session(settings: Settings) -> Iterator[Session]:
+    """A session on the migrated database, closed with the database after the command."""
+    from app.db.session import Database
+
+    _migrate(settings)
+    database = Database(settings.effective_database_url)
+    try:
+        with database.session() as session:
+            yield session
+    finally:
+        database.dispose()
 
 
 def _migrate(settings: Settings) -> None:
@@ -136,67 +156,56 @@ def cmd_users(args: argparse.Namespace) -> int:
     from app.core.authorization import Role
     from app.core.refusals import Kind
     from app.db.models import ApiToken, User
-    from app.db.session import Database
 
     settings = get_settings()
-    _migrate(settings)
-    database = Database(settings.effective_database_url)
-    try:
-        with database.session() as session:
-            try:
-                if args.users_command == "create":
-                    created = create_user(
-                        session=session,
-                        email=args.email,
-                        password=_password(args),
-                        role=Role(args.role),
-                        display_name=args.name,
-                        organization=args.org,
-                    )
-                    session.commit()
-                    print(f"created {created.email} ({created.role})")
-                elif args.users_command == "token":
-                    user = session.scalar(select(User).where(User.email == args.email.lower()))
-                    if user is None:
-                        raise AccountError("no-user", f"no user {args.email}", Kind.NOT_FOUND)
-                    token, plaintext = issue_token(
-                        session=session, user=user, name=args.name, scopes=args.scope or None
-                    )
-                    session.commit()
-                    print(
-                        f"token {token.prefix}… with scopes {', '.join(token.scopes)}; "
-                        "it is shown only now:",
-                        file=sys.stderr,
-                    )
-                    print(plaintext)
-                elif args.users_command == "revoke-token":
-                    rows = session.scalars(
-                        select(ApiToken).where(ApiToken.prefix == args.prefix)
-                    ).all()
-                    if not rows:
-                        raise AccountError(
-                            "no-token", f"no token starts {args.prefix}", Kind.NOT_FOUND
-                        )
-                    for row in rows:
-                        revoke_token(session=session, token=row)
-                    session.commit()
-                    print(f"revoked {len(rows)} token(s)")
-                else:
-                    for user in session.scalars(select(User).order_by(User.email)):
-                        state = "" if user.is_active else " (inactive)"
-                        print(f"{user.email}\t{user.role}{state}")
-            except AccountError as exc:
-                print(f"error: {exc.message}", file=sys.stderr)
-                return EXIT_UNUSABLE
-    finally:
-        database.dispose()
+    with _session(settings) as session:
+        try:
+            if args.users_command == "create":
+                created = create_user(
+                    session=session,
+                    email=args.email,
+                    password=_password(args),
+                    role=Role(args.role),
+                    display_name=args.name,
+                    organization=args.org,
+                )
+                session.commit()
+                print(f"created {created.email} ({created.role})")
+            elif args.users_command == "token":
+                user = session.scalar(select(User).where(User.email == args.email.lower()))
+                if user is None:
+                    raise AccountError("no-user", f"no user {args.email}", Kind.NOT_FOUND)
+                token, plaintext = issue_token(
+                    session=session, user=user, name=args.name, scopes=args.scope or None
+                )
+                session.commit()
+                print(
+                    f"token {token.prefix}… with scopes {', '.join(token.scopes)}; "
+                    "it is shown only now:",
+                    file=sys.stderr,
+                )
+                print(plaintext)
+            elif args.users_command == "revoke-token":
+                rows = session.scalars(select(ApiToken).where(ApiToken.prefix == args.prefix)).all()
+                if not rows:
+                    raise AccountError("no-token", f"no token starts {args.prefix}", Kind.NOT_FOUND)
+                for row in rows:
+                    revoke_token(session=session, token=row)
+                session.commit()
+                print(f"revoked {len(rows)} token(s)")
+            else:
+                for user in session.scalars(select(User).order_by(User.email)):
+                    state = "" if user.is_active else " (inactive)"
+                    print(f"{user.email}\t{user.role}{state}")
+        except AccountError as exc:
+            print(f"error: {exc.message}", file=sys.stderr)
+            return EXIT_UNUSABLE
     return 0
 
 
 def cmd_orgs(args: argparse.Namespace) -> int:
     """Organisations: their jurisdiction (holidays on the clocks) and committee seats."""
     from app.core.refusals import Refused
-    from app.db.session import Database
     from app.review.services.organizations import (
         get_organization,
         list_organizations,
@@ -205,37 +214,32 @@ def cmd_orgs(args: argparse.Namespace) -> int:
     )
 
     settings = get_settings()
-    _migrate(settings)
-    database = Database(settings.effective_database_url)
-    try:
-        with database.session() as session:
-            if args.orgs_command == "list":
-                for row in list_organizations(session, settings):
-                    place = "-".join(x for x in (row.country, row.subdivision) if x)
-                    seat = "committee" if row.on_committee else ""
-                    appointed = " (appointed)" if row.committee_appointed else ""
-                    print(f"{row.slug}\t{row.name}\t{place or '-'}\t{seat}{appointed}")
-                return 0
-            changes: dict[str, object] = {}
-            if args.country is not None:
-                changes["country"] = args.country
-            if args.subdivision is not None:
-                changes["subdivision"] = args.subdivision
-            if args.committee is not None:
-                changes["committee_appointed"] = args.committee == "yes"
-            try:
-                org = update_organization(
-                    session=session,
-                    organization=get_organization(session, args.slug),
-                    **changes,  # type: ignore[arg-type]
-                )
-            except Refused as exc:
-                print(f"error: {exc.message} ({exc.code})", file=sys.stderr)
-                return EXIT_UNUSABLE
-            session.commit()
-            print(organization_view(session, settings, org).model_dump_json())
-    finally:
-        database.dispose()
+    with _session(settings) as session:
+        if args.orgs_command == "list":
+            for row in list_organizations(session, settings):
+                place = "-".join(x for x in (row.country, row.subdivision) if x)
+                seat = "committee" if row.on_committee else ""
+                appointed = " (appointed)" if row.committee_appointed else ""
+                print(f"{row.slug}\t{row.name}\t{place or '-'}\t{seat}{appointed}")
+            return 0
+        changes: dict[str, object] = {}
+        if args.country is not None:
+            changes["country"] = args.country
+        if args.subdivision is not None:
+            changes["subdivision"] = args.subdivision
+        if args.committee is not None:
+            changes["committee_appointed"] = args.committee == "yes"
+        try:
+            org = update_organization(
+                session=session,
+                organization=get_organization(session, args.slug),
+                **changes,  # type: ignore[arg-type]
+            )
+        except Refused as exc:
+            print(f"error: {exc.message} ({exc.code})", file=sys.stderr)
+            return EXIT_UNUSABLE
+        session.commit()
+        print(organization_view(session, settings, org).model_dump_json())
     return 0
 
 
@@ -244,7 +248,6 @@ def cmd_super_passes(args: argparse.Namespace) -> int:
     import datetime as dt
 
     from app.checks.domain.datasets import pass_size
-    from app.db.session import Database
     from app.runs.services.super_passes import (
         SuperPassRefused,
         define_super_pass,
@@ -253,36 +256,31 @@ def cmd_super_passes(args: argparse.Namespace) -> int:
     )
 
     settings = get_settings()
-    _migrate(settings)
-    database = Database(settings.effective_database_url)
-    try:
-        with database.session() as session:
-            if args.super_passes_command == "list":
-                for dataset, (size, source) in sorted(defined_super_passes(session).items()):
-                    one_pass = pass_size(dataset)
-                    of_pass = f"{size / one_pass:.3g} of a pass" if one_pass else "size unknown"
-                    print(f"{dataset}\t{size}\t{of_pass}\t{source}")
-                return 0
-            if args.super_passes_command == "unset":
-                if not remove_super_pass(session, args.dataset):
-                    print(f"error: no super-pass is defined for {args.dataset!r}", file=sys.stderr)
-                    return EXIT_UNUSABLE
-            else:
-                try:
-                    define_super_pass(
-                        session,
-                        settings,
-                        args.dataset,
-                        args.size,
-                        args.source,
-                        clock=lambda: dt.datetime.now(dt.UTC),
-                    )
-                except SuperPassRefused as exc:
-                    print(f"error: {exc}", file=sys.stderr)
-                    return EXIT_UNUSABLE
-            session.commit()
-    finally:
-        database.dispose()
+    with _session(settings) as session:
+        if args.super_passes_command == "list":
+            for dataset, (size, source) in sorted(defined_super_passes(session).items()):
+                one_pass = pass_size(dataset)
+                of_pass = f"{size / one_pass:.3g} of a pass" if one_pass else "size unknown"
+                print(f"{dataset}\t{size}\t{of_pass}\t{source}")
+            return 0
+        if args.super_passes_command == "unset":
+            if not remove_super_pass(session, args.dataset):
+                print(f"error: no super-pass is defined for {args.dataset!r}", file=sys.stderr)
+                return EXIT_UNUSABLE
+        else:
+            try:
+                define_super_pass(
+                    session,
+                    settings,
+                    args.dataset,
+                    args.size,
+                    args.source,
+                    clock=lambda: dt.datetime.now(dt.UTC),
+                )
+            except SuperPassRefused as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return EXIT_UNUSABLE
+        session.commit()
     return 0
 
 
