@@ -21,6 +21,7 @@ from app.accounts.web.security import page_router, principal_of, signed_in_as, v
 from app.audit import timeline_view
 from app.core import text_limits as text
 from app.core.authorization import Action, Scope
+from app.core.lifecycle import SubmissionState
 from app.core.refusals import Refused
 from app.db.models import Submission, User, utcnow
 from app.publishing.domain.cohorts import current_cohort
@@ -122,7 +123,9 @@ def review_context(
         "is_chair": is_chair,
         "is_reviewer": user is not None and submission.reviewer_id == user.id,
         # Finalizing without it takes the chair's override and its reason (rules §4.4).
-        "review_incomplete": submission.for_review and submission.review_completed_at is None,
+        "review_incomplete": submission.for_review
+        and submission.state == SubmissionState.PASSED_CHECKS
+        and submission.review_completed_at is None,
         "can_complete_review": may_complete_review(
             asking, facts, completed=submission.review_completed_at is not None
         )

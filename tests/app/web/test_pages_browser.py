@@ -366,6 +366,7 @@ def test_the_review_in_the_browser_objection_answer_decision(
     timeline = page.locator("#timeline").inner_text()
     assert "finalize" in timeline and "finalized without review" in timeline
     assert "the reviewer is on leave" in timeline
+    assert page.locator("#review-incomplete, #decision-override").count() == 0  # decided
     due = page.locator("#due-cohort").get_attribute("data-cohort")
     # Not "published" before the chair releases the cohort.
     assert "once the chair publishes it" in page.locator("#due-cohort").inner_text()
