@@ -47,5 +47,5 @@ class CeleryJobQueue:
     def __init__(self, app: Celery) -> None:
         self.app = app
 
-    def send(self, job_id: int, kind: str) -> None:
-        self.app.send_task(task_name(kind), args=[job_id])
+    def send(self, job_id: int, kind: str, delay_s: float = 0.0) -> None:
+        self.app.send_task(task_name(kind), args=[job_id], countdown=delay_s or None)

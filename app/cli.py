@@ -284,6 +284,52 @@ def cmd_super_passes(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_storage(args: argparse.Namespace) -> int:
+    """Check the artifact store, or copy this portal's artifacts to another one."""
+    from app.storage import StorageError, artifact_store, open_store
+    from app.storage.s3 import S3Store
+    from app.storage.transfer import copy_objects, probe
+
+    settings = get_settings()
+    scratch = settings.storage_cache_dir / "transfer"
+    try:
+        if args.storage_command == "check":
+            store = artifact_store(settings)
+            if args.create and isinstance(store, S3Store) and store.ensure_bucket():
+                print(f"made the bucket {store.bucket}")
+            probe(store, scratch)
+            print(f"{store.location}: writes, reads back and removes an object")
+            return 0
+        source = artifact_store(settings)
+        target = open_store(
+            args.to,
+            cache_dir=settings.storage_cache_dir,
+            cache_bytes=settings.storage_cache_bytes,
+            attempts=settings.storage_attempts,
+            timeout_s=settings.storage_timeout_s,
+        )
+        if target.location == source.location:
+            print(f"error: {args.to} is the store the portal uses already", file=sys.stderr)
+            return EXIT_UNUSABLE
+        if args.create and isinstance(target, S3Store):
+            target.ensure_bucket()
+        report = copy_objects(
+            source, target, scratch, lambda key, what: print(f"{key}: {what}", flush=True)
+        )
+    except (StorageError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    print(
+        f"{len(report.copied)} copied, {len(report.present)} there already, "
+        f"{len(report.damaged)} damaged in the source, from {source.location} to "
+        f"{target.location}"
+    )
+    if not report.ok:
+        return EXIT_REJECTED
+    print(f"every object checked; set ENDPOINTS_PORTAL_STORAGE_URL={args.to} to use it")
+    return 0
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     import worker.tasks  # noqa: F401  (registers the tasks)
     from worker.celery_app import celery_app
@@ -478,7 +524,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_UNUSABLE
     with tempfile.TemporaryDirectory(prefix="endpoints-portal-check-") as tmp:
         if path.is_file():
-            from app.submissions.services.intake import archive_limits
+            from app.submissions.services.extracted import archive_limits
 
             try:
                 extracted = extract_archive(path, Path(tmp) / "bundle", archive_limits(settings))
@@ -521,6 +567,25 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--port", type=int, default=8000)
     web.add_argument("--workers", type=int, default=1, help="web processes")
     web.set_defaults(func=cmd_web)
+
+    storage = sub.add_parser("storage", help="the artifact store: check it, or copy to another")
+    storage_sub = storage.add_subparsers(dest="storage_command", required=True)
+    check_store = storage_sub.add_parser(
+        "check", help="write, read back and remove an object in the configured store"
+    )
+    check_store.add_argument(
+        "--create", action="store_true", help="make the S3 bucket first if it is not there"
+    )
+    migrate_store = storage_sub.add_parser(
+        "migrate",
+        help="copy every archive and event log to another store, checking each hash "
+        "(safe to run again)",
+    )
+    migrate_store.add_argument("--to", required=True, help="s3://bucket/prefix or file:///path")
+    migrate_store.add_argument(
+        "--create", action="store_true", help="make the S3 bucket first if it is not there"
+    )
+    storage.set_defaults(func=cmd_storage)
 
     worker = sub.add_parser("worker", help="run a Celery worker process")
     worker.add_argument("--concurrency", type=int, default=None)

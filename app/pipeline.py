@@ -22,6 +22,7 @@ from app.review.services.review import on_checks_passed
 from app.runs.services.jobs import RUNS_JOB_KINDS
 from app.runs.services.retokenization import request_retokenization
 from app.settings import Settings
+from app.submissions.services.extracted import bundle_folder
 
 
 def after_checks_passed(
@@ -53,6 +54,7 @@ def run_checks(
         job_id=job_id,
         clock=clock,
         queue=queue,
+        bundle_folder=bundle_folder,
         after_pass=after_checks_passed,
     )
 

@@ -145,6 +145,11 @@ class Settings(BaseSettings):
     # Each call to the store: attempts (with backoff) and the connection timeout.
     storage_attempts: int = 3
     storage_timeout_s: float = 5.0
+    # A job that finds the store out of reach waits and runs again, first after this
+    # long, doubling up to the longest wait; after this many tries it fails, saying why.
+    storage_wait_first_s: float = 5.0
+    storage_wait_longest_s: float = 300.0
+    storage_wait_tries: int = 12
 
     @field_validator("storage_url")
     @classmethod
@@ -190,16 +195,12 @@ class Settings(BaseSettings):
 
     @property
     def bundles_dir(self) -> Path:
-        return self.data_dir / "bundles"
+        """Extracted bundles, a cache of the store's archives (submissions.services.extracted)."""
+        return self.storage_cache_dir / "bundles"
 
     @property
     def tmp_dir(self) -> Path:
         return self.data_dir / "tmp"
-
-    @property
-    def recount_parts_dir(self) -> Path:
-        """Counts of split re-counts' parts until their merge (shared by the workers)."""
-        return self.data_dir / "recount-parts"
 
     @property
     def effective_datasets_dir(self) -> Path:

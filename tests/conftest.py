@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cryptography.fernet import Fernet
 
 from app.db.session import Database
 from app.demo.bundles import PUBLISHED_SEED_SET, BundleFactory, SeedSetSpec, SystemSpec
@@ -17,6 +18,7 @@ from app.settings import Settings, business_calendar
 from tests.support.bundles import broken
 from tests.support.demo import demo_copy
 from tests.support.fakes import RecordingQueue
+from tests.support.objectstore import shared_object_store
 from tests.support.portal import (
     RunningPortal,
     start_portal,
@@ -65,7 +67,12 @@ def database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
 
 @pytest.fixture
 def settings(tmp_path: Path, database_url: str | None) -> Settings:
-    return Settings(data_dir=tmp_path / "data", database_url=database_url, redis_url=None)
+    return Settings(
+        data_dir=tmp_path / "data",
+        database_url=database_url,
+        redis_url=None,
+        storage_cache_dir=tmp_path / "cache",  # the bundles each test's host extracts
+    )
 
 
 @pytest.fixture
@@ -193,11 +200,20 @@ def portal(
 
     redis_db = redis_database(server, "portal")
     redis.Redis.from_url(redis_db).flushdb()
+    store = shared_object_store()
+    # As deployments run it on separate hosts (docker-compose.yml): web and worker in
+    # data directories of their own, sharing PostgreSQL, Redis, the S3 store and the key.
+    hosts = {
+        **store.env,
+        "ENDPOINTS_PORTAL_STORAGE_URL": store.new_url(),
+        "ENDPOINTS_PORTAL_SECRET_KEY": Fernet.generate_key().decode(),
+    }
     with fresh_postgres_database() as url:
         running = start_portal(
-            base / "data",
+            base / "web-data",
             base / "portal.log",
-            {**registry, "DATABASE_URL": url, "REDIS_URL": redis_db},
+            {**registry, **hosts, "DATABASE_URL": url, "REDIS_URL": redis_db},
+            worker_data_dir=base / "worker-data",
         )
         yield running
         stop_portal(running)

@@ -18,33 +18,40 @@ from tests.support import PROJECT_ROOT
 
 COMPOSE = yaml.safe_load((PROJECT_ROOT / "docker-compose.yml").read_text())
 SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]
-PORTAL_SERVICES = ("migrate", "web", "worker", "scheduler")
+PORTAL_SERVICES = ("migrate", "bucket", "web", "worker", "scheduler")
 DOCKERFILE = (PROJECT_ROOT / "Dockerfile").read_text()
 README = (PROJECT_ROOT / "README.md").read_text()
 
 
 def test_the_services_a_deployment_needs_are_there() -> None:
-    assert set(SERVICES) == {"postgres", "redis", *PORTAL_SERVICES}
-    for name in ("postgres", "redis", "web"):
+    assert set(SERVICES) == {"postgres", "redis", "objects", *PORTAL_SERVICES}
+    for name in ("postgres", "redis", "objects", "web"):
         check = SERVICES[name]["healthcheck"]["test"]
         assert check and SERVICES[name]["healthcheck"]["retries"] >= 3, name
 
 
-def test_web_worker_scheduler_and_migrations_share_one_image_and_the_data_volume() -> None:
+def test_portal_services_share_one_image_and_the_services_but_no_volume() -> None:
+    """As on separate hosts: PostgreSQL, Redis, the S3 store and the secret key."""
     images = {SERVICES[name]["image"] for name in PORTAL_SERVICES}
     builds = {SERVICES[name]["build"] for name in PORTAL_SERVICES}
     assert len(images) == 1 and builds == {"."}
+    mounted = []
     for name in PORTAL_SERVICES:
         service = SERVICES[name]
-        assert "portal-data:/data" in service["volumes"], name
+        mounted += [volume.split(":")[0] for volume in service.get("volumes", [])]
         env = service["environment"]
         assert env["ENDPOINTS_PORTAL_DATA_DIR"] == "/data"
         assert (
             env["DATABASE_URL"].startswith("postgresql://") and "@postgres:" in env["DATABASE_URL"]
         )
         assert env["REDIS_URL"].startswith("redis://redis:")
-    assert {"portal-data", "postgres-data", "redis-data"} <= set(COMPOSE["volumes"])
+        assert env["ENDPOINTS_PORTAL_STORAGE_URL"].startswith("s3://")
+        assert env["AWS_ENDPOINT_URL"] == "http://objects:8333"
+        assert env["ENDPOINTS_PORTAL_SECRET_KEY"].startswith("${ENDPOINTS_PORTAL_SECRET_KEY:?")
+    assert len(mounted) == len(set(mounted)), "a volume shared between portal services"
+    assert {"postgres-data", "redis-data", "object-data"} <= set(COMPOSE["volumes"])
     assert "postgres-data:/var/lib/postgresql/data" in SERVICES["postgres"]["volumes"]
+    assert "-s3" in SERVICES["objects"]["command"]
 
 
 def test_the_settings_read_the_variables_compose_sets(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -56,11 +63,13 @@ def test_the_settings_read_the_variables_compose_sets(monkeypatch: pytest.Monkey
     assert settings.broker_url == "redis://redis:6379/0"
 
 
-def test_start_order_waits_for_health_and_migrations() -> None:
+def test_start_order_waits_for_health_migrations_and_the_bucket() -> None:
     assert SERVICES["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert SERVICES["bucket"]["depends_on"]["objects"]["condition"] == "service_healthy"
     for name in ("web", "worker", "scheduler"):
         needs = SERVICES[name]["depends_on"]
         assert needs["migrate"]["condition"] == "service_completed_successfully", name
+        assert needs["bucket"]["condition"] == "service_completed_successfully", name
         assert needs["redis"]["condition"] == "service_healthy", name
 
 
@@ -74,7 +83,7 @@ def test_workers_scale_and_the_scheduler_is_one() -> None:
     assert SERVICES["web"]["ports"] == ["8000:8000"]
 
 
-@pytest.mark.parametrize("name", ["migrate", "web", "worker", "scheduler"])
+@pytest.mark.parametrize("name", PORTAL_SERVICES)
 def test_each_portal_command_exists_and_is_the_one_the_readme_documents(name: str) -> None:
     command = SERVICES[name]["command"]
     assert command[0] == "endpoints-portal"

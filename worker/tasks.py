@@ -10,10 +10,10 @@ from functools import lru_cache
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
 from app.broker import CLOCK_TASK
-from app.db.models import Job
 from app.db.session import Database
 from app.jobs.kinds import JobKind
 from app.jobs.recovery import recover_jobs
+from app.jobs.runner import run_job as run_one
 from app.pipeline import JOB_KINDS
 from app.review.services.review import advance_clocks
 from app.settings import get_settings
@@ -29,21 +29,9 @@ def database() -> Database:
 
 
 def run_job(kind: JobKind, job_id: int) -> None:
-    """Open a session, run one job; if it raises, the job row says why."""
-    settings = get_settings()
+    """Open a session, run one job (app.jobs.runner says what becomes of it)."""
     with database().session() as session:
-        try:
-            kind.run(session=session, settings=settings, job_id=job_id, queue=job_queue())
-        except Exception as exc:  # whatever went wrong, the job must not stay "running"
-            log.exception("job %s failed while %s", job_id, kind.doing)
-            session.rollback()
-            job = session.get(Job, job_id)
-            if job is not None:
-                kind.fail(
-                    session=session,
-                    job=job,
-                    reason=f"internal error while {kind.doing}: {type(exc).__name__}: {exc}",
-                )
+        run_one(kind, session=session, settings=get_settings(), job_id=job_id, queue=job_queue())
 
 
 def _task_for(kind: JobKind) -> None:

@@ -145,7 +145,9 @@ class Submission(Base):
     archive_format: Mapped[str] = mapped_column(String(16))
     original_filename: Mapped[str] = mapped_column(String(255))
     bundle_submission_id: Mapped[str | None] = mapped_column(Text)
-    bundle_root: Mapped[str] = mapped_column(Text)  # relative to the data dir
+    # The submission's folder inside its extracted archive ("" at the top): each host
+    # extracts the archive from the store (app.submissions.services.extracted).
+    bundle_root: Mapped[str] = mapped_column(Text)
     content_digest: Mapped[str] = mapped_column(String(64), index=True)
     state: Mapped[SubmissionState] = mapped_column(
         enum_of(SubmissionState, 32), default=SubmissionState.RECEIVED
@@ -297,6 +299,8 @@ class Job(Base):
     stage: Mapped[str | None] = mapped_column(String(120))
     progress: Mapped[float] = mapped_column(Float, default=0.0)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # Runs put off because the artifact store could not be reached (app.jobs.runner).
+    store_waits: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     enqueued_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
@@ -372,7 +376,7 @@ class Reproduction(Base):
     requested_by: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
-    run_dir: Mapped[str | None] = mapped_column(Text)  # relative to the data dir
+    run_dir: Mapped[str | None] = mapped_column(Text)  # in the worker's cache directory
     # §11.4: a re-run on the exact same system is held to the tighter margin.
     same_system: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     margin: Mapped[float | None] = mapped_column(Float)  # the margin it was judged with

@@ -198,8 +198,8 @@ class _HeldQueue:
 
     held: list[tuple[int, str]] = field(default_factory=list)
 
-    def send(self, job_id: int, kind: str) -> None:
-        self.held.append((job_id, kind))
+    def send(self, job_id: int, kind: str, delay_s: float = 0.0) -> None:
+        self.held.append((job_id, kind))  # the demo's store is local: no wait to honour
 
     def take(self) -> list[tuple[int, str]]:
         taken, self.held = self.held, []

@@ -24,7 +24,9 @@ from app.db.models import Job, utcnow
 
 
 class JobQueue(Protocol):
-    def send(self, job_id: int, kind: str) -> None: ...
+    def send(self, job_id: int, kind: str, delay_s: float = 0.0) -> None:
+        """Send job *job_id* to its kind's task, to start no sooner than *delay_s* from now."""
+        ...
 
 
 CHECK_SUBMISSION = "check_submission"

@@ -12,7 +12,7 @@ CHUNK = 1024 * 1024
 
 # Keys are made here from a sha256 and nothing else; a store refuses any other key, so
 # nothing from a request or a bundle ever becomes a path or an object name.
-_KEY = re.compile(r"[0-9a-f]{2}/([0-9a-f]{64})(\.jsonl\.gz)?")
+_KEY = re.compile(r"[0-9a-f]{2}/([0-9a-f]{64})(\.jsonl\.gz|\.npz)?")
 
 
 class StorageError(Exception):
@@ -38,6 +38,11 @@ def archive_key(sha256: str) -> str:
 def events_key(sha256: str) -> str:
     """An event log, stored gzip-compressed: *sha256* is the uncompressed content's."""
     return checked_key(f"{sha256[:2]}/{sha256}.jsonl.gz")
+
+
+def counts_key(sha256: str) -> str:
+    """The token counts of a part of a split re-count, kept until their merge."""
+    return checked_key(f"{sha256[:2]}/{sha256}.npz")
 
 
 def checked_key(key: str) -> str:
@@ -94,7 +99,7 @@ def check_content(key: str, raw: BinaryIO, where: str) -> None:
     import gzip
     import zlib
 
-    wanted = key.split("/", 1)[1].removesuffix(".jsonl.gz")
+    wanted = key.split("/", 1)[1][:64]
     digest = hashlib.sha256()
     stream = gzip.GzipFile(fileobj=raw) if is_compressed(key) else raw
     try:

@@ -93,6 +93,16 @@ class S3Store:
         except BotoCoreError as exc:  # no connection, a timeout, a broken answer
             raise StoreUnavailable(f"{self.location} cannot be reached: {exc}") from exc
 
+    def ensure_bucket(self) -> bool:
+        """Make the bucket if it is not there; True when it was made."""
+        try:
+            self._call("looking up", "the bucket", self._s3.head_bucket)
+            return False
+        except ObjectMissing:
+            pass
+        self._call("making", "the bucket", self._s3.create_bucket)
+        return True
+
     def put_file(self, key: str, path: Path) -> None:
         from boto3.s3.transfer import TransferConfig
 
@@ -172,8 +182,14 @@ class S3Store:
 
     def _evict(self, keep: str) -> None:
         """Least recently used copies go until the cache fits its bound again."""
-        files = [(self.cache.root / k, k) for k in self.cache.keys() if k != keep]
-        stats = [(path.stat(), key) for path, key in files if path.exists()]
+        stats = []
+        for key in self.cache.keys():
+            if key == keep:
+                continue
+            try:
+                stats.append(((self.cache.root / key).stat(), key))
+            except FileNotFoundError:  # another process evicted it meanwhile
+                continue
         total = sum(s.st_size for s, _ in stats) + self.cache.size(keep)
         now = time.time()
         for stat, key in sorted(stats, key=lambda item: item[0].st_mtime):

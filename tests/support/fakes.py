@@ -11,9 +11,11 @@ class RecordingQueue:
     """A JobQueue that records what was sent, for tests of the sending rules."""
 
     sent: list[tuple[int, str]] = field(default_factory=list)
+    delays: dict[int, float] = field(default_factory=dict)  # job id: the last delay asked
 
-    def send(self, job_id: int, kind: str) -> None:
+    def send(self, job_id: int, kind: str, delay_s: float = 0.0) -> None:
         self.sent.append((job_id, kind))
+        self.delays[job_id] = delay_s
 
 
 @dataclass

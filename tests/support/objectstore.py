@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import hashlib
 import shutil
 import socket
 import subprocess
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from app.storage import ArtifactStore
+from app.storage.s3 import S3Store
 from tests.support.services import free_port as _free_port
 from tests.support.services import require
 
@@ -190,3 +193,20 @@ class Partition:
             for conn in (source, sink):
                 with contextlib.suppress(OSError):
                     conn.shutdown(socket.SHUT_RDWR)
+
+
+def upload_file(folder: Path, data: bytes) -> tuple[Path, str]:
+    """A finished upload of *data* in *folder*, as the web host hands it to the store,
+    and its sha256."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"upload-{hashlib.sha1(data).hexdigest()}"
+    path.write_bytes(data)
+    return path, hashlib.sha256(data).hexdigest()
+
+
+def corrupt(store: ArtifactStore, key: str, data: bytes) -> None:
+    """Other bytes at *key*, as a damaged disk or a hand in the bucket would leave."""
+    if isinstance(store, S3Store):
+        store._s3.put_object(Bucket=store.bucket, Key=store.prefix + key, Body=data)
+    else:
+        (Path(store.location.removeprefix("file://")) / key).write_bytes(data)

@@ -27,6 +27,9 @@ class RunningPortal:
     log: Path
     env: dict[str, str] = field(default_factory=dict)
     tokens: dict[str, str] = field(default_factory=dict)
+    # A worker on a host of its own (its own data directory), when the portal runs so.
+    worker: subprocess.Popen[bytes] | None = None
+    worker_data_dir: Path | None = None
 
     def client(self, as_: str | None = None) -> httpx.Client:
         headers = bearer(self.tokens[as_]) if as_ else None
@@ -77,14 +80,23 @@ def portal_assets(base: Path) -> dict[str, str]:
 
 
 def start_portal(
-    data_dir: Path, log: Path, extra_env: dict[str, str] | None = None
+    data_dir: Path,
+    log: Path,
+    extra_env: dict[str, str] | None = None,
+    worker_data_dir: Path | None = None,
 ) -> RunningPortal:
+    """The portal as ``serve`` starts it: web and its worker, sharing *data_dir*. With a
+    *worker_data_dir*, as two hosts: the web process alone on *data_dir*, a worker (and
+    the scheduler) on *worker_data_dir*, sharing only the database, the queue and the
+    artifact store that *extra_env* names, so a path shared by accident fails."""
     port = free_port()
     # Embedded defaults unless the caller names services explicitly.
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(
         {
             "ENDPOINTS_PORTAL_DATA_DIR": str(data_dir),
+            # The host's own cache of extracted bundles, beside (not in) its data.
+            "ENDPOINTS_PORTAL_STORAGE_CACHE_DIR": str(data_dir.parent / f"{data_dir.name}-cache"),
             "PYTHONUNBUFFERED": "1",
             # The review clocks run every 2 s, so tests see the scheduler at work.
             "ENDPOINTS_PORTAL_CLOCK_INTERVAL_S": "2",
@@ -97,8 +109,9 @@ def start_portal(
         }
     )
     handle = log.open("wb")
+    serve = ["serve", "--host", "127.0.0.1", "--port", str(port)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "app.cli", *serve, *(["--no-worker"] if worker_data_dir else [])],
         cwd=PROJECT_ROOT,
         env=env,
         stdout=handle,
@@ -108,6 +121,22 @@ def start_portal(
     portal = RunningPortal(f"http://127.0.0.1:{port}", data_dir, process, log, env)
     try:
         wait_until_serving(portal.url, process, log)
+        if worker_data_dir is not None:  # after the web process migrated the database
+            portal.worker_data_dir = worker_data_dir
+            portal.worker = subprocess.Popen(
+                [sys.executable, "-m", "app.cli", "worker", "--beat", "--loglevel", "INFO"],
+                cwd=PROJECT_ROOT,
+                env={
+                    **env,
+                    "ENDPOINTS_PORTAL_DATA_DIR": str(worker_data_dir),
+                    "ENDPOINTS_PORTAL_STORAGE_CACHE_DIR": str(
+                        worker_data_dir.parent / f"{worker_data_dir.name}-cache"
+                    ),
+                },
+                stdout=handle,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
     except AssertionError:
         stop_portal(portal)
         raise
@@ -151,6 +180,15 @@ def stop_portal(portal: RunningPortal) -> None:
     if portal.process.poll() is None:
         portal.process.kill()
     portal.process.wait()
+    if portal.worker is not None and portal.worker_data_dir is not None:
+        if portal.worker.poll() is None:
+            portal.worker.send_signal(15)  # a worker stops its own pool
+            try:
+                portal.worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pass
+        kill_leftovers(portal.worker_data_dir)
+        portal.worker.wait()
 
 
 def kill_leftovers(data_dir: Path) -> None:

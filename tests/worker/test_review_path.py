@@ -5,6 +5,9 @@ in the worker's scheduler and, moved forward, from the ``clock`` command."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import io
+import tarfile
 import time
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -15,6 +18,7 @@ import pytest
 from app.core.cohorts import Cohort
 from app.demo.bundles import BundleFactory, SystemSpec
 from tests.support.accounts import ACCOUNTS
+from tests.support.objectstore import shared_object_store
 from tests.support.portal import RunningPortal
 
 # PostgreSQL and Redis too: the worker there is how deployments run.
@@ -137,6 +141,23 @@ def test_upload_review_objection_penalty_finalize_publish(
             assert step in timeline, step
         export = public.get(f"/api/v1/cohorts/{due}/export")
         assert export.status_code == 200 and export.headers["content-type"] == "application/gzip"
+        with tarfile.open(fileobj=io.BytesIO(export.content)) as tar:
+            stored = [m for m in tar.getmembers() if m.name.endswith(".tar.gz")]
+            assert any(
+                (member := tar.extractfile(m)) is not None and member.read() == archive.read_bytes()
+                for m in stored
+            )  # the upload, byte for byte, from wherever the portal keeps it
+        download = acme.get(f"/api/v1/submissions/{sid}/archive")
+        assert download.content == archive.read_bytes()
+
+    if portal.worker_data_dir is not None:  # web and worker as separate hosts, on S3
+        sha256 = hashlib.sha256(archive.read_bytes()).hexdigest()
+        for data in (portal.data_dir, portal.worker_data_dir):
+            assert not (data / "blobs").exists(), data  # every artifact went to the store
+            assert not any(data.rglob(f"*{sha256}*")), data  # no copy, no extraction
+        bucket, prefix = portal.env["ENDPOINTS_PORTAL_STORAGE_URL"][5:].split("/", 1)
+        listed = shared_object_store().client().list_objects_v2(Bucket=bucket, Prefix=prefix)
+        assert f"{prefix}/{sha256[:2]}/{sha256}" in {o["Key"] for o in listed["Contents"]}
 
 
 def test_the_workers_scheduler_runs_the_review_clocks(portal: RunningPortal) -> None:

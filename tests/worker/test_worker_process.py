@@ -283,4 +283,5 @@ def test_large_points_are_counted_in_parts_by_the_worker_processes(tmp_path: Pat
             == (one_pass["output_sequence_lengths"]["total"])
         )
         assert recount["recount"]["n_samples_completed"] == one_pass["n_samples_completed"]
-    assert not any((tmp_path / "data" / "recount-parts").glob("*/*.npz"))
+    # The parts' counts went through the store (its local directory here), merged, removed.
+    assert not any((tmp_path / "data" / "blobs").glob("*/*.npz"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
@@ -36,6 +37,7 @@ from app.jobs.queue import (
     set_progress,
 )
 from app.settings import Settings, business_calendar
+from app.storage import StorageError, StoreUnavailable
 
 
 def _earlier_uploads(session: Session, submission: Submission) -> list[EarlierUpload]:
@@ -145,6 +147,9 @@ def _bigint(value: int | None) -> int | None:
 # What follows a pass, in the same transaction: (session, settings, submission, at, queue).
 # The flow across features (review's clocks, the re-counts) is app.pipeline's, not ours.
 AfterPass = Callable[[Session, Settings, Submission, dt.datetime, JobQueue | None], None]
+# Where the submission's files are on this host: the store's errors when they cannot be
+# read (app.submissions.services.extracted, given by app.pipeline).
+BundleFolder = Callable[[Settings, Submission], Path]
 
 
 def check_submission(
@@ -154,9 +159,11 @@ def check_submission(
     job_id: int,
     clock: Clock = utcnow,
     queue: JobQueue | None = None,
+    bundle_folder: BundleFolder,
     after_pass: AfterPass | None = None,
 ) -> Job | None:
-    """Run the checks of a job's submission; *after_pass* is what a pass leads to."""
+    """Run the checks of a job's submission, read from *bundle_folder* (the submission's
+    files on this host); *after_pass* is what a pass leads to."""
     job = session.get(Job, job_id)
     if job is None or job.state in (JobState.SUCCEEDED, JobState.FAILED):
         return job
@@ -170,12 +177,15 @@ def check_submission(
     change_state(session, submission, SubmissionState.CHECKING, action="checks started", at=clock())
     set_progress(session, job, "running the official checker", 0.1)
 
-    root = settings.data_dir / submission.bundle_root
-    if not root.is_dir():
+    try:
+        root = bundle_folder(settings, submission)
+    except StoreUnavailable:
+        raise  # not now: the job waits for the store and runs again (worker.tasks)
+    except StorageError as exc:  # the archive is gone or damaged: no later run reads it
         fail_check(
             session=session,
             job=job,
-            reason=f"the extracted bundle is missing from storage ({submission.bundle_root})",
+            reason=f"the stored archive cannot be read: {exc}",
             clock=clock,
         )
         return job

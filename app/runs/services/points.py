@@ -10,13 +10,14 @@ from app.checks.domain.datasets import catalogue
 from app.core.paths import OutsideFolder, inside
 from app.db.models import Point, Submission
 from app.settings import Settings
+from app.submissions.services.extracted import bundle_folder
 
 
 def point_folder(settings: Settings, submission: Submission, label: str) -> Path:
-    """Where the stored bundle keeps point *label* (``<system>/<model>/r<N>``); refused
+    """Where the bundle keeps point *label* (``<system>/<model>/r<N>``) on this host
+    (extracted from the store first if need be: its errors are raised); refused
     (:class:`OutsideFolder`) should the stored names lead out of the bundle."""
-    bundle = inside(settings.data_dir, submission.bundle_root or "")
-    return inside(bundle, "results", *label.split("/"))
+    return inside(bundle_folder(settings, submission), "results", *label.split("/"))
 
 
 def min_duration_s(point: Point) -> float | None:

@@ -3,9 +3,9 @@
 The point's job (``retokenize_point``) plans: a stored events file larger than
 ``retokenize_split_bytes`` is counted in parts (``harness/ranges.py``), one
 ``recount_part`` job each, and the point's job waits for them (``JobState.WAITING``).
-Each part counts its own lines with the reference tokenizer and saves the counts under
-the data dir, which the workers share as they share the events. When the last part is
-in, the point's job runs again and computes everything in one pass over the events with
+Each part counts its own lines with the reference tokenizer and saves the counts in the
+artifact store (content-addressed, as the workers share nothing else). When the last
+part is in, the point's job runs again and computes everything in one pass over the events with
 the parts' counts in place of a tokenizer: the numbers one worker counting the whole
 file gives.
 """
@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
-import os
-import shutil
-from pathlib import Path
+import uuid
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -33,6 +31,7 @@ from app.jobs.queue import (
     wait_for_children,
 )
 from app.settings import Settings
+from app.storage import ObjectCorrupt, ObjectMissing, artifact_store, counts_key
 from app.submissions.services.artifacts import events_path
 from harness.loadgen import file_sha256
 from harness.ranges import PartCounts, Precounted, count_part
@@ -86,46 +85,66 @@ def start_parts(
     session.commit()
 
 
-def _counts_dir(settings: Settings, retok: Retokenization) -> Path:
-    return settings.recount_parts_dir / retok.public_id
-
-
-def _counts_file(settings: Settings, retok: Retokenization, part: RecountPart) -> Path:
-    return _counts_dir(settings, retok) / f"{part.part}-of-{part.parts}.npz"
-
-
 def merged_counts(
     settings: Settings, retok: Retokenization, parts: list[RecountPart]
 ) -> Precounted:
-    """Every part's saved counts, each checked against the hash its job recorded."""
+    """Every part's saved counts, each checked against the hash its job recorded (the
+    store's ``StoreUnavailable`` is raised: the point's job waits for it)."""
+    store = artifact_store(settings)
     loaded = []
     for part in parts:
-        path = _counts_file(settings, retok, part)
         label = f"part {part.part + 1} of {part.parts}"
-        if not path.is_file():
-            raise PartsUnusable(f"the counts of {label} are missing from storage")
-        if file_sha256(path) != part.counts_sha256:
-            raise PartsUnusable(f"the counts of {label} are not the file its job saved")
+        if part.counts_sha256 is None:
+            raise PartsUnusable(f"the counts of {label} were never saved")
+        try:
+            path = store.local_path(counts_key(part.counts_sha256))
+            if file_sha256(path) != part.counts_sha256:
+                raise ObjectCorrupt(f"{path.name} does not hash to its name")
+        except ObjectMissing:
+            raise PartsUnusable(f"the counts of {label} are missing from storage") from None
+        except ObjectCorrupt:
+            raise PartsUnusable(f"the counts of {label} are not the file its job saved") from None
         loaded.append(PartCounts.load(path))
     return Precounted(loaded)
 
 
-def remove_counts(settings: Settings, retok: Retokenization) -> None:
-    """The parts' files, once merged."""
-    shutil.rmtree(_counts_dir(settings, retok), ignore_errors=True)
+def remove_counts(*, session: Session, settings: Settings, retok: Retokenization) -> None:
+    """The parts' counts, once merged."""
+    _drop_counts(session, settings, list(retok.parts))
 
 
 def remove_unwanted_counts(*, session: Session, settings: Settings) -> None:
-    """Parts' files no re-count will merge any more (it failed, was cancelled, or is
-    gone): the recovery round removes them."""
-    if not settings.recount_parts_dir.is_dir():
-        return
-    for folder in settings.recount_parts_dir.iterdir():
-        retok = session.scalar(
-            select(Retokenization).where(Retokenization.public_id == folder.name)
+    """Parts' counts no re-count will merge any more (it failed, was cancelled, or is
+    gone): the recovery round removes them from the store."""
+    stale = session.scalars(
+        select(RecountPart)
+        .join(Retokenization, RecountPart.retokenization_id == Retokenization.id)
+        .where(RecountPart.counts_sha256.is_not(None), Retokenization.finished_at.is_not(None))
+    ).all()
+    _drop_counts(session, settings, list(stale))
+
+
+def _drop_counts(session: Session, settings: Settings, parts: list[RecountPart]) -> None:
+    """Remove *parts*' counts from the store, but not an object an unfinished re-count's
+    part still needs (the same counts, content-addressed, are stored once)."""
+    store = artifact_store(settings)
+    for part in parts:
+        if part.counts_sha256 is None:
+            continue
+        needed = session.scalar(
+            select(RecountPart.id)
+            .join(Retokenization, RecountPart.retokenization_id == Retokenization.id)
+            .where(
+                RecountPart.counts_sha256 == part.counts_sha256,
+                RecountPart.id != part.id,
+                Retokenization.finished_at.is_(None),
+            )
+            .limit(1)
         )
-        if retok is None or retok.finished_at is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+        if needed is None:
+            store.delete(counts_key(part.counts_sha256))
+        part.counts_sha256 = None
+    session.commit()
 
 
 def run_recount_part(
@@ -179,12 +198,15 @@ def run_recount_part(
     except _Stopped:
         _stopped(session, job, clock)
         return part
-    target = _counts_file(settings, retok, part)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(f".{os.getpid()}.tmp")
-    counts.save(partial)
-    partial.replace(target)  # a reader never sees half a file
-    part.counts_sha256 = file_sha256(target)
+    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
+    saved = settings.tmp_dir / f"counts-{uuid.uuid4().hex}.npz"
+    try:
+        counts.save(saved)
+        sha256 = file_sha256(saved)
+        artifact_store(settings).put_file(counts_key(sha256), saved)  # whole, or not at all
+    finally:
+        saved.unlink(missing_ok=True)
+    part.counts_sha256 = sha256
     part.responses = len(counts.output_lines)
     mark_succeeded(job, clock())
     job.stage = f"{label}: {part.responses:,} responses counted"

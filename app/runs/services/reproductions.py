@@ -237,8 +237,10 @@ def _measure(
         drain_timeout_s=min(60.0, reproduction.time_cap_s),
         api_key=api_key,
     )
-    run_dir = settings.data_dir / "reproductions" / reproduction.public_id
-    reproduction.run_dir = run_dir.relative_to(settings.data_dir).as_posix()
+    # The harness's own files of the run: the worker's scratch, beside its other caches
+    # (the numbers that matter are kept on the reproduction's row).
+    run_dir = settings.storage_cache_dir / "reproductions" / reproduction.public_id
+    reproduction.run_dir = run_dir.relative_to(settings.storage_cache_dir).as_posix()
 
     def on_progress(p: Progress) -> None:
         fraction = min(p.elapsed_s / reproduction.time_cap_s, 1.0) * 0.9

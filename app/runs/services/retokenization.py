@@ -392,7 +392,7 @@ def run_retokenization(
     if parts:
         job.stage += f", counted in {len(parts)} parts"
     session.commit()
-    remove_counts(settings, retok)
+    remove_counts(session=session, settings=settings, retok=retok)
     return retok
 
 

@@ -4,6 +4,7 @@ description compared across points (every point carries its own copy, rules §9.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,10 @@ from app.core.paths import OutsideFolder, inside
 from app.core.refusals import Kind, Refused
 from app.db.models import Submission
 from app.settings import Settings
+from app.storage import StorageError
+from app.submissions.services.extracted import bundle_folder
+
+log = logging.getLogger(__name__)
 
 MAX_SHOWN_BYTES = 1024 * 1024
 TEXT_SUFFIXES = frozenset(
@@ -33,13 +38,19 @@ class BundleFile:
     viewable: bool
 
 
-def _root(settings: Settings, submission: Submission) -> Path:
-    return inside(settings.data_dir, submission.bundle_root or "")
+def _root(settings: Settings, submission: Submission) -> Path | None:
+    """The bundle's folder on this host; None when it cannot be read now (the store is
+    out of reach, or the archive is gone or damaged: the operator's log says which)."""
+    try:
+        return bundle_folder(settings, submission)
+    except StorageError as exc:
+        log.error("submission %s: its bundle cannot be read: %s", submission.public_id, exc)
+        return None
 
 
 def bundle_files(settings: Settings, submission: Submission, limit: int = 5000) -> list[BundleFile]:
     root = _root(settings, submission)
-    if not root.is_dir():
+    if root is None or not root.is_dir():
         return []
     found = []
     for path in sorted(root.rglob("*")):
@@ -54,6 +65,12 @@ def bundle_files(settings: Settings, submission: Submission, limit: int = 5000) 
 def read_bundle_file(settings: Settings, submission: Submission, rel: str) -> str:
     """The text of one bundle file, never anything outside the bundle."""
     root = _root(settings, submission)
+    if root is None:
+        raise DisclosureError(
+            "bundle-unavailable",
+            "the bundle's files cannot be read now; try again in a while",
+            Kind.UNAVAILABLE,
+        )
     try:
         target = inside(root, *rel.split("/"))
     except OutsideFolder:
@@ -81,10 +98,13 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, str]:
     return {prefix: json.dumps(value, sort_keys=True)}
 
 
-def _system_desc_copies(root: Path) -> list[tuple[Path, str, Any]]:
+def _system_desc_copies(root: Path | None) -> list[tuple[Path, str, Any]]:
     """Each point's ``system_desc.json``: its path, the point's label
-    (``<system>/<model>/r<N>``) and its parsed content (None when unreadable)."""
-    copies = []
+    (``<system>/<model>/r<N>``) and its parsed content (None when unreadable); none when
+    the bundle cannot be read now."""
+    copies: list[tuple[Path, str, Any]] = []
+    if root is None:
+        return copies
     for path in sorted(root.glob("results/*/*/r*/system_desc.json")):
         label = path.parent.relative_to(root / "results").as_posix()
         try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from app.db.models import Job, Organization, StoredFile, Submission, User
 from app.jobs.queue import CHECK_SUBMISSION, JobQueue, enqueue_after_commit
 from app.settings import Settings
 from app.storage import StorageError, archive_key, artifact_store
-from app.submissions.domain.archive import ArchiveLimits, ArchiveRejected, extract_archive
+from app.submissions.domain.archive import ArchiveRejected, extract_archive
 from app.submissions.domain.bundle import (
     LayoutRejected,
     content_digest,
@@ -28,6 +27,7 @@ from app.submissions.domain.bundle import (
 )
 from app.submissions.services.archives import store_unavailable
 from app.submissions.services.artifacts import take_bundle_events
+from app.submissions.services.extracted import archive_limits, keep_extraction, staging_folder
 from app.submissions.services.storage import ReceivedFile
 
 
@@ -45,16 +45,6 @@ class IntakeError(Refused):
 class AcceptedUpload:
     submission: Submission
     duplicate: bool  # the very same archive was uploaded before: nothing new was stored
-
-
-def archive_limits(settings: Settings) -> ArchiveLimits:
-    return ArchiveLimits(
-        max_members=settings.max_archive_members,
-        max_total_bytes=settings.max_extracted_bytes,
-        max_member_bytes=settings.max_member_bytes,
-        max_compression_ratio=settings.max_compression_ratio,
-        ratio_floor_bytes=settings.compression_ratio_floor_bytes,
-    )
 
 
 def _organisation(session: Session, name: str) -> Organization:
@@ -88,6 +78,12 @@ def _store(put: Callable[[], object]) -> None:
         raise store_unavailable(exc, ", so nothing was recorded") from exc
 
 
+def _relative(root: Path, extraction: Path) -> str:
+    """Where the submission's folder is inside the extracted archive ("" at its top)."""
+    inner = root.relative_to(extraction).as_posix()
+    return "" if inner == "." else inner
+
+
 def accept_upload(
     *,
     session: Session,
@@ -115,10 +111,7 @@ def accept_upload(
         received.path.unlink(missing_ok=True)
         return AcceptedUpload(existing, duplicate=True)
 
-    bundles_dir = settings.bundles_dir
-    bundles_dir.mkdir(parents=True, exist_ok=True)
-    # A directory of its own per upload: concurrent uploads never share one.
-    extract_dir = bundles_dir / uuid.uuid4().hex
+    extract_dir = staging_folder(settings)
     try:
         extracted = extract_archive(received.path, extract_dir, archive_limits(settings))
         layout = locate_submission(extracted.root)
@@ -150,7 +143,7 @@ def accept_upload(
             archive_format=extracted.format,
             original_filename=Path(filename).name[:255] or "upload",
             bundle_submission_id=layout.submission_dir_name,
-            bundle_root=layout.root.relative_to(settings.data_dir).as_posix(),
+            bundle_root=_relative(layout.root, extract_dir),
             content_digest=content_digest(layout.root),
             state=SubmissionState.RECEIVED.value,
             for_review=for_review,
@@ -174,4 +167,5 @@ def accept_upload(
         received.path.unlink(missing_ok=True)
         shutil.rmtree(extract_dir, ignore_errors=True)
         raise
+    keep_extraction(settings, extract_dir, received.sha256)
     return AcceptedUpload(submission, duplicate=False)

@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from sqlalchemy.orm import Session
 
-from app.db.models import Base
+from app.db.migrate import upgrade
+from app.db.models import Base, Organization, StoredFile, Submission
 from app.db.session import Database
 
 # PostgreSQL too: the migrations are DDL, which each database takes its own way.
@@ -26,3 +29,30 @@ def test_sqlite_enforces_foreign_keys_and_uses_wal(tmp_path: Path) -> None:
     with database.engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+
+
+def test_stored_bundle_folders_become_folders_inside_the_extracted_archive(
+    tmp_path: Path,
+) -> None:
+    """0020: ``bundles/<upload id>/<folder>`` (under the data dir) becomes ``<folder>``,
+    the folder inside the archive each host extracts from the store."""
+    url = f"sqlite:///{tmp_path / 'p.sqlite3'}"
+    upgrade(url, "0019")
+    engine = sa.create_engine(url)
+    with Session(engine) as session:  # tables 0020 leaves as they are: the models fit
+        archive = StoredFile(sha256="ab" * 32, size=1, kind="archive")
+        acme = Organization(slug="acme", name="Acme")
+        for root in ["bundles/0f1e/Acme/sub-1", "bundles/9a8b", "Acme/x"]:
+            session.add(Submission(
+                organization=acme, archive=archive, archive_format="tar.gz",
+                original_filename="a.tar.gz", bundle_submission_id="sub-1", bundle_root=root,
+                content_digest="d", state="received", for_review=True,
+            ))  # fmt: skip
+        session.commit()
+    upgrade(url)
+    with engine.connect() as connection:
+        roots = connection.execute(sa.text("SELECT bundle_root FROM submissions ORDER BY id"))
+        assert [r for (r,) in roots] == ["Acme/sub-1", "", "Acme/x"]
+        waits = connection.execute(sa.text("SELECT store_waits FROM jobs")).all()
+        assert waits == []
+    engine.dispose()

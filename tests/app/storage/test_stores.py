@@ -23,7 +23,7 @@ from app.storage import (
     verified_stream,
 )
 from app.storage.s3 import S3Store
-from tests.support.objectstore import shared_object_store
+from tests.support.objectstore import corrupt, shared_object_store, upload_file
 from tests.support.services import free_port
 
 
@@ -44,26 +44,11 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> ArtifactStore:
     return open_store(shared_object_store().new_url(), cache_dir=cache, cache_bytes=10**9)
 
 
-def _file(folder: Path, data: bytes) -> tuple[Path, str]:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"upload-{hashlib.sha1(data).hexdigest()}"
-    path.write_bytes(data)
-    return path, hashlib.sha256(data).hexdigest()
-
-
-def _corrupt(store: ArtifactStore, key: str, data: bytes) -> None:
-    """Other bytes at *key*, as a damaged disk or a hand in the bucket would leave."""
-    if isinstance(store, S3Store):
-        store._s3.put_object(Bucket=store.bucket, Key=store.prefix + key, Body=data)
-    else:
-        (Path(store.location.removeprefix("file://")) / key).write_bytes(data)
-
-
 def test_an_object_is_stored_once_read_back_listed_and_removed(
     store: ArtifactStore, tmp_path: Path
 ) -> None:
     data = os.urandom(3 * 1024 * 1024)
-    path, sha = _file(tmp_path / "in", data)
+    path, sha = upload_file(tmp_path / "in", data)
     key = archive_key(sha)
     assert not store.exists(key)
     store.put_file(key, path)
@@ -73,7 +58,7 @@ def test_an_object_is_stored_once_read_back_listed_and_removed(
         assert stream.read() == data
     assert b"".join(verified_stream(store, key)) == data
     assert store.local_path(key).read_bytes() == data
-    again, _ = _file(tmp_path / "again", data)
+    again, _ = upload_file(tmp_path / "again", data)
     store.put_file(key, again)  # the same content: kept, and the file consumed
     assert not again.exists() and list(store.keys()) == [key]
     store.delete(key)
@@ -88,10 +73,10 @@ def test_an_object_is_stored_once_read_back_listed_and_removed(
 def test_a_corrupted_or_missing_object_is_never_served(
     store: ArtifactStore, tmp_path: Path
 ) -> None:
-    path, sha = _file(tmp_path, b"the archive as uploaded")
+    path, sha = upload_file(tmp_path, b"the archive as uploaded")
     key = archive_key(sha)
     store.put_file(key, path)
-    _corrupt(store, key, b"the archive, changed")
+    corrupt(store, key, b"the archive, changed")
     with pytest.raises(ObjectCorrupt, match="corrupt"):
         verified_stream(store, key)
     store.delete(key)
@@ -110,7 +95,7 @@ def test_an_event_log_is_checked_against_its_uncompressed_content(
     store.put_file(key, packed)
     with gzip.open(store.local_path(key)) as stream:
         assert stream.read() == events
-    _corrupt(store, key, gzip.compress(events[:-10], mtime=0))
+    corrupt(store, key, gzip.compress(events[:-10], mtime=0))
     with pytest.raises(ObjectCorrupt):
         verified_stream(store, key)
 
@@ -143,7 +128,7 @@ def test_a_store_that_cannot_be_reached_is_unavailable_not_missing(
 ) -> None:
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")  # nobody there
     down = S3Store("portal-down", "", tmp_path / "cache", 10**9, attempts=1, timeout_s=1)
-    path, sha = _file(tmp_path, b"an archive")
+    path, sha = upload_file(tmp_path, b"an archive")
     with pytest.raises(StoreUnavailable, match="cannot be reached"):
         down.put_file(archive_key(sha), path)
     with pytest.raises(StoreUnavailable):
@@ -161,7 +146,7 @@ def test_the_s3_cache_keeps_to_its_bound_and_refetches_what_it_dropped(
     assert isinstance(store, S3Store)
     keys = []
     for n in range(3):
-        path, sha = _file(tmp_path / "in", os.urandom(1_000_000) + bytes([n]))
+        path, sha = upload_file(tmp_path / "in", os.urandom(1_000_000) + bytes([n]))
         store.put_file(archive_key(sha), path)
         keys.append(archive_key(sha))
     for key in keys:

@@ -26,6 +26,7 @@ from app.runs.services.retokenization import (
     request_retokenization,
 )
 from app.settings import Settings
+from app.storage import artifact_store
 from app.submissions.services.artifacts import register_events, store_events_file
 from tests.support.fakes import RecordingQueue
 from tests.support.submissions import accept
@@ -144,7 +145,7 @@ def test_a_point_counted_in_parts_gives_the_numbers_one_job_gives(env: Env) -> N
         assert _outcome(session, parted) == _outcome(session, single)
         problems = [f for f in findings_of(session, parted) if f.severity != "info"]
         assert problems == []  # an honest run re-counts to its own numbers
-    assert not (env.settings.recount_parts_dir / split).exists()  # merged, then removed
+    assert _saved_counts(env.settings) == []  # merged, then removed from the store
 
 
 def test_the_point_waits_for_its_parts_and_is_released_once(env: Env) -> None:
@@ -248,7 +249,7 @@ def test_a_part_lost_too_often_fails_the_point_with_the_part_named(env: Env) -> 
     env.run(third_id, RECOUNT_PART)
     with env.database.session() as session:
         recover_jobs(session=session, settings=env.settings, queue=env.queue, kinds=JOB_KINDS)
-    assert not (env.settings.recount_parts_dir / public_id).exists()
+    assert _saved_counts(env.settings) == []
 
 
 def test_doctored_part_counts_are_refused_at_the_merge(env: Env) -> None:
@@ -258,7 +259,10 @@ def test_doctored_part_counts_are_refused_at_the_merge(env: Env) -> None:
         part_jobs = [p.job_id for p in env.retok(session, public_id).parts]
     for part_job in part_jobs:
         env.run(part_job, RECOUNT_PART)
-    saved = env.settings.recount_parts_dir / public_id / "1-of-3.npz"
+    with env.database.session() as session:
+        sha256 = env.retok(session, public_id).parts[1].counts_sha256
+    assert sha256 is not None and len(_saved_counts(env.settings)) == 3
+    saved = env.settings.blobs_dir / sha256[:2] / f"{sha256}.npz"
     saved.write_bytes(saved.read_bytes() + b"\0")
     env.drain()
     with env.database.session() as session:
@@ -308,3 +312,8 @@ def test_cancelling_a_waiting_recount_stops_its_parts(env: Env) -> None:
         assert [p.job.state for p in retok.parts] == [JobState.CANCELLED] * PARTS
         assert session.scalars(select(RecountPart.counts_sha256)).all() == [None] * PARTS
         assert retok.recount is None
+
+
+def _saved_counts(settings: Settings) -> list[str]:
+    """The parts' counts in the artifact store."""
+    return [key for key in artifact_store(settings).keys() if key.endswith(".npz")]

@@ -147,7 +147,7 @@ def test_reproduction_runs_the_harness_and_judges_the_result(
         assert r.verdict == "warning" and r.message.startswith(
             "Not evidence yet: the reproduction's issue-time span is"
         )
-        assert (repro_settings.data_dir / r.run_dir / "events.jsonl").is_file()
+        assert (repro_settings.storage_cache_dir / r.run_dir / "events.jsonl").is_file()
         run = session.scalars(select(CheckRun).where(CheckRun.kind == "reproduction")).one()
         assert run.findings[0].rule == "reproduction-margin" and run.findings[0].point == POINT
         # An independent re-run: the 10% margin. Latency beside it, from both summaries.
@@ -233,7 +233,7 @@ def test_an_agentic_point_is_replayed_as_conversations_and_judged_on_interactivi
         assert r.job.state == "succeeded", r.job.error
         summary = json.loads(
             (
-                repro_settings.data_dir / r.run_dir / "performance" / "result_summary.json"
+                repro_settings.storage_cache_dir / r.run_dir / "performance" / "result_summary.json"
             ).read_text()
         )
         assert summary["run_config"]["load_pattern"]["type"] == "agentic_inference"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.db.models import Submission
+from app.db.models import StoredFile, Submission
 from app.demo.bundles import BundleFactory, CurveSpec
 from app.settings import Settings
 from app.submissions.services.disclosures import compare_system_descriptions
@@ -14,16 +14,22 @@ from app.submissions.services.disclosures import compare_system_descriptions
 def test_differences_list_each_value_once_with_its_points_in_concurrency_order(
     tmp_path: Path,
 ) -> None:
-    settings = Settings(data_dir=tmp_path / "data")
+    settings = Settings(data_dir=tmp_path / "data", storage_cache_dir=tmp_path / "cache")
     curve = CurveSpec(concurrencies=(1, 16, 64, 128, 256, 1024, 2048))
-    root = BundleFactory(curves=(curve,)).build(settings.data_dir / "bundles")
+    # This host's extraction of an archive (the cache bundle_folder reads first).
+    sha256 = "ab" * 32
+    extraction = settings.bundles_dir / sha256
+    root = BundleFactory(curves=(curve,)).build(extraction)
     copies = sorted(root.glob("results/*/*/r*/system_desc.json"))
     for path in copies:
         if path.parent.name in ("r128", "r1024"):
             desc = json.loads(path.read_text())
             desc["host_memory_capacity"] = "2 TB"
             path.write_text(json.dumps(desc))
-    submission = Submission(bundle_root=root.relative_to(settings.data_dir).as_posix())
+    submission = Submission(
+        archive=StoredFile(sha256=sha256, size=1, kind="archive"),
+        bundle_root=root.relative_to(extraction).as_posix(),
+    )
 
     found = compare_system_descriptions(settings, submission)
 

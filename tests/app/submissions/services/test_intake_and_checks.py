@@ -18,6 +18,7 @@ from app.demo.bundles import BundleFactory
 from app.jobs.recovery import recover_jobs
 from app.pipeline import JOB_KINDS, run_checks
 from app.settings import Settings
+from app.submissions.services.extracted import bundle_folder
 from app.submissions.services.intake import IntakeError, accept_upload
 from app.submissions.services.storage import receive_local
 from tests.support.bundles import tar_bytes
@@ -56,7 +57,7 @@ def test_accepted_upload_is_stored_and_its_job_sent_after_commit(
         assert sub.bundle_submission_id == "sub-0001"
         blob = settings.blobs_dir / sub.archive.sha256[:2] / sub.archive.sha256
         assert blob.read_bytes() == good_archive.read_bytes()
-        assert (settings.data_dir / sub.bundle_root / "results").is_dir()
+        assert (bundle_folder(settings, sub) / "results").is_dir()
     assert list(settings.tmp_dir.iterdir()) == []  # the temporary upload was moved, not copied
 
 
@@ -197,17 +198,44 @@ def test_running_a_job_again_is_a_no_op_and_a_redelivery_replaces(
         assert session.scalars(select(Submission.state)).one() == "passed_checks"
 
 
-def test_missing_bundle_is_a_check_error_with_a_reason_and_can_be_retried(
+def test_a_host_without_the_extracted_bundle_extracts_it_from_the_store(
     database: Database, settings: Settings, queue: RecordingQueue, good_archive: Path
 ) -> None:
     sub_id, _ = accept(database, settings, queue, good_archive)
+    shutil.rmtree(settings.bundles_dir)  # a worker on another host, or a cleared cache
     with database.session() as session:
-        sub = session.get(Submission, sub_id)
-        shutil.rmtree(settings.data_dir / sub.bundle_root)
         run_checks(
             session=session, settings=settings, job_id=queue.sent[0][0], clock=lambda: IN_TIME
         )
-        assert sub.state == "check_error" and "missing" in (sub.error_message or "")
+        sub = session.get(Submission, sub_id)
+        assert sub.state == "passed_checks"
+        assert (settings.bundles_dir / sub.archive.sha256 / sub.bundle_root).is_dir()
+
+
+@pytest.mark.parametrize("damage", ["deleted", "corrupted"])
+def test_an_archive_gone_from_the_store_is_a_check_error_with_a_reason_and_can_be_retried(
+    database: Database,
+    settings: Settings,
+    queue: RecordingQueue,
+    good_archive: Path,
+    damage: str,
+) -> None:
+    sub_id, _ = accept(database, settings, queue, good_archive)
+    shutil.rmtree(settings.bundles_dir)
+    with database.session() as session:
+        sub = session.get(Submission, sub_id)
+        blob = settings.blobs_dir / sub.archive.sha256[:2] / sub.archive.sha256
+        if damage == "deleted":
+            blob.unlink()
+        else:
+            blob.write_bytes(blob.read_bytes()[:-10] + b"0123456789")
+        run_checks(
+            session=session, settings=settings, job_id=queue.sent[0][0], clock=lambda: IN_TIME
+        )
+        assert sub.state == "check_error"
+        word = "not in" if damage == "deleted" else "corrupt"
+        assert "stored archive cannot be read" in sub.error_message and word in sub.error_message
+        assert not settings.bundles_dir.is_dir() or not any(settings.bundles_dir.iterdir())
         retry = retry_check(session=session, queue=queue, submission=sub)
         session.commit()
         assert queue.sent[-1] == (retry.id, "check_submission")

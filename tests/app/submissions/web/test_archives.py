@@ -3,6 +3,7 @@ whole when the store is down, and never served damaged."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,10 +12,12 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from app.db.models import Submission
+from app.db.models import Job, Submission
 from app.db.session import Database
+from app.demo.bundles import BundleFactory
+from app.jobs.runner import run_job
 from app.main import create_app
-from app.pipeline import run_checks
+from app.pipeline import JOB_KINDS, run_checks
 from app.settings import Settings
 from app.storage import archive_key
 from tests.support.accounts import bearer, create_accounts
@@ -193,3 +196,68 @@ def test_with_the_store_unreachable_an_upload_is_refused_whole_and_taken_when_it
         database.dispose()
     finally:
         partition.close()
+
+
+def test_a_check_waits_for_the_store_and_completes_when_it_is_back(
+    tmp_path: Path, good_archive: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker is on another host (no extracted bundle there) and the store goes out of
+    reach: the check waits, saying so, with a growing delay; it completes once the store
+    is back, and fails with the reason once it has waited its tries out."""
+    store = shared_object_store()
+    partition = Partition(store.endpoint)
+    try:
+        for name, value in {**store.env, "AWS_ENDPOINT_URL": partition.endpoint}.items():
+            monkeypatch.setenv(name, value)
+        settings = Settings(
+            data_dir=tmp_path / "data", database_url=None, redis_url=None,
+            storage_url=store.new_url(), storage_cache_dir=tmp_path / "cache",
+            storage_attempts=1, storage_timeout_s=1, storage_wait_tries=2,
+        )  # fmt: skip
+        portal = _portal(settings)
+        with portal.client:
+            ids = []
+            for archive in (good_archive, _other_archive(tmp_path)):
+                taken = _upload(portal.client, portal.tokens["submitter"], archive)
+                assert taken.status_code == 201, taken.text
+                ids.append(taken.json()["id"])
+        sent = list(portal.queue.sent)
+        shutil.rmtree(settings.bundles_dir)  # the worker's host has extracted nothing
+        check = JOB_KINDS["check_submission"]
+        partition.cut()
+        with portal.database.session() as session:
+            for job_id, _ in sent:
+                run_job(check, session=session, settings=settings, job_id=job_id,
+                        queue=portal.queue)  # fmt: skip
+                job = session.get(Job, job_id)
+                assert job.state == "queued" and job.store_waits == 1
+                assert job.stage == "waiting for the artifact store (try 2 in 5 s)"
+                assert portal.queue.delays[job_id] == 5
+                assert job.submission.state == "checking"  # the page says it is under way
+                assert BUCKET not in (job.error or "") + job.stage
+
+            waiting, given_up = sent
+            run_job(check, session=session, settings=settings, job_id=given_up[0],
+                    queue=portal.queue)  # fmt: skip
+            assert portal.queue.delays[given_up[0]] == 10  # doubled
+            run_job(check, session=session, settings=settings, job_id=given_up[0],
+                    queue=portal.queue)  # fmt: skip
+            failed = session.get(Job, given_up[0])
+            assert failed.state == "failed"
+            assert failed.submission.state == "check_error"
+            assert "could not be reached in 3 tries" in failed.submission.error_message
+
+            partition.mend()
+            run_job(check, session=session, settings=settings, job_id=waiting[0],
+                    queue=portal.queue)  # fmt: skip
+            done = session.get(Job, waiting[0])
+            assert done.state == "succeeded", done.error
+            assert done.submission.state == "passed_checks"
+        portal.database.dispose()
+    finally:
+        partition.close()
+
+
+def _other_archive(tmp_path: Path) -> Path:
+    """A second bundle (other bytes, another submission) from the same factory."""
+    return BundleFactory(submission_id="sub-0002").archive(tmp_path / "other.tar.gz")

@@ -1,0 +1,120 @@
+"""The extracted bundle: each host's own cache of an archive's files.
+
+The archive in the artifact store is the record. The checker reads a folder and reviewers
+read single files, so each host (web or worker) extracts the archive once, into
+``<storage cache>/bundles/<archive sha256>``, and keeps it as a cache: it is safe to
+delete at any time, as the next reader extracts it again from the store, with the
+hardened reader and the portal's limits, once the archive's hash is checked. Hosts share
+nothing but the store: a worker on another machine extracts its own copy.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import uuid
+from pathlib import Path
+
+from app.core.paths import OutsideFolder, inside
+from app.db.models import Submission
+from app.settings import Settings
+from app.storage import StorageError, archive_key, artifact_store, verify
+from app.submissions.domain.archive import ArchiveLimits, ArchiveRejected, extract_archive
+
+# A bundle read this recently is never evicted: another process may be reading it.
+_GRACE_S = 600
+# A staging folder this old was left by a process that died while extracting.
+_ABANDONED_S = 6 * 3600
+
+
+def archive_limits(settings: Settings) -> ArchiveLimits:
+    return ArchiveLimits(
+        max_members=settings.max_archive_members,
+        max_total_bytes=settings.max_extracted_bytes,
+        max_member_bytes=settings.max_member_bytes,
+        max_compression_ratio=settings.max_compression_ratio,
+        ratio_floor_bytes=settings.compression_ratio_floor_bytes,
+    )
+
+
+def staging_folder(settings: Settings) -> Path:
+    """A fresh, not yet existing folder beside the cached bundles, for an upload to be
+    extracted into while it is judged (concurrent uploads never share one)."""
+    settings.bundles_dir.mkdir(parents=True, exist_ok=True)
+    return settings.bundles_dir / f".intake-{uuid.uuid4().hex}"
+
+
+def keep_extraction(settings: Settings, staged: Path, sha256: str) -> None:
+    """Keep an accepted upload's extraction (*staged*) as the cached copy of archive
+    *sha256*; a copy another process cached meanwhile is as good, and ours goes."""
+    target = _cached(settings, sha256)
+    try:
+        os.replace(staged, target)
+    except OSError:  # already there (same bytes, same files): keep the one in place
+        shutil.rmtree(staged, ignore_errors=True)
+
+
+def bundle_folder(settings: Settings, submission: Submission) -> Path:
+    """The submission's bundle folder on this host, extracted from the store first if
+    this host has no copy. Raises the store's errors: ``StoreUnavailable`` (try again
+    later), or another ``StorageError`` (the archive is gone, damaged, or refused by the
+    limits now in force: no later attempt reads it)."""
+    sha256 = submission.archive.sha256
+    cached = _cached(settings, sha256)
+    if not cached.is_dir():
+        _extract_from_store(settings, sha256, cached)
+    os.utime(cached)  # recently used: evicted last
+    try:
+        return inside(cached, *_parts(submission.bundle_root))
+    except OutsideFolder as exc:  # a stored name that leads out: never followed
+        raise StorageError(f"the stored bundle folder is refused: {exc}") from exc
+
+
+def _parts(bundle_root: str | None) -> list[str]:
+    return [part for part in (bundle_root or "").split("/") if part]
+
+
+def _cached(settings: Settings, sha256: str) -> Path:
+    key = archive_key(sha256)  # refuses anything but a sha256: never a path from outside
+    return settings.bundles_dir / key.split("/", 1)[1]
+
+
+def _extract_from_store(settings: Settings, sha256: str, target: Path) -> None:
+    store = artifact_store(settings)
+    key = archive_key(sha256)
+    archive = store.local_path(key)
+    verify(store, key)  # a damaged archive is reported, never extracted
+    settings.bundles_dir.mkdir(parents=True, exist_ok=True)
+    staged = staging_folder(settings)
+    try:
+        extract_archive(archive, staged, archive_limits(settings))
+    except ArchiveRejected as exc:  # the portal's limits were lowered since it was taken
+        raise StorageError(f"the stored archive is refused now: {exc.message}") from exc
+    keep_extraction(settings, staged, sha256)
+    _evict(settings, keep=target)
+
+
+def _tree_size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def _evict(settings: Settings, keep: Path) -> None:
+    """Least recently used bundles go until the cache fits its bound again, and so do
+    the half-made folders of processes killed while extracting."""
+    now = time.time()
+    folders = [f for f in settings.bundles_dir.iterdir() if f.is_dir() and f != keep]
+    for folder in folders:
+        if folder.name.startswith(".") and now - folder.stat().st_mtime > _ABANDONED_S:
+            shutil.rmtree(folder, ignore_errors=True)
+    try:
+        sized = [(f.stat().st_mtime, _tree_size(f), f) for f in folders if len(f.name) == 64]
+        total = sum(size for _, size, _ in sized) + _tree_size(keep)
+    except FileNotFoundError:  # another process evicted at the same time: next time
+        return
+    for used, size, folder in sorted(sized, key=lambda item: item[0]):
+        if total <= settings.storage_cache_bytes:
+            break
+        if now - used >= _GRACE_S:
+            shutil.rmtree(folder, ignore_errors=True)
+            total -= size
