@@ -46,6 +46,19 @@ BACKENDS = {
 }
 
 
+# The test processes take tests in the order collected: the longest first, so that no
+# process is left with a minute-long test while the others have finished.
+HEAVIEST_FIRST = ("exhaustive", "slow", "browser")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def weight(item: pytest.Item) -> int:
+        marks = [i for i, name in enumerate(HEAVIEST_FIRST) if item.get_closest_marker(name)]
+        return min(marks, default=len(HEAVIEST_FIRST))
+
+    items.sort(key=weight)  # stable: the order within each weight is kept
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     deployed_too = metafunc.definition.get_closest_marker("postgresql") is not None
     for name, (embedded, deployed) in BACKENDS.items():
