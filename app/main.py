@@ -32,6 +32,7 @@ from app.errors import http_error, refusal_error, server_error, validation_error
 from app.jobs.queue import JobQueue
 from app.keys import derived_key
 from app.publishing.web import api as publishing_api
+from app.results.domain.presets import price_presets
 from app.results.web import api as results_api
 from app.results.web import pages as results_pages
 from app.review.web import api as review_api
@@ -99,6 +100,9 @@ def create_app(
 ) -> FastAPI:
     settings = settings or get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    # A broken price presets file stops the portal here, saying where and why, rather
+    # than refusing every page that offers a price.
+    price_presets(settings.price_presets_file)
     app = FastAPI(
         lifespan=_lifespan,
         title="MLPerf Endpoints Portal",

@@ -135,6 +135,10 @@ class Settings(BaseSettings):
     job_recovery_interval_s: float = 30.0  # how often a worker looks for lost jobs
     job_max_attempts: int = 3
 
+    # The price presets buyers may choose (app/results/domain/price_presets.toml's format);
+    # the portal's own demo list when unset.
+    price_presets_file: Path | None = None
+
     # Where archives and event logs are stored (architecture, decision 15): file:///path
     # (default: <data_dir>/blobs) or s3://bucket/prefix, with the store's endpoint and
     # credentials in the standard AWS_* variables. Workers keep the local copies they

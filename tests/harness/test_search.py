@@ -48,16 +48,17 @@ def test_search_finds_the_concurrency_where_requests_start_to_queue(  # type: ig
 def test_search_on_tokens_per_user_stops_within_one_step_of_the_model(  # type: ignore[no-untyped-def]
     sim, dataset: Path, tmp_path: Path
 ) -> None:
-    # Per-user rate = 1000 / (10 ms × (1 + 0.25 (C − 1))): 50 tok/s at C = 5, 44 at C = 6,
-    # so ≥ 47 tok/s holds up to C = 5. A TPOT of 10 ms keeps the loop's own overhead on a
-    # loaded machine (tenths of a millisecond a token) well inside the 6 % either side.
-    endpoint = sim(SimConfig(ttft_ms=2, tpot_ms=10, output_tokens=20, output_spread=0,
+    # Per-user rate = 1000 / (20 ms × (1 + 0.25 (C − 1))): 25 tok/s at C = 5, 22.2 at C = 6,
+    # so ≥ 23.5 tok/s holds up to C = 5. A TPOT of 20 ms keeps the loop's own overhead on
+    # a machine busy with the rest of the suite (up to a millisecond a token) inside the
+    # 6 % either side.
+    endpoint = sim(SimConfig(ttft_ms=2, tpot_ms=20, output_tokens=20, output_spread=0,
                              max_batch=1000, batch_slowdown=0.25))  # fmt: skip
     result = search(
         RunConfig(endpoint=endpoint.url, model="sim"),
         load_dataset(dataset),
         sim_token_counter(),
-        SlaTarget(tps_per_user_min=47),
+        SlaTarget(tps_per_user_min=23.5),
         tmp_path / "final",
         max_level=64,
         probe_s=1.0,

@@ -76,15 +76,17 @@ def size(
     provisioned_kw: float | None,
     price: Price | None,
     share: float = 1.0,
+    model: str | None = None,
 ) -> Sizing:
     """What a *load* (users, or requests/s) needs of systems that hold *per_system* each;
     a "system" is what the point ran on: its *accelerators*, *provisioned_kw* and *share*
-    of the whole system's nodes (less than one where nodes_used engaged fewer, §4.5.3)."""
+    of the whole system's nodes (less than one where nodes_used engaged fewer, §4.5.3),
+    with accelerators of *model* (what a preset prices)."""
     if load <= 0 or per_system <= 0:
         raise ValueError("the load and what a system holds must be more than 0")
     # A hair of float noise must not buy a whole system (1000 / 62.5 is 16, not 17).
     systems = math.ceil(round(load / per_system, 9))
-    hourly = price.hourly(accelerators, share) if price is not None else None
+    hourly = price.hourly(accelerators, share, model) if price is not None else None
     return Sizing(
         systems=systems,
         accelerators=systems * accelerators if accelerators else None,

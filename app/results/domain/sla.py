@@ -21,6 +21,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from app.results.domain.presets import PricePreset
+
 NORMALISATIONS = ("system", "kw", "accelerator", "usd_per_mtok")
 # Normalisations the rules do not define: the page and the exports label them so.
 DERIVED = frozenset({"kw", "accelerator", "usd_per_mtok"})
@@ -51,18 +53,30 @@ class Sla:
 @dataclass(frozen=True)
 class Price:
     """What the buyer pays for the system (their own quote: MLPerf results carry no
-    price), per accelerator-hour or per system-hour."""
+    price), per accelerator-hour or per system-hour, or a preset's price list (per
+    accelerator-hour of each accelerator model it prices)."""
 
     per_accelerator_hour: float | None = None
     per_system_hour: float | None = None
+    preset: PricePreset | None = None
 
-    def hourly(self, accelerators: int | None, share: float = 1.0) -> float | None:
-        """The hour of what a point ran on: its *accelerators*, or the *share* of the
-        system's nodes it engaged at the system's price (§4.5.3, as its power is)."""
+    def per_accelerator(self, model: str | None) -> float | None:
+        """USD per accelerator-hour of *model*: the buyer's one figure, or the preset's."""
+        if self.preset is not None:
+            return self.preset.price_of(model)
+        return self.per_accelerator_hour
+
+    def hourly(
+        self, accelerators: int | None, share: float = 1.0, model: str | None = None
+    ) -> float | None:
+        """The hour of what a point ran on: its *accelerators* (of *model*), or the
+        *share* of the system's nodes it engaged at the system's price (§4.5.3, as its
+        power is)."""
         if self.per_system_hour is not None:
             return self.per_system_hour * share
-        if self.per_accelerator_hour is not None and accelerators:
-            return self.per_accelerator_hour * accelerators
+        rate = self.per_accelerator(model)
+        if rate is not None and accelerators:
+            return rate * accelerators
         return None
 
 
@@ -118,9 +132,11 @@ class PointTable:
     system_tps_per_kw: Floats
     per_user: Floats
     ttft_p90_ms: Floats
-    # What the point ran on: the engaged accelerators and share of the system's nodes.
+    # What the point ran on: the engaged accelerators and share of the system's nodes,
+    # and the accelerators' model (what a preset prices).
     accelerators: Floats
     share: Floats
+    accelerator_model: npt.NDArray[np.object_]
 
     @classmethod
     def of(
@@ -128,6 +144,7 @@ class PointTable:
         curves: Sequence[Sequence[OperatingPoint]],
         agentic: Sequence[bool],
         accelerators: Sequence[int | None],
+        models: Sequence[str | None] | None = None,
     ) -> PointTable:
         rows = [(n, p) for n, points in enumerate(curves) for p in points]
         return cls(
@@ -143,6 +160,9 @@ class PointTable:
                 [(p.engaged and p.engaged.accelerators) or accelerators[n] or None for n, p in rows]
             ),
             share=_floats([p.engaged.share if p.engaged else 1.0 for _n, p in rows]),
+            accelerator_model=np.array(
+                [models[n] if models else None for n, _p in rows], dtype=np.object_
+            ),
         )
 
     def __len__(self) -> int:
@@ -175,10 +195,9 @@ def usd_per_million_tokens_rows(table: PointTable, price: Price | None) -> Float
     hourly = np.full(len(table), np.nan)
     if price is not None and price.per_system_hour is not None:
         hourly = price.per_system_hour * table.share
-    elif price is not None and price.per_accelerator_hour is not None:
-        hourly = price.per_accelerator_hour * np.where(
-            table.accelerators > 0, table.accelerators, np.nan
-        )
+    elif price is not None:
+        rates = _floats([price.per_accelerator(m) for m in table.accelerator_model])
+        hourly = rates * np.where(table.accelerators > 0, table.accelerators, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(table.system_tps > 0, hourly / (table.system_tps * 3600 / 1e6), np.nan)
 

@@ -13,6 +13,7 @@ from app.accounts.services.accounts import Principal
 from app.core.refusals import Kind
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.domain.colours import PALETTE, colours, system_key
+from app.results.domain.presets import price_presets
 from app.results.domain.sla import PointTable, Sla, admissible_rows, best_rows
 from app.results.services.public import (
     STATUSES,
@@ -339,7 +340,7 @@ def compare_query(
 ) -> Comparison:
     """A comparison from URL parameters (*params*: a multi-dict): ``submission`` (2 to
     4), ``benchmark``, ``baseline``, and the SLA by the results' names and rules."""
-    query = parse_results_query(session, params)
+    query = parse_results_query(session, params, price_presets(settings.price_presets_file))
     sla = Sla(query.sla.ttft_p90_max_ms, query.sla.tps_per_user_min)
     return compare(
         session,

@@ -8,6 +8,7 @@ the one the plan rests on; the arithmetic is ``app.results.domain.sizing``.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -15,6 +16,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.core.numbers import whole_number
+from app.results.domain.presets import PricePreset
 from app.results.domain.sizing import MOST_USERS, holding_point, requests_per_s, size
 from app.results.domain.sla import NOT_AN_MLPERF_FIGURE
 from app.results.services.public import QueryProblem
@@ -152,12 +154,14 @@ def _positive(name: str, raw: str | None, most: float) -> float:
     return value
 
 
-def capacity_plan(session: Session, params: Any) -> Plan:
+def capacity_plan(
+    session: Session, params: Any, presets: Mapping[str, PricePreset] | None = None
+) -> Plan:
     """The plan for URL parameters (*params*: a multi-dict): the explorer's parameters
-    (benchmark, SLA, price, filters, cohort, statuses) and the load (``users``, or
-    ``requests_per_s`` with ``output_tokens_per_request``)."""
+    (benchmark, SLA, price or price preset, filters, cohort, statuses) and the load
+    (``users``, or ``requests_per_s`` with ``output_tokens_per_request``)."""
     load = parse_load(params)
-    query = parse_results_query(session, params)
+    query = parse_results_query(session, params, presets)
     view = query_results(session, replace(query, limit=None))
     rows: list[PlanRow] = []
     unmet = list(view.no_admissible_point)
@@ -212,6 +216,7 @@ def _row(curve: ResultCurve, held: int, load: Load, query: ResultsQuery) -> Plan
         (part.power_kw if part else None) or curve.provisioned_power_kw,
         query.price,
         part.share if part else 1.0,
+        curve.accelerator_model,
     )
     return PlanRow(
         rank=0,

@@ -7,13 +7,15 @@ explorer's table, its SLA answers, the ranking and goodput. It reads no live row
 
 from __future__ import annotations
 
+import datetime as dt
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, Field, TypeAdapter, computed_field
 from sqlalchemy.orm import Session
 
 from app.core.caching import remember
@@ -23,6 +25,7 @@ from app.core.views import left_out_if_none
 from app.publishing.domain.snapshot import CurveSnapshot, FrozenRecount, PublishedPoint
 from app.results.domain.colours import PALETTE, colours, system_key
 from app.results.domain.pareto import step_curve
+from app.results.domain.presets import PricePreset, price_presets
 from app.results.domain.sla import (
     DERIVED,
     NORMALISATIONS,
@@ -73,6 +76,7 @@ class View:
             [s.points for s in snapshots],
             [c.is_agentic for c in curves],
             [c.accelerator_count for c in curves],
+            [c.accelerator_model for c in curves],
         )
         sizes = [len(s.points) for s in snapshots]
         return cls(
@@ -142,9 +146,12 @@ RANKINGS = ("throughput", "goodput")
 LARGEST_CONCURRENCY = 10_000_000  # far past any served endpoint; bigger is a typo
 
 
-def parse_results_query(session: Session, params: Any) -> ResultsQuery:
+def parse_results_query(
+    session: Session, params: Any, presets: Mapping[str, PricePreset] | None = None
+) -> ResultsQuery:
     """The results query from URL parameters: one parser for the page and the API, so
-    both refuse the same values with the same words (*params*: a multi-dict)."""
+    both refuse the same values with the same words (*params*: a multi-dict; *presets*:
+    the price presets ``price_preset`` names, the shipped ones by default)."""
 
     def text(name: str) -> str | None:
         return (params.get(name) or "").strip() or None
@@ -197,7 +204,8 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
                 "workload", f"workload must be one of {', '.join(workloads())}, not {workload_id!r}"
             )
     price = _price(number("price_per_accelerator_hour", positive=True),
-                   number("price_per_system_hour", positive=True), normalize)  # fmt: skip
+                   number("price_per_system_hour", positive=True),
+                   _preset(text("price_preset"), presets), normalize)  # fmt: skip
     # A workload suggests the SLA values the buyer did not give; a parameter that is in
     # the query, even empty, is the buyer's own.
     suggested: list[str] = []
@@ -267,21 +275,45 @@ def parse_results_query(session: Session, params: Any) -> ResultsQuery:
     )
 
 
-def _price(per_accelerator: float | None, per_system: float | None, normalize: str) -> Price | None:
-    if per_accelerator is not None and per_system is not None:
+def _preset(chosen: str | None, presets: Mapping[str, PricePreset] | None) -> PricePreset | None:
+    if chosen is None:
+        return None
+    known = price_presets() if presets is None else presets
+    if chosen not in known:
         raise QueryProblem(
-            "price_per_system_hour",
-            "give price_per_accelerator_hour or price_per_system_hour, not both",
+            "price_preset",
+            f"price_preset must be one of {', '.join(known) or '(none configured)'}, "
+            f"not {chosen!r}",
         )
-    if per_accelerator is None and per_system is None:
+    return known[chosen]
+
+
+def _price(
+    per_accelerator: float | None,
+    per_system: float | None,
+    preset: PricePreset | None,
+    normalize: str,
+) -> Price | None:
+    given = [
+        name
+        for name, value in (
+            ("price_per_accelerator_hour", per_accelerator),
+            ("price_per_system_hour", per_system),
+            ("price_preset", preset),
+        )
+        if value is not None
+    ]
+    if len(given) > 1:
+        raise QueryProblem(given[-1], f"give one price, not {' and '.join(given)}")
+    if not given:
         if normalize == "usd_per_mtok":
             raise QueryProblem(
                 "normalize",
-                "normalize=usd_per_mtok needs your price: price_per_accelerator_hour or "
-                "price_per_system_hour (USD)",
+                "normalize=usd_per_mtok needs your price: price_per_accelerator_hour, "
+                "price_per_system_hour (USD) or a price_preset",
             )
         return None
-    return Price(per_accelerator_hour=per_accelerator, per_system_hour=per_system)
+    return Price(per_accelerator_hour=per_accelerator, per_system_hour=per_system, preset=preset)
 
 
 class DatasetCount(BaseModel):
@@ -670,6 +702,16 @@ class RankingRow(BaseModel):
     usd_per_million_tokens: float | None = Field(
         description=f"at the buyer's price, if one was given ({NOT_AN_MLPERF_FIGURE})"
     )
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="output tokens per dollar: the same cost the other way up "
+        f"({NOT_AN_MLPERF_FIGURE})"
+    )
+    @property
+    def tokens_per_usd(self) -> float | None:
+        cost = self.usd_per_million_tokens
+        return round(1e6 / cost, 1) if cost else None
+
     slo_attainment: float | None = Field(description="the point's share of requests in the SLA")
     goodput_tps: float | None = Field(description="the point's goodput, tokens/s")
     goodput_window: str | None = Field(
@@ -732,9 +774,44 @@ class WorkloadView(BaseModel):
     tps_per_user_min: float | None = Field(description="suggested, not a rule")
 
 
+class PresetView(BaseModel):
+    """A price list the portal was given, never an MLPerf figure nor a quote."""
+
+    id: str
+    title: str
+    label: str = Field(description='"preset: TITLE, as of DATE", as every surface shows it')
+    source: str
+    as_of: dt.date
+    usd_per_accelerator_hour: dict[str, float] = Field(
+        description="per accelerator model; a system whose model is not listed has no cost"
+    )
+
+    @classmethod
+    def of(cls, preset: PricePreset) -> PresetView:
+        return cls(
+            id=preset.id,
+            title=preset.title,
+            label=preset.label,
+            source=preset.source,
+            as_of=preset.as_of,
+            usd_per_accelerator_hour=dict(preset.usd_per_accelerator_hour),
+        )
+
+
 class PriceView(BaseModel):
     price_per_accelerator_hour: float | None
     price_per_system_hour: float | None
+    preset: PresetView | None = Field(
+        default=None, description="the preset the prices come from, if one was chosen"
+    )
+
+    @classmethod
+    def of(cls, price: Price) -> PriceView:
+        return cls(
+            price_per_accelerator_hour=price.per_accelerator_hour,
+            price_per_system_hour=price.per_system_hour,
+            preset=PresetView.of(price.preset) if price.preset else None,
+        )
 
 
 class ResultsPage(BaseModel):
@@ -906,12 +983,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         else None,
         rank_by=q.rank_by,
         goodput=q.wants_goodput,
-        price=None
-        if q.price is None
-        else PriceView(
-            price_per_accelerator_hour=q.price.per_accelerator_hour,
-            price_per_system_hour=q.price.per_system_hour,
-        ),
+        price=None if q.price is None else PriceView.of(q.price),
         workload=None if q.workload is None else WorkloadView.model_validate(q.workload.__dict__),
         sla_set=not q.sla.is_empty,
         sla=SlaView(

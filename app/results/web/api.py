@@ -39,12 +39,14 @@ from app.results.services.results import (
     LISTED,
     MOST_CHARTED,
     BenchmarkView,
+    PresetView,
     ResultPoint,
     ResultsPage,
     list_benchmarks,
     parse_results_query,
     query_results,
 )
+from app.results.web.deps import PresetsDep
 from app.web.api_errors import ErrorBody, refused
 from app.web.deps import SessionDep, SettingsDep
 
@@ -53,6 +55,7 @@ router = APIRouter(prefix="/api/v1", tags=["results"])
 SLA_COLUMNS = (
     "workload", "rank_by", "sla_ttft_p90_max_ms", "sla_tps_per_user_min", "sla_concurrency_min",
     "sla_region", "sla_regions", "price_per_accelerator_hour", "price_per_system_hour",
+    "price_preset",
 )  # fmt: skip
 
 RANKING_COLUMNS = (
@@ -60,8 +63,8 @@ RANKING_COLUMNS = (
     "rank", "result_id", "organization", "system", "status", "peer_review_pending",
     "accelerator_model",
     "accelerator_count", "provisioned_power_kw", "division", "availability", "point",
-    "concurrency", "region", "throughput", "usd_per_million_tokens", "slo_attainment",
-    "goodput_tps", "goodput_window", "system_tps",
+    "concurrency", "region", "throughput", "usd_per_million_tokens", "tokens_per_usd",
+    "slo_attainment", "goodput_tps", "goodput_window", "system_tps",
     "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
     "derived",
 )  # fmt: skip
@@ -102,6 +105,7 @@ def _context(result: ResultsPage) -> dict[str, Any]:
         "sla_regions": " ".join(sla.regions),
         "price_per_accelerator_hour": price.price_per_accelerator_hour if price else None,
         "price_per_system_hour": price.price_per_system_hour if price else None,
+        "price_preset": price.preset.label if price and price.preset else None,
         # Every row of a derived view says so, in a column of its own.
         "derived": result.derived_label,
     }
@@ -121,8 +125,9 @@ def export_name(result: ResultsPage, export: str) -> str:
         "goodput" if result.rank_by == "goodput" else "",
         *(f"{k}-{v:g}" if isinstance(v, float) else f"{k}-{v}"
           for k, v in result.sla.model_dump(include=SLA_NAMED).items() if v is not None),
-        *(f"{k}-{v:g}" for k, v in (result.price.model_dump() if result.price else {}).items()
-          if v is not None),
+        *(f"{k}-{v:g}" for k, v in (result.price.model_dump(exclude={"preset"})
+                                     if result.price else {}).items() if v is not None),
+        f"price_preset-{result.price.preset.id}" if result.price and result.price.preset else "",
         export,
     ]  # fmt: skip
     # The names come from the query: only what is safe in a header stays.
@@ -272,6 +277,22 @@ TtftMax = Annotated[str | None, Query(description="a number ≥ 0")]
 PerUserMin = Annotated[
     str | None, Query(description="a number ≥ 0; e2e interactivity for agentic benchmarks")
 ]
+PresetParam = Annotated[
+    str | None,
+    Query(
+        description="a price list's id (GET /api/v1/price-presets) instead of your own "
+        "price: each system at its accelerator model's preset price (not an MLPerf figure)"
+    ),
+]
+
+
+@router.get("/price-presets", response_model=Listing[PresetView], tags=["results"])
+def read_price_presets(presets: PresetsDep) -> Listing[PresetView]:
+    """The price lists a buyer may start from (`price_preset=` on the results and the
+    plan): USD per accelerator-hour per accelerator model, each with its source and date.
+    Neither MLPerf figures nor quotes; the operator keeps the list."""
+    shown = [PresetView.of(p) for p in presets.values()]
+    return Listing(data=shown)
 
 
 @router.get(
@@ -282,6 +303,7 @@ PerUserMin = Annotated[
 def read_results(
     request: Request,
     session: SessionDep,
+    presets: PresetsDep,
     benchmark: Benchmark = None,
     dataset: Annotated[
         str | None, Query(description="default: the benchmark's dataset with the most curves")
@@ -326,6 +348,7 @@ def read_results(
     price_per_system_hour: Annotated[
         str | None, Query(description="USD per system-hour, your quote (usd_per_mtok)")
     ] = None,
+    price_preset: PresetParam = None,
     limit: Annotated[
         str | None,
         Query(
@@ -348,7 +371,7 @@ def read_results(
     ranking: per system, the best point that meets the SLA. The parameters are parsed by
     the same code as the results page's (a refusal names the parameter in `field`)."""
     try:
-        query = parse_results_query(session, request.query_params)
+        query = parse_results_query(session, request.query_params, presets)
         if format == "csv":
             query = replace(query, limit=None)  # an export holds every system
         result = query_results(session, query)
@@ -377,6 +400,7 @@ def read_results(
 def read_plan(
     request: Request,
     session: SessionDep,
+    presets: PresetsDep,
     users: Annotated[
         str, Query(description="the concurrent users to hold: a whole number ≥ 1")
     ] = "",
@@ -395,6 +419,7 @@ def read_plan(
     price_per_system_hour: Annotated[
         str | None, Query(description="USD per system-hour, your quote")
     ] = None,
+    price_preset: PresetParam = None,
     cohort: CohortParam = None,
     status: Statuses = None,
     workload: Annotated[
@@ -408,7 +433,7 @@ def read_plan(
     derived, not an MLPerf figure. Takes the results explorer's parameters (filters,
     region, concurrency_min too), parsed by the same code."""
     try:
-        return capacity_plan(session, request.query_params)
+        return capacity_plan(session, request.query_params, presets)
     except QueryProblem as problem:
         return refused(problem)
 

@@ -14,6 +14,7 @@ from app.accounts.web.security import (
     page_router,
 )
 from app.core.regions import REGIONS
+from app.results.domain.presets import PricePreset
 from app.results.domain.workloads import workloads
 from app.results.services.agentic import agentic_models
 from app.results.services.compare import compare_query
@@ -33,6 +34,7 @@ from app.results.services.results import (
     parse_results_query,
     query_results,
 )
+from app.results.web.deps import PresetsDep
 from app.web.api_errors import status_of
 from app.web.deps import SessionDep, SettingsDep
 from app.web.templating import templates
@@ -52,16 +54,16 @@ def home_page(request: Request, session: SessionDep) -> Response:
 
 
 @router.get("/results", response_class=HTMLResponse)
-def results_page(request: Request, session: SessionDep) -> Response:
+def results_page(request: Request, session: SessionDep, presets: PresetsDep) -> Response:
     params = request.query_params
     problem: QueryProblem | None = None
     try:
-        result = query_results(session, parse_results_query(session, params))
+        result = query_results(session, parse_results_query(session, params, presets))
     except QueryProblem as refused:
         # The form again with what was typed and what is wrong; the view beneath is the
         # visitor's other choices (each refused field left out), never a reset.
         problem = refused
-        result = _without_refused(session, params, refused)
+        result = _without_refused(session, params, refused, presets)
     return templates.TemplateResponse(
         request,
         "results/results.html",
@@ -80,17 +82,25 @@ def results_page(request: Request, session: SessionDep) -> Response:
                 [(k, v) for k, v in params.multi_items() if v.strip() and k != "more_from"]
             ),
             "r_listed": LISTED,
+            "presets": list(presets.values()),
+            # The cost column the other way up (the API serves both figures).
+            "tokens_per_usd": params.get("cost_as") == "tokens_per_usd",
         },
         status_code=status_of(problem) if problem else 200,
     )
 
 
-def _without_refused(session: Session, params: QueryParams, refused: QueryProblem) -> ResultsPage:
+def _without_refused(
+    session: Session,
+    params: QueryParams,
+    refused: QueryProblem,
+    presets: dict[str, PricePreset],
+) -> ResultsPage:
     dropped = {refused.field}
     for _ in range(len(params) + 1):
         kept = QueryParams([(k, v) for k, v in params.multi_items() if k not in dropped])
         try:
-            return query_results(session, parse_results_query(session, kept))
+            return query_results(session, parse_results_query(session, kept, presets))
         except QueryProblem as again:
             if again.field in dropped:
                 break
@@ -147,7 +157,7 @@ def history_page(
 
 
 @router.get("/plan", response_class=HTMLResponse)
-def plan_page(request: Request, session: SessionDep) -> Response:
+def plan_page(request: Request, session: SessionDep, presets: PresetsDep) -> Response:
     """How many systems hold the buyer's load at their SLA (GET /api/v1/plan): the form,
     and once it names a load, the sizing; every input is in the address."""
     params = request.query_params
@@ -155,7 +165,7 @@ def plan_page(request: Request, session: SessionDep) -> Response:
     plan = None
     if {"users", "requests_per_s"} & set(params):  # a load was asked about
         try:
-            plan = capacity_plan(session, params)
+            plan = capacity_plan(session, params, presets)
         except QueryProblem as refused:
             problem = refused
     return templates.TemplateResponse(
@@ -168,6 +178,7 @@ def plan_page(request: Request, session: SessionDep) -> Response:
             "benchmarks": list_benchmarks(session),
             "cohorts": list_cohorts(session),
             "workloads": list(workloads().values()),
+            "presets": list(presets.values()),
             "api_query": urlencode([(k, v) for k, v in params.multi_items() if v.strip()]),
         },
         status_code=status_of(problem) if problem else 200,
@@ -199,12 +210,12 @@ def agentic_page(request: Request, session: SessionDep) -> Response:
 
 
 @router.get("/embed/results", response_class=HTMLResponse)
-def embedded_results(request: Request, session: SessionDep) -> Response:
+def embedded_results(request: Request, session: SessionDep, presets: PresetsDep) -> Response:
     """The Pareto chart of a public results view, alone, for other sites to frame: the
     explorer's parameters, no cookie, no form (the one route whose CSP allows framing)."""
     params = request.query_params
     try:
-        result = query_results(session, parse_results_query(session, params))
+        result = query_results(session, parse_results_query(session, params, presets))
     except QueryProblem as problem:
         return templates.TemplateResponse(
             request,

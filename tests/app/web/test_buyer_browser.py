@@ -165,6 +165,18 @@ def test_the_capacity_plan_sizes_a_load_and_keeps_every_input(page, portal: Runn
     assert page.locator("#p-price-acc").input_value() == "2.50"
     assert page.locator("#p-benchmark").input_value() == "llama3_1-8b"
     assert page.locator("#p-users").get_attribute("aria-invalid") == "true"
+    # The operator's price list instead of one typed price: each system at its model's.
+    page.fill("#p-users", "2000")
+    page.fill("#p-price-acc", "")
+    page.select_option("#p-preset", "demo-list-prices")
+    page.click("#p-submit")
+    page.wait_for_selector("#plan-rows")
+    assert "price_preset=demo-list-prices" in page.url
+    note = page.locator("#preset-note").inner_text()
+    assert "preset: Demo list prices, as of 2026-11-01" in note and "not a quote" in note
+    api = page.request.get(f"{portal.url}/api/v1/plan?{page.url.split('?', 1)[1]}").json()
+    shown = page.locator("#plan-rows td.cost").all_inner_texts()
+    assert shown == [f"${r['usd_per_hour']:,.2f}" for r in api["rows"]]
 
 
 CONTROLS = ("f-cohort", "f-workload", "f-benchmark", "f-ttft", "f-tpu", "f-conc",

@@ -82,7 +82,11 @@ def test_cost_at_the_buyers_price_ranks_the_cheapest_first(client: TestClient) -
         client, benchmark="llama3_1-8b", normalize="usd_per_mtok", price_per_accelerator_hour="3"
     )
     assert body["derived"] is True and body["derived_label"] == "derived, not an MLPerf figure"
-    assert body["price"] == {"price_per_accelerator_hour": 3.0, "price_per_system_hour": None}
+    assert body["price"] == {
+        "price_per_accelerator_hour": 3.0,
+        "price_per_system_hour": None,
+        "preset": None,
+    }
     for curve in body["curves"]:
         hourly = 3.0 * curve["accelerator_count"]
         for p in curve["points"]:
