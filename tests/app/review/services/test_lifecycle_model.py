@@ -961,7 +961,7 @@ def model_archives(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 # The full example budget on the embedded database; PostgreSQL runs the first few of the
 # same (derandomized) examples: what differs there is SQL, not the sequences of steps.
-EXAMPLES = {"sqlite": MODEL_SETTINGS.max_examples, "postgresql": 6}
+EXAMPLES = {"sqlite": MODEL_SETTINGS.max_examples, "postgresql": 4}
 
 
 @pytest.mark.exhaustive
@@ -1027,7 +1027,7 @@ REACHED = (
     "re-counts",
     "frozen re-counts checked",
 )
-# The first six examples finalize nothing since finalizing needs a completed review or
+# The first four examples finalize nothing since finalizing needs a completed review or
 # the chair's override; a verified publication's SQL on PostgreSQL is
 # tests/app/results/services/test_public.py's (finalized, released, read on every surface).
 REACHED_ON_A_FEW = (
