@@ -274,6 +274,8 @@ class Point(Base):
     accuracy_status: Mapped[str] = mapped_column(String(16), default="none")
     # The summary's P50/P90/P95/P99 of TTFT, TPOT and latency, in ms (snapshot.Percentiles).
     percentiles: Mapped[dict[str, dict[str, float]] | None] = mapped_column(JSON)
+    # How the responses ended (finish_reason_counts), where the summary says (app.core.finish).
+    finish_reason_counts: Mapped[dict[str, int] | None] = mapped_column(JSON)
     target_cohort: Mapped[str | None] = mapped_column(Text)
     seed_set: Mapped[str | None] = mapped_column(Text)
     # Rules §11.1: active, or withdrawn in review / disputed / invalidated after finalization.

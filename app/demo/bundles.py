@@ -167,6 +167,12 @@ class CurveSpec:
     speed: float = 1.0  # scales the throughput model, to make systems differ
     # The concurrency of the point that carries run events (``events.jsonl.gz``), if any.
     events_at: int | None = None
+    # From this concurrency on, this share of the responses ends on the length limit
+    # (finish_reason_counts.length); below it, 2 %.
+    cut_short_from: int | None = None
+    cut_short_share: float = 0.12
+    # Summaries as older clients wrote them: no finish_reason_counts, no input lengths.
+    older_summaries: bool = False
 
 
 # An edit of an assembled bundle (a test breaks one with it; the demo needs none).
@@ -385,11 +391,10 @@ class BundleFactory:
             "legacy_loadgen_window_duration_ns": duration_ns,
             "qps": completed / (duration_ns / 1e9),
             "tps": m["system_tps"],
-            "finish_reason_counts": {
-                "stop": completed - completed // 50,
-                "length": completed // 50,
-            },
+            "finish_reason_counts": _finish_reasons(completed, concurrency, curve),
         }
+        if curve.older_summaries:
+            del summary["finish_reason_counts"], summary["input_sequence_lengths"]
         if agentic:
             summary["output_sequence_lengths_full_run"] = {
                 "output_sequence_lengths": {"avg": float(osl), "total": float(total_tokens)}
@@ -670,3 +675,11 @@ __all__ = [
     "pack_tree",
     "replace",
 ]
+
+
+def _finish_reasons(completed: int, concurrency: int, curve: CurveSpec) -> dict[str, int]:
+    """How the responses ended: 2 % on the length limit, or the curve's share from its
+    ``cut_short_from`` concurrency on (a point fast partly because answers were cut)."""
+    cut = curve.cut_short_from is not None and concurrency >= curve.cut_short_from
+    length = round(completed * curve.cut_short_share) if cut else completed // 50
+    return {"stop": completed - length, "length": length}

@@ -24,7 +24,8 @@
                   x: curve.points.map(function (p) { return p.x; }), y: curve.points.map(function (p) { return p.y; }),
                   hovertext: curve.points.map(function (p) {
                     return esc(curve.name) + "<br>concurrency " + p.concurrency + "<br>" + fmt(p.y, 1) +
-                      " tok/s · TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms" + (p.note ? "<br>" + esc(p.note) : "");
+                      " tok/s · TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms" + (p.note ? "<br>" + esc(p.note) : "") +
+                      (p.cut_short ? "<br><b>cut short</b>: " + esc(p.cut_short) : "");
                   }),
                   hoverinfo: "text", marker: { color: colour, size: 8 } });
   });

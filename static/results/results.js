@@ -89,6 +89,7 @@
                         : fmt(p.tps_per_user, 2) + " tok/s per user"),
       "TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms · TPOT P90 " + fmt(p.tpot_p90_ms, 2) + " ms",
       tail(p),
+      p.finish_reasons && p.finish_reasons.cut_short ? "<b>cut short</b>: " + esc(p.finish_reasons.cut_short) : "",
       p.slo_attainment !== undefined ? (100 * p.slo_attainment).toFixed(1) + "% of " + p.goodput_requests +
         " requests in the SLA · goodput " + fmt(p.goodput_tps, 1) + " tok/s" : (p.goodput_missing ? esc(p.goodput_missing) : ""),
       p.usd_per_million_tokens !== undefined ? "$" + fmt(p.usd_per_million_tokens, 3) + " per M output tokens (derived, not an MLPerf figure)" : "",

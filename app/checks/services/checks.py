@@ -121,6 +121,7 @@ def _store_results(session: Session, submission: Submission, result: ComplianceR
                     total_output_tokens=_bigint(p.total_output_tokens),
                     accuracy_status=p.accuracy,
                     percentiles=p.percentiles or None,
+                    finish_reason_counts=p.finish_reason_counts,
                     target_cohort=p.target_cohort,
                     seed_set=p.seed_set,
                 )

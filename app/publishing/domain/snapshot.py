@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.core.finish import FinishReasons
 from app.core.regions import Offline
 from app.core.views import Metric, left_out_if_none
 
@@ -82,6 +83,9 @@ class PublishedPoint(BaseModel):
     engaged: EngagedPart | None = left_out_if_none(
         "the part of the system the point ran on, when nodes_used engages fewer nodes than "
         "it has (§4.5.3); left out when the point ran on the whole system"
+    )
+    finish_reasons: FinishReasons | None = left_out_if_none(
+        "how the responses ended, where the summary says (newer clients)"
     )
 
 

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from app.audit import SYSTEM, record
 from app.core.cohorts import Cohort
+from app.core.finish import FinishReasons
 from app.core.lifecycle import PublicationMode, ResultStatus, SubmissionState, result_status
 from app.core.refusals import Refused
 from app.core.regions import Offline
@@ -272,6 +273,7 @@ def published_point(point: Point, recount: FrozenRecount | None = None) -> Publi
             if point.engaged_share is not None
             else None
         ),
+        finish_reasons=FinishReasons.of(point.finish_reason_counts),
     )
 
 

@@ -36,6 +36,7 @@ class ChartPoint(BaseModel):
     concurrency: int
     ttft_p90_ms: float | None
     note: str | None = None  # e.g. its change against a baseline
+    cut_short: str | None = None  # app.core.finish's note, when it carries one
 
 
 class ChartCurve(BaseModel):
@@ -87,7 +88,11 @@ def chart_curve(
         if p.offline != "dedicated" and x is not None:
             plotted.append(
                 ChartPoint(
-                    x=x, y=p.system_tps, concurrency=p.concurrency, ttft_p90_ms=p.ttft_p90_ms
+                    x=x,
+                    y=p.system_tps,
+                    concurrency=p.concurrency,
+                    ttft_p90_ms=p.ttft_p90_ms,
+                    cut_short=_cut_short(p),
                 )
             )
     return ChartCurve(name=name, status=status, step_line=step_line, points=plotted)
@@ -118,6 +123,11 @@ class PointRow(BaseModel):
     per_user_delta_pct: list[float | None] = Field(
         default_factory=list, description="the same for the per-user rate"
     )
+    cut_short: list[str | None] = Field(
+        default_factory=list,
+        description="per submission: a note where more than 5 % of the point's responses "
+        "ended on the output length limit",
+    )
 
 
 class AtSla(BaseModel):
@@ -130,6 +140,9 @@ class AtSla(BaseModel):
     per_user: float | None
     system_tps_delta_pct: float | None = None
     per_user_delta_pct: float | None = None
+    cut_short: str | None = Field(
+        default=None, description="the length-limit note of that point, if it carries one"
+    )
 
 
 class Difference(BaseModel):
@@ -288,6 +301,7 @@ def compare(
                 ttft_p90_ms=[p.ttft_p90_ms if p else None for p in at],
                 system_tps_delta_pct=deltas(tps),
                 per_user_delta_pct=deltas(per_user),
+                cut_short=[_cut_short(p) for p in at],
             )
         )
     best = [_best_at(c.curve, sla) for c in compared]
@@ -362,8 +376,13 @@ def _best_at(curve: PublicCurve, sla: Sla) -> AtSla:
         return AtSla(point=None, concurrency=None, system_tps=None, per_user=None)
     point = curve.points[chosen]
     return AtSla(
+        cut_short=_cut_short(point),
         point=point.dir,
         concurrency=point.concurrency,
         system_tps=point.system_tps,
         per_user=point.e2e_avg_interactivity if curve.is_agentic else point.tps_per_user,
     )
+
+
+def _cut_short(point: PublishedPoint | None) -> str | None:
+    return point.finish_reasons.cut_short if point and point.finish_reasons else None

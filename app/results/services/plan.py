@@ -74,6 +74,11 @@ class PlanRow(BaseModel):
         description="systems_needed × its provisioned kW (the point's power denominator)"
     )
     usd_per_hour: float | None = Field(description="at your price; null without one")
+    cut_short: str | None = Field(
+        default=None,
+        description="a note when more than 5 % of the point's responses ended on the output "
+        "length limit: it may hold fewer users with full-length answers",
+    )
     link: str = Field(description="the submission's page, where the point is listed")
 
 
@@ -238,5 +243,6 @@ def _row(curve: ResultCurve, held: int, load: Load, query: ResultsQuery) -> Plan
         accelerators=sizing.accelerators,
         provisioned_kw=sizing.provisioned_kw,
         usd_per_hour=sizing.usd_per_hour,
+        cut_short=point.finish_reasons.cut_short if point.finish_reasons else None,
         link=f"/submissions/{curve.submission}",
     )

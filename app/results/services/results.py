@@ -723,6 +723,11 @@ class RankingRow(BaseModel):
     e2e_avg_interactivity: float | None
     ttft_p90_ms: float | None
     tpot_p90_ms: float | None
+    cut_short: str | None = Field(
+        default=None,
+        description="a note when more than 5 % of the point's responses ended on the output "
+        "length limit (finish_reason_counts)",
+    )
 
 
 class Unranked(BaseModel):
@@ -956,6 +961,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
                 e2e_avg_interactivity=best.e2e_avg_interactivity,
                 ttft_p90_ms=best.ttft_p90_ms,
                 tpot_p90_ms=best.tpot_p90_ms,
+                cut_short=best.finish_reasons.cut_short if best.finish_reasons else None,
             )
         )
     without = [

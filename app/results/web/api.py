@@ -66,7 +66,7 @@ RANKING_COLUMNS = (
     "concurrency", "region", "throughput", "usd_per_million_tokens", "tokens_per_usd",
     "slo_attainment", "goodput_tps", "goodput_window", "system_tps",
     "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
-    "derived",
+    "cut_short", "derived",
 )  # fmt: skip
 # The summary's tail beside the official P90s, one column each.
 TAIL_COLUMNS = tuple(
@@ -83,7 +83,7 @@ POINT_COLUMNS = (
     "slo_attainment", "goodput_tps", "goodput_requests", "goodput_window", "goodput_missing",
     "system_tps",
     "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
-    "accuracy", *TAIL_COLUMNS, "derived",
+    "accuracy", *TAIL_COLUMNS, "length_limited_share", "cut_short", "derived",
 )  # fmt: skip
 
 
@@ -162,6 +162,8 @@ def point_rows(result: ResultsPage) -> list[dict[str, Any]]:
             "provisioned_power_kw": c.provisioned_power_kw,
             **p.model_dump(mode="json"),
             **_tail(p),
+            "length_limited_share": p.finish_reasons.length_share if p.finish_reasons else None,
+            "cut_short": p.finish_reasons.cut_short if p.finish_reasons else None,
         }
         for c in result.curves
         for p in c.points

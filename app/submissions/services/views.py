@@ -7,6 +7,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from app.checks.domain.findings import Verdict
+from app.core.finish import FinishReasons
 from app.core.lifecycle import (
     FINISHED,
     PublicationMode,
@@ -184,6 +185,9 @@ class PointView(BaseModel):
     state: str = Field(description="active, withdrawn, disputed or invalidated (rules §11.1)")
     state_reason: str | None
     percentiles: Percentiles | None = Field(description="P50/P90/P95/P99 from the summary")
+    finish_reasons: FinishReasons | None = Field(
+        default=None, description="how the responses ended, where the summary says"
+    )
 
 
 def point_view(point: Point) -> PointView:
@@ -210,6 +214,7 @@ def point_view(point: Point) -> PointView:
         state=point.state,
         state_reason=point.state_reason,
         percentiles=Percentiles.model_validate(point.percentiles) if point.percentiles else None,
+        finish_reasons=FinishReasons.of(point.finish_reason_counts),
     )
 
 

@@ -28,6 +28,7 @@ from submission_checker.models.file.point_config import OFFLINE_DEDICATED
 from submission_checker.models.regions import classify_concurrency
 
 from app.checks.domain.findings import Finding, Severity, Source
+from app.core.finish import finish_reason_counts
 from app.core.numbers import whole_number
 from app.core.views import SHOWN_PERCENTILES
 
@@ -78,6 +79,8 @@ class ParsedPoint:
     accuracy: str = "none"
     # {"ttft_ms" | "tpot_ms" | "latency_ms": {"50" | "90" | "95" | "99": ms}}
     percentiles: dict[str, dict[str, float]] = field(default_factory=dict)
+    # How the responses ended (newer summaries' finish_reason_counts; None in older ones).
+    finish_reason_counts: dict[str, int] | None = None
     # Where nodes_used engages fewer nodes than the system provisions (§4.5.3).
     engaged_share: float | None = None
     accelerators_engaged: int | None = None
@@ -270,6 +273,9 @@ class _ListeningChecker(SubmissionChecker):
                 duration_ms=_finite(summary.duration_ms) or 0.0,
                 total_output_tokens=summary.total_output_tokens,
                 percentiles=_percentiles(summary),
+                finish_reason_counts=finish_reason_counts(
+                    (summary.model_extra or {}).get("finish_reason_counts")
+                ),
                 engaged_share=engaged[0] if engaged else None,
                 accelerators_engaged=engaged[1] if engaged else None,
             )

@@ -27,6 +27,7 @@ CURVES = {
     "gpt-oss": (CurveSpec(model="gpt-oss-120b"),),
     "agentic": (CurveSpec(model="kimi-k3", offline="none"),),
     "two-curves": (CurveSpec(), CurveSpec(model="gpt-oss-120b", speed=0.4)),
+    "older-summaries": (CurveSpec(older_summaries=True),),
 }
 
 
@@ -75,6 +76,20 @@ def test_findings_equal_the_official_report(breakage: str, tmp_path: Path) -> No
     assert [(f.rule, f.key, f.severity.value, f.message) for f in ours.findings] == theirs
     if breakage in EXPECTED_RULES:
         assert EXPECTED_RULES[breakage] in {f.rule for f in ours.findings if f.severity == "error"}
+
+
+def test_finish_reasons_are_read_where_the_summary_has_them(tmp_path: Path) -> None:
+    newer = CurveSpec(cut_short_from=512)
+    older = CurveSpec(model="gpt-oss-120b", older_summaries=True)
+    report = run_official_checks(BundleFactory(curves=(newer, older)).build(tmp_path))
+    for point in report.points:
+        if point.model == "gpt-oss-120b":
+            assert point.finish_reason_counts is None  # an older client's summary: no note
+            continue
+        counts = point.finish_reason_counts
+        assert counts is not None and set(counts) == {"stop", "length"}
+        share = counts["length"] / sum(counts.values())
+        assert share == pytest.approx(0.12 if point.concurrency >= 512 else 0.02, abs=0.01)
 
 
 def test_derived_values_are_the_checkers(tmp_path: Path) -> None:
