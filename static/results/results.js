@@ -89,12 +89,25 @@
                         : fmt(p.tps_per_user, 2) + " tok/s per user"),
       "TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms · TPOT P90 " + fmt(p.tpot_p90_ms, 2) + " ms",
       tail(p),
+      p.repeatability ? p.repeatability.runs + " runs (submitted + reproductions): " + fmt(p.repeatability.system_tps.min, 1) +
+        "–" + fmt(p.repeatability.system_tps.max, 1) + " tok/s" +
+        (p.repeatability.system_tps.cv !== null ? " · CV " + (100 * p.repeatability.system_tps.cv).toFixed(1) + "%" : "") : "",
       p.finish_reasons && p.finish_reasons.cut_short ? "<b>cut short</b>: " + esc(p.finish_reasons.cut_short) : "",
       p.slo_attainment !== undefined ? (100 * p.slo_attainment).toFixed(1) + "% of " + p.goodput_requests +
         " requests in the SLA · goodput " + fmt(p.goodput_tps, 1) + " tok/s" : (p.goodput_missing ? esc(p.goodput_missing) : ""),
       p.usd_per_million_tokens !== undefined ? "$" + fmt(p.usd_per_million_tokens, 3) + " per M output tokens (derived, not an MLPerf figure)" : "",
       r.derived && r.normalize !== "usd_per_mtok" ? "y: " + fmt(xy(curve, p, r)[1], 2) + " (derived, normalised)" : ""
     ].filter(function (line) { return line; }).join("<br>");
+  }
+
+  function spread(pts, r) {
+    var measured = !r.derived && r.rank_by !== "goodput";
+    if (!measured || !pts.some(function (p) { return p.repeatability; })) { return { visible: false }; }
+    return {
+      type: "data", symmetric: false, visible: true, thickness: 1.5, width: 4,
+      array: pts.map(function (p) { return p.repeatability ? p.repeatability.system_tps.max - p.system_tps : 0; }),
+      arrayminus: pts.map(function (p) { return p.repeatability ? p.system_tps - p.repeatability.system_tps.min : 0; })
+    };
   }
 
   // A point's coordinates: x by the curve's metric, y as normalised (or system_tps).
@@ -132,6 +145,8 @@
         text: pts.map(function (p) { return p.offline === "elected" ? "Offline (elected)" : ""; }),
         textposition: "top left",
         hovertext: pts.map(function (p) { return hover(curve, p, r); }), hoverinfo: "text",
+        // A reproduced point's spread over its runs (min to max), where y is throughput.
+        error_y: spread(pts, r),
         marker: {
           color: color, symbol: pts.map(function (p) { return p.offline === "elected" ? "star" : "circle"; }),
           size: pts.map(function (p) { return filtering && p.admissible ? 13 : 8; }),

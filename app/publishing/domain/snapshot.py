@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.core.finish import FinishReasons
 from app.core.regions import Offline
 from app.core.views import Metric, left_out_if_none
+from app.publishing.domain.repeatability import Repeatability
 
 SNAPSHOT_VERSION = 1
 
@@ -86,6 +87,10 @@ class PublishedPoint(BaseModel):
     )
     finish_reasons: FinishReasons | None = left_out_if_none(
         "how the responses ended, where the summary says (newer clients)"
+    )
+    repeatability: Repeatability | None = left_out_if_none(
+        "the submitted run and the portal's reproductions of the point, as published: their "
+        "spread (derived, not an MLPerf figure)"
     )
 
 

@@ -39,6 +39,7 @@ from app.db.models import (
     Point,
     Publication,
     PublishedCurve,
+    Reproduction,
     RequestLogRow,
     ResultEntry,
     Retokenization,
@@ -46,6 +47,7 @@ from app.db.models import (
     utcnow,
 )
 from app.publishing.domain.cohorts import current_cohort, may_publish, release_at
+from app.publishing.domain.repeatability import repeatability
 from app.publishing.domain.snapshot import (
     SNAPSHOT_VERSION,
     CurveSnapshot,
@@ -249,7 +251,39 @@ def frozen_recounts(session: Session, submission_id: int) -> dict[str, FrozenRec
     return frozen
 
 
-def published_point(point: Point, recount: FrozenRecount | None = None) -> PublishedPoint:
+def reproduced_runs(
+    session: Session, submission_id: int
+) -> dict[str, list[tuple[str, float, float | None]]]:
+    """Each point's finished reproductions that measured it (id, system tok/s, per-user
+    rate), oldest first, by point label: what a publication freezes of them."""
+    rows = session.execute(
+        select(
+            Reproduction.point_label,
+            Reproduction.public_id,
+            Reproduction.system_tps,
+            Reproduction.tps_per_user,
+        )
+        .where(
+            Reproduction.submission_id == submission_id,
+            Reproduction.finished_at.is_not(None),
+            Reproduction.system_tps.is_not(None),
+            Reproduction.n_completed > 0,
+        )
+        .order_by(Reproduction.finished_at, Reproduction.id)
+    ).all()
+    runs: dict[str, list[tuple[str, float, float | None]]] = {}
+    for label, public_id, tps, per_user in rows:
+        if tps is not None:  # the query asks it; the column may be null for mypy
+            runs.setdefault(label, []).append((public_id, tps, per_user))
+    return runs
+
+
+def published_point(
+    point: Point,
+    recount: FrozenRecount | None = None,
+    reproduced: list[tuple[str, float, float | None]] | None = None,
+    agentic: bool = False,
+) -> PublishedPoint:
     return PublishedPoint(
         dir=point.dir_name,
         concurrency=point.concurrency,
@@ -274,10 +308,18 @@ def published_point(point: Point, recount: FrozenRecount | None = None) -> Publi
             else None
         ),
         finish_reasons=FinishReasons.of(point.finish_reason_counts),
+        repeatability=repeatability(
+            (point.system_tps, point.e2e_avg_interactivity if agentic else point.tps_per_user),
+            reproduced or [],
+        ),
     )
 
 
-def curve_snapshot(curve: Curve, recounts: dict[str, FrozenRecount] | None = None) -> CurveSnapshot:
+def curve_snapshot(
+    curve: Curve,
+    recounts: dict[str, FrozenRecount] | None = None,
+    runs: dict[str, list[tuple[str, float, float | None]]] | None = None,
+) -> CurveSnapshot:
     """What a publication keeps of a curve: its active points and their step line, each
     with the re-count it has now (*recounts*, by point label)."""
     active = [p for p in curve.points if p.state == "active"]
@@ -295,7 +337,15 @@ def curve_snapshot(curve: Curve, recounts: dict[str, FrozenRecount] | None = Non
         c_max=curve.c_max,
         c_min=curve.c_min,
         regions=curve.regions,
-        points=[published_point(p, recounts.get(prefix + p.dir_name)) for p in active],
+        points=[
+            published_point(
+                p,
+                recounts.get(prefix + p.dir_name),
+                (runs or {}).get(prefix + p.dir_name),
+                agentic=curve.is_agentic,
+            )
+            for p in active
+        ],
         step_line=[list(v) for v in steps.line],
         frontier=[list(v) for v in steps.frontier],
         offline_ceiling=ceiling,
@@ -309,8 +359,14 @@ def curve_snapshot(curve: Curve, recounts: dict[str, FrozenRecount] | None = Non
     )
 
 
+Runs = dict[str, list[tuple[str, float, float | None]]]
+
+
 def _snapshot(
-    submission: Submission, ids: dict[tuple[str, str], str], recounts: dict[str, FrozenRecount]
+    submission: Submission,
+    ids: dict[tuple[str, str], str],
+    recounts: dict[str, FrozenRecount],
+    runs: Runs,
 ) -> list[PublishedCurve]:
     systems = {s.dir_name: s for s in submission.systems}
     published = []
@@ -328,7 +384,7 @@ def _snapshot(
                 accelerator_model=system.accelerator_model if system else None,
                 accelerator_count=system.accelerator_count if system else None,
                 provisioned_power_kw=system.provisioned_power_kw if system else None,
-                data=curve_snapshot(curve, recounts).stored(),
+                data=curve_snapshot(curve, recounts, runs).stored(),
                 snapshot_version=SNAPSHOT_VERSION,
                 result_id=ids.get((curve.system.dir_name, curve.benchmark_model)),
             )
@@ -336,14 +392,25 @@ def _snapshot(
     return published
 
 
-def _published_recounts(publication: Publication) -> dict[str, FrozenRecount | None]:
-    """The re-count a version froze for each of its points (None: it had none)."""
-    frozen: dict[str, FrozenRecount | None] = {}
+def _published_points(publication: Publication) -> dict[str, PublishedPoint]:
+    """A version's points by label."""
+    points: dict[str, PublishedPoint] = {}
     for curve in publication.curves:
         snapshot = read_snapshot(curve.snapshot_version, curve.data)
         prefix = f"{snapshot.system_dir}/{snapshot.benchmark_model}/"
-        frozen.update({prefix + p.dir: p.recount for p in snapshot.points})
-    return frozen
+        points.update({prefix + p.dir: p for p in snapshot.points})
+    return points
+
+
+def _frozen_since(publication: Publication, recounts: dict[str, FrozenRecount], runs: Runs) -> bool:
+    """The version still shows each point's re-count and reproductions as they are now."""
+    for label, point in _published_points(publication).items():
+        if point.recount != recounts.get(label):
+            return False
+        shown = point.repeatability.reproductions if point.repeatability else []
+        if shown != [run[0] for run in runs.get(label, [])]:
+            return False
+    return True
 
 
 def _content(curves: list[PublishedCurve]) -> list[tuple[Any, ...]]:
@@ -408,15 +475,15 @@ def sync_record(
     if status is None:
         return None
     recounts = frozen_recounts(session, submission.id)
+    runs = reproduced_runs(session, submission.id)
     if not points_changed and latest is not None and latest.status == status.value:
-        # Only time passed: the record stands, unless a point was re-counted since its
-        # last version (a re-count shows from the next publication on).
-        shown = _published_recounts(latest)
-        if {label: recounts.get(label) for label in shown} == shown:
+        # Only time passed: the record stands, unless a point was re-counted or
+        # reproduced since its last version (either shows from the next publication on).
+        if _frozen_since(latest, recounts, runs):
             return None
-        why = why or "re-counted since the last version"
+        why = why or "re-counted or reproduced since the last version"
     ids = result_ids(session, settings, submission, target) if status.value in REVIEWED else {}
-    curves = _snapshot(submission, ids, recounts)
+    curves = _snapshot(submission, ids, recounts, runs)
     if latest is not None and latest.status == status.value:
         if _content(latest.curves) == _content(curves):
             return None

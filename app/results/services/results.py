@@ -728,6 +728,14 @@ class RankingRow(BaseModel):
         description="a note when more than 5 % of the point's responses ended on the output "
         "length limit (finish_reason_counts)",
     )
+    runs: int | None = Field(
+        default=None, description="where the point was reproduced: its runs (submitted + each)"
+    )
+    cv: float | None = Field(
+        default=None,
+        description="system tok/s over those runs: coefficient of variation, with 3+ runs "
+        f"({NOT_AN_MLPERF_FIGURE})",
+    )
 
 
 class Unranked(BaseModel):
@@ -962,6 +970,8 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
                 ttft_p90_ms=best.ttft_p90_ms,
                 tpot_p90_ms=best.tpot_p90_ms,
                 cut_short=best.finish_reasons.cut_short if best.finish_reasons else None,
+                runs=best.repeatability.runs if best.repeatability else None,
+                cv=best.repeatability.system_tps.cv if best.repeatability else None,
             )
         )
     without = [

@@ -66,7 +66,7 @@ RANKING_COLUMNS = (
     "concurrency", "region", "throughput", "usd_per_million_tokens", "tokens_per_usd",
     "slo_attainment", "goodput_tps", "goodput_window", "system_tps",
     "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
-    "cut_short", "derived",
+    "cut_short", "runs", "cv", "derived",
 )  # fmt: skip
 # The summary's tail beside the official P90s, one column each.
 TAIL_COLUMNS = tuple(

@@ -56,6 +56,17 @@ def test_home_workload_cost_and_compare(page, portal: RunningPortal) -> None:  #
     assert page.locator("#c-tpu").input_value() == "30"
 
 
+def test_a_point_cut_short_is_marked_where_the_buyer_reads_it(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    # No SLA: Fjord's fastest point ranks, and 12 % of its answers hit the length limit.
+    mark = page.locator('#ranking tr[data-system^="Fjord"] .cut-short')
+    assert mark.inner_text() == "cut short"
+    assert "ended on the output length limit" in (mark.get_attribute("title") or "")
+    assert page.locator('#ranking tr:not([data-system^="Fjord"]) .cut-short').count() == 0
+    assert "finish_reason_counts" in page.locator(".cut-short-legend").inner_text()
+
+
 def test_goodput_ranks_and_draws_from_the_demo_events(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
     page.goto(
         f"{portal.url}/results?benchmark=llama3_1-8b&workload=interactive&tps_per_user_min=200"

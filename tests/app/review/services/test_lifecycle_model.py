@@ -902,7 +902,7 @@ NOT_THE_RECORD = {
     "/api/v1/inbox", "/api/v1/review/queue",
     # Catalogues that show no result.
     "/api/v1/rules", "/api/v1/rules/{rule_id}", "/api/v1/objection-types",
-    "/api/v1/organizations",
+    "/api/v1/organizations", "/api/v1/price-presets",
 }  # fmt: skip
 
 
