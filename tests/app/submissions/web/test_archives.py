@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -148,16 +149,7 @@ def test_a_damaged_or_missing_archive_is_reported_never_served(
 def test_with_the_store_unreachable_an_upload_is_refused_whole_and_taken_when_it_is_back(
     tmp_path: Path, good_archive: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = shared_object_store()
-    partition = Partition(store.endpoint)
-    try:
-        for name, value in {**store.env, "AWS_ENDPOINT_URL": partition.endpoint}.items():
-            monkeypatch.setenv(name, value)
-        settings = Settings(
-            data_dir=tmp_path / "data", database_url=None, redis_url=None,
-            storage_url=store.new_url(), storage_cache_dir=tmp_path / "cache",
-            storage_attempts=2, storage_timeout_s=1,
-        )  # fmt: skip
+    with _behind_a_partition(tmp_path, monkeypatch, storage_attempts=2) as (partition, settings):
         portal = _portal(settings)
         client, tokens, database = portal.client, portal.tokens, portal.database
         with client:
@@ -194,8 +186,6 @@ def test_with_the_store_unreachable_an_upload_is_refused_whole_and_taken_when_it
             )
             assert download.content == good_archive.read_bytes()
         database.dispose()
-    finally:
-        partition.close()
 
 
 def test_a_check_waits_for_the_store_and_completes_when_it_is_back(
@@ -204,16 +194,10 @@ def test_a_check_waits_for_the_store_and_completes_when_it_is_back(
     """The worker is on another host (no extracted bundle there) and the store goes out of
     reach: the check waits, saying so, with a growing delay; it completes once the store
     is back, and fails with the reason once it has waited its tries out."""
-    store = shared_object_store()
-    partition = Partition(store.endpoint)
-    try:
-        for name, value in {**store.env, "AWS_ENDPOINT_URL": partition.endpoint}.items():
-            monkeypatch.setenv(name, value)
-        settings = Settings(
-            data_dir=tmp_path / "data", database_url=None, redis_url=None,
-            storage_url=store.new_url(), storage_cache_dir=tmp_path / "cache",
-            storage_attempts=1, storage_timeout_s=1, storage_wait_tries=2,
-        )  # fmt: skip
+    with _behind_a_partition(tmp_path, monkeypatch, storage_attempts=1, storage_wait_tries=2) as (
+        partition,
+        settings,
+    ):
         portal = _portal(settings)
         with portal.client:
             ids = []
@@ -254,10 +238,27 @@ def test_a_check_waits_for_the_store_and_completes_when_it_is_back(
             assert done.state == "succeeded", done.error
             assert done.submission.state == "passed_checks"
         portal.database.dispose()
-    finally:
-        partition.close()
 
 
 def _other_archive(tmp_path: Path) -> Path:
     """A second bundle (other bytes, another submission) from the same factory."""
     return BundleFactory(submission_id="sub-0002").archive(tmp_path / "other.tar.gz")
+
+
+@contextmanager
+def _behind_a_partition(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **limits: int
+) -> Iterator[tuple[Partition, Settings]]:
+    """Settings for a store reached through a partition that a test can cut and mend."""
+    store = shared_object_store()
+    partition = Partition(store.endpoint)
+    try:
+        for name, value in {**store.env, "AWS_ENDPOINT_URL": partition.endpoint}.items():
+            monkeypatch.setenv(name, value)
+        yield partition, Settings(
+            data_dir=tmp_path / "data", database_url=None, redis_url=None,
+            storage_url=store.new_url(), storage_cache_dir=tmp_path / "cache",
+            storage_timeout_s=1, **limits,
+        )  # fmt: skip
+    finally:
+        partition.close()
