@@ -20,9 +20,11 @@ from functools import cache, partial
 from pathlib import Path
 
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
+from app.core.findings import Severity
 from app.core.lifecycle import PublicationMode
-from app.db.models import Submission
+from app.db.models import Reproduction, Submission
 from app.db.session import Database
 from app.demo.bundles import (
     DEMO_SUPER_PASS_SOURCE,
@@ -140,6 +142,9 @@ class DemoSubmission:
     status: str  # what it should end up as: verified, provisional or unverified
     finalize_in: str | None = None  # cohort by which review finishes (verified from then on)
     mode: str = "provisional"  # rules §11.2: shown as "peer review pending" until finalized
+    # Reproductions the demo records as finished runs: (point folder, each run's system
+    # tok/s as a share of the submitted run's), so the record shows their spread.
+    reproduced: tuple[tuple[str, tuple[float, ...]], ...] = ()
 
 
 DEMO: tuple[DemoSubmission, ...] = (
@@ -149,6 +154,7 @@ DEMO: tuple[DemoSubmission, ...] = (
         "2026-10-C1",
         "verified",
         finalize_in="2026-11-C0",
+        reproduced=(("r1024", (0.97, 1.015)), ("r64", (0.99, 1.01, 0.985))),
     ),
     DemoSubmission(
         "borealis",
@@ -246,6 +252,40 @@ def define_demo_super_passes(database: Database, settings: Settings) -> None:
         session.commit()
 
 
+def _record_reproductions(
+    session: Session, submission: Submission, item: DemoSubmission, at: dt.datetime
+) -> None:
+    """The demo's reproductions, recorded as finished runs (the demo has no endpoint to
+    run them against, and says so on each), before the record is published."""
+    if not item.reproduced:
+        return
+    curve = next(c for c in submission.curves if c.benchmark_model == "llama3_1-8b")
+    for folder, shares in item.reproduced:
+        point = next(p for p in curve.points if p.dir_name == folder)
+        for n, share in enumerate(shares, start=1):
+            session.add(
+                Reproduction(
+                    submission=submission,
+                    point_id=point.id,
+                    point_label=f"{curve.system.dir_name}/{curve.benchmark_model}/{folder}",
+                    endpoint_url="http://demo.invalid",
+                    model=curve.benchmark_model,
+                    concurrency=point.concurrency,
+                    time_cap_s=point.duration_ms / 1000,
+                    requested_by="demo",
+                    created_at=at,
+                    finished_at=at + dt.timedelta(hours=n),
+                    system_tps=point.system_tps * share,
+                    tps_per_user=(point.tps_per_user or 0) / share or None,
+                    n_completed=point.n_samples_completed,
+                    n_failed=0,
+                    verdict=Severity.INFO,
+                    message="a demo reproduction: recorded by the demo loader, not run",
+                )
+            )
+    session.commit()
+
+
 def load_demo(database: Database, settings: Settings) -> int:
     """Load the demo set; returns the number of submissions uploaded."""
     define_demo_super_passes(database, settings)
@@ -285,6 +325,9 @@ def load_demo(database: Database, settings: Settings) -> int:
                         clock=partial(_at, CHECKED_AT[item.cohort] + RECOUNT_TAKES),
                         counter=DemoTokenCounter(),
                     )
+                _record_reproductions(
+                    session, accepted.submission, item, CHECKED_AT[item.cohort] + RECOUNT_TAKES
+                )
                 uploaded.append((item, accepted.submission.id))
     with database.session() as session:
         for cohort in COHORTS:

@@ -67,6 +67,23 @@ def test_a_point_cut_short_is_marked_where_the_buyer_reads_it(page, portal: Runn
     assert "finish_reason_counts" in page.locator(".cut-short-legend").inner_text()
 
 
+def test_reproduced_points_show_their_runs_on_the_chart_and_in_the_ranking(
+    page, portal: RunningPortal
+) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    # The demo reproduced Acme's r1024 twice: three runs, their range an error bar.
+    runs = page.locator('#ranking tr[data-system="Acme H200 x8"] td.runs')
+    assert runs.inner_text().startswith("3 runs · ") and runs.inner_text().endswith(" %")
+    assert runs.locator("a").get_attribute("href").endswith("#reproductions")
+    bars = page.evaluate(
+        """() => document.getElementById('chart-pareto').data
+            .filter(t => t.error_y && t.error_y.visible)
+            .map(t => t.error_y.array.filter(v => v > 0).length)"""
+    )
+    assert bars and sum(bars) == 2  # r1024 and r64, on Acme's curve only
+
+
 def test_goodput_ranks_and_draws_from_the_demo_events(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
     page.goto(
         f"{portal.url}/results?benchmark=llama3_1-8b&workload=interactive&tps_per_user_min=200"
