@@ -31,10 +31,11 @@ run: install
 TEST_WORKERS ?= auto
 XDIST := -n $(TEST_WORKERS) --maxprocesses 6
 
-## Install everything and run the whole test suite (lint, layering contracts, mypy --strict);
-## it prints the 25 slowest tests.
+## Install everything and run the whole test suite (lint and format, layering contracts,
+## mypy --strict); it prints the 25 slowest tests.
 test: install-test
 	$(BIN)/ruff check app worker harness tests migrations bench
+	$(BIN)/ruff format --check app worker harness tests migrations bench
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python -m pytest $(XDIST) --durations=25
@@ -54,6 +55,7 @@ test-fast: install-test
 
 lint: install-test
 	$(BIN)/ruff check app worker harness tests migrations bench
+	$(BIN)/ruff format --check app worker harness tests migrations bench
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
