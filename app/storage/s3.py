@@ -9,9 +9,9 @@ take: checksums are sent and checked only where the API requires them.
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -23,15 +23,13 @@ from app.storage.base import (
     check_content,
     checked_key,
 )
+from app.storage.cache import CacheEntry, evict_least_recent
 from app.storage.local import LocalStore
 
 # Errors that say "not now" rather than "not so": the store is down, slow or overloaded.
 _UNAVAILABLE_CODES = {"500", "502", "503", "504", "SlowDown", "ServiceUnavailable",
                       "InternalError", "RequestTimeout"}  # fmt: skip
 _MISSING_CODES = {"404", "NoSuchKey", "NotFound"}
-# A cached copy used this recently is never evicted: another process may be about to
-# open the path it was given.
-_CACHE_GRACE_S = 600
 
 
 def _client(attempts: int, timeout_s: float) -> Any:
@@ -182,20 +180,13 @@ class S3Store:
 
     def _evict(self, keep: str) -> None:
         """Least recently used copies go until the cache fits its bound again."""
-        stats = []
+        entries = []
         for key in self.cache.keys():
             if key == keep:
                 continue
             try:
-                stats.append(((self.cache.root / key).stat(), key))
+                stat = (self.cache.root / key).stat()
             except FileNotFoundError:  # another process evicted it meanwhile
                 continue
-        total = sum(s.st_size for s, _ in stats) + self.cache.size(keep)
-        now = time.time()
-        for stat, key in sorted(stats, key=lambda item: item[0].st_mtime):
-            if total <= self.cache_bytes:
-                break
-            if now - stat.st_mtime < _CACHE_GRACE_S:
-                continue
-            self.cache.delete(key)
-            total -= stat.st_size
+            entries.append(CacheEntry(stat.st_mtime, stat.st_size, partial(self.cache.delete, key)))
+        evict_least_recent(entries, self.cache.size(keep), self.cache_bytes)

@@ -14,16 +14,16 @@ import os
 import shutil
 import time
 import uuid
+from functools import partial
 from pathlib import Path
 
 from app.core.paths import OutsideFolder, inside
 from app.db.models import Submission
 from app.settings import Settings
-from app.storage import StorageError, archive_key, artifact_store, verify
+from app.storage import StorageError, archive_key, artifact_store, check_content
+from app.storage.cache import CacheEntry, evict_least_recent
 from app.submissions.domain.archive import ArchiveLimits, ArchiveRejected, extract_archive
 
-# A bundle read this recently is never evicted: another process may be reading it.
-_GRACE_S = 600
 # A staging folder this old was left by a process that died while extracting.
 _ABANDONED_S = 6 * 3600
 
@@ -84,7 +84,10 @@ def _extract_from_store(settings: Settings, sha256: str, target: Path) -> None:
     store = artifact_store(settings)
     key = archive_key(sha256)
     archive = store.local_path(key)
-    verify(store, key)  # a damaged archive is reported, never extracted
+    # The local copy is checked, not the store's object read again: a damaged archive is
+    # reported, never extracted.
+    with archive.open("rb") as raw:
+        check_content(key, raw, store.location)
     settings.bundles_dir.mkdir(parents=True, exist_ok=True)
     staged = staging_folder(settings)
     try:
@@ -108,13 +111,12 @@ def _evict(settings: Settings, keep: Path) -> None:
         if folder.name.startswith(".") and now - folder.stat().st_mtime > _ABANDONED_S:
             shutil.rmtree(folder, ignore_errors=True)
     try:
-        sized = [(f.stat().st_mtime, _tree_size(f), f) for f in folders if len(f.name) == 64]
-        total = sum(size for _, size, _ in sized) + _tree_size(keep)
+        entries = [
+            CacheEntry(f.stat().st_mtime, _tree_size(f), partial(shutil.rmtree, f, True))
+            for f in folders
+            if len(f.name) == 64
+        ]
+        kept = _tree_size(keep)
     except FileNotFoundError:  # another process evicted at the same time: next time
         return
-    for used, size, folder in sorted(sized, key=lambda item: item[0]):
-        if total <= settings.storage_cache_bytes:
-            break
-        if now - used >= _GRACE_S:
-            shutil.rmtree(folder, ignore_errors=True)
-            total -= size
+    evict_least_recent(entries, kept, settings.storage_cache_bytes)

@@ -138,9 +138,9 @@ def test_a_store_that_cannot_be_reached_is_unavailable_not_missing(
 def test_the_s3_cache_keeps_to_its_bound_and_refetches_what_it_dropped(
     s3_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import app.storage.s3 as s3
+    import app.storage.cache as cache
 
-    monkeypatch.setattr(s3, "_CACHE_GRACE_S", 0)  # no copy is in use here
+    monkeypatch.setattr(cache, "GRACE_S", 0)  # no copy is in use here
     store = open_store(shared_object_store().new_url(), cache_dir=tmp_path / "cache",
                        cache_bytes=2_500_000)  # fmt: skip
     assert isinstance(store, S3Store)
