@@ -13,8 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# The official client's keys (finish_reason_counts); "length" is the output limit.
-FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "function_call", "other")
+# The official client's finish_reason_counts key "length" is the output limit.
 CUT_SHORT_SHARE = 0.05
 
 

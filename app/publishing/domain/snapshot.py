@@ -93,6 +93,11 @@ class PublishedPoint(BaseModel):
         "spread (derived, not an MLPerf figure)"
     )
 
+    @property
+    def cut_short(self) -> str | None:
+        """The note the point carries where its answers were cut short (app.core.finish)."""
+        return self.finish_reasons.cut_short if self.finish_reasons else None
+
 
 class OfflineCeiling(BaseModel):
     system_tps: float

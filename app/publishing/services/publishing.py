@@ -251,9 +251,13 @@ def frozen_recounts(session: Session, submission_id: int) -> dict[str, FrozenRec
     return frozen
 
 
-def reproduced_runs(
-    session: Session, submission_id: int
-) -> dict[str, list[tuple[str, float, float | None]]]:
+# A point's finished reproductions (id, system tok/s, per-user rate), oldest first.
+Reproduced = list[tuple[str, float, float | None]]
+# ... by point label.
+Runs = dict[str, Reproduced]
+
+
+def reproduced_runs(session: Session, submission_id: int) -> Runs:
     """Each point's finished reproductions that measured it (id, system tok/s, per-user
     rate), oldest first, by point label: what a publication freezes of them."""
     rows = session.execute(
@@ -271,7 +275,7 @@ def reproduced_runs(
         )
         .order_by(Reproduction.finished_at, Reproduction.id)
     ).all()
-    runs: dict[str, list[tuple[str, float, float | None]]] = {}
+    runs: Runs = {}
     for label, public_id, tps, per_user in rows:
         if tps is not None:  # the query asks it; the column may be null for mypy
             runs.setdefault(label, []).append((public_id, tps, per_user))
@@ -281,7 +285,7 @@ def reproduced_runs(
 def published_point(
     point: Point,
     recount: FrozenRecount | None = None,
-    reproduced: list[tuple[str, float, float | None]] | None = None,
+    reproduced: Reproduced | None = None,
     agentic: bool = False,
 ) -> PublishedPoint:
     return PublishedPoint(
@@ -318,7 +322,7 @@ def published_point(
 def curve_snapshot(
     curve: Curve,
     recounts: dict[str, FrozenRecount] | None = None,
-    runs: dict[str, list[tuple[str, float, float | None]]] | None = None,
+    runs: Runs | None = None,
 ) -> CurveSnapshot:
     """What a publication keeps of a curve: its active points and their step line, each
     with the re-count it has now (*recounts*, by point label)."""
@@ -357,9 +361,6 @@ def curve_snapshot(
             if p.state == "invalidated"
         ],
     )
-
-
-Runs = dict[str, list[tuple[str, float, float | None]]]
 
 
 def _snapshot(

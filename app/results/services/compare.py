@@ -92,7 +92,7 @@ def chart_curve(
                     y=p.system_tps,
                     concurrency=p.concurrency,
                     ttft_p90_ms=p.ttft_p90_ms,
-                    cut_short=_cut_short(p),
+                    cut_short=p.cut_short,
                 )
             )
     return ChartCurve(name=name, status=status, step_line=step_line, points=plotted)
@@ -301,7 +301,7 @@ def compare(
                 ttft_p90_ms=[p.ttft_p90_ms if p else None for p in at],
                 system_tps_delta_pct=deltas(tps),
                 per_user_delta_pct=deltas(per_user),
-                cut_short=[_cut_short(p) for p in at],
+                cut_short=[p.cut_short if p else None for p in at],
             )
         )
     best = [_best_at(c.curve, sla) for c in compared]
@@ -376,13 +376,9 @@ def _best_at(curve: PublicCurve, sla: Sla) -> AtSla:
         return AtSla(point=None, concurrency=None, system_tps=None, per_user=None)
     point = curve.points[chosen]
     return AtSla(
-        cut_short=_cut_short(point),
+        cut_short=point.cut_short,
         point=point.dir,
         concurrency=point.concurrency,
         system_tps=point.system_tps,
         per_user=point.e2e_avg_interactivity if curve.is_agentic else point.tps_per_user,
     )
-
-
-def _cut_short(point: PublishedPoint | None) -> str | None:
-    return point.finish_reasons.cut_short if point and point.finish_reasons else None

@@ -243,6 +243,6 @@ def _row(curve: ResultCurve, held: int, load: Load, query: ResultsQuery) -> Plan
         accelerators=sizing.accelerators,
         provisioned_kw=sizing.provisioned_kw,
         usd_per_hour=sizing.usd_per_hour,
-        cut_short=point.finish_reasons.cut_short if point.finish_reasons else None,
+        cut_short=point.cut_short,
         link=f"/submissions/{curve.submission}",
     )

@@ -969,7 +969,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
                 e2e_avg_interactivity=best.e2e_avg_interactivity,
                 ttft_p90_ms=best.ttft_p90_ms,
                 tpot_p90_ms=best.tpot_p90_ms,
-                cut_short=best.finish_reasons.cut_short if best.finish_reasons else None,
+                cut_short=best.cut_short,
                 runs=best.repeatability.runs if best.repeatability else None,
                 cv=best.repeatability.system_tps.cv if best.repeatability else None,
             )

@@ -163,7 +163,7 @@ def point_rows(result: ResultsPage) -> list[dict[str, Any]]:
             **p.model_dump(mode="json"),
             **_tail(p),
             "length_limited_share": p.finish_reasons.length_share if p.finish_reasons else None,
-            "cut_short": p.finish_reasons.cut_short if p.finish_reasons else None,
+            "cut_short": p.cut_short,
         }
         for c in result.curves
         for p in c.points
