@@ -14,6 +14,7 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache, cached_property, lru_cache
 from importlib.resources import files
 from pathlib import Path
 from types import MappingProxyType
@@ -37,8 +38,9 @@ class PricePreset:
             return None
         return self._by_key.get(_key(accelerator_model))
 
-    @property
+    @cached_property
     def _by_key(self) -> dict[str, float]:
+        # Made once per preset: every point of a view asks for its model's price.
         return {_key(name): usd for name, usd in self.usd_per_accelerator_hour.items()}
 
     @property
@@ -91,11 +93,28 @@ def _preset(key: str, row: Any, where: str) -> PricePreset:
 
 
 def price_presets(path: Path | None = None) -> dict[str, PricePreset]:
-    """The operator's presets (*path*), else the ones the portal ships."""
-    if path is not None:
-        try:
-            return read_presets(path.read_text(encoding="utf-8"), str(path))
-        except OSError as exc:
-            raise PresetsInvalid(f"{path}: cannot be read: {exc.strerror}") from exc
+    """The operator's presets (*path*), else the ones the portal ships. Each file is
+    read once, and again only once it has changed (an edit needs no restart)."""
+    if path is None:
+        return _shipped()
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise PresetsInvalid(f"{path}: cannot be read: {exc.strerror}") from exc
+    return _read_file(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@cache
+def _shipped() -> dict[str, PricePreset]:
     shipped = files(__package__).joinpath("price_presets.toml").read_text("utf-8")
     return read_presets(shipped, "price_presets.toml")
+
+
+@lru_cache(maxsize=8)
+def _read_file(path: str, _mtime_ns: int, _size: int) -> dict[str, PricePreset]:
+    """The presets of *path* as it was at that modification time and size."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PresetsInvalid(f"{path}: cannot be read: {exc.strerror}") from exc
+    return read_presets(text, path)

@@ -11,7 +11,7 @@ from app.web.deps import SettingsDep
 
 
 def presets(settings: SettingsDep) -> dict[str, PricePreset]:
-    """The operator's presets file, read again on each request (editing it needs no
+    """The operator's presets file, read again once it has changed (editing it needs no
     restart; a broken file stopped the portal at start, app.main)."""
     return price_presets(settings.price_presets_file)
 

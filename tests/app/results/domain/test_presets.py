@@ -42,6 +42,15 @@ def test_an_operator_file_replaces_the_shipped_list(tmp_path: Path) -> None:
     assert preset.price_of(None) is None
 
 
+def test_an_edited_file_is_read_again_without_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "presets.toml"
+    path.write_text(GOOD)
+    assert price_presets(path)["cloud-a"].price_of("NVIDIA H200") == 3.8
+    assert price_presets(path) is price_presets(path)  # unchanged: not parsed again
+    path.write_text(GOOD.replace("= 3.8", "= 3.95"))
+    assert price_presets(path)["cloud-a"].price_of("NVIDIA H200") == 3.95
+
+
 def test_a_preset_prices_each_model_at_its_own_rate() -> None:
     [preset] = read_presets(GOOD, "test").values()
     price = Price(preset=preset)
