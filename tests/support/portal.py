@@ -95,8 +95,7 @@ def start_portal(
     env.update(
         {
             "ENDPOINTS_PORTAL_DATA_DIR": str(data_dir),
-            # The host's own cache of extracted bundles, beside (not in) its data.
-            "ENDPOINTS_PORTAL_STORAGE_CACHE_DIR": str(data_dir.parent / f"{data_dir.name}-cache"),
+            "ENDPOINTS_PORTAL_STORAGE_CACHE_DIR": _cache_of(data_dir),
             "PYTHONUNBUFFERED": "1",
             # The review clocks run every 2 s, so tests see the scheduler at work.
             "ENDPOINTS_PORTAL_CLOCK_INTERVAL_S": "2",
@@ -129,9 +128,7 @@ def start_portal(
                 env={
                     **env,
                     "ENDPOINTS_PORTAL_DATA_DIR": str(worker_data_dir),
-                    "ENDPOINTS_PORTAL_STORAGE_CACHE_DIR": str(
-                        worker_data_dir.parent / f"{worker_data_dir.name}-cache"
-                    ),
+                    "ENDPOINTS_PORTAL_STORAGE_CACHE_DIR": _cache_of(worker_data_dir),
                 },
                 stdout=handle,
                 stderr=subprocess.STDOUT,
@@ -168,27 +165,30 @@ def wait_until_serving(
 
 
 def stop_portal(portal: RunningPortal) -> None:
-    """Stop the web process as an operator would (it stops its worker), then make sure
-    nothing of this portal is left running."""
-    if portal.process.poll() is None:
-        portal.process.send_signal(15)
+    """Stop the web process as an operator would (it stops its worker), and a worker on
+    a host of its own likewise, then make sure nothing of this portal is left running."""
+    _stop_host(portal.process, portal.data_dir, timeout=40)
+    if portal.worker is not None and portal.worker_data_dir is not None:
+        _stop_host(portal.worker, portal.worker_data_dir, timeout=30)
+
+
+def _stop_host(process: subprocess.Popen[bytes], data_dir: Path, timeout: float) -> None:
+    """SIGTERM (a worker stops its own pool), then whatever still serves *data_dir* goes."""
+    if process.poll() is None:
+        process.send_signal(15)
         try:
-            portal.process.wait(timeout=40)
+            process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             pass
-    kill_leftovers(portal.data_dir)
-    if portal.process.poll() is None:
-        portal.process.kill()
-    portal.process.wait()
-    if portal.worker is not None and portal.worker_data_dir is not None:
-        if portal.worker.poll() is None:
-            portal.worker.send_signal(15)  # a worker stops its own pool
-            try:
-                portal.worker.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                pass
-        kill_leftovers(portal.worker_data_dir)
-        portal.worker.wait()
+    kill_leftovers(data_dir)
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+
+
+def _cache_of(data_dir: Path) -> str:
+    """A host's own cache (its extracted bundles), beside its data directory, not in it."""
+    return str(data_dir.parent / f"{data_dir.name}-cache")
 
 
 def kill_leftovers(data_dir: Path) -> None:
