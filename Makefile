@@ -27,9 +27,12 @@ run: install
 	$(BIN)/endpoints-portal serve --host 127.0.0.1 --port 8000
 
 # Test processes (pytest-xdist): one per core. At most six: each takes two of Redis's
-# sixteen databases for its portals' queues (tests/support/services.py).
+# sixteen databases for its portals' queues (tests/support/services.py). One test at a
+# time to whichever process is free (--maxschedchunk 1): the heaviest tests come first
+# (tests/conftest.py), and xdist's default hands out the first quarter of the run in one
+# block, which put every heavy test on one process while the other sat idle.
 TEST_WORKERS ?= auto
-XDIST := -n $(TEST_WORKERS) --maxprocesses 6
+XDIST := -n $(TEST_WORKERS) --maxprocesses 6 --maxschedchunk 1
 
 ## Install everything and run the whole test suite (lint and format, layering contracts,
 ## mypy --strict); it prints the 25 slowest tests.

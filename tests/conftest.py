@@ -46,7 +46,8 @@ BACKENDS = {
 }
 
 
-# The test processes take tests in the order collected: the longest first, so that no
+# The test processes take tests one at a time in the order collected (--maxschedchunk 1
+# in the Makefile): the longest first, so that no
 # process is left with a minute-long test while the others have finished.
 HEAVIEST_FIRST = ("exhaustive", "slow", "browser")
 

@@ -83,7 +83,9 @@ def start_weed(folder: Path) -> ObjectStore:
         *(f"{flag}={port}" for flag, port in ports.items()),
         # Nothing leaves the machine, and nothing listens on a fixed port.
         "-master.telemetry=false", "-s3.port.iceberg=0", "-s3.port.lance=0",
-        "-volume.max=8", "-master.volumeSizeLimitMB=256",
+        # Each bucket takes volumes of its own (seven at a time): room for a few buckets;
+        # the volumes are sparse files, so unused room costs nothing.
+        "-volume.max=32", "-master.volumeSizeLimitMB=256",
     ]  # fmt: skip
     store = ObjectStore(f"http://127.0.0.1:{s3}", folder, command)
     _launch(store)
