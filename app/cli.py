@@ -153,7 +153,8 @@ def cmd_users(args: argparse.Namespace) -> int:
     from sqlalchemy import select
 
     from app.accounts.services.accounts import AccountError, create_user, issue_token, revoke_token
-    from app.core.authorization import Role
+    from app.accounts.services.invitations import invite
+    from app.core.authorization import Role, Scope
     from app.core.refusals import Kind
     from app.db.models import ApiToken, User
 
@@ -185,6 +186,26 @@ def cmd_users(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 print(plaintext)
+            elif args.users_command == "invite":
+                # The operator stands above the chair: any role may be invited from here.
+                made = invite(
+                    session=session,
+                    settings=settings,
+                    scopes=frozenset(Scope),
+                    inviter=None,
+                    email=args.email,
+                    role=Role(args.role),
+                    organization=args.org or "",
+                )
+                session.commit()
+                sent = "e-mailed; " if made.emailed else ""
+                until = f"{made.invitation.expires_at:%Y-%m-%d %H:%M} UTC"
+                print(
+                    f"invited {made.invitation.email} as {made.invitation.role.value} ({sent}"
+                    f"the link works once, until {until}; it is shown only now):",
+                    file=sys.stderr,
+                )
+                print(f"{settings.public_url.rstrip('/')}{made.link}")
             elif args.users_command == "revoke-token":
                 rows = session.scalars(select(ApiToken).where(ApiToken.prefix == args.prefix)).all()
                 if not rows:
@@ -630,6 +651,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=[s.value for s in Scope],
         help="repeatable; default: every scope of the user's role",
     )
+    invited = users_sub.add_parser(
+        "invite", help="invite someone: prints their one-time link (e-mailed where SMTP is set)"
+    )
+    invited.add_argument("email")
+    invited.add_argument("--role", choices=[r.value for r in Role], default="submitter")
+    invited.add_argument("--org", default=None, help="a submitter's or reviewer's organisation")
     revoke = users_sub.add_parser("revoke-token", help="revoke a token by its prefix")
     revoke.add_argument("prefix")
     users_sub.add_parser("list", help="list the users")

@@ -19,6 +19,7 @@ from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.accounts.web import invitations as accounts_invitations
 from app.accounts.web import pages as accounts_pages
 from app.accounts.web.security import csrf_and_headers, csrf_input
 from app.broker import CeleryJobQueue, make_celery
@@ -57,7 +58,7 @@ STATIC_DIR = bundled_dir("static")
 FEATURES = (
     submissions_api, runs_api, review_api, publishing_api, results_api, checks_api,
     review_organizations, review_pages, submissions_pages, runs_pages, results_pages,
-    checks_pages, accounts_pages,
+    checks_pages, accounts_pages, accounts_invitations,
 )  # fmt: skip
 
 

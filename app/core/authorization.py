@@ -153,3 +153,27 @@ def may(who: Actor, action: Action) -> Refusal | None:
     allowed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
     hint = " (this token's scopes do not reach that far)" if who.narrowed else ""
     return Refusal("not-yours", f"only {allowed} may {what}{hint}", Kind.FORBIDDEN)
+
+
+# Who may invite whom (issue 28): the chair brings in submitters and reviewers; only an
+# administrator makes another chair or administrator.
+INVITES: dict[Scope, frozenset[Role]] = {
+    Scope.PUBLISH: frozenset({Role.SUBMITTER, Role.REVIEWER}),
+    Scope.ADMIN: frozenset(Role),
+}
+
+
+def invitable_roles(scopes: frozenset[Scope]) -> frozenset[Role]:
+    """The roles a caller with *scopes* may invite someone into."""
+    return frozenset(role for scope in scopes for role in INVITES.get(scope, ()))
+
+
+def may_invite(scopes: frozenset[Scope], role: Role) -> Refusal | None:
+    """None if a caller with *scopes* may invite someone as *role*, else why not."""
+    if role in invitable_roles(scopes):
+        return None
+    if not invitable_roles(scopes):
+        return Refusal("not-yours", "only the chair or an administrator may invite", Kind.FORBIDDEN)
+    return Refusal(
+        "not-yours", f"only an administrator may invite someone as {role.value}", Kind.FORBIDDEN
+    )

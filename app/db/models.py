@@ -276,6 +276,12 @@ class Point(Base):
     percentiles: Mapped[dict[str, dict[str, float]] | None] = mapped_column(JSON)
     # How the responses ended (finish_reason_counts), where the summary says (app.core.finish).
     finish_reason_counts: Mapped[dict[str, int] | None] = mapped_column(JSON)
+    # Newer summaries' fields (app.core.run_summary) and each accuracy entry with what the
+    # gate compared (app.core.accuracy); None where the bundle has none.
+    input_sequence_lengths: Mapped[dict[str, float] | None] = mapped_column(JSON)
+    early_stopping: Mapped[dict[str, dict[str, float]] | None] = mapped_column(JSON)
+    run_config: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    accuracy_detail: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     target_cohort: Mapped[str | None] = mapped_column(Text)
     seed_set: Mapped[str | None] = mapped_column(Text)
     # Rules §11.1: active, or withdrawn in review / disputed / invalidated after finalization.
@@ -603,6 +609,45 @@ class WebSession(Base):
     expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
 
     user: Mapped[User] = relationship()
+
+
+class Invitation(Base):
+    """A one-time, expiring link that lets a newcomer set a password and join with the
+    role and organisation the inviter chose; only the link secret's hash is stored."""
+
+    __tablename__ = "invitations"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    email: Mapped[str] = mapped_column(String(320), index=True)
+    role: Mapped[Role] = mapped_column(enum_of(Role, 32))
+    organization: Mapped[str | None] = mapped_column(String(200))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # None: the operator's command line.
+    invited_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    accepted_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    request_id: Mapped[int | None] = mapped_column(ForeignKey("account_requests.id"))
+
+    invited_by: Mapped[User | None] = relationship()
+
+
+class AccountRequest(Base):
+    """Someone without an account asking for one, from the sign-in page; it reaches the
+    chairs' inbox, and an invitation answers it."""
+
+    __tablename__ = "account_requests"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    email: Mapped[str] = mapped_column(String(320))
+    display_name: Mapped[str] = mapped_column(String(200))
+    organization: Mapped[str] = mapped_column(String(200))
+    message: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # When a chair answered it: invited (an Invitation names it) or declined.
+    handled_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    outcome: Mapped[str | None] = mapped_column(String(16))
 
 
 class AuditEvent(Base):

@@ -171,7 +171,10 @@ class CurveSpec:
     # (finish_reason_counts.length); below it, 2 %.
     cut_short_from: int | None = None
     cut_short_share: float = 0.12
-    # Summaries as older clients wrote them: no finish_reason_counts, no input lengths.
+    # The share of accuracy lost per doubling of concurrency (up to 1,024): 0 holds it.
+    accuracy_drift: float = 0.0
+    # Summaries as older clients wrote them: no finish_reason_counts, input lengths,
+    # early-stopping percentiles or run_config.
     older_summaries: bool = False
 
 
@@ -392,9 +395,28 @@ class BundleFactory:
             "qps": completed / (duration_ns / 1e9),
             "tps": m["system_tps"],
             "finish_reason_counts": _finish_reasons(completed, concurrency, curve),
+            "run_config": {
+                "load_pattern": {
+                    "type": _load_pattern(curve, offline),
+                    "target_qps": None,
+                    "target_concurrency": concurrency,
+                },
+                "warmup": {"enabled": True, "n_requests": 256, "salt": False, "drain": True},
+                "scheduler_random_seed": self.seed_set.seeds["scheduler_rng_seed"],
+                "dataloader_random_seed": self.seed_set.seeds["sample_index_rng_seed"],
+            },
         }
+        for block in ("ttft", "tpot", "latency"):
+            # The client's conservative bound sits a little above the plain percentile.
+            summary[block]["early_stopping_percentiles"] = {
+                key: value * 1.015 for key, value in summary[block]["percentiles"].items()
+                if float(key) >= 50
+            }  # fmt: skip
         if curve.older_summaries:
-            del summary["finish_reason_counts"], summary["input_sequence_lengths"]
+            for newer in ("finish_reason_counts", "input_sequence_lengths", "run_config"):
+                del summary[newer]
+            for block in ("ttft", "tpot", "latency"):
+                del summary[block]["early_stopping_percentiles"]
         if agentic:
             summary["output_sequence_lengths_full_run"] = {
                 "output_sequence_lengths": {"avg": float(osl), "total": float(total_tokens)}
@@ -431,8 +453,12 @@ class BundleFactory:
         (docs / "calibration.md").write_text("# Calibration\n\nNo calibration needed.\n")
         if with_accuracy:
             scores = copy.deepcopy(bench["accuracy"])
+            # A system that loses accuracy as it is pushed: a little per doubling of load.
+            kept = 1 - curve.accuracy_drift * min(math.log2(max(concurrency, 1)), 10)
             for entry in scores:
                 entry["dataset_type"] = "accuracy"
+                if isinstance(entry["score"], dict):
+                    entry["score"] = {k: round(v * kept, 4) for k, v in entry["score"].items()}
             inline: dict[str, Any] = {
                 "dataset_name": "performance",
                 "dataset_type": "performance",
@@ -463,11 +489,7 @@ class BundleFactory:
 
     def _client_config(self, curve: CurveSpec, concurrency: int, offline: str) -> dict[str, Any]:
         bench = BENCHMARKS[curve.model]
-        pattern = (
-            "max_throughput"
-            if offline == "dedicated"
-            else ("agentic_inference" if bench.get("agentic") else "concurrency")
-        )
+        pattern = _load_pattern(curve, offline)
         return {
             "name": f"{curve.model}-c{concurrency}",
             "type": "offline" if offline == "dedicated" else "online",
@@ -626,6 +648,12 @@ class BundleFactory:
             ],
             "scale_out": {"present": False},
         }
+
+
+def _load_pattern(curve: CurveSpec, offline: str) -> str:
+    if offline == "dedicated":
+        return "max_throughput"
+    return "agentic_inference" if BENCHMARKS[curve.model].get("agentic") else "concurrency"
 
 
 def _stat_block(avg: float, p90: float, n: int, total: float | None = None) -> dict[str, Any]:

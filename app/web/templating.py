@@ -11,7 +11,10 @@ from jinja2 import pass_context
 from markupsafe import Markup
 
 from app.bundled import bundled_dir
+from app.core.accuracy import score_text
+from app.core.authorization import invitable_roles
 from app.core.regions import clause_text, region_name
+from app.core.run_summary import flat_config
 from app.core.times import as_utc, local_text
 
 TEMPLATES_DIR = bundled_dir("templates")
@@ -67,3 +70,7 @@ templates.env.globals["TERMS"] = {
     "failed": "This point's own accuracy run failed the gate (rules §4.3).",
     "margin": "Up to 10% above C_max: a valid point that covers no required region (rules §5.4).",
 }
+templates.env.filters["flat_config"] = flat_config
+templates.env.filters["score"] = score_text
+# Whether the header offers the invitations page: the one rule of who may invite.
+templates.env.globals["invitable_roles"] = invitable_roles

@@ -104,6 +104,15 @@ def test_users_create_and_token(tmp_path: Path) -> None:
     assert "admin@mlc.org\tadmin" in users("list").stdout
     revoked = users("revoke-token", token.stdout.strip()[:10])
     assert revoked.returncode == 0 and "revoked 1" in revoked.stdout
+    # An invitation: the one-time link printed once, on the portal's public address.
+    invited = users("invite", "chair2@mlc.org", "--role", "chair")
+    assert invited.returncode == 0, invited.stderr
+    assert invited.stdout.strip().startswith("http://127.0.0.1:8000/join/")
+    assert "works once" in invited.stderr and "shown only now" in invited.stderr
+    member = users("invite", "new@fjord.example")  # a submitter needs an organisation
+    assert member.returncode == 2 and "the organization is required" in member.stderr
+    taken = users("invite", "admin@mlc.org", "--role", "admin")
+    assert taken.returncode != 0 and "has an account already" in taken.stderr
 
 
 def test_publish_and_clock_act_at_now_and_orgs_set(tmp_path: Path) -> None:

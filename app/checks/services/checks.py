@@ -122,6 +122,16 @@ def _store_results(session: Session, submission: Submission, result: ComplianceR
                     accuracy_status=p.accuracy,
                     percentiles=p.percentiles or None,
                     finish_reason_counts=p.finish_reason_counts,
+                    input_sequence_lengths=(
+                        p.input_sequence_lengths.model_dump(exclude_none=True)
+                        if p.input_sequence_lengths
+                        else None
+                    ),
+                    early_stopping=p.early_stopping,
+                    run_config=p.run_config,
+                    accuracy_detail=(
+                        p.accuracy_detail.model_dump(mode="json") if p.accuracy_detail else None
+                    ),
                     target_cohort=p.target_cohort,
                     seed_set=p.seed_set,
                 )

@@ -15,8 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.core.accuracy import PointAccuracy
 from app.core.finish import FinishReasons
 from app.core.regions import Offline
+from app.core.run_summary import NewerSummaryFields
 from app.core.views import Metric, left_out_if_none
 from app.publishing.domain.repeatability import Repeatability
 
@@ -87,6 +89,14 @@ class PublishedPoint(BaseModel):
     )
     finish_reasons: FinishReasons | None = left_out_if_none(
         "how the responses ended, where the summary says (newer clients)"
+    )
+    summary_fields: NewerSummaryFields | None = left_out_if_none(
+        "input_sequence_lengths, early_stopping_percentiles and run_config, where the "
+        "summary has them (newer clients)"
+    )
+    accuracy_detail: PointAccuracy | None = left_out_if_none(
+        "each entry of the point's accuracy file and each thresholded metric as the gate "
+        "compared it, where the point carries accuracy"
     )
     repeatability: Repeatability | None = left_out_if_none(
         "the submitted run and the portal's reproductions of the point, as published: their "

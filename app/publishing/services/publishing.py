@@ -28,11 +28,13 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.audit import SYSTEM, record
+from app.core.accuracy import PointAccuracy
 from app.core.cohorts import Cohort
 from app.core.finish import FinishReasons
 from app.core.lifecycle import PublicationMode, ResultStatus, SubmissionState, result_status
 from app.core.refusals import Refused
 from app.core.regions import Offline
+from app.core.run_summary import NewerSummaryFields
 from app.db.models import (
     CohortRelease,
     Curve,
@@ -312,6 +314,10 @@ def published_point(
             else None
         ),
         finish_reasons=FinishReasons.of(point.finish_reason_counts),
+        summary_fields=NewerSummaryFields.of(
+            point.input_sequence_lengths, point.early_stopping, point.run_config
+        ),
+        accuracy_detail=PointAccuracy.read(point.accuracy_detail),
         repeatability=repeatability(
             (point.system_tps, point.e2e_avg_interactivity if agentic else point.tps_per_user),
             reproduced or [],

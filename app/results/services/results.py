@@ -18,9 +18,11 @@ import numpy.typing as npt
 from pydantic import BaseModel, Field, TypeAdapter, computed_field
 from sqlalchemy.orm import Session
 
+from app.core.accuracy import PointAccuracy
 from app.core.caching import remember
 from app.core.numbers import whole_number
 from app.core.regions import REGIONS, Offline, region_name
+from app.core.run_summary import NewerSummaryFields
 from app.core.views import left_out_if_none
 from app.publishing.domain.snapshot import CurveSnapshot, FrozenRecount, PublishedPoint
 from app.results.domain.colours import PALETTE, colours, system_key
@@ -406,6 +408,10 @@ class ResultPoint(PublishedPoint):
         "reported duration)"
     )
     goodput_missing: str | None = left_out_if_none("why a point has no goodput")
+    # Kept for the views built on this one (the accuracy view), left out of the explorer's
+    # answer: a page of many curves would carry each point's detail for nothing.
+    summary_fields: NewerSummaryFields | None = Field(default=None, exclude=True)
+    accuracy_detail: PointAccuracy | None = Field(default=None, exclude=True)
 
 
 class Ceiling(BaseModel):

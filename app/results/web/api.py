@@ -22,6 +22,7 @@ from app.core.cohorts import Cohort
 from app.core.refusals import Kind, Refused
 from app.core.views import SHOWN_PERCENTILES, Listing
 from app.publishing.services.cohorts import PublicationView
+from app.results.services.accuracy import AccuracyView, accuracy_view
 from app.results.services.agentic import AgenticModels, agentic_models
 from app.results.services.compare import Comparison, compare_query
 from app.results.services.export import write_cohort_export
@@ -511,5 +512,33 @@ def read_agentic_models(
     benchmarks run identical traffic, so they share one chart (x = e2e interactivity)."""
     try:
         return agentic_models(session, organization, system, cohort, status or ())
+    except QueryProblem as problem:
+        return refused(problem)
+
+
+@router.get("/accuracy", response_model=AccuracyView, responses={422: {"model": ErrorBody}})
+def read_accuracy(
+    request: Request,
+    session: SessionDep,
+    benchmark: Benchmark = None,
+    metric: Annotated[
+        str | None,
+        Query(
+            description="the thresholded metric to chart, e.g. rouge1 or exact_match; "
+            "default the benchmark's first"
+        ),  # fmt: skip
+    ] = None,
+    cohort: CohortParam = None,
+    status: Statuses = None,
+    ttft_p90_max_ms: TtftMax = None,
+    tps_per_user_min: PerUserMin = None,
+) -> AccuracyView | JSONResponse:
+    """Accuracy at speed: each published point of a benchmark that carries an accuracy
+    run, with each entry of its accuracy file and each thresholded metric as the official
+    gate compared it (sample-weighted mean, on the threshold's scale), beside its
+    throughput; `admissible` marks the points that meet the SLA. Takes the results
+    explorer's parameters, parsed by the same code."""
+    try:
+        return accuracy_view(session, request.query_params)
     except QueryProblem as problem:
         return refused(problem)

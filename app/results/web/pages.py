@@ -16,6 +16,7 @@ from app.accounts.web.security import (
 from app.core.regions import REGIONS
 from app.results.domain.presets import PricePreset
 from app.results.domain.workloads import workloads
+from app.results.services.accuracy import accuracy_view
 from app.results.services.agentic import agentic_models
 from app.results.services.compare import compare_query
 from app.results.services.history import system_history
@@ -179,6 +180,32 @@ def plan_page(request: Request, session: SessionDep, presets: PresetsDep) -> Res
             "cohorts": list_cohorts(session),
             "workloads": list(workloads().values()),
             "presets": list(presets.values()),
+            "api_query": urlencode([(k, v) for k, v in params.multi_items() if v.strip()]),
+        },
+        status_code=status_of(problem) if problem else 200,
+    )
+
+
+@router.get("/accuracy", response_class=HTMLResponse)
+def accuracy_page(request: Request, session: SessionDep) -> Response:
+    """Accuracy at speed for one benchmark across systems (GET /api/v1/accuracy): the
+    chart, each point's datasets, and every input in the address."""
+    params = request.query_params
+    problem: QueryProblem | None = None
+    view = None
+    try:
+        view = accuracy_view(session, params)
+    except QueryProblem as refused:
+        problem = refused
+    return templates.TemplateResponse(
+        request,
+        "results/accuracy.html",
+        {
+            "a": view,
+            "problem": problem,
+            "params": params,
+            "benchmarks": list_benchmarks(session),
+            "cohorts": list_cohorts(session),
             "api_query": urlencode([(k, v) for k, v in params.multi_items() if v.strip()]),
         },
         status_code=status_of(problem) if problem else 200,

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal
 from app.accounts.services.authorization import actor_of
+from app.accounts.services.notifications import committee, members_of, notify
 from app.audit import change_state, record
 from app.core.authorization import Actor
 from app.core.lifecycle import DECISIONS, IllegalTransition, ReviewPhase, SubmissionState
@@ -21,7 +22,6 @@ from app.core.refusals import Kind
 from app.db.models import Point, Submission, utcnow
 from app.publishing.services.publishing import PublishingError
 from app.review.domain.policy import may_decide, may_set_point_state, may_withdraw
-from app.review.services.notifications import committee, members_of, notify
 from app.review.services.policy import enforce, facts_of
 from app.review.services.review import curves_short, finalize, keep_record
 from app.settings import Settings

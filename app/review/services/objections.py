@@ -10,6 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.services.authorization import actor_of
+from app.accounts.services.notifications import chairs, members_of, notify
 from app.audit import record
 from app.core.authorization import Action, Actor, Scope, may
 from app.core.lifecycle import ObjectionState
@@ -30,7 +31,6 @@ from app.review.domain.objections import (
 from app.review.domain.policy import may_act_on_objections, may_object
 from app.review.services.clocks import review_clock, submitter_clock
 from app.review.services.decisions import find_point
-from app.review.services.notifications import chairs, members_of, notify
 from app.review.services.policy import facts_of
 from app.settings import Settings
 

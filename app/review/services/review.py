@@ -25,6 +25,13 @@ from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal
 from app.accounts.services.authorization import actor_of
+from app.accounts.services.notifications import (
+    chairs,
+    committee,
+    members_of,
+    notify,
+    send_pending_email,
+)
 from app.audit import SYSTEM, change_state, record
 from app.core.authorization import Actor, Role
 from app.core.cohorts import Cohort
@@ -69,13 +76,6 @@ from app.review.services.clocks import (
     embargo_release,
     review_clock,
     submitter_clock,
-)
-from app.review.services.notifications import (
-    chairs,
-    committee,
-    members_of,
-    notify,
-    send_pending_email,
 )
 from app.review.services.policy import enforce, facts_of
 from app.settings import Settings, business_calendar

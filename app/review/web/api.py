@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from app.accounts.services.accounts import Principal, get_user, user_by_email
+from app.accounts.services.notifications import Inbox, inbox_view, mark_read
 from app.accounts.web.security import MemberDep, PrincipalDep, ReviewerDep, SignedInDep
 from app.audit import TimelineEntry, timeline_view
 from app.core import text_limits as text
@@ -18,7 +19,6 @@ from app.core.views import Listing
 from app.db.models import User
 from app.review.domain.objections import ObjectionRefused
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
-from app.review.services.notifications import Inbox, inbox_view, mark_read
 from app.review.services.objections import (
     ObjectionTypes,
     ObjectionView,

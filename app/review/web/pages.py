@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal, get_user, user_by_email
 from app.accounts.services.authorization import actor_of
+from app.accounts.services.notifications import inbox_view, mark_read
 from app.accounts.web.security import page_router, principal_of, signed_in_as, verify_csrf
 from app.audit import timeline_view
 from app.core import text_limits as text
@@ -37,7 +38,6 @@ from app.review.domain.policy import (
 )
 from app.review.services.clocks import review_clock
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
-from app.review.services.notifications import inbox_view, mark_read
 from app.review.services.objections import (
     act,
     file_objection,

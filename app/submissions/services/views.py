@@ -7,6 +7,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from app.checks.domain.findings import Verdict
+from app.core.accuracy import PointAccuracy
 from app.core.finish import FinishReasons
 from app.core.lifecycle import (
     FINISHED,
@@ -17,6 +18,7 @@ from app.core.lifecycle import (
     status_badge,
 )
 from app.core.regions import Offline, region_basis, region_name
+from app.core.run_summary import NewerSummaryFields
 from app.core.views import Metric, Timestamp
 from app.db.models import CheckRun, Curve, Point, Publication, Reproduction, Submission
 from app.jobs.views import JobView
@@ -188,6 +190,12 @@ class PointView(BaseModel):
     finish_reasons: FinishReasons | None = Field(
         default=None, description="how the responses ended, where the summary says"
     )
+    summary_fields: NewerSummaryFields | None = Field(
+        default=None, description="the newer summary fields, where the summary has them"
+    )
+    accuracy_detail: PointAccuracy | None = Field(
+        default=None, description="each accuracy entry and what the gate compared"
+    )
 
 
 def point_view(point: Point) -> PointView:
@@ -215,6 +223,10 @@ def point_view(point: Point) -> PointView:
         state_reason=point.state_reason,
         percentiles=Percentiles.model_validate(point.percentiles) if point.percentiles else None,
         finish_reasons=FinishReasons.of(point.finish_reason_counts),
+        summary_fields=NewerSummaryFields.of(
+            point.input_sequence_lengths, point.early_stopping, point.run_config
+        ),
+        accuracy_detail=PointAccuracy.read(point.accuracy_detail),
     )
 
 

@@ -269,3 +269,34 @@ def test_changing_one_control_keeps_every_other(page, portal: RunningPortal) -> 
     agentic = page.locator("#f-benchmark option:checked").get_attribute("data-agentic")
     assert agentic == "yes"
     assert page.locator("#f-price-acc").input_value() == "2.5"
+
+
+def test_accuracy_at_speed_draws_each_system_and_the_threshold(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{portal.url}/")
+    page.click("header.site >> text=Accuracy")
+    page.select_option("#a-benchmark", "llama3_1-8b")
+    page.click("#a-submit")
+    page.wait_for_selector(f"#accuracy-chart{RENDERED}", timeout=20_000)
+    api = page.request.get(f"{portal.url}/api/v1/accuracy?{page.url.split('?', 1)[1]}").json()
+    systems = {r["submission"] for r in api["rows"]}
+    # One marker series per system, in its colour, and the threshold as a dashed line.
+    assert page.locator("#accuracy-chart .scatterlayer .trace").count() == len(systems)
+    assert page.locator("#accuracy-chart .shapelayer path").count() == 1
+    assert "threshold ≥ 38.3914" in page.locator("#accuracy-chart").inner_text()
+    # Another metric keeps the benchmark and the SLA; a range draws both bounds.
+    page.fill("#a-tpu", "60")
+    page.select_option("#a-metric", "gen_len")
+    page.click("#a-submit")
+    page.wait_for_selector(f"#accuracy-chart{RENDERED}", timeout=20_000)
+    for part in ("metric=gen_len", "tps_per_user_min=60", "benchmark=llama3_1-8b"):
+        assert part in page.url
+    assert page.locator("#accuracy-chart .shapelayer path").count() == 2
+    assert page.locator("#accuracy-rows tr.outside-sla").count() >= 1
+    # A point's datasets, on its submission page under the client's names.
+    page.locator("#accuracy-rows tbody tr a").first.click()
+    page.locator(".point-details summary").first.click()
+    details = page.locator(".point-details").first
+    for name in ("input_sequence_lengths", "early_stopping_percentiles", "run_config",
+                 "accuracy_scores", "gate compared"):  # fmt: skip
+        assert name in details.inner_text()
+    assert details.locator("tr.point-detail").first.is_visible()

@@ -1,5 +1,5 @@
 """Layouts that fit (issue 28 item 3): at a phone's 390 px and a laptop's 1,400 px the
-results, compare, history, review (a submission's page) and upload pages never scroll
+results, compare, history, accuracy, review (a submission's page) and upload pages never scroll
 the page sideways, and the ranking's key columns (system, point, throughput, per-user
 rate, TTFT) are in view without scrolling its box."""
 
@@ -55,6 +55,11 @@ def test_every_page_fits_and_the_ranking_shows_its_key_columns(  # type: ignore[
     assert _fits(page), "compare"
     page.goto(f"{portal.url}/history?benchmark=llama3_1-8b")
     assert _fits(page), "history"
+    page.goto(f"{portal.url}/accuracy?benchmark=llama3_1-8b")
+    page.wait_for_selector(f"#accuracy-chart{RENDERED}", timeout=20_000)
+    assert _fits(page), "accuracy"
+    box = "document.querySelector('#accuracy-rows').closest('.table-wrap')"
+    assert page.evaluate(f"{box}.scrollWidth <= {box}.clientWidth + 1"), "accuracy table"
     # The review: a result in peer review, as the chair sees it, and the review queue.
     curves = page.request.get(f"{portal.url}/api/v1/results?benchmark=llama3_1-8b").json()
     in_review = next(c["submission"] for c in curves["curves"] if c["status"] == "provisional")

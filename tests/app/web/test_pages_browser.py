@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from app.core.cohorts import Cohort
+from app.demo.bundles import BundleFactory, SystemSpec
 from tests.support.browser import WATCH_IMAGES, sign_in
 from tests.support.portal import RunningPortal
 
@@ -466,3 +468,51 @@ def test_the_api_documentation_renders_from_local_files(page, portal: RunningPor
     page.wait_for_selector(".opblock-summary-path", timeout=20_000)
     paths = page.locator(".opblock-summary-path").all_inner_texts()
     assert any("/api/v1/results" in p for p in paths)
+
+
+def test_a_newcomer_asks_is_invited_joins_and_submits(
+    page, portal: RunningPortal, seed_registry: Any, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    system = SystemSpec(name="Glacier G1 x8", shortened_name="Glacier-G1x8",
+                        org="Glacier Inc", accelerator="NVIDIA H200")  # fmt: skip
+    archive = BundleFactory(
+        system=system, submission_id="sub-glacier", target_cohort=seed_registry.target_cohort,
+        seed_set=seed_registry.current,
+    ).archive(tmp_path / "glacier.tar.gz")  # fmt: skip
+    # From the sign-in page, someone without an account asks for one.
+    page.goto("about:blank")
+    page.context.clear_cookies()
+    page.goto(f"{portal.url}/login")
+    page.click("#ask-for-account")
+    page.fill("#request-email", "newcomer@glacier.example")
+    page.fill("#request-name", "Grace Newcomer")
+    page.fill("#request-org", "Glacier Inc")
+    page.click("#request-submit")
+    assert "the chair has your request" in page.locator("#request-sent").inner_text()
+    # The chair reads it in the inbox and answers with an invitation.
+    sign_in(page, portal, "chair")
+    page.goto(f"{portal.url}/inbox")
+    page.click("text=Account request: Grace Newcomer (Glacier Inc)")
+    page.wait_for_url("**/invitations**")
+    row = page.locator('#account-requests tr[data-email="newcomer@glacier.example"]')
+    row.locator("button.invite-request").click()
+    link = page.locator("#invite-link").inner_text()
+    assert "/join/" in link
+    # The newcomer follows the link, chooses a password, is signed in and uploads.
+    page.goto("about:blank")
+    page.context.clear_cookies()
+    page.goto(link)
+    assert "Glacier Inc" in page.locator("#join-who").inner_text()
+    page.fill("#join-name", "Grace")
+    page.fill("#join-password", "a long new password")
+    page.fill("#join-repeated", "a long new password")
+    page.click("#join-submit")
+    page.wait_for_url("**/upload?welcome=1")
+    assert "newcomer@glacier.example" in page.locator("#who").inner_text()
+    page.set_input_files("input#file", str(archive))
+    page.click("form.upload button[type=submit]")
+    page.wait_for_url(f"{portal.url}/submissions/*")
+    assert "Glacier Inc" in page.locator("h1 .org").inner_text()
+    # The link worked once.
+    page.goto(link)
+    assert "used already" in page.locator("#join-dead").inner_text()

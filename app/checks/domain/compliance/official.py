@@ -19,17 +19,20 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from submission_checker.accuracy_targets import get_thresholds
 from submission_checker.checker import SubmissionChecker
 from submission_checker.layout import canonical_model_name
 from submission_checker.models import PointPower
 from submission_checker.models import Severity as OfficialSeverity
-from submission_checker.models.aggregate.context import ModelContext
+from submission_checker.models.aggregate.context import ModelContext, _weighted_mean
 from submission_checker.models.file.point_config import OFFLINE_DEDICATED
 from submission_checker.models.regions import classify_concurrency
 
 from app.checks.domain.findings import Finding, Severity, Source
+from app.core.accuracy import GatedMetric, PointAccuracy, dataset_scores, on_threshold_scale
 from app.core.finish import finish_reason_counts
 from app.core.numbers import whole_number
+from app.core.run_summary import SequenceLengths, early_stopping_ms, run_config
 from app.core.views import SHOWN_PERCENTILES
 
 CHECKER_DISTRIBUTION = "endpoints-submission-cli"
@@ -81,6 +84,13 @@ class ParsedPoint:
     percentiles: dict[str, dict[str, float]] = field(default_factory=dict)
     # How the responses ended (newer summaries' finish_reason_counts; None in older ones).
     finish_reason_counts: dict[str, int] | None = None
+    # Newer summaries' input_sequence_lengths, early_stopping_percentiles (ms, as
+    # ``percentiles``) and run_config (app.core.run_summary); None in older ones.
+    input_sequence_lengths: SequenceLengths | None = None
+    early_stopping: dict[str, dict[str, float]] | None = None
+    run_config: dict[str, Any] | None = None
+    # Each accuracy entry and what the gate compared (app.core.accuracy), where it has them.
+    accuracy_detail: PointAccuracy | None = None
     # Where nodes_used engages fewer nodes than the system provisions (§4.5.3).
     engaged_share: float | None = None
     accelerators_engaged: int | None = None
@@ -245,6 +255,7 @@ class _ListeningChecker(SubmissionChecker):
                 engaged = engaged_part(power, nodes)
         tpot_p90 = _finite(summary.tpot_p90_ms)
         system_tps = _finite(summary.system_tps) or 0.0
+        extra = summary.model_extra or {}
         self._curve(model_dir).points.append(
             ParsedPoint(
                 system=model_dir.parent.name,
@@ -273,9 +284,16 @@ class _ListeningChecker(SubmissionChecker):
                 duration_ms=_finite(summary.duration_ms) or 0.0,
                 total_output_tokens=summary.total_output_tokens,
                 percentiles=_percentiles(summary),
-                finish_reason_counts=finish_reason_counts(
-                    (summary.model_extra or {}).get("finish_reason_counts")
+                finish_reason_counts=finish_reason_counts(extra.get("finish_reason_counts")),
+                input_sequence_lengths=SequenceLengths.of(extra.get("input_sequence_lengths")),
+                early_stopping=early_stopping_ms(
+                    {
+                        "ttft_ms": _extra(summary.ttft),
+                        "tpot_ms": _extra(summary.tpot),
+                        "latency_ms": _extra(summary.latency),
+                    }  # fmt: skip
                 ),
+                run_config=run_config(extra.get("run_config")),
                 engaged_share=engaged[0] if engaged else None,
                 accelerators_engaged=engaged[1] if engaged else None,
             )
@@ -306,6 +324,45 @@ def _gate_one_point(model_dir: Path, accuracy_dir: Path | None, accuracy: Any) -
     listener = _GateListener(model_dir=model_dir, accuracy_dir=accuracy_dir)
     ModelContext._gate_accuracy(listener, accuracy)  # type: ignore[arg-type]
     return listener._check_results
+
+
+def _extra(block: Any) -> dict[str, Any]:
+    return dict(block.model_extra or {}) if block is not None else {}
+
+
+def _accuracy_detail(model_dir_name: str, accuracy: Any) -> PointAccuracy:
+    """Each entry of the point's accuracy file and each thresholded metric as the
+    official gate compares it: the checker's ``metric_scores``, its sample-weighted mean
+    (the inline entry included, as the gate does), its reading of a lone unnamed ``score``
+    as the model's one metric, and its rescaling (``ModelContext._gate_accuracy``)."""
+    per_dataset = accuracy.metric_scores()
+    datasets = dataset_scores(accuracy.root, per_dataset)
+    target = get_thresholds(model_dir_name)
+    if target is None:
+        return PointAccuracy(datasets=datasets)
+    thresholds, _ = target
+    weighted: dict[str, list[tuple[float, float | None]]] = {}
+    for name, scores in per_dataset.items():
+        raw = accuracy.root.get(name, {}).get("num_samples")
+        try:
+            weight = float(raw) if raw is not None else None
+        except (TypeError, ValueError):
+            weight = None
+        for metric, value in scores.items():
+            weighted.setdefault(metric, []).append((value, weight))
+    means = {metric: _weighted_mean(pairs) for metric, pairs in weighted.items()}
+    if list(means) == ["score"] and len(thresholds) == 1:
+        means = {next(iter(thresholds)): means["score"]}
+    gate = []
+    for metric, (lower, upper) in thresholds.items():
+        found = next((v for k, v in means.items() if k.lower() == metric), None)
+        if found is not None and math.isfinite(found):
+            gate.append(
+                GatedMetric(
+                    metric=metric, value=on_threshold_scale(found, lower), lower=lower, upper=upper
+                )  # fmt: skip
+            )
+    return PointAccuracy(datasets=datasets, gate=gate)
 
 
 def _percentiles(summary: Any) -> dict[str, dict[str, float]]:
@@ -488,6 +545,7 @@ def run_official_checks(path: Path, registries: Registries | None = None) -> Off
                 failed = any(r.severity == OfficialSeverity.ERROR for r in gate)
                 gated = any(r.rule == "accuracy-gate" and r.key != "warn-2" for r in gate)
                 point.accuracy = "failed" if failed else ("passed" if gated else "carried")
+                point.accuracy_detail = _accuracy_detail(model, by_concurrency[concurrency])
                 expected.extend((r.rule, r.message, point.label) for r in gate)
 
     findings: list[Finding] = []

@@ -15,6 +15,7 @@ prints the sequence of steps that led to it.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shutil
 import uuid
 from collections import Counter
@@ -586,11 +587,16 @@ class LifecycleModel(RuleBasedStateMachine):
         points = {(c["submission"], p["dir"]) for c in body.get("curves", []) for p in c["points"]}
         assert {(r["submission"], r["point"]) for r in plan.get("rows", [])} <= points
         if cohort is None:  # the planner's page shows the API's rows
-            import re
-
             html = self.client.get("/plan", params=[*params, ("users", "100")], headers=caller)
             shown = re.findall(r'<tr data-submission="([0-9a-f]+)">', html.text)
             assert shown == [r["submission"] for r in plan.get("rows", [])], html.text[:300]
+        # The accuracy view lists those points' accuracy, on its page as in its API.
+        accuracy = self.get(caller, "/api/v1/accuracy", params)
+        assert {(r["submission"], r["point"]) for r in accuracy.get("rows", [])} <= points
+        if cohort is None:
+            html = self.client.get("/accuracy", params=params, headers=caller).text
+            shown = re.findall(r'<tr data-submission="([0-9a-f]+)" data-point="(r\d+)"', html)
+            assert shown == [(r["submission"], r["point"]) for r in accuracy.get("rows", [])]
         if cohort is None:
             benchmarks = self.get(caller, "/api/v1/benchmarks")["data"]
             assert [b["id"] for b in benchmarks] == (["llama3_1-8b"] if charted(view) else [])
@@ -886,7 +892,7 @@ def charted(view: dict) -> dict:  # type: ignore[type-arg]
 PUBLIC_RECORD_ROUTES = {
     "/api/v1/results", "/api/v1/benchmarks", "/api/v1/cohorts", "/api/v1/cohorts/{cohort_id}",
     "/api/v1/cohorts/{cohort_id}/export", "/api/v1/compare", "/api/v1/history",
-    "/api/v1/agentic", "/api/v1/plan",
+    "/api/v1/agentic", "/api/v1/plan", "/api/v1/accuracy",
 }  # fmt: skip
 NOT_THE_RECORD = {
     # One submission's own page of the review, under the access rule (its own tests).
@@ -909,6 +915,7 @@ NOT_THE_RECORD = {
 # The pages that show the record, each checked by the model the same way.
 PUBLIC_RECORD_PAGES = {
     "/", "/results", "/embed/results", "/compare", "/history", "/agentic", "/plan",
+    "/accuracy",
 }  # fmt: skip
 NOT_THE_RECORD_PAGES = {
     # Forms, sign-in and the rules' catalogue.
@@ -917,6 +924,8 @@ NOT_THE_RECORD_PAGES = {
     # rule (their own tests), and a member's own lists.
     "/submissions", "/submissions/{public_id}", "/submissions/{public_id}/files",
     "/retokenizations/{rid}", "/objections/{objection_id}", "/review", "/inbox",
+    # Accounts: the chair's invitations, an invitation's one-time link, the request form.
+    "/invitations", "/join/{secret}", "/request-account",
 }  # fmt: skip
 
 

@@ -92,6 +92,74 @@ def test_finish_reasons_are_read_where_the_summary_has_them(tmp_path: Path) -> N
         assert share == pytest.approx(0.12 if point.concurrency >= 512 else 0.02, abs=0.01)
 
 
+def test_newer_summary_fields_are_read_and_older_summaries_have_none(tmp_path: Path) -> None:
+    newer = CurveSpec()
+    older = CurveSpec(model="gpt-oss-120b", older_summaries=True)
+    root = BundleFactory(curves=(newer, older)).build(tmp_path)
+    report = run_official_checks(root)
+    for point in report.points:
+        if point.model == "gpt-oss-120b":
+            assert (point.input_sequence_lengths, point.early_stopping, point.run_config) == (
+                None, None, None,
+            )  # fmt: skip
+            continue
+        summary = json.loads(
+            (root / "results" / point.system / point.model / point.dir_name
+             / "result_summary.json").read_text()
+        )  # fmt: skip
+        lengths = point.input_sequence_lengths
+        assert lengths is not None
+        assert lengths.avg == summary["input_sequence_lengths"]["avg"]
+        assert lengths.p90 == summary["input_sequence_lengths"]["percentiles"]["90.0"]
+        # Early-stopping bounds in ms under the checker's canonical keys, never below P90.
+        assert point.early_stopping is not None
+        bound = point.early_stopping["tpot_ms"]["90"]
+        assert bound == summary["tpot"]["early_stopping_percentiles"]["90.0"] / 1e6
+        assert bound >= point.percentiles["tpot_ms"]["90"]
+        assert point.run_config == summary["run_config"]
+        assert point.run_config["load_pattern"]["target_concurrency"] == point.concurrency
+
+
+def test_each_accuracy_entry_and_what_the_gate_compared(tmp_path: Path) -> None:
+    def edit(root: Path) -> None:
+        # One gpt-oss dataset well below the line: the sample-weighted mean still passes.
+        for path in root.glob("results/*/gpt-oss-120b/*/accuracy_results.json"):
+            doc = json.loads(path.read_text())
+            for entry in doc["accuracy_scores"]:
+                if entry["dataset_name"] == "aime25":
+                    entry["score"] = {"exact_match": 0.70}  # a fraction, read as 70 %
+            path.write_text(json.dumps(doc))
+
+    root = BundleFactory(curves=(CurveSpec(), CurveSpec(model="gpt-oss-120b"))).build(tmp_path)
+    edit(root)
+    report = run_official_checks(root)
+    assert [f.rule for f in report.findings if f.severity == Severity.ERROR] == []
+    carried = [p for p in report.points if p.accuracy_detail is not None]
+    assert {p.model for p in carried} == {"llama3_1-8b", "gpt-oss-120b"}
+    for point in report.points:
+        assert (point.accuracy_detail is None) == (point.accuracy == "none")
+    gpt = next(p for p in carried if p.model == "gpt-oss-120b")
+    assert gpt.accuracy_detail is not None
+    names = [d.dataset_name for d in gpt.accuracy_detail.datasets]
+    assert names == ["aime25", "gpqa", "livecodebench", "math500", "performance"]
+    assert [d.inline for d in gpt.accuracy_detail.datasets] == [False] * 4 + [True]
+    assert gpt.accuracy_detail.datasets[0].n_repeats == 8
+    (gate,) = gpt.accuracy_detail.gate
+    assert gate.metric == "exact_match" and gate.lower == pytest.approx(83.13 * 0.99)
+    # The gate's own aggregate: weighted by num_samples, the inline entry included.
+    entries = [(0.70, 30), (83.5, 198), (83.1, 880), (83.4, 1085), (84.0, gpt.n_samples_completed)]
+    mean = sum(v * w for v, w in entries) / sum(w for _, w in entries)
+    assert gate.value == pytest.approx(mean) and gate.meets
+    llama = next(p for p in carried if p.model == "llama3_1-8b")
+    assert llama.accuracy_detail is not None
+    assert {g.metric for g in llama.accuracy_detail.gate} == {
+        "rouge1", "rouge2", "rougel", "rougelsum", "gen_len",
+    }  # fmt: skip
+    assert all(g.meets for g in llama.accuracy_detail.gate)
+    gen_len = llama.accuracy_detail.gated("gen_len")
+    assert gen_len is not None and gen_len.upper == pytest.approx(8167644 * 1.1)
+
+
 def test_derived_values_are_the_checkers(tmp_path: Path) -> None:
     root = BundleFactory(curves=(CurveSpec(), CurveSpec(model="gpt-oss-120b"))).build(tmp_path)
     report = run_official_checks(root)

@@ -1,4 +1,4 @@
-"""The in-app inbox, and e-mail when SMTP is configured.
+"""The in-app inbox of every account, and e-mail when SMTP is configured.
 
 Notifications are rows first: whatever happens to the mail server, nobody's inbox loses
 a message. The clock task e-mails what has not been sent yet.
