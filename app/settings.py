@@ -99,6 +99,11 @@ class Settings(BaseSettings):
     # Added to the point's §6.2 minimum for a reproduction's default time cap: the first
     # super-pass is dropped as warm-up, so the run must outlast the minimum by it.
     reproduction_warmup_s: float = 120.0
+    # Runs one request may ask for (a series, for repeatability); they run one after the
+    # other, as does every run against one endpoint: a run waits, checking again every
+    # reproduction_endpoint_wait_s, while an earlier one on its endpoint is not finished.
+    reproduction_max_runs: int = Field(default=5, ge=1, le=20)
+    reproduction_endpoint_wait_s: float = Field(default=30.0, gt=0)
     datasets_dir: Path | None = None  # default: <data_dir>/datasets, files <dataset>.jsonl
     # Dataset names a point may declare beyond the official checker's (the catalogue).
     extra_datasets: list[str] = Field(default_factory=list)

@@ -401,9 +401,13 @@ class Reproduction(Base):
     message: Mapped[str | None] = mapped_column(Text)
     # TTFT and TPOT beside the submitted run's (app.runs.domain.reproduction.compare_latency).
     latency: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # The first run of the series this one was asked for with, the first's own id for
+    # the first (None: asked for alone).
+    series_of: Mapped[int | None] = mapped_column(ForeignKey("reproductions.id"))
 
     submission: Mapped[Submission] = relationship()
     job: Mapped[Job | None] = relationship()
+    series_first: Mapped[Reproduction | None] = relationship(remote_side=[id])
 
 
 class CohortRelease(Base):

@@ -13,10 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.orm import Session
-
-from app.jobs.queue import JobQueue, task_name
-from app.settings import Settings
+from app.jobs.queue import task_name
 
 # run(session=, settings=, job_id=, queue=): one job, start to end.
 RunJob = Callable[..., Any]
@@ -37,15 +34,6 @@ class JobKind:
     @property
     def task(self) -> str:
         return task_name(self.name)
-
-
-def without_queue(run: RunJob) -> RunJob:
-    """A job that queues nothing, run the way every kind is called."""
-
-    def call(*, session: Session, settings: Settings, job_id: int, queue: JobQueue) -> Any:
-        return run(session=session, settings=settings, job_id=job_id)
-
-    return call
 
 
 def registry(*kinds: JobKind) -> dict[str, JobKind]:

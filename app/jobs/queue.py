@@ -118,6 +118,29 @@ def mark_succeeded(job: Job, at: dt.datetime) -> None:
     job.heartbeat_at = at
 
 
+def requeue_later(
+    session: Session,
+    queue: JobQueue,
+    job: Job,
+    *,
+    now: dt.datetime,
+    delay_s: float,
+    stage: str,
+    error: str | None = None,
+) -> None:
+    """Put a claimed *job* back in the queue to start again in *delay_s*, saying why on
+    the job: a wait, not a lost worker (its attempt is not counted), and the recovery
+    sweep does not send it again before its time. Commits."""
+    job.attempts = max(job.attempts - 1, 0)
+    job.state = JobState.QUEUED
+    job.stage = stage
+    job.error = error
+    job.enqueued_at = now + dt.timedelta(seconds=delay_s)
+    job.heartbeat_at = now
+    session.commit()
+    queue.send(job.id, job.kind, delay_s=delay_s)
+
+
 def recover_lost_jobs(
     session: Session, *, stale_after_s: float, max_attempts: int, now: dt.datetime | None = None
 ) -> tuple[list[Job], list[Job]]:

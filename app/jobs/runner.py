@@ -8,11 +8,10 @@ import logging
 
 from sqlalchemy.orm import Session
 
-from app.core.lifecycle import JobState
 from app.core.times import Clock
 from app.db.models import Job, utcnow
 from app.jobs.kinds import JobKind
-from app.jobs.queue import JobQueue
+from app.jobs.queue import JobQueue, requeue_later
 from app.settings import Settings
 from app.storage import StoreUnavailable
 
@@ -82,12 +81,8 @@ def wait_for_store(
         return
     delay = store_wait_s(settings, job.store_waits)
     job.store_waits += 1
-    job.attempts = max(job.attempts - 1, 0)  # a wait for the store is no lost worker
-    job.state = JobState.QUEUED
-    job.stage = f"waiting for the artifact store (try {job.store_waits + 1} in {delay:.0f} s)"
-    job.error = "the artifact store cannot be reached now"
-    # The recovery sweep resends a queued job only well after this: never before its time.
-    job.enqueued_at = now + dt.timedelta(seconds=delay)
-    job.heartbeat_at = now
-    session.commit()
-    queue.send(job.id, job.kind, delay_s=delay)
+    requeue_later(
+        session, queue, job, now=now, delay_s=delay,
+        stage=f"waiting for the artifact store (try {job.store_waits + 1} in {delay:.0f} s)",
+        error="the artifact store cannot be reached now",
+    )  # fmt: skip

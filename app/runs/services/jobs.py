@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.jobs.kinds import JobKind, without_queue
+from app.jobs.kinds import JobKind
 from app.runs.services.recount_parts import (
     RECOUNT_PART,
     remove_unwanted_counts,
@@ -26,5 +26,6 @@ RUNS_JOB_KINDS = (
         fail_recount_part,
         tidy=remove_unwanted_counts,
     ),
-    JobKind(REPRODUCE_POINT, "reproducing", without_queue(run_reproduction), fail_reproduction),
+    # A run that finds its endpoint busy puts itself back in the queue.
+    JobKind(REPRODUCE_POINT, "reproducing", run_reproduction, fail_reproduction),
 )

@@ -23,7 +23,7 @@ from app.core.endpoints import (
     header_safe,
     parse_endpoint,
 )
-from app.core.lifecycle import JobState, SubmissionState
+from app.core.lifecycle import ENDED_JOB_STATES, JobState, SubmissionState
 from app.core.refusals import Kind, Refused
 from app.db.models import Curve, Job, Point, Reproduction, Submission, utcnow
 from app.jobs.queue import (
@@ -31,6 +31,7 @@ from app.jobs.queue import (
     claim_job,
     enqueue_after_commit,
     mark_succeeded,
+    requeue_later,
     set_progress,
 )
 from app.runs.domain.reproduction import (
@@ -103,10 +104,19 @@ def request_reproduction(
     time_cap_s: float | None = None,
     requested_by: str | None = None,
     same_system: bool = False,
+    runs: int = 1,
 ) -> Reproduction:
-    """Queue a reproduction of one point. *time_cap_s* by default is the point's §6.2
-    minimum plus the warm-up (``reproduction_warmup_s``), so that the run can count;
-    *same_system* is the submitter of record's attestation (the caller asks the rule)."""
+    """Queue a reproduction of one point, or a series of *runs* of it (for its spread);
+    returns the first. *time_cap_s* by default is the point's §6.2 minimum plus the
+    warm-up (``reproduction_warmup_s``), so that the run can count; *same_system* is the
+    submitter of record's attestation (the caller asks the rule). Runs against one
+    endpoint go one after the other (``run_reproduction``)."""
+    if not 1 <= runs <= settings.reproduction_max_runs:
+        raise ReproductionError(
+            "bad-runs",
+            f"runs must be a whole number from 1 to {settings.reproduction_max_runs}",
+            field="runs",
+        )
     curve, point = _find_point(submission, point_label)
     if time_cap_s is None:
         time_cap_s = default_time_cap_s(settings, point)
@@ -139,36 +149,62 @@ def request_reproduction(
         )
     if (refusal := reproduction_refusal(settings, submission, curve)) is not None:
         raise refusal
-    job = Job(kind=REPRODUCE_POINT, submission=submission)
-    session.add(job)
-    reproduction = Reproduction(
-        submission=submission,
-        point_id=point.id,
-        point_label=point_label,
-        job=job,
-        endpoint_url=endpoint.url,
-        model=(model or curve.benchmark_model).strip(),
-        api_key_encrypted=encrypt(settings, api_key) if api_key else None,
-        concurrency=point.concurrency,
-        time_cap_s=float(time_cap_s),
-        requested_by=requested_by,
-        same_system=same_system,
-        submitted_system_tps=point.system_tps,
-        submitted_tps_per_user=(
-            point.e2e_avg_interactivity if curve.is_agentic else point.tps_per_user
-        ),
-    )
-    session.add(reproduction)
-    session.flush()
+    made: list[Reproduction] = []
+    for _ in range(runs):
+        job = Job(kind=REPRODUCE_POINT, submission=submission)
+        session.add(job)
+        reproduction = Reproduction(
+            submission=submission,
+            point_id=point.id,
+            point_label=point_label,
+            job=job,
+            endpoint_url=endpoint.url,
+            model=(model or curve.benchmark_model).strip(),
+            api_key_encrypted=encrypt(settings, api_key) if api_key else None,
+            concurrency=point.concurrency,
+            time_cap_s=float(time_cap_s),
+            requested_by=requested_by,
+            same_system=same_system,
+            submitted_system_tps=point.system_tps,
+            submitted_tps_per_user=(
+                point.e2e_avg_interactivity if curve.is_agentic else point.tps_per_user
+            ),
+            series_of=made[0].id if made else None,
+        )
+        session.add(reproduction)
+        session.flush()
+        made.append(reproduction)
+        enqueue_after_commit(session, queue, job)
+    if runs > 1:
+        made[0].series_of = made[0].id  # the first belongs to its series too
     record(
         session,
         submission,
         action="reproduction requested",
         actor=requested_by or SYSTEM,
-        reason=f"{point_label} at concurrency {point.concurrency}",
+        reason=f"{point_label} at concurrency {point.concurrency}"
+        + (f", {runs} runs one after the other" if runs > 1 else ""),
     )
-    enqueue_after_commit(session, queue, job)
-    return reproduction
+    return made[0]
+
+
+def earlier_run_on_the_endpoint(
+    session: Session, reproduction: Reproduction
+) -> Reproduction | None:
+    """A run on *reproduction*'s endpoint asked for before it and not finished: while
+    there is one, this one waits. The earliest never waits for a later one, so the runs
+    on an endpoint go one at a time in the order they were asked for."""
+    return session.scalar(
+        select(Reproduction)
+        .join(Job, Job.id == Reproduction.job_id)
+        .where(
+            Reproduction.endpoint_url == reproduction.endpoint_url,
+            Reproduction.id < reproduction.id,
+            Job.state.not_in(ENDED_JOB_STATES),
+        )
+        .order_by(Reproduction.id)
+        .limit(1)
+    )
 
 
 def default_time_cap_s(settings: Settings, point: Point) -> float:
@@ -178,7 +214,12 @@ def default_time_cap_s(settings: Settings, point: Point) -> float:
 
 
 def run_reproduction(
-    *, session: Session, settings: Settings, job_id: int, clock: Clock = utcnow
+    *,
+    session: Session,
+    settings: Settings,
+    job_id: int,
+    queue: JobQueue | None = None,
+    clock: Clock = utcnow,
 ) -> Reproduction | None:
     reproduction = session.scalar(select(Reproduction).where(Reproduction.job_id == job_id))
     job = session.get(Job, job_id)
@@ -186,6 +227,15 @@ def run_reproduction(
         return reproduction
     if not claim_job(session, job, stale_after_s=settings.job_stale_after_s, now=clock()):
         return reproduction  # another worker runs it
+    earlier = earlier_run_on_the_endpoint(session, reproduction)
+    if earlier is not None and queue is not None:
+        # One run at a time per endpoint: two would load it together and each measure
+        # less than it holds. The earliest asked for goes first; this one waits.
+        requeue_later(
+            session, queue, job, now=clock(), delay_s=settings.reproduction_endpoint_wait_s,
+            stage=f"waiting for run {earlier.public_id[:8]} on the same endpoint to finish",
+        )  # fmt: skip
+        return reproduction
     set_progress(session, job, "starting the harness", 0.0)
     try:
         _measure(session, settings, job, reproduction, clock)

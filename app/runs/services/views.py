@@ -60,6 +60,11 @@ class ReproductionView(BaseModel):
         description="TTFT and TPOT percentiles and histogram distance beside the submitted "
         "run's: evidence, never the verdict"
     )
+    series: str | None = Field(
+        default=None,
+        description="the id of the first run of the series it was asked for with (runs go "
+        "one after the other); null for a run asked for alone",
+    )
 
 
 def _agentic(r: Reproduction) -> bool:
@@ -104,6 +109,7 @@ def reproduction_view(r: Reproduction, *, private: bool) -> ReproductionView:
         margin=r.margin,
         per_user_metric="e2e_avg_interactivity" if agentic else "tps_per_user",
         latency=r.latency,
+        series=r.series_first.public_id if r.series_first else None,
     )
 
 

@@ -271,6 +271,14 @@ class ReproductionRequest(BaseModel):
         description="a re-run on the exact same system: the 5% margin instead of 10% "
         "(§11.4); only the submitter of record attests it",
     )
+    runs: int = Field(
+        default=1,
+        ge=1,
+        le=20,
+        description="runs of the point, one after the other, for their spread (the portal "
+        "allows up to ENDPOINTS_PORTAL_REPRODUCTION_MAX_RUNS, 5 by default); the answer is "
+        "the first, and each run names it as its series",
+    )
 
 
 @router.post(
@@ -305,6 +313,7 @@ def create_reproduction(
             time_cap_s=body.time_cap_s,
             requested_by=who.email,
             same_system=body.same_system,
+            runs=body.runs,
         )
     except ReproductionError as exc:
         session.rollback()

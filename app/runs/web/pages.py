@@ -99,6 +99,7 @@ def reproduce_from_page(
     api_key: str = Form("", max_length=text.SECRET),
     time_cap_s: float | None = Form(None),
     same_system: bool = Form(False),
+    runs: int = Form(1, ge=1, le=20),
     csrf_token: str = Form(""),
 ) -> Response:
     verify_csrf(request, csrf_token)
@@ -120,13 +121,14 @@ def reproduce_from_page(
             time_cap_s=time_cap_s,
             requested_by=who.email,
             same_system=same_system,
+            runs=runs,
         )
     except ReproductionError as exc:
         session.rollback()
         # Filled in again as sent (the API key is never echoed back).
         typed = {"point": point, "endpoint_url": endpoint_url, "model": model,
                  "time_cap_s": "" if time_cap_s is None else f"{time_cap_s:g}",
-                 "same_system": "on" if same_system else ""}  # fmt: skip
+                 "same_system": "on" if same_system else "", "runs": str(runs)}  # fmt: skip
         return render_submission(
             request, session, settings, public_id, reproduction_error=exc,
             kept={"reproduce": typed}, status_code=status_of(exc),

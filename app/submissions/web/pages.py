@@ -203,6 +203,7 @@ def render_submission(
             "may_reproduce": may(actor_of(who, submission), Action.REPRODUCE) is None,
             "may_attest_same_system": may(actor_of(who, submission), Action.ATTEST_SAME_SYSTEM)
             is None,
+            "max_reproduction_runs": settings.reproduction_max_runs,
             "review": review_context(session, settings, submission, who)
             if level >= Access.REVIEW
             else None,

@@ -119,15 +119,17 @@ def test_reproduce_a_point_from_the_page_and_see_it_on_the_chart(
         page.select_option("#repro-point", "Acme_H200_x8/llama3_1-8b/r64")
         page.fill("#repro-endpoint", sim.url)
         page.fill("#repro-cap", "2")
+        page.fill("#repro-runs", "2")  # a series: one run after the other on the endpoint
         page.click("form.reproduce button[type=submit]")
-        # The page follows the run and reloads when it is done.
-        row = page.locator(
+        # The page follows the runs and reloads when they are done.
+        done = page.locator(
             "#reproduction-table tr[data-verdict=info], "
             "#reproduction-table tr[data-verdict=warning]"
-        ).first
-        row.wait_for(timeout=45_000)
-        assert "Acme_H200_x8/llama3_1-8b/r64" in row.inner_text()
-        assert "→" in row.inner_text()
+        )
+        done.nth(1).wait_for(timeout=60_000)
+        for row in done.all():
+            assert "Acme_H200_x8/llama3_1-8b/r64" in row.inner_text()
+            assert "→" in row.inner_text() and "series" in row.inner_text()
         page.wait_for_selector(".chart[data-rendered=true]")
         assert page.locator("#curve-1 .chart .scatterlayer .trace").count() == 3
 

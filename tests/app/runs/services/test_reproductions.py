@@ -14,6 +14,7 @@ from app.demo.bundles import BundleFactory, CurveSpec
 from app.pipeline import run_checks
 from app.runs.services.reproductions import (
     ReproductionError,
+    earlier_run_on_the_endpoint,
     request_reproduction,
     run_reproduction,
 )
@@ -177,6 +178,46 @@ def test_an_unreachable_endpoint_is_recorded_not_crashed(
         assert r.job.state == "succeeded" and r.n_completed == 0 and r.n_failed and r.n_failed > 0
         assert r.verdict == "warning" and "no request completed" in (r.message or "")
         assert 50 <= r.n_failed < 50 + 8 and "in a row" in (r.message or "")  # it gave up
+
+
+def test_a_series_of_runs_goes_one_at_a_time_on_its_endpoint(
+    database,
+    repro_settings,
+    queue,
+    checked,  # type: ignore[no-untyped-def]
+) -> None:
+    first = _request(database, repro_settings, queue, checked, runs=3, time_cap_s=1.0)
+    with database.session() as session:
+        series = session.scalars(select(Reproduction).order_by(Reproduction.id)).all()
+        assert [r.series_of for r in series] == [first.id, first.id, first.id]
+        jobs = [r.job_id for r in series]
+        blocker = series[0].public_id[:8]
+    assert [job for job, _kind in queue.sent[-3:]] == jobs
+    # The third, picked up while the first has not run: it waits, saying for which run,
+    # and comes back after the wait (its attempt is not counted as a lost worker).
+    with database.session() as session:
+        run_reproduction(session=session, settings=repro_settings, job_id=jobs[2], queue=queue)
+        third = session.get(Reproduction, series[2].id)
+        assert third.job.state == "queued" and third.job.attempts == 0
+        assert third.job.stage == f"waiting for run {blocker} on the same endpoint to finish"
+        assert third.n_completed is None
+    assert queue.sent[-1] == (jobs[2], "reproduce_point")
+    assert queue.delays[jobs[2]] == repro_settings.reproduction_endpoint_wait_s
+    # In the order asked for: the first runs, then the second, then the third.
+    for job in jobs:
+        with database.session() as session:
+            run_reproduction(session=session, settings=repro_settings, job_id=job, queue=queue)
+            assert session.get(Job, job).state == "succeeded"
+    # A run on another endpoint does not wait for them.
+    other = _request(database, repro_settings, queue, checked, endpoint_url="http://127.0.0.1:10")
+    with database.session() as session:
+        assert earlier_run_on_the_endpoint(session, session.get(Reproduction, other.id)) is None
+
+
+@pytest.mark.parametrize("runs", [0, 6])
+def test_a_series_is_one_to_five_runs(database, repro_settings, queue, checked, runs) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ReproductionError, match="runs must be a whole number from 1 to 5"):
+        _request(database, repro_settings, queue, checked, runs=runs)
 
 
 def test_a_same_system_re_run_is_held_to_five_percent(
