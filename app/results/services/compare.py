@@ -197,6 +197,48 @@ class Comparison(BaseModel):
     def baseline_name(self) -> str:
         return next((s.system for s in self.submissions if s.submission == self.baseline), "")
 
+    def export_rows(self) -> list[dict[str, Any]]:
+        """The table as an export: a row per concurrency and submission with a point there,
+        the deltas against the baseline's (where one is chosen) and the point's runs."""
+        rows = []
+        for row in self.points:
+            for n, s in enumerate(self.submissions):
+                if row.system_tps[n] is None:
+                    continue
+                point = next((p for p in s.curve.points if p.concurrency == row.concurrency), None)
+                spread = point.repeatability if point else None
+                rows.append({
+                    "benchmark": self.benchmark,
+                    "concurrency": row.concurrency,
+                    "submission": s.submission,
+                    "result_id": s.curve.result_id,
+                    "organization": s.organization,
+                    "system": s.system,
+                    "status": s.result_status,
+                    "baseline": s.submission == self.baseline,
+                    "point": point.dir if point else None,
+                    "system_tps": row.system_tps[n],
+                    "per_user": row.per_user[n],
+                    "ttft_p90_ms": row.ttft_p90_ms[n],
+                    "system_tps_delta_pct": _at(row.system_tps_delta_pct, n),
+                    "per_user_delta_pct": _at(row.per_user_delta_pct, n),
+                    "cut_short": _at(row.cut_short, n),
+                    "runs": spread.runs if spread else 1,
+                    "cv": spread.system_tps.cv if spread else None,
+                })  # fmt: skip
+        return rows
+
+
+COMPARE_COLUMNS = (
+    "benchmark", "concurrency", "submission", "result_id", "organization", "system", "status",
+    "baseline", "point", "system_tps", "per_user", "ttft_p90_ms", "system_tps_delta_pct",
+    "per_user_delta_pct", "cut_short", "runs", "cv",
+)  # fmt: skip
+
+
+def _at(values: list[Any], n: int) -> Any:
+    return values[n] if n < len(values) else None
+
 
 def delta_pct(value: float | None, base: float | None) -> float | None:
     """*value*'s change against *base*, in % (one decimal); None without both."""

@@ -24,7 +24,7 @@ from app.core.views import SHOWN_PERCENTILES, Listing
 from app.publishing.services.cohorts import PublicationView
 from app.results.services.accuracy import AccuracyView, accuracy_view
 from app.results.services.agentic import AgenticModels, agentic_models
-from app.results.services.compare import Comparison, compare_query
+from app.results.services.compare import COMPARE_COLUMNS, Comparison, compare_query
 from app.results.services.export import write_cohort_export
 from app.results.services.history import History, system_history
 from app.results.services.plan import Plan, capacity_plan
@@ -466,6 +466,13 @@ def read_comparison(
     tps_per_user_min: Annotated[
         str | None, Query(description="the SLA of `at_sla`: a number ≥ 0")
     ] = None,
+    format: Annotated[
+        Literal["json", "csv"],
+        Query(
+            description="csv: the table, a row per concurrency and submission, with the "
+            "deltas against the baseline and each point's runs"
+        ),  # fmt: skip
+    ] = "json",
 ) -> Comparison | Response:
     """Published results' curves of one benchmark side by side, as the results show them
     now: their points at each concurrency and every disclosure (system description,
@@ -473,9 +480,17 @@ def read_comparison(
     them (withheld during peer review, rules §11.9). A submission that is not on the
     curves (unknown, withdrawn, rejected) is refused by name."""
     try:
-        return compare_query(session, settings, who, request.query_params)
+        comparison = compare_query(session, settings, who, request.query_params)
     except QueryProblem as problem:
         return refused(problem)
+    if format == "csv":
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", f"compare-{comparison.benchmark}") + ".csv"
+        return Response(
+            _csv(comparison.export_rows(), COMPARE_COLUMNS),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+    return comparison
 
 
 @router.get("/history", response_model=History)

@@ -78,3 +78,38 @@ def test_without_a_baseline_there_are_no_deltas_and_a_stranger_is_refused(
     assert refused.status_code == 422 and refused.json()["error"]["field"] == "baseline"
     bad_sla = client.get("/api/v1/compare", params=[*params, ("ttft_p90_max_ms", "soon")])
     assert bad_sla.status_code == 422 and bad_sla.json()["error"]["field"] == "ttft_p90_max_ms"
+
+
+def test_the_export_is_the_table_with_its_deltas_and_runs(
+    client: TestClient, pair: list[str]
+) -> None:
+    import csv
+    import io
+
+    acme = next(
+        r["submission"]
+        for r in client.get("/api/v1/results", params={"benchmark": "llama3_1-8b"}).json()[
+            "ranking"
+        ]
+        if r["system"].startswith("Acme")
+    )
+    other = next(p for p in pair if p != acme)
+    params = [("submission", other), ("submission", acme), ("baseline", acme),
+              ("benchmark", "llama3_1-8b")]  # fmt: skip
+    body = client.get("/api/v1/compare", params=params).json()
+    answer = client.get("/api/v1/compare", params=[*params, ("format", "csv")])
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/csv")
+    assert 'filename="compare-llama3_1-8b.csv"' in answer.headers["content-disposition"]
+    rows = list(csv.DictReader(io.StringIO(answer.text)))
+    expected = [(row["concurrency"], s["submission"], row["system_tps_delta_pct"][n])
+                for row in body["points"] for n, s in enumerate(body["submissions"])
+                if row["system_tps"][n] is not None]  # fmt: skip
+    assert [(int(r["concurrency"]), r["submission"], r["system_tps_delta_pct"]) for r in rows] == [
+        (c, s, "" if d is None else str(d)) for c, s, d in expected
+    ]
+    assert {r["baseline"] for r in rows if r["submission"] == acme} == {"True"}
+    # The demo reproduced Acme's r64 three times: four runs, with their spread.
+    (r64,) = [r for r in rows if r["submission"] == acme and r["point"] == "r64"]
+    assert r64["runs"] == "4" and float(r64["cv"]) > 0
+    page = client.get("/compare", params=params).text
+    assert 'id="compare-csv"' in page and "format=csv" in page
