@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal
 from app.core.refusals import Kind
+from app.publishing.domain.repeatability import Repeatability
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.domain.colours import PALETTE, colours, system_key
 from app.results.domain.presets import price_presets
@@ -128,6 +129,10 @@ class PointRow(BaseModel):
         description="per submission: a note where more than 5 % of the point's responses "
         "ended on the output length limit",
     )
+    repeatability: list[Repeatability | None] = Field(
+        default_factory=list,
+        description="per submission: the point's runs and their spread, where it was reproduced",
+    )
 
 
 class AtSla(BaseModel):
@@ -206,7 +211,7 @@ class Comparison(BaseModel):
                 if row.system_tps[n] is None:
                     continue
                 point = next((p for p in s.curve.points if p.concurrency == row.concurrency), None)
-                spread = point.repeatability if point else None
+                spread = _at(row.repeatability, n)
                 rows.append({
                     "benchmark": self.benchmark,
                     "concurrency": row.concurrency,
@@ -344,6 +349,7 @@ def compare(
                 system_tps_delta_pct=deltas(tps),
                 per_user_delta_pct=deltas(per_user),
                 cut_short=[p.cut_short if p else None for p in at],
+                repeatability=[p.repeatability if p else None for p in at],
             )
         )
     best = [_best_at(c.curve, sla) for c in compared]

@@ -113,3 +113,6 @@ def test_the_export_is_the_table_with_its_deltas_and_runs(
     assert r64["runs"] == "4" and float(r64["cv"]) > 0
     page = client.get("/compare", params=params).text
     assert 'id="compare-csv"' in page and "format=csv" in page
+    # The table says so too, beside the point's throughput.
+    cell = re.search(r'class="muted small runs"[^>]*>([^<]+)</a>', page)
+    assert cell is not None and cell.group(1).startswith("4 runs · CV ")
