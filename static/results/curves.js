@@ -14,9 +14,12 @@
   }
   function fmt(v, d) { return v === null || v === undefined ? "—" : Number(v).toFixed(d); }
   var traces = [];
+  // On a phone the legend breaks each name before its organisation and status.
+  var short = el.getBoundingClientRect().width < 600;
+  function legendName(name) { return short ? esc(name).replace(" (", "<br>(") : esc(name); }
   chart.curves.forEach(function (curve, i) {
     var colour = curve.colour;  // one per system (app/results/domain/colours.py)
-    traces.push({ type: "scatter", mode: "lines", name: esc(curve.name), legendgroup: "c" + i,
+    traces.push({ type: "scatter", mode: "lines", name: legendName(curve.name), legendgroup: "c" + i,
                   x: curve.step_line.map(function (v) { return v[0]; }),
                   y: curve.step_line.map(function (v) { return v[1]; }),
                   line: { color: colour, width: 2, dash: DASH[curve.status] || "solid" }, hoverinfo: "skip" });
@@ -50,9 +53,10 @@
   if (button) { button.addEventListener("click", savePng); }
   Plotly.newPlot(el, traces, {
     title: { text: esc(chart.title), font: { size: 15 } },
-    margin: { t: 40, r: 20, b: 50, l: 70 }, legend: { orientation: "h", y: -0.2 }, hovermode: "closest",
-    xaxis: { title: { text: chart.x_title }, rangemode: "tozero" },
-    yaxis: { title: { text: "system tokens/s" }, rangemode: "tozero" }
+    margin: { t: 40, r: short ? 10 : 20, b: 50, l: short ? 55 : 70 },
+    legend: { orientation: "h", y: -0.2, font: { size: short ? 10 : 12 } }, hovermode: "closest",
+    xaxis: { title: { text: chart.x_title }, rangemode: "tozero", automargin: true },
+    yaxis: { title: { text: "system tokens/s" }, rangemode: "tozero", automargin: true }
   }, { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["toImage"],
        modeBarButtonsToAdd: [{ name: "Download the chart as a PNG, with its caption and footnotes",
                                icon: Plotly.Icons.camera, click: savePng }] })

@@ -71,9 +71,29 @@
   }
   function fmt(v, d) { return v === null || v === undefined ? "—" : Number(v).toFixed(d); }
 
-  function label(curve) {
-    var tag = curve.peer_review_pending ? " — peer review pending*" : "";
-    return esc(curve.system) + " (" + esc(curve.organization) + ", " + curve.status + tag + ")";
+  // A phone's chart is narrow: legends break their names onto two lines, labels shorten.
+  function narrow(id) {
+    var el = document.getElementById(id);
+    return !!el && el.getBoundingClientRect().width < 600;
+  }
+
+  function label(curve, short) {
+    var tag = curve.peer_review_pending ? (short ? "*" : " — peer review pending*") : "";
+    return esc(curve.system) + (short ? "<br>" : " ") + "(" + esc(curve.organization) + ", " +
+      curve.status + tag + ")";
+  }
+
+  // Log axes: a label at each power of ten (and, for concurrency, at each power of two the
+  // points sit on), written out in full, never a bare "2" or "5" between decades.
+  function logTicks(values, powersOfTwo) {
+    var shown = values.filter(function (v) { return v > 0; });
+    var top = Math.max.apply(null, shown.concat([1]));
+    var low = Math.min.apply(null, shown.concat([1]));
+    var ticks = [];
+    var v = powersOfTwo ? 1 : Math.pow(10, Math.floor(Math.log10(low)));
+    for (; v <= top * 1.01; v *= powersOfTwo ? 2 : 10) { ticks.push(v); }
+    if (powersOfTwo && ticks.length > 8) { ticks = ticks.filter(function (t, i) { return i % 2 === 0; }); }
+    return { tickvals: ticks, ticktext: ticks.map(function (t) { return t.toLocaleString("en-US"); }) };
   }
 
   var tail = window.EndpointsPoints.tail;  // static/points.js
@@ -126,6 +146,7 @@
   function pareto(r) {
     var traces = [], shapes = [], annotations = [];
     var filtering = slaActive(r);
+    var short = narrow("chart-pareto");
     r.curves.forEach(function (curve) {
       var color = colour(curve);
       var pts = curve.points.filter(function (p) {
@@ -133,7 +154,7 @@
         return p.offline !== "dedicated" && v[0] !== null && v[1] !== null;
       });
       traces.push({
-        type: "scatter", mode: "lines", name: label(curve), legendgroup: "c" + curve.id,
+        type: "scatter", mode: "lines", name: label(curve, short), legendgroup: "c" + curve.id,
         x: curve.step_line.map(function (v) { return v[0]; }),
         y: curve.step_line.map(function (v) { return v[1]; }),
         line: { color: color, width: 2, dash: DASH[curve.status] },
@@ -143,7 +164,9 @@
         type: "scatter", mode: "markers+text", showlegend: false, legendgroup: "c" + curve.id,
         x: pts.map(function (p) { return xy(curve, p, r)[0]; }), y: pts.map(function (p) { return xy(curve, p, r)[1]; }),
         text: pts.map(function (p) { return p.offline === "elected" ? "Offline (elected)" : ""; }),
-        textposition: "top left",
+        // The elected point is a curve's lowest per-user rate, beside the y axis: its label
+        // goes right, into the chart, not off its left edge.
+        textposition: "top right",
         hovertext: pts.map(function (p) { return hover(curve, p, r); }), hoverinfo: "text",
         // A reproduced point's spread over its runs (min to max), where y is throughput.
         error_y: spread(pts, r),
@@ -158,8 +181,8 @@
         shapes.push({ type: "line", xref: "paper", x0: 0, x1: 1, y0: curve.offline_ceiling.y, y1: curve.offline_ceiling.y,
                       line: { dash: "dot", color: color, width: 1.5 }, opacity: OPACITY[curve.status] });
         annotations.push({ xref: "paper", x: 0.99, xanchor: "right", y: curve.offline_ceiling.y, yanchor: "bottom",
-                           showarrow: false, font: { size: 10, color: color },
-                           text: "Offline (dedicated) · " + esc(curve.system) });
+                           showarrow: false, font: { size: short ? 9 : 10, color: color },
+                           text: (short ? "Offline · " : "Offline (dedicated) · ") + esc(curve.system) });
       }
     });
     if (r.sla.tps_per_user_min !== null) {
@@ -182,10 +205,11 @@
     }
     return { traces: traces, layout: {
       title: { text: "Pareto curves · " + esc(r.benchmark) + " · " + esc(r.cohort || "current"), font: { size: 15 } },
-      margin: { t: 40, r: 20, b: 50, l: 70 }, shapes: shapes, annotations: annotations,
-      legend: { orientation: "h", y: -0.2 }, hovermode: "closest",
-      xaxis: { title: { text: agentic ? "e2e avg interactivity (tok/s)" : "tokens/s per user (1000 / TPOT P90)" }, rangemode: "tozero" },
-      yaxis: { title: { text: ylabel }, rangemode: "tozero" }
+      margin: { t: 40, r: short ? 10 : 20, b: 50, l: short ? 55 : 70 }, shapes: shapes, annotations: annotations,
+      legend: { orientation: "h", y: -0.2, font: { size: short ? 10 : 12 } }, hovermode: "closest",
+      xaxis: { title: { text: agentic ? "e2e avg interactivity (tok/s)" : "tokens/s per user (1000 / TPOT P90)" },
+               rangemode: "tozero", automargin: true },
+      yaxis: { title: { text: ylabel }, rangemode: "tozero", automargin: true }
     } };
   }
 
@@ -200,10 +224,15 @@
         line: { color: colour(curve), dash: DASH[curve.status] }, opacity: OPACITY[curve.status]
       };
     });
+    var concurrencies = [], values = [];
+    traces.forEach(function (t) { concurrencies = concurrencies.concat(t.x); values = values.concat(t.y); });
+    var xaxis = Object.assign({ title: { text: "concurrency (users)" }, type: "log", automargin: true },
+                              logTicks(concurrencies, true));
+    var yaxis = log ? Object.assign({ title: { text: ytitle }, type: "log", automargin: true }, logTicks(values, false))
+                    : { title: { text: ytitle }, rangemode: "tozero", automargin: true };
     return { traces: traces, layout: {
       title: { text: title, font: { size: 13 } }, margin: { t: 36, r: 10, b: 45, l: 60 },
-      xaxis: { title: { text: "concurrency (users)" }, type: "log" },
-      yaxis: log ? { title: { text: ytitle }, type: "log" } : { title: { text: ytitle }, rangemode: "tozero" }
+      xaxis: xaxis, yaxis: yaxis
     } };
   }
 

@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 
 from app.db.models import CheckRun, Job, Point, Retokenization, StoredFile, Submission
 from app.db.session import Database
-from app.demo.bundles import BundleFactory, SystemSpec
+from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
 from app.settings import Settings
 from tests.support.portal import RunningPortal, kill_leftovers, start_portal, stop_portal
 from tests.support.services import (
@@ -164,7 +164,13 @@ def _state(portal: RunningPortal, public_id: str) -> str:
 
 def test_worker_killed_mid_check_redoes_it_once(faulty: RunningPortal, tmp_path: Path) -> None:
     system = SystemSpec(name="Acme killed check", saturation_tps=44_000)
-    archive = BundleFactory(system=system, submission_id="sub-kill").archive(tmp_path / "k.tar.gz")
+    # Three curves: a check long enough that the kill lands while it runs, even on a
+    # loaded machine (with one, it could finish between the poll and the kill).
+    curves = (CurveSpec(), CurveSpec(model="gpt-oss-120b", speed=0.4),
+              CurveSpec(model="kimi-k3", offline="none", speed=0.5))  # fmt: skip
+    archive = BundleFactory(system=system, curves=curves, submission_id="sub-kill").archive(
+        tmp_path / "k.tar.gz"
+    )
     public_id = _upload(faulty, archive)
     wait_for(lambda: _state(faulty, public_id) == "checking", 60)
     kill_worker(faulty)
@@ -180,7 +186,7 @@ def test_worker_killed_mid_check_redoes_it_once(faulty: RunningPortal, tmp_path:
             )
             assert runs == 1  # redone, not duplicated
             points = session.scalar(select(func.count(Point.id)))
-            assert points == 8
+            assert points == 8 + 8 + 7  # each curve's points once, not twice
     finally:
         database.dispose()
 

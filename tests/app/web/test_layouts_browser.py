@@ -50,6 +50,17 @@ def test_every_page_fits_and_the_ranking_shows_its_key_columns(  # type: ignore[
     # On a phone the secondary columns fold away; on a laptop they are all there.
     folded = page.locator("#ranking th.more").first.is_hidden()
     assert folded == (width < 700)
+    # The charts read at either width: the legend inside the chart, the small charts
+    # wide enough to read, their log axes labelled in full at each tick.
+    chart = page.locator("#chart-pareto").bounding_box()
+    legend = page.locator("#chart-pareto .legend").bounding_box()
+    assert chart and legend and legend["x"] + legend["width"] <= chart["x"] + chart["width"] + 1
+    small = page.locator("#chart-ttft-conc").bounding_box()
+    assert small and small["width"] >= 300
+    texts = "els => els.map(e => e.textContent)"
+    ticks = page.locator("#chart-ttft-conc .xtick text").evaluate_all(texts)
+    assert "1,024" in ticks and all(t.strip() for t in ticks)
+    assert "1,000" in page.locator("#chart-ttft-conc .ytick text").evaluate_all(texts)
     page.click("#compare-selected")
     page.wait_for_selector(f"#chart-curves{RENDERED}", timeout=20_000)
     assert _fits(page), "compare"
