@@ -242,7 +242,27 @@ def run_reproduction(
     except (DatasetError, OSError, ValueError) as exc:
         session.rollback()
         _finish_failed(session, job, reproduction, f"{type(exc).__name__}: {exc}", clock)
+    if queue is not None:
+        _send_the_next_waiting(session, queue, reproduction)
     return reproduction
+
+
+def _send_the_next_waiting(session: Session, queue: JobQueue, done: Reproduction) -> None:
+    """The endpoint is free: the next run waiting for it starts now, not at its next look
+    (the message it waits on arrives later and finds it taken or done)."""
+    waiting = session.scalar(
+        select(Job)
+        .join(Reproduction, Reproduction.job_id == Job.id)
+        .where(
+            Reproduction.endpoint_url == done.endpoint_url,
+            Reproduction.id > done.id,
+            Job.state == JobState.QUEUED,
+        )
+        .order_by(Reproduction.id)
+        .limit(1)
+    )
+    if waiting is not None:
+        queue.send(waiting.id, waiting.kind)
 
 
 def _measure(

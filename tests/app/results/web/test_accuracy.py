@@ -107,7 +107,10 @@ def test_the_submission_page_shows_each_points_fields_by_the_clients_names(
     view = _accuracy(client, **LLAMA)
     page = client.get(view["rows"][0]["link"]).text
     names = ("input_sequence_lengths", "early_stopping_percentiles", "run_config",
-             "load_pattern.target_concurrency", "accuracy_scores", "cnn_dailymail")  # fmt: skip
+             "load_pattern.target_concurrency", "accuracy_scores", "cnn_dailymail",
+             "e2e_avg_interactivity")  # fmt: skip
     for name in names:
         assert name in page, name
     assert "gate compared" in page and ": meets" in page
+    # The checker's end-to-end interactivity, beside each point's fields.
+    assert re.search(r'<td class="num interactivity">[\d,]+\.\d\d</td>', page)

@@ -203,11 +203,14 @@ def test_a_series_of_runs_goes_one_at_a_time_on_its_endpoint(
         assert third.n_completed is None
     assert queue.sent[-1] == (jobs[2], "reproduce_point")
     assert queue.delays[jobs[2]] == repro_settings.reproduction_endpoint_wait_s
-    # In the order asked for: the first runs, then the second, then the third.
-    for job in jobs:
+    # In the order asked for: the first runs, then the second, then the third; each,
+    # once done, sends the next at once rather than leave it to its next look.
+    for n, job in enumerate(jobs):
         with database.session() as session:
             run_reproduction(session=session, settings=repro_settings, job_id=job, queue=queue)
             assert session.get(Job, job).state == "succeeded"
+        if n + 1 < len(jobs):
+            assert queue.sent[-1] == (jobs[n + 1], "reproduce_point")
     # A run on another endpoint does not wait for them.
     other = _request(database, repro_settings, queue, checked, endpoint_url="http://127.0.0.1:10")
     with database.session() as session:
