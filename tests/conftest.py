@@ -202,7 +202,9 @@ def portal(
     reads a seed-set file with a set published for today's cohort, as an operator
     configures it when MLCommons publishes one."""
     base = tmp_path_factory.mktemp("portal")
-    registry = {"ENDPOINTS_PORTAL_SEED_SETS_FILE": str(seed_registry.path)}
+    # The demo loaded, as `make run` loads it on an empty database: the buyer's pages read it.
+    registry = {"ENDPOINTS_PORTAL_SEED_SETS_FILE": str(seed_registry.path),
+                "ENDPOINTS_PORTAL_DEMO_DATA": "true"}  # fmt: skip
     if request.param == "embedded":
         running = start_portal(base / "data", base / "portal.log", registry)
         yield running

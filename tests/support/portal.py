@@ -103,6 +103,9 @@ def start_portal(
             "ENDPOINTS_PORTAL_LOGIN_ATTEMPTS_PER_MINUTE": "1000",
             # A client that does not finish its request's headers in 2 s is cut off.
             "ENDPOINTS_PORTAL_HEADER_TIMEOUT_S": "2",
+            # No demo unless asked for: loading it runs the pipeline for six submissions,
+            # seconds of both cores that only the session portal's tests read.
+            "ENDPOINTS_PORTAL_DEMO_DATA": "false",
             **portal_assets(data_dir.parent),
             **(extra_env or {}),
         }

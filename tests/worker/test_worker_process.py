@@ -74,6 +74,7 @@ def test_same_content_repacked_is_rejected_as_duplicate(
 def _spawn(*args: str, data: Path) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env["ENDPOINTS_PORTAL_DATA_DIR"] = str(data)
+    env["ENDPOINTS_PORTAL_DEMO_DATA"] = "false"  # an empty portal: only this test's work
     return subprocess.Popen(
         [sys.executable, "-m", "app.cli", *args],
         cwd=PROJECT_ROOT,
