@@ -208,7 +208,7 @@ def portal(
     if request.param == "embedded":
         running = start_portal(base / "data", base / "portal.log", registry)
         yield running
-        stop_portal(running)
+        stop_portal(running, at_once=True)
         return
     server = redis_url()
     require(server is not None, "Redis (ENDPOINTS_PORTAL_TEST_REDIS_URL)")
@@ -232,7 +232,7 @@ def portal(
             worker_data_dir=base / "worker-data",
         )
         yield running
-        stop_portal(running)
+        stop_portal(running, at_once=True)
 
 
 @pytest.fixture(scope="session")

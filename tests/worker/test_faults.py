@@ -52,7 +52,7 @@ def faulty(
     if request.param == "embedded":
         portal = start_portal(base / "data", base / "portal.log", FAST_RECOVERY)
         yield portal
-        stop_portal(portal)
+        stop_portal(portal, at_once=True)
         return
     require(redis_url() is not None, "Redis (ENDPOINTS_PORTAL_TEST_REDIS_URL)")
     with fresh_postgres_database() as url:
@@ -63,7 +63,7 @@ def faulty(
         redis.Redis.from_url(env["REDIS_URL"]).flushdb()
         portal = start_portal(base / "data", base / "portal.log", env)
         yield portal
-        stop_portal(portal)
+        stop_portal(portal, at_once=True)
 
 
 def _database(portal: RunningPortal) -> Database:
