@@ -54,7 +54,11 @@
   Plotly.newPlot(el, traces, {
     title: { text: esc(chart.title), font: { size: 15 } },
     margin: { t: 40, r: short ? 10 : 20, b: 50, l: short ? 55 : 70 },
-    legend: { orientation: "h", y: -0.2, font: { size: short ? 10 : 12 } }, hovermode: "closest",
+    legend: short
+      // A phone's legend takes rows of its own: at the foot of the figure, below the axis
+      // title, never over it.
+      ? { orientation: "h", yref: "container", y: 0, yanchor: "bottom", font: { size: 10 } }
+      : { orientation: "h", y: -0.2 }, hovermode: "closest",
     xaxis: { title: { text: chart.x_title }, rangemode: "tozero", automargin: true },
     yaxis: { title: { text: "system tokens/s" }, rangemode: "tozero", automargin: true }
   }, { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["toImage"],

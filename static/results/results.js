@@ -206,7 +206,11 @@
     return { traces: traces, layout: {
       title: { text: "Pareto curves · " + esc(r.benchmark) + " · " + esc(r.cohort || "current"), font: { size: 15 } },
       margin: { t: 40, r: short ? 10 : 20, b: 50, l: short ? 55 : 70 }, shapes: shapes, annotations: annotations,
-      legend: { orientation: "h", y: -0.2, font: { size: short ? 10 : 12 } }, hovermode: "closest",
+      legend: short
+      // A phone's legend takes rows of its own: at the foot of the figure, below the axis
+      // title, never over it.
+      ? { orientation: "h", yref: "container", y: 0, yanchor: "bottom", font: { size: 10 } }
+      : { orientation: "h", y: -0.2 }, hovermode: "closest",
       xaxis: { title: { text: agentic ? "e2e avg interactivity (tok/s)" : "tokens/s per user (1000 / TPOT P90)" },
                rangemode: "tozero", automargin: true },
       yaxis: { title: { text: ylabel }, rangemode: "tozero", automargin: true }

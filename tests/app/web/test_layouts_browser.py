@@ -36,6 +36,21 @@ def _key_columns_in_view(page) -> list[str]:  # type: ignore[no-untyped-def]
     return out
 
 
+def _legend_clear_of_the_axis_title(page, chart: str) -> bool:  # type: ignore[no-untyped-def]
+    """The chart's legend starts below its x-axis title: neither is drawn over the other."""
+    return bool(
+        page.evaluate(
+            """(id) => {
+              const el = document.getElementById(id);
+              const title = el.querySelector('.g-xtitle').getBoundingClientRect();
+              const legend = el.querySelector('.legend').getBoundingClientRect();
+              return legend.top >= title.bottom - 1;
+            }""",
+            chart,
+        )
+    )
+
+
 @pytest.mark.parametrize("width", [390, 1400])
 def test_every_page_fits_and_the_ranking_shows_its_key_columns(  # type: ignore[no-untyped-def]
     page, portal: RunningPortal, width: int
@@ -55,6 +70,7 @@ def test_every_page_fits_and_the_ranking_shows_its_key_columns(  # type: ignore[
     chart = page.locator("#chart-pareto").bounding_box()
     legend = page.locator("#chart-pareto .legend").bounding_box()
     assert chart and legend and legend["x"] + legend["width"] <= chart["x"] + chart["width"] + 1
+    assert _legend_clear_of_the_axis_title(page, "chart-pareto")
     small = page.locator("#chart-ttft-conc").bounding_box()
     assert small and small["width"] >= 300
     texts = "els => els.map(e => e.textContent)"
@@ -64,6 +80,7 @@ def test_every_page_fits_and_the_ranking_shows_its_key_columns(  # type: ignore[
     page.click("#compare-selected")
     page.wait_for_selector(f"#chart-curves{RENDERED}", timeout=20_000)
     assert _fits(page), "compare"
+    assert _legend_clear_of_the_axis_title(page, "chart-curves")
     page.goto(f"{portal.url}/history?benchmark=llama3_1-8b")
     assert _fits(page), "history"
     page.goto(f"{portal.url}/accuracy?benchmark=llama3_1-8b")
@@ -80,5 +97,12 @@ def test_every_page_fits_and_the_ranking_shows_its_key_columns(  # type: ignore[
     assert _fits(page), "submission under review"
     page.goto(f"{portal.url}/review")
     assert _fits(page), "review queue"
+    # The chair's invitations, with a freshly shown link (one long word).
+    page.goto(f"{portal.url}/invitations")
+    page.fill("#invite-email", f"layout-{width}@fjord.example")
+    page.fill("#invite-org", "Fjord Labs")
+    page.click("#invite-submit")
+    page.wait_for_selector("#invite-link")
+    assert _fits(page), "invitations"
     page.goto(f"{portal.url}/upload")
     assert _fits(page), "upload"
