@@ -123,6 +123,8 @@ def test_the_reviewer_walk(page, portal: RunningPortal, tmp_path: Path) -> None:
     page.click("#file-objection button[type=submit]")
     objection = page.locator("article.objection").first
     objection.wait_for()
+    # The style sheet may still be on its way when the element is there: wait for it.
+    page.wait_for_load_state("load")
     evidence = objection.locator("p.evidence").first
     assert evidence.evaluate("e => getComputedStyle(e).whiteSpace") == "pre-wrap"
     assert "line one of the log\nline two of the log" in evidence.inner_text()
