@@ -205,7 +205,7 @@ def cmd_users(args: argparse.Namespace) -> int:
                     f"the link works once, until {until}; it is shown only now):",
                     file=sys.stderr,
                 )
-                print(f"{settings.public_url.rstrip('/')}{made.link}")
+                print(settings.public_link(made.link))
             elif args.users_command == "revoke-token":
                 rows = session.scalars(select(ApiToken).where(ApiToken.prefix == args.prefix)).all()
                 if not rows:

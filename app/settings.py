@@ -173,6 +173,10 @@ class Settings(BaseSettings):
         parse_allowed(entries)  # a bad entry stops the portal at start, naming it
         return entries
 
+    def public_link(self, path: str) -> str:
+        """*path* on the portal's public address: what e-mails and the command line give."""
+        return f"{self.public_url.rstrip('/')}{path}"
+
     @computed_field  # type: ignore[prop-decorator]
     @property
     def effective_database_url(self) -> str:

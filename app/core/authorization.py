@@ -170,9 +170,10 @@ def invitable_roles(scopes: frozenset[Scope]) -> frozenset[Role]:
 
 def may_invite(scopes: frozenset[Scope], role: Role) -> Refusal | None:
     """None if a caller with *scopes* may invite someone as *role*, else why not."""
-    if role in invitable_roles(scopes):
+    allowed = invitable_roles(scopes)
+    if role in allowed:
         return None
-    if not invitable_roles(scopes):
+    if not allowed:
         return Refusal("not-yours", "only the chair or an administrator may invite", Kind.FORBIDDEN)
     return Refusal(
         "not-yours", f"only an administrator may invite someone as {role.value}", Kind.FORBIDDEN

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import smtplib
 from dataclasses import dataclass
-from email.message import EmailMessage
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import AccountError, create_user, user_by_email
-from app.accounts.services.notifications import chairs, notify
+from app.accounts.services.notifications import (
+    MAIL_ERRORS,
+    chairs,
+    mail_server,
+    notify,
+    portal_email,
+)
 from app.accounts.services.security import new_token, token_hash
 from app.core.authorization import Role, Scope, may_invite
 from app.core.refusals import Kind
@@ -120,21 +124,20 @@ def _email_link(settings: Settings, invitation: Invitation, link: str) -> bool:
     """E-mail the link where SMTP is configured; the inviter is shown it either way."""
     if not settings.smtp_host:
         return False
-    message = EmailMessage()
-    message["From"] = settings.smtp_sender
-    message["To"] = invitation.email
-    message["Subject"] = "[Endpoints Portal] You are invited to the MLPerf Endpoints Portal"
     until = invitation.expires_at.strftime("%Y-%m-%d %H:%M UTC")
-    message.set_content(
+    message = portal_email(
+        settings,
+        invitation.email,
+        "You are invited to the MLPerf Endpoints Portal",
         f"You are invited to the MLPerf Endpoints Portal as a {invitation.role.value}"
         + (f" of {invitation.organization}" if invitation.organization else "")
         + f". Choose your password here (the link works once, until {until}):\n\n"
-        + f"{settings.public_url.rstrip('/')}{link}\n"
+        + f"{settings.public_link(link)}\n",
     )
     try:
-        with smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=10) as smtp:
+        with mail_server(settings) as smtp:
             smtp.send_message(message)
-    except (OSError, smtplib.SMTPException) as exc:
+    except MAIL_ERRORS as exc:
         log.warning("the invitation to %s was not e-mailed: %s", invitation.email, exc)
         return False
     return True

@@ -90,6 +90,26 @@ def mark_read(session: Session, user_id: int, at: dt.datetime | None = None) -> 
         row.read_at = at or utcnow()
 
 
+# What a mail server out of reach, or refusing, raises.
+MAIL_ERRORS = (OSError, smtplib.SMTPException)
+
+
+def mail_server(settings: Settings) -> smtplib.SMTP:
+    """A connection to the configured mail server (the caller checks there is one)."""
+    assert settings.smtp_host is not None
+    return smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=10)
+
+
+def portal_email(settings: Settings, to: str, subject: str, body: str) -> EmailMessage:
+    """A message from the portal: its sender, and a subject that says where it is from."""
+    message = EmailMessage()
+    message["From"] = settings.smtp_sender
+    message["To"] = to
+    message["Subject"] = f"[Endpoints Portal] {subject}"
+    message.set_content(body)
+    return message
+
+
 def send_pending_email(session: Session, settings: Settings, limit: int = 200) -> int:
     """E-mail the notifications not sent yet; a failure leaves them for the next round."""
     if not settings.smtp_host:
@@ -104,18 +124,14 @@ def send_pending_email(session: Session, settings: Settings, limit: int = 200) -
         return 0
     sent = 0
     try:
-        with smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=10) as smtp:
+        with mail_server(settings) as smtp:
             for row in pending:
-                message = EmailMessage()
-                message["From"] = settings.smtp_sender
-                message["To"] = row.user.email
-                message["Subject"] = f"[Endpoints Portal] {row.subject}"
-                link = f"\n\n{settings.public_url.rstrip('/')}{row.link}" if row.link else ""
-                message.set_content(row.body + link)
+                link = f"\n\n{settings.public_link(row.link)}" if row.link else ""
+                message = portal_email(settings, row.user.email, row.subject, row.body + link)
                 smtp.send_message(message)
                 row.emailed_at = utcnow()
                 sent += 1
-    except (OSError, smtplib.SMTPException) as exc:
+    except MAIL_ERRORS as exc:
         log.warning("e-mail delivery stopped after %d message(s): %s", sent, exc)
     return sent
 

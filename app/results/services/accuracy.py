@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.core.accuracy import DatasetScores, GatedMetric
+from app.results.domain.sla import per_user
 from app.results.services.public import QueryProblem
 from app.results.services.results import (
     BenchmarkView,
@@ -142,7 +143,7 @@ def _row(curve: ResultCurve, point: ResultPoint, metric: str | None) -> Accuracy
         point=point.dir,
         concurrency=point.concurrency,
         system_tps=point.system_tps,
-        per_user=point.e2e_avg_interactivity if curve.is_agentic else point.tps_per_user,
+        per_user=per_user(point, curve.is_agentic),
         offline=point.offline.value,
         admissible=point.admissible,
         accuracy=point.accuracy,

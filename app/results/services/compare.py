@@ -15,7 +15,7 @@ from app.publishing.domain.repeatability import Repeatability
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.domain.colours import PALETTE, colours, system_key
 from app.results.domain.presets import price_presets
-from app.results.domain.sla import PointTable, Sla, admissible_rows, best_rows
+from app.results.domain.sla import PointTable, Sla, admissible_rows, best_rows, per_user
 from app.results.services.public import (
     STATUSES,
     PublicCurve,
@@ -324,7 +324,6 @@ def compare(
             withheld.append(public_id)
         facts.append(shown or {})
     agentic = compared[0].curve.is_agentic
-    x_key = "e2e_avg_interactivity" if agentic else "tps_per_user"
     by_concurrency = [
         {p.concurrency: p for p in c.curve.points if p.offline != "dedicated"} for c in compared
     ]
@@ -339,15 +338,15 @@ def compare(
     for concurrency in sorted(set().union(*by_concurrency)):
         at = [points.get(concurrency) for points in by_concurrency]
         tps = [p.system_tps if p else None for p in at]
-        per_user = [getattr(p, x_key) if p else None for p in at]
+        rates = [per_user(p, agentic) if p else None for p in at]
         rows.append(
             PointRow(
                 concurrency=concurrency,
                 system_tps=tps,
-                per_user=per_user,
+                per_user=rates,
                 ttft_p90_ms=[p.ttft_p90_ms if p else None for p in at],
                 system_tps_delta_pct=deltas(tps),
-                per_user_delta_pct=deltas(per_user),
+                per_user_delta_pct=deltas(rates),
                 cut_short=[p.cut_short if p else None for p in at],
                 repeatability=[p.repeatability if p else None for p in at],
             )
@@ -428,5 +427,5 @@ def _best_at(curve: PublicCurve, sla: Sla) -> AtSla:
         point=point.dir,
         concurrency=point.concurrency,
         system_tps=point.system_tps,
-        per_user=point.e2e_avg_interactivity if curve.is_agentic else point.tps_per_user,
+        per_user=per_user(point, curve.is_agentic),
     )

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from app.core.numbers import whole_number
 from app.results.domain.presets import PricePreset
 from app.results.domain.sizing import MOST_USERS, holding_point, requests_per_s, size
-from app.results.domain.sla import NOT_AN_MLPERF_FIGURE
+from app.results.domain.sla import NOT_AN_MLPERF_FIGURE, per_user
 from app.results.services.public import QueryProblem
 from app.results.services.results import (
     PriceView,
@@ -235,7 +235,7 @@ def _row(curve: ResultCurve, held: int, load: Load, query: ResultsQuery) -> Plan
         concurrency=point.concurrency,
         requests_per_s=round(rate, 3) if rate is not None else None,
         system_tps=point.system_tps,
-        tps_per_user=point.e2e_avg_interactivity if curve.is_agentic else point.tps_per_user,
+        tps_per_user=per_user(point, curve.is_agentic),
         ttft_p90_ms=point.ttft_p90_ms,
         systems_needed=sizing.systems,
         engaged_share=part.share if part else 1.0,
