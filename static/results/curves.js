@@ -15,7 +15,7 @@
   function fmt(v, d) { return v === null || v === undefined ? "—" : Number(v).toFixed(d); }
   var traces = [];
   // On a phone the legend breaks each name before its organisation and status.
-  var short = el.getBoundingClientRect().width < 600;
+  var short = window.EndpointsPoints.phone(el);
   function legendName(name) { return short ? esc(name).replace(" (", "<br>(") : esc(name); }
   chart.curves.forEach(function (curve, i) {
     var colour = curve.colour;  // one per system (app/results/domain/colours.py)
@@ -51,17 +51,11 @@
   }
   var button = document.getElementById("export-curves-png");
   if (button) { button.addEventListener("click", savePng); }
-  Plotly.newPlot(el, traces, {
-    title: { text: esc(chart.title), font: { size: 15 } },
-    margin: { t: 40, r: short ? 10 : 20, b: 50, l: short ? 55 : 70 },
-    legend: short
-      // A phone's legend takes rows of its own: at the foot of the figure, below the axis
-      // title, never over it.
-      ? { orientation: "h", yref: "container", y: 0, yanchor: "bottom", font: { size: 10 } }
-      : { orientation: "h", y: -0.2 }, hovermode: "closest",
+  Plotly.newPlot(el, traces, Object.assign({
+    title: { text: esc(chart.title), font: { size: 15 } }, hovermode: "closest",
     xaxis: { title: { text: chart.x_title }, rangemode: "tozero", automargin: true },
     yaxis: { title: { text: "system tokens/s" }, rangemode: "tozero", automargin: true }
-  }, { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["toImage"],
+  }, window.EndpointsPoints.legendAndMargin(el)), { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["toImage"],
        modeBarButtonsToAdd: [{ name: "Download the chart as a PNG, with its caption and footnotes",
                                icon: Plotly.Icons.camera, click: savePng }] })
     .then(function () { el.dataset.rendered = "true"; });

@@ -71,11 +71,6 @@
   }
   function fmt(v, d) { return v === null || v === undefined ? "—" : Number(v).toFixed(d); }
 
-  // A phone's chart is narrow: legends break their names onto two lines, labels shorten.
-  function narrow(id) {
-    var el = document.getElementById(id);
-    return !!el && el.getBoundingClientRect().width < 600;
-  }
 
   function label(curve, short) {
     var tag = curve.peer_review_pending ? (short ? "*" : " — peer review pending*") : "";
@@ -146,7 +141,9 @@
   function pareto(r) {
     var traces = [], shapes = [], annotations = [];
     var filtering = slaActive(r);
-    var short = narrow("chart-pareto");
+    // On a phone legends break their names onto two lines, and labels shorten.
+    var frame = document.getElementById("chart-pareto");
+    var short = window.EndpointsPoints.phone(frame);
     r.curves.forEach(function (curve) {
       var color = colour(curve);
       var pts = curve.points.filter(function (p) {
@@ -203,18 +200,13 @@
                            text: "No point of this view has re-counted events: no goodput to draw" });
       }
     }
-    return { traces: traces, layout: {
+    return { traces: traces, layout: Object.assign({
       title: { text: "Pareto curves · " + esc(r.benchmark) + " · " + esc(r.cohort || "current"), font: { size: 15 } },
-      margin: { t: 40, r: short ? 10 : 20, b: 50, l: short ? 55 : 70 }, shapes: shapes, annotations: annotations,
-      legend: short
-      // A phone's legend takes rows of its own: at the foot of the figure, below the axis
-      // title, never over it.
-      ? { orientation: "h", yref: "container", y: 0, yanchor: "bottom", font: { size: 10 } }
-      : { orientation: "h", y: -0.2 }, hovermode: "closest",
+      shapes: shapes, annotations: annotations, hovermode: "closest",
       xaxis: { title: { text: agentic ? "e2e avg interactivity (tok/s)" : "tokens/s per user (1000 / TPOT P90)" },
                rangemode: "tozero", automargin: true },
       yaxis: { title: { text: ylabel }, rangemode: "tozero", automargin: true }
-    } };
+    }, window.EndpointsPoints.legendAndMargin(frame)) };
   }
 
   function byConcurrency(r, key, title, ytitle, log) {
