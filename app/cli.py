@@ -106,7 +106,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
     """Release a cohort (the chair's API does the same): at its time, the one due now."""
     from app.core.refusals import Refused
     from app.db.session import Database
-    from app.publishing.services.cohorts import publish_cohort
+    from app.review.services.releases import publish_cohort
 
     try:
         now = _now(args.now)

@@ -29,16 +29,18 @@ from app.checks.web import pages as checks_pages
 from app.core.refusals import Refused
 from app.db.models import utcnow
 from app.db.session import Database
+from app.dossier.web import api as dossier_api
+from app.dossier.web import pages as dossier_pages
 from app.errors import http_error, refusal_error, server_error, validation_error
 from app.jobs.queue import JobQueue
 from app.keys import derived_key
-from app.publishing.web import api as publishing_api
 from app.results.domain.presets import price_presets
 from app.results.web import api as results_api
 from app.results.web import pages as results_pages
 from app.review.web import api as review_api
 from app.review.web import organizations as review_organizations
 from app.review.web import pages as review_pages
+from app.review.web import releases as review_releases
 from app.runs.web import api as runs_api
 from app.runs.web import pages as runs_pages
 from app.settings import Settings, get_settings
@@ -46,6 +48,7 @@ from app.submissions.web import api as submissions_api
 from app.submissions.web import pages as submissions_pages
 from app.web.api_errors import ERROR_RESPONSES
 from app.web.assets import StaticAssets, swagger_ui_dir
+from app.web.forms import SubmissionFormRefused
 from app.web.limits import BodyLimit, body_limit
 from app.web.ratelimit import RateLimiter
 from app.web.templating import templates
@@ -56,8 +59,9 @@ templates.env.globals["csrf_input"] = csrf_input
 STATIC_DIR = bundled_dir("static")
 # Each feature's API routes and pages; the API's paths all start /api/v1.
 FEATURES = (
-    submissions_api, runs_api, review_api, publishing_api, results_api, checks_api,
-    review_organizations, review_pages, submissions_pages, runs_pages, results_pages,
+    submissions_api, dossier_api, runs_api, review_api, review_releases, results_api,
+    checks_api, review_organizations, review_pages, submissions_pages, dossier_pages,
+    runs_pages, results_pages,
     checks_pages, accounts_pages, accounts_invitations,
 )  # fmt: skip
 
@@ -148,7 +152,7 @@ def create_app(
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     for feature in FEATURES:
         app.include_router(feature.router)
-    app.add_exception_handler(review_pages.ReviewFormError, submissions_pages.review_form_refused)
+    app.add_exception_handler(SubmissionFormRefused, dossier_pages.form_refused)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(Refused, refusal_error)
     app.add_exception_handler(RequestValidationError, validation_error)

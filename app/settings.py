@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, computed_field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.core.clocks import ReviewClock, ReviewRules
 from app.core.cohorts import BusinessCalendar
 from app.core.endpoints import parse_allowed
 from app.storage.factory import parse_storage_url
@@ -229,4 +230,19 @@ def business_calendar(settings: Settings) -> BusinessCalendar:
     """The cohort calendar of the operator's settings: its zone, holidays and cutoff."""
     return BusinessCalendar.of(
         settings.cohort_timezone, settings.holidays, settings.cohort_cutoff_business_days
+    )
+
+
+def review_clock(settings: Settings, calendar: BusinessCalendar | None = None) -> ReviewClock:
+    """The review clock of the operator's settings (rules §11.3), on the cohort calendar
+    unless *calendar* (a submitter's business days) is given."""
+    return ReviewClock(
+        calendar or business_calendar(settings),
+        ReviewRules(
+            peer_review_days=settings.peer_review_days,
+            resolution_days=settings.resolution_days,
+            submitter_business_days=settings.submitter_response_business_days,
+            objector_business_days=settings.objector_response_business_days,
+            embargo_max_days=settings.embargo_max_days,
+        ),
     )

@@ -34,6 +34,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.core.pareto import step_curve  # noqa: E402
 from app.db.migrate import upgrade  # noqa: E402
 from app.db.models import (  # noqa: E402
     CohortRelease,
@@ -50,7 +51,6 @@ from app.db.models import (  # noqa: E402
 )
 from app.db.session import Database  # noqa: E402
 from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint  # noqa: E402
-from app.results.domain.pareto import step_curve  # noqa: E402
 from app.runs.domain.goodput import RequestLog  # noqa: E402
 from app.settings import Settings  # noqa: E402
 

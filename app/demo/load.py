@@ -36,7 +36,7 @@ from app.demo.bundles import (
 from app.demo.tokenizer import DemoTokenCounter
 from app.jobs.queue import CHECK_SUBMISSION
 from app.pipeline import run_checks
-from app.publishing.services.cohorts import publish_cohort
+from app.review.services.releases import publish_cohort
 from app.review.services.review import finalize
 from app.runs.services.retokenization import RETOKENIZE_POINT, run_retokenization
 from app.runs.services.super_passes import define_super_pass

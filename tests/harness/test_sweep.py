@@ -10,10 +10,11 @@ import pytest
 import yaml
 from submission_checker.models.regions import compute_regions, covered_region
 
+from app.dossier.services.curves import curve_view
 from app.pipeline import run_checks
 from app.submissions.services.intake import accept_upload
 from app.submissions.services.storage import receive_local
-from app.submissions.services.views import curve_view, get_submission
+from app.submissions.services.views import get_submission
 from harness.dataset import load_dataset
 from harness.loadgen import RunConfig
 from harness.sim import SimConfig

@@ -172,3 +172,8 @@ def tar_bytes(members: list[tuple[tarfile.TarInfo, bytes | None]]) -> bytes:
 def broken(*names: str) -> tuple[Edit, ...]:
     """The edits of the named breakages, for ``BundleFactory.build(dest, broken(...))``."""
     return tuple(BREAKAGES[name] for name in names)
+
+
+def upload(client: Any, data: bytes, name: str = "bundle.tar.gz", **fields: str) -> Any:
+    """An archive sent to the upload API as a browser's form would send it."""
+    return client.post("/api/v1/submissions", files={"file": (name, data)}, data=fields)

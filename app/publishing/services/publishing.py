@@ -60,9 +60,9 @@ from app.publishing.domain.snapshot import (
     PublishedPoint,
     read_snapshot,
 )
-from app.review.services.clocks import embargo_release
+from app.publishing.services.curves import offline_of, step_line_of, x_metric_of
+from app.publishing.services.embargo import embargo_release
 from app.settings import Settings
-from app.submissions.services.views import offline_of, step_line_of, x_metric_of
 
 _NOT_COPIED = frozenset({"id", "publication_id"})
 ARCHIVE_TAGS = frozenset({SubmissionState.WITHDRAWN.value, SubmissionState.INVALIDATED.value})

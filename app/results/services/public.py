@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session, selectinload
 from app.accounts.services.accounts import Principal
 from app.core.caching import remember
 from app.core.cohorts import Cohort
+from app.core.pareto import step_curve
 from app.core.refusals import Kind, Refused
 from app.core.regions import Offline
 from app.core.views import Timestamp
@@ -50,7 +51,6 @@ from app.publishing.domain.snapshot import (
     read_snapshot,
 )
 from app.publishing.services.cohorts import PublicationView, publication_view
-from app.results.domain.pareto import step_curve
 from app.settings import Settings
 from app.submissions.domain.visibility import Access
 from app.submissions.services.disclosures import system_disclosures

@@ -21,12 +21,12 @@ from sqlalchemy.orm import Session
 from app.core.accuracy import PointAccuracy
 from app.core.caching import remember
 from app.core.numbers import whole_number
+from app.core.pareto import step_curve
 from app.core.regions import REGIONS, Offline, region_name
 from app.core.run_summary import NewerSummaryFields
 from app.core.views import left_out_if_none
 from app.publishing.domain.snapshot import CurveSnapshot, FrozenRecount, PublishedPoint
 from app.results.domain.colours import PALETTE, colours, system_key
-from app.results.domain.pareto import step_curve
 from app.results.domain.presets import PricePreset, price_presets
 from app.results.domain.sla import (
     DERIVED,

@@ -18,11 +18,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.core.authorization import Action, Actor, may
+from app.core.clocks import ReviewClock
 from app.core.cohorts import Cohort
 from app.core.lifecycle import TERMINAL, PublicationMode, SubmissionState
 from app.core.refusals import Kind, Refusal
 from app.core.regions import REGION_NAMES, REQUIRED_REGIONS
-from app.review.domain.review import ReviewClock
+from app.submissions.domain.embargo import embargo_refusal
 
 LATE_OBJECTION_DAYS = 90  # after finalization (rules §11.5)
 MAX_POINTS = 32
@@ -94,34 +95,6 @@ def may_decide(action: str, facts: SubmissionFacts) -> Refusal | None:
             )
         return None
     return Refusal("bad-decision", f"unknown decision {action!r}", Kind.INVALID)
-
-
-def latest_embargo(
-    today: dt.date, finalized_on: dt.date | None, *, resolution_days: int, max_days: int
-) -> dt.date:
-    """The latest embargo date that can hold a result (rules §4.2): a finalized result is
-    held at most *max_days* after its review completed; before that, review completes by
-    the end of the resolution window (Week 6) at the latest."""
-    if finalized_on is not None:
-        return finalized_on + dt.timedelta(days=max_days)
-    return today + dt.timedelta(days=resolution_days + max_days)
-
-
-def embargo_refusal(embargo: dt.date, today: dt.date, latest: dt.date) -> Refusal | None:
-    """Why *embargo* cannot be the date (at upload or changed later): not in the future,
-    or beyond what rules §4.2 lets hold a result."""
-    if embargo <= today:
-        return Refusal(
-            "bad-embargo", f"the embargo date {embargo} is not in the future", Kind.INVALID
-        )
-    if embargo > latest:
-        return Refusal(
-            "bad-embargo",
-            f"the embargo date {embargo} is after {latest}, the latest a result may be held "
-            "(rules §4.2: at most 60 days after its review completes)",
-            Kind.INVALID,
-        )
-    return None
 
 
 def may_change_embargo(

@@ -1,4 +1,5 @@
-"""The review clock and the embargo release date, from the settings (rules §4.2, §11.3)."""
+"""The submitter's business days: its jurisdiction's calendar and the clock it keeps
+(rules §11.3)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,10 @@ from functools import lru_cache
 
 import holidays as holiday_calendars
 
-from app.core.cohorts import BusinessCalendar, Cohort
-from app.core.lifecycle import PublicationMode
+from app.core.clocks import ReviewClock
+from app.core.cohorts import BusinessCalendar
 from app.db.models import Organization, Submission
-from app.review.domain.review import ReviewClock, ReviewRules
-from app.settings import Settings, business_calendar
+from app.settings import Settings, review_clock
 
 
 @lru_cache(maxsize=64)
@@ -52,35 +52,3 @@ def jurisdiction_calendar(
 def submitter_clock(settings: Settings, submission: Submission) -> ReviewClock:
     """The review clock with the submitter's business days (objection deadlines, penalties)."""
     return review_clock(settings, jurisdiction_calendar(settings, submission.organization))
-
-
-def review_clock(settings: Settings, calendar: BusinessCalendar | None = None) -> ReviewClock:
-    return ReviewClock(
-        calendar or business_calendar(settings),
-        ReviewRules(
-            peer_review_days=settings.peer_review_days,
-            resolution_days=settings.resolution_days,
-            submitter_business_days=settings.submitter_response_business_days,
-            objector_business_days=settings.objector_response_business_days,
-            embargo_max_days=settings.embargo_max_days,
-        ),
-    )
-
-
-def embargo_release(settings: Settings, submission: Submission) -> dt.date | None:
-    """When a finalized confidential result is held for its embargo (rules §4.2 B), the
-    date it is released; None when it follows the cohort schedule."""
-    if (
-        submission.publication_mode != PublicationMode.CONFIDENTIAL
-        or submission.embargo_date is None
-        or submission.finalized_at is None
-    ):
-        return None
-    clock = review_clock(settings)
-    release = clock.embargo_release(submission.embargo_date, submission.finalized_at)
-    if release <= clock.local_date(submission.finalized_at):
-        return None  # the embargo passed while the review was running: next cohort
-    due = Cohort.parse(submission.due_cohort or "")
-    if due is not None and submission.penalty_cohorts and due.date > release:
-        release = due.date  # the penalties' delay holds too
-    return release

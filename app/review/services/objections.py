@@ -29,10 +29,10 @@ from app.review.domain.objections import (
     told,
 )
 from app.review.domain.policy import may_act_on_objections, may_object
-from app.review.services.clocks import review_clock, submitter_clock
+from app.review.services.clocks import submitter_clock
 from app.review.services.decisions import find_point
 from app.review.services.policy import facts_of
-from app.settings import Settings
+from app.settings import Settings, review_clock
 
 
 def _refuse(code: str, message: str, kind: Kind = Kind.CONFLICT) -> ObjectionRefused:

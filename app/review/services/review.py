@@ -34,6 +34,7 @@ from app.accounts.services.notifications import (
 )
 from app.audit import SYSTEM, change_state, record
 from app.core.authorization import Actor, Role
+from app.core.clocks import ReviewClock
 from app.core.cohorts import Cohort
 from app.core.lifecycle import (
     IllegalTransition,
@@ -57,6 +58,7 @@ from app.db.models import (
     User,
     utcnow,
 )
+from app.publishing.services.embargo import embargo_release
 from app.publishing.services.publishing import (
     PublishingError,
     record_cohort,
@@ -67,18 +69,13 @@ from app.review.domain.policy import (
     PointFacts,
     committee_window_start,
     curve_shortfall,
-    latest_embargo,
     may_change_embargo,
     may_complete_review,
 )
-from app.review.domain.review import ReviewClock
-from app.review.services.clocks import (
-    embargo_release,
-    review_clock,
-    submitter_clock,
-)
+from app.review.services.clocks import submitter_clock
 from app.review.services.policy import enforce, facts_of
-from app.settings import Settings, business_calendar
+from app.settings import Settings, business_calendar, review_clock
+from app.submissions.domain.embargo import latest_embargo
 from app.submissions.services.storage import sweep_tmp
 from app.submissions.services.views import SubmissionSummary, summary_fields
 

@@ -13,11 +13,13 @@ from app.accounts.services.accounts import Principal, get_user, user_by_email
 from app.accounts.services.notifications import Inbox, inbox_view, mark_read
 from app.accounts.web.security import MemberDep, PrincipalDep, ReviewerDep, SignedInDep
 from app.audit import TimelineEntry, timeline_view
+from app.checks.services.checks import retry_check
 from app.core import text_limits as text
 from app.core.authorization import Action
 from app.core.views import Listing
 from app.db.models import User
 from app.review.domain.objections import ObjectionRefused
+from app.review.domain.policy import may_recheck
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
 from app.review.services.objections import (
     ObjectionTypes,
@@ -29,6 +31,7 @@ from app.review.services.objections import (
     objection_view,
     objections_of,
 )
+from app.review.services.policy import facts_of
 from app.review.services.review import (
     QueuedSubmission,
     ReviewSummary,
@@ -39,10 +42,10 @@ from app.review.services.review import (
     review_summary,
 )
 from app.submissions.domain.visibility import Access
-from app.submissions.services.views import SubmissionSummary, submission_summary
+from app.submissions.services.views import SubmissionSummary, links_of, submission_summary
 from app.submissions.web.access import acting_on, visible_submission
 from app.web.api_errors import attempt, refused
-from app.web.deps import NowDep, SessionDep, SettingsDep
+from app.web.deps import NowDep, QueueDep, SessionDep, SettingsDep
 
 router = APIRouter(prefix="/api/v1", tags=["review: objections, decisions and the inbox"])
 
@@ -377,3 +380,23 @@ def read_review_queue(
     """Submissions in review (the committee's token), with their phase, reviewer and
     clocks; ``assigned_to_me`` marks the ones the caller reviews."""
     return Listing(data=review_queue(session, settings, in_review(session), who.user_id))
+
+
+class Requeued(BaseModel):
+    queued: bool
+    links: dict[str, str]
+
+
+@router.post("/submissions/{public_id}/checks", status_code=202, response_model=Requeued)
+def recheck_submission(
+    public_id: str, session: SessionDep, queue: QueueDep, who: SignedInDep
+) -> Requeued | JSONResponse:
+    """Run the checks again: after a check error, or (a checker upgrade, say) before
+    anything of the submission is reviewed or public. A rejected submission is final."""
+    submission = acting_on(session, who, public_id, Action.RECHECK)
+    refusal = may_recheck(facts_of(session, submission))
+    if refusal is not None:
+        return refused(refusal.refused())
+    retry_check(session=session, queue=queue, submission=submission)
+    session.commit()
+    return Requeued(queued=True, links=links_of(public_id))

@@ -1,13 +1,12 @@
 """The review in the browser: the committee's queue, the inbox, and the forms of the
 submission page (objections and their threads, the chair's decisions, the embargo, the
 reviewer, point states) and its bundle viewer. Each form goes through the same services
-as the API; a refusal is shown on the submission page (see ``ReviewFormError``)."""
+as the API; a refusal is shown on the submission page (see ``app.web.forms``)."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -26,7 +25,6 @@ from app.core.lifecycle import SubmissionState
 from app.core.refusals import Refused
 from app.db.models import Submission, User, utcnow
 from app.publishing.domain.cohorts import current_cohort
-from app.publishing.services.cohorts import CohortPlan, release_plan
 from app.review.domain.objections import ACTIONS, TYPES
 from app.review.domain.policy import (
     POINT_STATES,
@@ -36,7 +34,6 @@ from app.review.domain.policy import (
     may_set_point_state,
     may_withdraw,
 )
-from app.review.services.clocks import review_clock
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
 from app.review.services.objections import (
     act,
@@ -47,6 +44,7 @@ from app.review.services.objections import (
     offered_actions,
 )
 from app.review.services.policy import facts_of
+from app.review.services.releases import CohortPlan, release_plan
 from app.review.services.review import (
     assign_reviewer,
     change_embargo,
@@ -55,7 +53,7 @@ from app.review.services.review import (
     review_summary,
     reviewer_pool,
 )
-from app.settings import Settings
+from app.settings import Settings, review_clock
 from app.submissions.domain.visibility import Access
 from app.submissions.services.disclosures import (
     DisclosureError,
@@ -67,21 +65,10 @@ from app.submissions.services.views import submission_summary
 from app.submissions.web.access import acting_on, member_submission, visible_submission
 from app.web.api_errors import status_of
 from app.web.deps import NowDep, SessionDep, SettingsDep
+from app.web.forms import SubmissionFormRefused
 from app.web.templating import templates
 
 router = page_router()
-
-
-@dataclass
-class ReviewFormError(Exception):
-    """A review form was refused: the submission page shows why (see main.py)."""
-
-    public_id: str
-    message: str
-    status: int
-    # Which form was refused and what it held: it is shown again filled in, not cleared.
-    form: str = ""
-    kept: dict[str, str] = field(default_factory=dict)
 
 
 def _user(session: Session, who: Principal) -> User:
@@ -151,10 +138,6 @@ def _back(public_id: str, anchor: str = "review") -> RedirectResponse:
     return RedirectResponse(f"/submissions/{public_id}#{anchor}", status_code=303)
 
 
-def _refused(public_id: str, exc: Refused, form: str, kept: dict[str, str]) -> ReviewFormError:
-    return ReviewFormError(public_id, f"{exc.message} ({exc.code})", status_of(exc), form, kept)
-
-
 def _form(
     request: Request, session: Session, public_id: str, csrf: str, action: Action
 ) -> tuple[Principal, Submission]:
@@ -180,7 +163,7 @@ def _carry_out(
         work()
     except Refused as exc:
         session.rollback()
-        raise _refused(public_id, exc, form, kept or {}) from exc
+        raise SubmissionFormRefused.of(public_id, form, exc, kept or {}) from exc
     session.commit()
     return _back(public_id, anchor)
 
@@ -330,13 +313,10 @@ def embargo_from_page(
     try:
         day = dt.date.fromisoformat(embargo_date) if embargo_date.strip() else None
     except ValueError:
-        raise ReviewFormError(
-            public_id,
-            f"{embargo_date!r} is not a date",
-            422,
-            "embargo",
+        raise SubmissionFormRefused(
+            public_id, "embargo", f"{embargo_date!r} is not a date", 422,
             {"embargo_date": embargo_date},
-        ) from None
+        ) from None  # fmt: skip
     return _carry_out(
         session,
         public_id,
@@ -367,7 +347,7 @@ def reviewer_from_page(
     if email.strip():
         chosen = user_by_email(session, email)
         if chosen is None:
-            raise ReviewFormError(public_id, f"no user {email!r}", 404)
+            raise SubmissionFormRefused(public_id, "", f"no user {email!r}", 404)
     return _carry_out(
         session,
         public_id,

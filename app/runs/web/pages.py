@@ -21,9 +21,9 @@ from app.runs.services.retokenization import (
     request_retokenization,
 )
 from app.submissions.web.access import acting_on, member_submission
-from app.submissions.web.pages import render_submission
 from app.web.api_errors import status_of
 from app.web.deps import QueueDep, SessionDep, SettingsDep
+from app.web.forms import SubmissionFormRefused
 
 router = page_router()
 
@@ -129,9 +129,6 @@ def reproduce_from_page(
         typed = {"point": point, "endpoint_url": endpoint_url, "model": model,
                  "time_cap_s": "" if time_cap_s is None else f"{time_cap_s:g}",
                  "same_system": "on" if same_system else "", "runs": str(runs)}  # fmt: skip
-        return render_submission(
-            request, session, settings, public_id, reproduction_error=exc,
-            kept={"reproduce": typed}, status_code=status_of(exc),
-        )  # fmt: skip
+        raise SubmissionFormRefused.of(public_id, "reproduce", exc, typed) from exc
     session.commit()
     return RedirectResponse(f"/submissions/{public_id}#reproductions", status_code=303)

@@ -6,34 +6,23 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel
 
-from app.accounts.web.security import MemberDep, PrincipalDep, SignedInDep
-from app.checks.services.checks import retry_check
+from app.accounts.web.security import MemberDep, PrincipalDep
 from app.checks.services.findings import CheckReport, check_report
-from app.core.authorization import Action
 from app.core.views import Counted
-from app.review.domain.policy import may_recheck
-from app.review.services.policy import facts_of
 from app.submissions.domain.visibility import Access, Viewer
 from app.submissions.services.archives import ArchiveUnavailable, archive_download
-from app.submissions.services.detail import (
-    PublicSubmission,
-    SubmissionDetail,
-    UploadedSubmission,
-    links_of,
-    submission_detail,
-    uploaded_submission,
-)
 from app.submissions.services.status import SubmissionStatus, submission_status
 from app.submissions.services.views import (
     SubmissionSummary,
+    UploadedSubmission,
     latest_check_run,
     list_submissions,
     submission_summary,
+    uploaded_submission,
 )
-from app.submissions.services.visibility import access_to, viewer_of
-from app.submissions.web.access import acting_on, visible_submission
+from app.submissions.services.visibility import viewer_of
+from app.submissions.web.access import visible_submission
 from app.submissions.web.uploads import UploadProblem, handle_upload
 from app.web.api_errors import ErrorBody, error_response, refused
 from app.web.deps import QueueDep, SessionDep, SettingsDep
@@ -133,17 +122,6 @@ def read_submissions(
     return Counted(data=[submission_summary(s) for s in rows], count=total)
 
 
-@router.get("/submissions/{public_id}", response_model=SubmissionDetail | PublicSubmission)
-def read_submission(
-    public_id: str, session: SessionDep, settings: SettingsDep, who: PrincipalDep
-) -> SubmissionDetail | PublicSubmission:
-    """A submission: its results for anyone who may see them (rules §11.9); its review
-    (counts, reproductions, reviewer, clocks) for the committee and submitters."""
-    submission = visible_submission(session, who, public_id)
-    access = access_to(session, who, submission)
-    return submission_detail(session, settings, submission, access)
-
-
 @router.get("/submissions/{public_id}/status", response_model=SubmissionStatus)
 def read_submission_status(
     public_id: str, session: SessionDep, who: PrincipalDep
@@ -194,23 +172,3 @@ def download_archive(
             "Content-Disposition": f'attachment; filename="{download.filename}"',
         },
     )
-
-
-class Requeued(BaseModel):
-    queued: bool
-    links: dict[str, str]
-
-
-@router.post("/submissions/{public_id}/checks", status_code=202, response_model=Requeued)
-def recheck_submission(
-    public_id: str, session: SessionDep, queue: QueueDep, who: SignedInDep
-) -> Requeued | JSONResponse:
-    """Run the checks again: after a check error, or (a checker upgrade, say) before
-    anything of the submission is reviewed or public. A rejected submission is final."""
-    submission = acting_on(session, who, public_id, Action.RECHECK)
-    refusal = may_recheck(facts_of(session, submission))
-    if refusal is not None:
-        return refused(refusal.refused())
-    retry_check(session=session, queue=queue, submission=submission)
-    session.commit()
-    return Requeued(queued=True, links=links_of(public_id))

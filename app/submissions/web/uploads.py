@@ -13,8 +13,8 @@ from app.accounts.web.security import CSRF_FIELD, csrf_valid
 from app.core.lifecycle import PublicationMode
 from app.core.refusals import Refused
 from app.jobs.queue import JobQueue
-from app.review.domain.policy import embargo_refusal, latest_embargo
 from app.settings import Settings
+from app.submissions.domain.embargo import embargo_refusal, latest_embargo
 from app.submissions.domain.visibility import Access
 from app.submissions.services.intake import AcceptedUpload, accept_upload
 from app.submissions.services.storage import UploadSink, UploadTooLarge

@@ -9,7 +9,6 @@ from sqlalchemy import select
 
 from app.db.models import Point, Publication
 from app.db.session import Database
-from app.publishing.services.cohorts import publish_cohort
 from app.publishing.services.publishing import PublishingError
 from app.results.services.public import (
     list_cohorts,
@@ -19,6 +18,7 @@ from app.results.services.results import (
     list_benchmarks,
     query_results,
 )
+from app.review.services.releases import publish_cohort
 from app.settings import Settings
 
 # PostgreSQL too: publication steps take locks and unique ids from the database.

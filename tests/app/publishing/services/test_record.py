@@ -12,7 +12,6 @@ from sqlalchemy import select
 from app.core.refusals import Kind
 from app.db.models import Objection, Organization, Publication, Submission
 from app.db.session import Database
-from app.publishing.services.cohorts import publish_cohort
 from app.publishing.services.publishing import PublishingError
 from app.results.services.export import write_cohort_export
 from app.results.services.public import (
@@ -22,6 +21,7 @@ from app.review.domain.policy import may_recheck
 from app.review.services.decisions import decide, set_point_state
 from app.review.services.objections import act
 from app.review.services.policy import facts_of
+from app.review.services.releases import publish_cohort
 from app.review.services.review import (
     advance_clocks,
     committee_organizations,

@@ -15,8 +15,8 @@ from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
 from app.main import create_app
 from app.pipeline import run_checks
-from app.publishing.services.cohorts import publish_cohort
 from app.publishing.services.publishing import sync_record
+from app.review.services.releases import publish_cohort
 from app.settings import Settings
 from tests.support.fakes import RecordingQueue
 from tests.support.submissions import accept, pt

@@ -10,11 +10,11 @@ import pytest
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
 from app.pipeline import run_checks
-from app.publishing.services.cohorts import publish_cohort
 from app.results.services.history import system_history
 from app.results.services.public import (
     QueryProblem,
 )
+from app.review.services.releases import publish_cohort
 from app.settings import Settings
 from tests.support.fakes import RecordingQueue
 from tests.support.submissions import accept, pt

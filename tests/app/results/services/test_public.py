@@ -16,8 +16,8 @@ from app.db.models import Submission
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
 from app.main import create_app
-from app.publishing.services.cohorts import publish_cohort
 from app.review.services.decisions import set_point_state, withdraw
+from app.review.services.releases import publish_cohort
 from app.settings import Settings
 from tests.support.accounts import create_accounts
 from tests.support.fakes import RecordingQueue

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from app.db.session import Database
 from app.main import create_app
 from app.pipeline import run_checks
-from app.publishing.services.cohorts import publish_cohort
+from app.review.services.releases import publish_cohort
 from app.settings import Settings
 from tests.support.fakes import RecordingQueue
 from tests.support.submissions import CHECKED, accept, pt

@@ -15,7 +15,7 @@ from app.db.models import Submission
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
 from app.main import create_app
-from app.publishing.services.cohorts import publish_cohort
+from app.review.services.releases import publish_cohort
 from app.settings import Settings
 from tests.support.bundles import one_node_at_r8
 from tests.support.fakes import RecordingQueue

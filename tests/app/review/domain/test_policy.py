@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from app.core.clocks import ReviewClock
 from app.core.cohorts import BusinessCalendar, Cohort
 from app.core.lifecycle import PublicationMode
 from app.core.lifecycle import SubmissionState as S
@@ -24,7 +25,6 @@ from app.review.domain.policy import (
     may_set_point_state,
     may_withdraw,
 )
-from app.review.domain.review import ReviewClock
 
 PT = ZoneInfo("America/Los_Angeles")
 CHAIR = Actor(chair=True)
@@ -143,19 +143,3 @@ def test_cohort_timing() -> None:
 def test_committee_window_is_six_months_or_twelve_cohorts_whichever_is_longer() -> None:
     # rules §4.4's example: 2026-12-C1 counts from 2026-06-01.
     assert committee_window_start(Cohort(2026, 12, 1)) == dt.date(2026, 6, 1)
-
-
-def test_an_embargo_holds_a_result_at_most_60_days_after_its_review() -> None:
-    """Rules §4.2: a date past what can hold the result is refused, with the rule, not cut."""
-    from app.review.domain.policy import embargo_refusal, latest_embargo
-
-    today = dt.date(2026, 12, 3)
-    in_review = latest_embargo(today, None, resolution_days=42, max_days=60)
-    assert in_review == dt.date(2027, 3, 15)  # Week 6 at the latest, then 60 days
-    finalized = latest_embargo(today, dt.date(2026, 12, 1), resolution_days=42, max_days=60)
-    assert finalized == dt.date(2027, 1, 30)
-    assert embargo_refusal(dt.date(2027, 1, 30), today, finalized) is None
-    too_late = embargo_refusal(dt.date(2028, 1, 1), today, finalized)
-    assert too_late is not None and too_late.code == "bad-embargo" and "§4.2" in too_late.message
-    past = embargo_refusal(today, today, finalized)
-    assert past is not None and "not in the future" in past.message

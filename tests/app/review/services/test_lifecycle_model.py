@@ -61,7 +61,6 @@ from app.demo.tokenizer import DemoTokenCounter
 from app.main import create_app
 from app.pipeline import run_checks
 from app.publishing.domain.cohorts import current_cohort
-from app.publishing.services.cohorts import publish_cohort
 from app.results.services.public import (
     visible_curves,
 )
@@ -70,6 +69,7 @@ from app.review.domain.policy import may_recheck
 from app.review.services.decisions import decide, set_point_state, withdraw
 from app.review.services.objections import act, file_objection
 from app.review.services.policy import facts_of
+from app.review.services.releases import publish_cohort
 from app.review.services.review import (
     FINALIZED_UNREVIEWED,
     advance_clocks,

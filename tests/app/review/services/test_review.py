@@ -15,12 +15,12 @@ from app.accounts.services.accounts import Principal, create_user, principal_for
 from app.core.authorization import Role
 from app.db.models import AuditEvent, Notification, Publication, ResultEntry, Submission
 from app.db.session import Database
-from app.publishing.services.cohorts import publish_cohort
 from app.publishing.services.publishing import PublishingError
 from app.results.services.export import write_cohort_export
 from app.review.domain.objections import ObjectionRefused
 from app.review.services.decisions import decide
 from app.review.services.objections import act, file_objection
+from app.review.services.releases import publish_cohort
 from app.review.services.review import advance_clocks, complete_review, finalize
 from app.settings import Settings
 from app.submissions.domain.visibility import Access

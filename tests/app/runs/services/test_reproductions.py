@@ -11,6 +11,7 @@ from sqlalchemy import select
 from app.db.models import CheckRun, Job, Point, Reproduction
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec
+from app.dossier.services.curves import curve_view
 from app.pipeline import run_checks
 from app.runs.services.reproductions import (
     ReproductionError,
@@ -20,7 +21,7 @@ from app.runs.services.reproductions import (
 )
 from app.runs.services.views import reproduction_view
 from app.settings import Settings
-from app.submissions.services.views import curve_view, get_submission
+from app.submissions.services.views import get_submission
 from harness.sim import SimConfig
 from tests.support.fakes import RecordingQueue
 from tests.support.sim import RunningSim

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import tarfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,32 +16,20 @@ from app.main import create_app
 from app.pipeline import run_checks
 from app.settings import Settings
 from tests.support.accounts import bearer, create_accounts, form_token
-from tests.support.bundles import tar_bytes
+from tests.support.bundles import tar_bytes, upload
 from tests.support.fakes import RecordingQueue
-
-
-@pytest.fixture
-def client(settings: Settings, database: Database, queue: RecordingQueue) -> Iterator[TestClient]:
-    """Signed in as a submitter of Acme Corp, the organisation the test bundles name."""
-    token = create_accounts(database)["submitter"]
-    with TestClient(create_app(settings, queue=queue), headers=bearer(token)) as c:
-        yield c
-
-
-def _upload(client: TestClient, data: bytes, name: str = "bundle.tar.gz", **fields: str):  # type: ignore[no-untyped-def]
-    return client.post("/api/v1/submissions", files={"file": (name, data)}, data=fields)
 
 
 def test_upload_returns_201_with_links_and_queues_a_check(
     client: TestClient, queue: RecordingQueue, good_archive: Path
 ) -> None:
-    response = _upload(client, good_archive.read_bytes())
+    response = upload(client, good_archive.read_bytes())
     assert response.status_code == 201, response.text
     body = response.json()
     assert body["state"] == "received" and body["duplicate"] is False and body["for_review"] is True
     assert body["links"]["page"] == f"/submissions/{body['id']}"
     assert len(queue.sent) == 1
-    again = _upload(client, good_archive.read_bytes(), name="renamed.tgz")
+    again = upload(client, good_archive.read_bytes(), name="renamed.tgz")
     assert again.status_code == 200 and again.json()["duplicate"] is True
     assert again.json()["id"] == body["id"]
     assert len(queue.sent) == 1
@@ -55,7 +42,7 @@ def test_zip_and_submission_root_layouts(
     client: TestClient, tmp_path: Path, fmt: str, layout: str
 ) -> None:
     archive = BundleFactory().archive(tmp_path / f"b.{fmt}", fmt=fmt, layout=layout)
-    response = _upload(client, archive.read_bytes(), name=archive.name, not_for_review="on")
+    response = upload(client, archive.read_bytes(), name=archive.name, not_for_review="on")
     assert response.status_code == 201, response.text
     assert response.json()["for_review"] is False
     assert response.json()["organization"] == "Acme Corp"
@@ -84,7 +71,7 @@ def _member(
 def test_hostile_archives_get_a_4xx_json_error_naming_the_problem(
     client: TestClient, members: list, status: int, code: str
 ) -> None:
-    response = _upload(client, tar_bytes(members))
+    response = upload(client, tar_bytes(members))
     assert response.status_code == status
     error = response.json()["error"]
     assert error["code"] == code and error["message"]
@@ -97,12 +84,12 @@ def test_limits_and_malformed_requests(
     small = settings.model_copy(update={"max_upload_bytes": 2048, "max_archive_members": 5})
     token = create_accounts(database)["submitter"]
     with TestClient(create_app(small, queue=queue), headers=bearer(token)) as client:
-        too_big = _upload(client, good_archive.read_bytes())
+        too_big = upload(client, good_archive.read_bytes())
         assert too_big.status_code == 413 and too_big.json()["error"]["code"] == "upload-too-large"
-        many = _upload(client, tar_bytes([_member(f"org/{i}") for i in range(6)]))
+        many = upload(client, tar_bytes([_member(f"org/{i}") for i in range(6)]))
         assert many.status_code == 413 and many.json()["error"]["code"] == "too-many-members"
-        assert _upload(client, b"").json()["error"]["code"] == "empty-upload"
-        not_archive = _upload(client, b"hello, not an archive")
+        assert upload(client, b"").json()["error"]["code"] == "empty-upload"
+        not_archive = upload(client, b"hello, not an archive")
         assert not_archive.status_code == 415
         assert not_archive.json()["error"]["code"] == "unsupported-format"
         no_file = client.post(
@@ -114,36 +101,6 @@ def test_limits_and_malformed_requests(
     assert list(settings.tmp_dir.iterdir()) == []  # every refused upload was cleaned up
 
 
-def test_submission_findings_and_curve_after_checks(
-    client: TestClient,
-    settings: Settings,
-    database: Database,
-    queue: RecordingQueue,
-    bad_archive: Path,
-) -> None:
-    body = _upload(client, bad_archive.read_bytes()).json()
-    with database.session() as session:
-        run_checks(session=session, settings=settings, job_id=queue.sent[0][0])
-    detail = client.get(f"/api/v1/submissions/{body['id']}").json()
-    assert detail["state"] == "rejected" and detail["finished"] is True
-    assert detail["counts"]["errors"] == 2
-    curve = detail["curves"][0]
-    assert curve["x_metric"] == "tps_per_user" and len(curve["points"]) == 8
-    assert curve["offline_ceiling"]["concurrency"] == 13368
-    ys = [y for _, y in curve["step_line"]]
-    assert ys == sorted(ys, reverse=True)
-    findings = client.get(f"/api/v1/submissions/{body['id']}/findings").json()
-    assert findings["verdict"] == "rejected" and findings["checker_version"] == "1.5.3.0"
-    errors = [f for f in findings["findings"] if not f["passed"]]
-    assert {f["rule"] for f in errors} == {"metric-consistency-system-tps", "seed-runtime-match"}
-    keys = {"rule", "severity", "passed", "clause", "title", "message", "fix", "path", "point"}
-    assert all(keys <= set(f) for f in findings["findings"])
-    # Rejected is final (rules §11.1): resubmit as new.
-    recheck = client.post(f"/api/v1/submissions/{body['id']}/checks")
-    assert recheck.status_code == 409 and recheck.json()["error"]["code"] == "rejected"
-    assert len(queue.sent) == 1
-
-
 def test_the_status_resource_is_what_a_page_follows_while_checks_run(
     client: TestClient,
     settings: Settings,
@@ -151,7 +108,7 @@ def test_the_status_resource_is_what_a_page_follows_while_checks_run(
     queue: RecordingQueue,
     good_archive: Path,
 ) -> None:
-    sid = _upload(client, good_archive.read_bytes()).json()["id"]
+    sid = upload(client, good_archive.read_bytes()).json()["id"]
     waiting = client.get(f"/api/v1/submissions/{sid}/status").json()
     assert waiting == {
         "id": sid, "state": "received", "state_label": waiting["state_label"],
@@ -273,39 +230,11 @@ def test_security_headers(client: TestClient) -> None:
 def test_publication_mode_is_chosen_at_upload(
     client: TestClient, good_archive: Path, tmp_path: Path
 ) -> None:
-    bad = _upload(client, good_archive.read_bytes(), publication_mode="public-now")
+    bad = upload(client, good_archive.read_bytes(), publication_mode="public-now")
     assert bad.status_code == 422 and bad.json()["error"]["code"] == "bad-publication-mode"
     assert client.get("/api/v1/submissions").json()["count"] == 0  # nothing stored
-    ok = _upload(client, good_archive.read_bytes(), publication_mode="provisional")
+    ok = upload(client, good_archive.read_bytes(), publication_mode="provisional")
     assert ok.status_code == 201 and ok.json()["publication_mode"] == "provisional"
     other = BundleFactory(submission_id="sub-x").archive(tmp_path / "other.tar.gz")
-    default = _upload(client, other.read_bytes())
+    default = upload(client, other.read_bytes())
     assert default.json()["publication_mode"] == "confidential"
-
-
-def test_the_submission_shows_its_disclosures_and_names_systems_as_results_do(
-    client: TestClient,
-    settings: Settings,
-    database: Database,
-    queue: RecordingQueue,
-    good_archive: Path,
-) -> None:
-    body = _upload(client, good_archive.read_bytes()).json()
-    with database.session() as session:
-        run_checks(session=session, settings=settings, job_id=queue.sent[0][0])
-    detail = client.get(f"/api/v1/submissions/{body['id']}").json()
-    (system,) = detail["systems"]
-    assert system["system"] == "Acme H200 x8" and system["system_dir"] == "Acme_H200_x8"
-    assert system["serving_framework"] == "vLLM 0.11"
-    fields = system["disclosures"]
-    assert fields["System category"] == "datacenter" and fields["Cooling"] == "air"
-    assert fields["Model precision"] == "bf16" and fields["Serving framework"] == "vLLM 0.11"
-    windows = system["steady_state"]
-    assert windows and all(w["verdict"] == "STEADY STATE" for w in windows.values())
-    (curve,) = detail["curves"]
-    assert curve["system"] == system["system"] and curve["system_dir"] == system["system_dir"]
-    # Metrics to the precision the results API publishes.
-    for point in curve["points"]:
-        assert point["system_tps"] == round(point["system_tps"], 3)
-    page = client.get(f"/submissions/{body['id']}").text
-    assert "What the system discloses" in page and "vLLM 0.11" in page and "STEADY STATE" in page

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from app.results.domain.pareto import LEAD_IN_FRACTION, frontier, step_curve, step_value
+from app.core.pareto import LEAD_IN_FRACTION, frontier, step_curve, step_value
 
 
 def _line_value(line: list[tuple[float, float]], x: float) -> float | None:

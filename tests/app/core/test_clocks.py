@@ -7,9 +7,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from app.core.clocks import ReviewClock
 from app.core.cohorts import BusinessCalendar, Cohort
 from app.core.lifecycle import ReviewPhase
-from app.review.domain.review import ReviewClock
 
 PT = ZoneInfo("America/Los_Angeles")
 THANKSGIVING = dt.date(2026, 11, 26)

@@ -1,4 +1,4 @@
-"""A cohort's publication: the chair publishes (what was published is read through the
+"""The chair releases a cohort through the API (what was published is read through the
 public record, ``app.results``)."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from app.accounts.services.accounts import Principal
 from app.accounts.web.security import require
 from app.core.authorization import Scope
 from app.core.refusals import Refused
-from app.publishing.services.cohorts import PublicationView, publication_view, publish_cohort
+from app.publishing.services.cohorts import PublicationView, publication_view
+from app.review.services.releases import publish_cohort
 from app.web.api_errors import refused
 from app.web.deps import NowDep, SessionDep, SettingsDep
 

@@ -9,26 +9,18 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.db.models import Submission
+from app.dossier.services.curves import CurveView, curve_view
 from app.review.services.review import ReviewSummary, review_summary
 from app.runs.services.reproductions import list_reproductions
 from app.settings import Settings
 from app.submissions.domain.visibility import Access
 from app.submissions.services.disclosures import system_disclosures
 from app.submissions.services.views import (
-    CurveView,
     SubmissionSummary,
-    curve_view,
     latest_check_run,
+    links_of,
     summary_fields,
 )
-
-
-def links_of(public_id: str) -> dict[str, str]:
-    return {
-        "self": f"/api/v1/submissions/{public_id}",
-        "findings": f"/api/v1/submissions/{public_id}/findings",
-        "page": f"/submissions/{public_id}",
-    }
 
 
 class PublicSubmission(SubmissionSummary):
@@ -107,20 +99,5 @@ def submission_detail(
                 for s in submission.systems
             ],
             "curves": [curve_view(c, reproductions) for c in submission.curves],
-        }
-    )
-
-
-class UploadedSubmission(SubmissionSummary):
-    duplicate: bool = Field(description="the same archive was uploaded before")
-    links: dict[str, str]
-
-
-def uploaded_submission(submission: Submission, duplicate: bool) -> UploadedSubmission:
-    return UploadedSubmission.model_validate(
-        {
-            **summary_fields(submission),
-            "duplicate": duplicate,
-            "links": links_of(submission.public_id),
         }
     )

@@ -1,0 +1,153 @@
+"""A submission's curves as its page and the API show them: every point with its review
+state, the official step line (architecture §8) and the reproductions beside it."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from app.core.accuracy import PointAccuracy
+from app.core.finish import FinishReasons
+from app.core.regions import Offline, region_basis, region_name
+from app.core.run_summary import NewerSummaryFields
+from app.core.views import Metric
+from app.db.models import Curve, Point, Reproduction
+from app.publishing.domain.snapshot import OfflineCeiling, Percentiles
+from app.publishing.services.curves import offline_of, step_line_of, x_metric_of
+from app.runs.services.views import ReproductionView, reproduction_view
+
+
+class PointView(BaseModel):
+    """An operating point of a submitted curve, with its review state."""
+
+    dir: str = Field(description="the point's folder in the bundle, e.g. r64")
+    concurrency: int
+    region: str | None = Field(description="the concurrency region the portal derived")
+    region_name: str | None
+    declared_region: str | None = Field(description="the region the bundle declared")
+    offline: Offline
+    system_tps: Metric
+    tps_per_user: Metric | None
+    tpot_p90_ms: Metric | None
+    ttft_p90_ms: Metric | None
+    e2e_avg_interactivity: Metric | None
+    system_tps_per_kw: Metric | None
+    point_power_kw: Metric | None
+    engaged_share: float | None = Field(
+        description="where nodes_used engages fewer nodes than the system has (§4.5.3): "
+        "the share engaged; null for the whole system"
+    )
+    accelerators_engaged: int | None = Field(description="the engaged nodes' accelerators")
+    n_samples_completed: int
+    duration_ms: float
+    accuracy: str = Field(description="passed, failed or none")
+    target_cohort: str | None
+    state: str = Field(description="active, withdrawn, disputed or invalidated (rules §11.1)")
+    state_reason: str | None
+    percentiles: Percentiles | None = Field(description="P50/P90/P95/P99 from the summary")
+    finish_reasons: FinishReasons | None = Field(
+        default=None, description="how the responses ended, where the summary says"
+    )
+    summary_fields: NewerSummaryFields | None = Field(
+        default=None, description="the newer summary fields, where the summary has them"
+    )
+    accuracy_detail: PointAccuracy | None = Field(
+        default=None, description="each accuracy entry and what the gate compared"
+    )
+
+
+def point_view(point: Point) -> PointView:
+    return PointView(
+        dir=point.dir_name,
+        concurrency=point.concurrency,
+        region=point.region,
+        region_name=region_name(point.region),
+        declared_region=point.declared_region,
+        offline=Offline(point.offline_kind),
+        system_tps=point.system_tps,
+        tps_per_user=point.tps_per_user,
+        tpot_p90_ms=point.tpot_p90_ms,
+        ttft_p90_ms=point.ttft_p90_ms,
+        e2e_avg_interactivity=point.e2e_avg_interactivity,
+        system_tps_per_kw=point.system_tps_per_kw,
+        point_power_kw=point.point_power_kw,
+        engaged_share=point.engaged_share,
+        accelerators_engaged=point.accelerators_engaged,
+        n_samples_completed=point.n_samples_completed,
+        duration_ms=point.duration_ms,
+        accuracy=point.accuracy_status,
+        target_cohort=point.target_cohort,
+        state=point.state,
+        state_reason=point.state_reason,
+        percentiles=Percentiles.model_validate(point.percentiles) if point.percentiles else None,
+        finish_reasons=FinishReasons.of(point.finish_reason_counts),
+        summary_fields=NewerSummaryFields.of(
+            point.input_sequence_lengths, point.early_stopping, point.run_config
+        ),
+        accuracy_detail=PointAccuracy.read(point.accuracy_detail),
+    )
+
+
+class CurveView(BaseModel):
+    """A submitted curve: its points, the official step line (architecture §8) and the
+    reproduction runs of its points, drawn as unverified results beside them."""
+
+    # The same names as the results API: the display name, and the bundle's folder
+    # (which point labels use).
+    system: str
+    system_dir: str
+    benchmark_model: str
+    dataset: str | None
+    is_agentic: bool
+    x_metric: str = Field(description="tps_per_user, or e2e_avg_interactivity (agentic)")
+    c_max: int | None
+    c_min: int | None
+    regions: dict[str, list[int]] | None
+    region_basis: list[str] | None = Field(description="how the regions were derived, in words")
+    points: list[PointView]
+    step_line: list[list[float]]
+    frontier: list[list[float]]
+    offline_ceiling: OfflineCeiling | None
+    elected_offline: str | None
+    reproductions: list[ReproductionView]
+
+
+def curve_view(
+    curve: Curve, reproductions: list[Reproduction] | None = None, active_only: bool = False
+) -> CurveView:
+    """Withdrawn, disputed and invalidated points (rules §11.1) never shape the step line;
+    *active_only* leaves them out altogether, as the public sees the curve."""
+    active = [p for p in curve.points if p.state == "active"]
+    steps = step_line_of(curve)
+    ceiling, elected = offline_of(active)
+    system = curve.system
+    prefix = f"{system.dir_name}/{curve.benchmark_model}/"
+    return CurveView(
+        system=system.system_name or system.dir_name,
+        system_dir=system.dir_name,
+        benchmark_model=curve.benchmark_model,
+        dataset=curve.dataset,
+        is_agentic=curve.is_agentic,
+        x_metric=x_metric_of(curve),
+        c_max=curve.c_max,
+        c_min=curve.c_min,
+        regions=curve.regions,
+        region_basis=_region_basis(curve),
+        points=[point_view(p) for p in (active if active_only else curve.points)],
+        step_line=[list(v) for v in steps.line],
+        frontier=[list(v) for v in steps.frontier],
+        offline_ceiling=ceiling,
+        elected_offline=elected,
+        reproductions=[
+            reproduction_view(r, private=False)
+            for r in reproductions or []
+            if r.point_label.startswith(prefix)
+        ],
+    )
+
+
+def _region_basis(curve: Curve) -> list[str] | None:
+    fixed = [p.concurrency for p in curve.points if p.offline_kind != "dedicated"]
+    if curve.c_min is None or curve.c_max is None:
+        return None
+    basis = region_basis(curve.c_min, curve.c_max, min(fixed) if fixed else None)
+    return basis.lines() if basis else None

@@ -1,1 +1,0 @@
-"""The feature's API routes and pages."""
