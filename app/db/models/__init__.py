@@ -1,0 +1,65 @@
+"""Tables, grouped by the feature that owns them. Portable across SQLite and PostgreSQL:
+no dialect-only types. Every table is imported here, so the mapper knows them all and
+``app.db.models`` names any of them."""
+
+from __future__ import annotations
+
+from app.db.models.accounts import (
+    AccountRequest,
+    ApiToken,
+    Invitation,
+    Notification,
+    Organization,
+    User,
+    WebSession,
+)
+from app.db.models.audit import AuditEvent
+from app.db.models.base import NAMING, Base, UTCDateTime, enum_of, utcnow
+from app.db.models.checks import CheckRun, FindingRow
+from app.db.models.jobs import Job
+from app.db.models.publishing import CohortRelease, Publication, PublishedCurve, ResultEntry
+from app.db.models.review import Objection, ObjectionMessage
+from app.db.models.runs import (
+    RecountPart,
+    Reproduction,
+    RequestLogRow,
+    Retokenization,
+    SuperPassDefinition,
+)
+from app.db.models.submissions import Curve, Point, RunArtifact, StoredFile, Submission, System
+
+__all__ = [
+    "AccountRequest",
+    "ApiToken",
+    "AuditEvent",
+    "Base",
+    "CheckRun",
+    "CohortRelease",
+    "Curve",
+    "FindingRow",
+    "Invitation",
+    "Job",
+    "NAMING",
+    "Notification",
+    "Objection",
+    "ObjectionMessage",
+    "Organization",
+    "Point",
+    "Publication",
+    "PublishedCurve",
+    "RecountPart",
+    "Reproduction",
+    "RequestLogRow",
+    "ResultEntry",
+    "Retokenization",
+    "RunArtifact",
+    "StoredFile",
+    "Submission",
+    "SuperPassDefinition",
+    "System",
+    "UTCDateTime",
+    "User",
+    "WebSession",
+    "enum_of",
+    "utcnow",
+]

@@ -1,0 +1,79 @@
+"""Tables of the review feature: objections and their messages."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import TYPE_CHECKING
+
+from sqlalchemy import (
+    JSON,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.core.lifecycle import (
+    ObjectionState,
+)
+from app.db.models.base import Base, UTCDateTime, enum_of
+
+if TYPE_CHECKING:
+    from app.db.models.accounts import User
+    from app.db.models.submissions import Submission
+
+
+class Objection(Base):
+    """An objection against a submission or one of its points (rules §11.4)."""
+
+    __tablename__ = "objections"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(
+        String(32), unique=True, default=lambda: uuid.uuid4().hex
+    )
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), index=True)
+    point_label: Mapped[str | None] = mapped_column(Text)
+    type: Mapped[str] = mapped_column(String(32))
+    severity: Mapped[str] = mapped_column(String(16))
+    rule_cited: Mapped[str] = mapped_column(Text)
+    title: Mapped[str] = mapped_column(Text)
+    evidence: Mapped[str] = mapped_column(Text)
+    filed_by_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    by_organizations: Mapped[list[int]] = mapped_column(JSON)  # the "by <org>" tags
+    state: Mapped[ObjectionState] = mapped_column(
+        enum_of(ObjectionState, 16), default=ObjectionState.OPEN
+    )
+    filed_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    # The submitter's first answer stops the penalty clock (rules §11.3).
+    submitter_answered_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    # Set when the submitter answers; the objector's silence past it retracts (§11.3).
+    objector_due_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    penalty_level: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    closed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+
+    submission: Mapped[Submission] = relationship()
+    filed_by: Mapped[User] = relationship()
+    messages: Mapped[list[ObjectionMessage]] = relationship(
+        back_populates="objection", cascade="all, delete-orphan", order_by="ObjectionMessage.id"
+    )
+
+
+class ObjectionMessage(Base):
+    """One entry of an objection's thread: the filing, answers, comments, decisions."""
+
+    __tablename__ = "objection_messages"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    objection_id: Mapped[int] = mapped_column(
+        ForeignKey("objections.id", ondelete="CASCADE"), index=True
+    )
+    author: Mapped[str] = mapped_column(Text)  # an e-mail, or "system"
+    organization: Mapped[str | None] = mapped_column(Text)
+    action: Mapped[str] = mapped_column(String(32))
+    body: Mapped[str] = mapped_column(Text)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+
+    objection: Mapped[Objection] = relationship(back_populates="messages")
