@@ -61,7 +61,7 @@ class Settings(BaseSettings):
     retokenize_tolerance_tokens: float = 0.01
     retokenize_tolerance_timing: float = 0.02
     # A point's events larger than this (uncompressed) are counted in parts, one job per
-    # part, so several workers share it (harness/ranges.py); at most this many parts,
+    # part, so several workers share it (harness/metrics/ranges.py); at most this many parts,
     # each counting every N-th block of this many lines.
     retokenize_split_bytes: int = 2 * 1024**3
     retokenize_max_parts: int = 8

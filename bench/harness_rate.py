@@ -35,9 +35,10 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness.dataset import Sample  # noqa: E402
-from harness.events import peak_in_flight  # noqa: E402
-from harness.loadgen import RunConfig, run_point  # noqa: E402
+from harness.load.dataset import Sample  # noqa: E402
+from harness.load.engine import RunConfig  # noqa: E402
+from harness.load.loadgen import run_point  # noqa: E402
+from harness.metrics.events import peak_in_flight  # noqa: E402
 from harness.sim import sim_token_counter  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

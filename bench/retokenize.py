@@ -7,7 +7,7 @@ its own process so peak RSS is its own:
      summary, batched tokenization, integrity scans) streaming the file, then the run's
      time series and steady state from the timings it collected (issue 15 item 7).
   3. batch: encode_batch over all cores on the same texts already in memory (the limit);
-  4. parts: the re-count's tokens counted in two processes and merged (harness/ranges.py).
+  4. parts: the re-count's tokens counted in two processes and merged (harness/metrics/ranges.py).
 Prints tokens/s for each, the ratios to the loop and to encode_batch, the re-count's peak
 RSS, and the time series and steady-state analysis's seconds beside the re-count's.
 Targets on 2 cores: ratio to the loop >= 0.8, to encode_batch >= 0.9, peak RSS under
@@ -118,8 +118,8 @@ def peak_rss_mb() -> float:
 
 
 def child_raw(events: Path) -> dict[str, float]:
-    from harness.events import Output, read_events
-    from harness.tokens import BUILTIN_REGISTRY
+    from harness.metrics.events import Output, read_events
+    from harness.metrics.tokens import BUILTIN_REGISTRY
 
     counter = BUILTIN_REGISTRY["deepseek-r1"].load()
     texts_seen = tokens = 0
@@ -145,9 +145,9 @@ SUPER_PASS = 4388  # one pass over the DeepSeek-R1 dataset (rules §6)
 def child_batch(events: Path) -> dict[str, float]:
     """The physical limit: encode_batch over all cores, the texts already in memory (the
     same two texts per response the re-count encodes, in batches as it sends them)."""
-    from harness.events import Output, read_events
-    from harness.summary import TOKENIZE_BATCH
-    from harness.tokens import BUILTIN_REGISTRY
+    from harness.metrics.events import Output, read_events
+    from harness.metrics.summary import TOKENIZE_BATCH
+    from harness.metrics.tokens import BUILTIN_REGISTRY
 
     counter = BUILTIN_REGISTRY["deepseek-r1"].load()
     texts: list[str] = []
@@ -165,12 +165,12 @@ def child_batch(events: Path) -> dict[str, float]:
 
 
 def child_parts(events: Path) -> dict[str, float]:
-    """The re-count's tokens counted in two processes and merged (harness/ranges.py)."""
+    """The re-count's tokens counted in two processes and merged (harness/metrics/ranges.py)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from harness.ranges import Precounted
-    from harness.summary import SummaryOptions, summarize
+    from harness.metrics.ranges import Precounted
+    from harness.metrics.summary import SummaryOptions, summarize
 
     start = time.perf_counter()
     context = multiprocessing.get_context("spawn")
@@ -186,8 +186,8 @@ def child_parts(events: Path) -> dict[str, float]:
 
 
 def _count_bench_part(events: Path, part: int) -> object:
-    from harness.ranges import count_part
-    from harness.tokens import BUILTIN_REGISTRY
+    from harness.metrics.ranges import count_part
+    from harness.metrics.tokens import BUILTIN_REGISTRY
 
     return count_part(events, BUILTIN_REGISTRY["deepseek-r1"].load(), part, 2, count_prompts=False)
 
@@ -195,8 +195,8 @@ def _count_bench_part(events: Path, part: int) -> object:
 def child_recount(events: Path) -> dict[str, float]:
     from app.runs.domain.retokenize import Reported, analyse
     from app.runs.domain.steady_state import review_steady_state
-    from harness.timeseries import run_time_series
-    from harness.tokens import BUILTIN_REGISTRY
+    from harness.analysis.timeseries import run_time_series
+    from harness.metrics.tokens import BUILTIN_REGISTRY
 
     counter = BUILTIN_REGISTRY["deepseek-r1"].load()
     reported = Reported(None, None, None, None, None, None, None, None)

@@ -46,9 +46,9 @@ from app.runs.domain.retokenize import (  # noqa: E402
     is_fake_first_chunk,
     padded_share,
 )
-from harness import events as ev  # noqa: E402
-from harness.events import EventWriter, Output  # noqa: E402
-from harness.tokens import load_counter  # noqa: E402
+from harness.metrics import events as ev  # noqa: E402
+from harness.metrics.events import EventWriter, Output  # noqa: E402
+from harness.metrics.tokens import load_counter  # noqa: E402
 
 SCANS = ("fake-first-token", "duplicated-output", "repetitive-output")
 END_OF_REASONING = "</think>"

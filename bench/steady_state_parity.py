@@ -1,7 +1,7 @@
 """The portal's steady state beside the official diagnostics, on the same event logs.
 
 The official client's post-hoc diagnostics (``scripts/steady_state_diagnostics.py`` of
-mlcommons/endpoints) decide a point's steady state; ``harness/steady_state.py`` is our
+mlcommons/endpoints) decide a point's steady state; ``harness/analysis/steady_state.py`` is our
 own implementation of the method. This script runs both on the checked-in parity set
 (``tests/harness/data/steady_state``) and on ``--random`` further logs of random shapes
 (drifts, level shifts, alternating noise, a failed super-pass, a ramp, lost requests, a
@@ -34,10 +34,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from harness.analysis.steady_state import Method, analyse_steady_state  # noqa: E402
+from harness.metrics.summary import SummaryOptions, summarize  # noqa: E402
+from harness.metrics.timings import RequestTimings  # noqa: E402
 from harness.sim import sim_token_counter  # noqa: E402
-from harness.steady_state import Method, analyse_steady_state  # noqa: E402
-from harness.summary import SummaryOptions, summarize  # noqa: E402
-from harness.timings import RequestTimings  # noqa: E402
 from tests.support.event_logs import DATA, SUPER_PASS, write_log  # noqa: E402
 
 WARMUP = 1

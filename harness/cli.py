@@ -11,23 +11,22 @@ from typing import Any
 
 import yaml
 
-from .agentic import load_agentic
-from .analysis import NoSuperPassSize, analyse_run, run_method, steady_state_applies
-from .dataset import DatasetError, load_dataset
-from .loadgen import (
-    LOAD_PATTERNS,
-    RunConfig,
+from harness.analysis.run import NoSuperPassSize, analyse_run, run_method, steady_state_applies
+from harness.analysis.steady_state import Method, window_text
+from harness.curves.search import SlaTarget, probe_table, search
+from harness.load.agentic import load_agentic
+from harness.load.dataset import DatasetError, load_dataset
+from harness.load.engine import LOAD_PATTERNS, RunConfig
+from harness.load.loadgen import (
     official_summary,
     options_from_run_dir,
     run_point,
     write_summary,
 )
-from .ranges import PartCounts, Precounted, count_part
-from .search import SlaTarget, probe_table, search
-from .sim import SimConfig, run_server
-from .steady_state import Method, window_text
-from .summary import SummaryOptions
-from .tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
+from harness.metrics.ranges import PartCounts, Precounted, count_part
+from harness.metrics.summary import SummaryOptions
+from harness.metrics.tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
+from harness.sim import SimConfig, run_server
 
 
 def _counter(
@@ -276,7 +275,7 @@ def _count_one_part(
 def _count_in_processes(
     events: Path, spec: tuple[str | None, str | None, str | None], parts: int
 ) -> Precounted:
-    """Every part in a process of its own, merged (harness/ranges.py)."""
+    """Every part in a process of its own, merged (harness/metrics/ranges.py)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -304,7 +303,7 @@ def cmd_count_part(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .report import PlotlyMissing, plotly_js, write_report
+    from harness.analysis.report import PlotlyMissing, plotly_js, write_report
 
     inputs = _analysis_inputs(args)
     if inputs is None:
@@ -328,7 +327,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .sweep import SweepSpec, run_sweep
+    from harness.curves.sweep import SweepSpec, run_sweep
 
     try:
         samples: list[Any] = (

@@ -31,7 +31,7 @@ def sim_token_counter() -> Any:
     counts match the server's and timing can be compared token for token."""
     from tokenizers import Tokenizer, models, pre_tokenizers
 
-    from .tokens import TokenCounter
+    from harness.metrics.tokens import TokenCounter
 
     vocab = {word: i for i, word in enumerate(("[UNK]", *WORDS))}
     tokenizer = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))

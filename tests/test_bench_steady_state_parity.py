@@ -19,9 +19,9 @@ from tests.support import PROJECT_ROOT
 STAND_IN = """
 from pathlib import Path
 from harness.sim import sim_token_counter
-from harness.steady_state import Method, analyse_steady_state
-from harness.summary import SummaryOptions, summarize
-from harness.timings import RequestTimings
+from harness.analysis.steady_state import Method, analyse_steady_state
+from harness.metrics.summary import SummaryOptions, summarize
+from harness.metrics.timings import RequestTimings
 
 STRETCH = {stretch}
 

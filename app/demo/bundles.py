@@ -28,10 +28,10 @@ import yaml
 from submission_checker.models.regions import compute_regions, covered_region
 
 from app.demo.events import DemoRun, write_events
-from harness.analysis import point_block, regional_minimum_s
-from harness.bundle import assemble
-from harness.steady_state import Method, analyse_steady_state
-from harness.timings import Timings
+from harness.analysis.run import point_block, regional_minimum_s
+from harness.analysis.steady_state import Method, analyse_steady_state
+from harness.curves.bundle import assemble
+from harness.metrics.timings import Timings
 
 SEED_SET_A = {
     "scheduler_rng_seed": 10487924139932647040,

@@ -22,9 +22,9 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from harness import events as ev
-from harness.metrics import percentile_lower
-from harness.timings import Timings
+from harness.metrics import events as ev
+from harness.metrics.definitions import percentile_lower
+from harness.metrics.timings import Timings
 
 # Spreads (log-normal σ) that give the demo summary's percentile ratios: TTFT P50 ≈ 0.68 ×
 # P90, TPOT P50 ≈ 0.82 × P90, output length P90 ≈ 1.4 × the mean.

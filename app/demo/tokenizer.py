@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers
 
-from harness.tokens import TokenCounter
+from harness.metrics.tokens import TokenCounter
 
 DEMO_TOKENIZER = "demo tokenizer: one token per character (demo data only)"
 

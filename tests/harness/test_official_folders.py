@@ -13,17 +13,17 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import events as ev
 from harness.cli import main
-from harness.events import EventWriter, Output, Prompt
-from harness.loadgen import (
-    RunConfig,
+from harness.load.engine import RunConfig
+from harness.load.loadgen import (
     official_summary,
     options_from_run_dir,
     write_config,
     write_summary,
 )
-from harness.tokens import TokenCounter
+from harness.metrics import events as ev
+from harness.metrics.events import EventWriter, Output, Prompt
+from harness.metrics.tokens import TokenCounter
 
 MS = 1_000_000
 OUTPUTS = {

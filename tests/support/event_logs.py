@@ -4,7 +4,7 @@
 ``tests/harness/data/steady_state/``: each log is a closed-loop run at concurrency 4 whose
 TPOT (a function of the request's index) and failures are chosen, with a little seeded
 noise, so that what §2.6's method must find in it is known by construction. The expected
-findings are written beside each case in ``tests/harness/test_steady_state_parity.py``.
+findings are written beside each case in ``tests/harness/analysis/test_steady_state_parity.py``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import events as ev
-from harness.events import EventWriter, Output, Prompt
+from harness.metrics import events as ev
+from harness.metrics.events import EventWriter, Output, Prompt
 from harness.sim import WORDS
 
 MS = 1_000_000

@@ -9,10 +9,10 @@ from pathlib import Path
 import yaml
 
 from app.demo.bundles import SEED_SET_A, BundleFactory
-from harness.dataset import load_dataset
-from harness.loadgen import RunConfig
+from harness.curves.sweep import SweepSpec, run_sweep
+from harness.load.dataset import load_dataset
+from harness.load.engine import RunConfig
 from harness.sim import SimConfig, sim_token_counter
-from harness.sweep import SweepSpec, run_sweep
 from tests.support.sim import RunningSim
 
 

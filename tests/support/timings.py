@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.timings import Timings
+from harness.metrics.timings import Timings
 
 MS = 1_000_000
 

@@ -245,8 +245,8 @@ def test_bundle_events_are_recounted_by_the_worker_after_checks(
 def test_large_points_are_counted_in_parts_by_the_worker_processes(tmp_path: Path) -> None:
     """Points above the split size are counted in parts by the worker's processes and
     merged: the output tokens the reference tokenizer counts in one pass here."""
-    from harness.summary import SummaryOptions, summarize
-    from harness.tokens import load_counter, load_registry
+    from harness.metrics.summary import SummaryOptions, summarize
+    from harness.metrics.tokens import load_counter, load_registry
     from tests.support.portal import start_portal, stop_portal
 
     with_events, events = _sweep_with_events(tmp_path, 2)

@@ -12,7 +12,7 @@ an unverified result of its own; it never changes the submitted numbers.
 Latency is compared too, as evidence beside the verdict and never as one (§11.4: a
 reproducibility objection may not rest on latency alone): TTFT and TPOT at P50, P90 and
 P99 against a band around the submitted values, and the distance between the two runs'
-histograms (``harness.metrics.histogram_distance``), with the band and the largest
+histograms (``harness.metrics.definitions.histogram_distance``), with the band and the largest
 distance in settings.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 
 from app.checks.domain.findings import Finding, Severity
 from app.checks.domain.rules import portal_rule
-from harness.metrics import histogram_distance, percentile_key
+from harness.metrics.definitions import histogram_distance, percentile_key
 
 RULE = portal_rule("reproduction-margin")
 LATENCY_RULE = portal_rule("reproduction-latency")

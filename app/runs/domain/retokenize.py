@@ -28,14 +28,14 @@ from typing import Any
 from app.checks.domain.findings import Finding, Severity
 from app.checks.domain.rules import portal_rule
 from app.runs.domain.goodput import RequestLog, in_window, request_of
-from harness.dataset import prompt_key
-from harness.events import Output
-from harness.metrics import percentile_lower
-from harness.steady_state import window_issue_span
-from harness.summary import Completed, Counts, Summary, SummaryOptions, summarize
-from harness.timeseries import run_time_series
-from harness.timings import RequestTimings, Timings
-from harness.tokens import TokenCounter
+from harness.analysis.steady_state import window_issue_span
+from harness.analysis.timeseries import run_time_series
+from harness.load.dataset import prompt_key
+from harness.metrics.definitions import percentile_lower
+from harness.metrics.events import Output
+from harness.metrics.summary import Completed, Counts, Summary, SummaryOptions, summarize
+from harness.metrics.timings import RequestTimings, Timings
+from harness.metrics.tokens import TokenCounter
 
 EVIDENCE_SAMPLES = 10
 # A long response is padded when runs of at least PADDING_RUN whitespace characters make
@@ -106,9 +106,9 @@ class Analysis:
     findings: list[Finding]
     # Every tracked request's TTFT, rate and tokens, for goodput (None: nothing counted).
     requests: RequestLog | None = None
-    # The run over time (harness/timeseries.py; None: no tracked request).
+    # The run over time (harness/analysis/timeseries.py; None: no tracked request).
     timeseries: dict[str, Any] | None = None
-    # Every tracked request's timings, for the steady-state analysis (harness/timings.py).
+    # Every tracked request's timings, for the steady-state analysis (harness/metrics/timings.py).
     timings: Timings | None = None
     # Each request of ``requests``' issue time (ns), to take the official window's ones.
     request_issued: Sequence[int] = ()

@@ -1,6 +1,6 @@
 """Is the steady state a point declares the one its events show? (rules §2, R §4.4)
 
-The events are analysed as the official diagnostics analyse them (harness/steady_state.py)
+The events are analysed as the official diagnostics analyse them (harness/analysis/steady_state.py)
 and set beside the ``steady_state`` block of ``point.yaml``, which submitters fill by hand:
 the status, verdict, window and per-metric state the events show against what is declared
 (a reviewer's judgement where they differ: another detector's settings can differ too);
@@ -19,15 +19,15 @@ from app.checks.domain.datasets import pass_size
 from app.checks.domain.findings import Finding, Severity
 from app.checks.domain.rules import portal_rule
 from app.runs.domain.retokenize import Recount, Reported
-from harness.steady_state import Method, analyse_steady_state, declared_window, window_text
-from harness.timings import Timings
+from harness.analysis.steady_state import Method, analyse_steady_state, declared_window, window_text
+from harness.metrics.timings import Timings
 
 DECLARED_WINDOW = ("super_pass_start", "super_pass_end", "super_pass_size")
 
 
 @dataclass
 class SteadyStateReview:
-    # The analysis (harness/steady_state.py) with "declared" (the point.yaml block) and
+    # The analysis (harness/analysis/steady_state.py) with "declared" (the point.yaml block) and
     # "declared_window" (what the events hold for it); None: not analysed ("reason" says).
     document: dict[str, Any] | None
     findings: list[Finding]

@@ -1,7 +1,7 @@
 """A large point's re-count split across workers.
 
 The point's job (``retokenize_point``) plans: a stored events file larger than
-``retokenize_split_bytes`` is counted in parts (``harness/ranges.py``), one
+``retokenize_split_bytes`` is counted in parts (``harness/metrics/ranges.py``), one
 ``recount_part`` job each, and the point's job waits for them (``JobState.WAITING``).
 Each part counts its own lines with the reference tokenizer and saves the counts in the
 artifact store (content-addressed, as the workers share nothing else). When the last
@@ -33,9 +33,9 @@ from app.jobs.queue import (
 from app.settings import Settings
 from app.storage import ObjectCorrupt, ObjectMissing, artifact_store, counts_key
 from app.submissions.services.artifacts import events_path
-from harness.loadgen import file_sha256
-from harness.ranges import PartCounts, Precounted, count_part
-from harness.tokens import TokenizerNotFound, load_counter, load_registry
+from harness.load.loadgen import file_sha256
+from harness.metrics.ranges import PartCounts, Precounted, count_part
+from harness.metrics.tokens import TokenizerNotFound, load_counter, load_registry
 
 RECOUNT_PART = "recount_part"
 

@@ -65,11 +65,11 @@ from app.runs.services.recount_parts import (
 from app.runs.services.super_passes import point_super_pass
 from app.settings import Settings
 from app.submissions.services.artifacts import events_path, latest_events
-from harness.analysis import steady_state_applies
-from harness.dataset import DatasetError, dataset_keys, load_dataset
-from harness.loadgen import official_summary
-from harness.summary import Counts
-from harness.tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
+from harness.analysis.run import steady_state_applies
+from harness.load.dataset import DatasetError, dataset_keys, load_dataset
+from harness.load.loadgen import official_summary
+from harness.metrics.summary import Counts
+from harness.metrics.tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
 
 RETOKENIZE_POINT = "retokenize_point"
 CANCELLING = JobState.CANCELLING

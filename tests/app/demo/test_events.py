@@ -13,7 +13,7 @@ from app.checks.domain.findings import Severity
 from app.demo.events import DemoRun, output_lengths, write_events
 from app.demo.tokenizer import DemoTokenCounter
 from app.runs.domain.retokenize import Reported, analyse
-from harness.events import peak_in_flight, read_events
+from harness.metrics.events import peak_in_flight, read_events
 
 
 @st.composite

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from app.demo.tokenizer import DEMO_TOKENIZER, DemoTokenCounter
 from app.settings import Settings
-from harness.tokens import load_registry
+from harness.metrics.tokens import load_registry
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)

@@ -9,7 +9,7 @@ from app.runs.domain.reproduction import (
     compare_latency,
     judge_reproduction,
 )
-from harness.metrics import stat_block
+from harness.metrics.definitions import stat_block
 
 POINT = "sys/llama3_1-8b/r64"
 

@@ -18,9 +18,10 @@ from app.runs.domain.retokenize import (
     official_window_requests,
     repetition,
 )
-from harness.dataset import Sample, dataset_keys, prompt_key
-from harness.events import Output
-from harness.loadgen import RunConfig, run_point
+from harness.load.dataset import Sample, dataset_keys, prompt_key
+from harness.load.engine import RunConfig
+from harness.load.loadgen import run_point
+from harness.metrics.events import Output
 from harness.sim import SimConfig, sim_token_counter
 from tests.support.sim import RunningSim
 

@@ -14,7 +14,7 @@ from app.runs.domain.steady_state import (
     review_steady_state,
     super_pass_size,
 )
-from harness.steady_state import Method, analyse_steady_state
+from harness.analysis.steady_state import Method, analyse_steady_state
 from tests.support.timings import timings
 
 POINT = "Sys/llama3_1-8b/r16"

@@ -1,0 +1,2 @@
+"""A run over time: its time series, the steady state the official method finds, and the
+report drawn from them."""
