@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from typing import Any
+from urllib.parse import quote
 
 import pydantic_core
 from fastapi.templating import Jinja2Templates
@@ -39,6 +40,18 @@ def static_url(context: dict[str, Any], path: str) -> str:
 
 
 templates.env.globals["static_url"] = pass_context(static_url)
+
+
+@pass_context
+def path_for(context: dict[str, Any], name: str, /, **params: object) -> str:
+    """The path of the route called *name* (its function's name): pages link by name, so
+    a route that moves takes its links with it. Each parameter is escaped as one path
+    segment; a query string follows in the template."""
+    escaped = {key: quote(str(value), safe="") for key, value in params.items()}
+    return str(context["request"].app.url_path_for(name, **escaped))
+
+
+templates.env.globals["path_for"] = path_for
 
 
 @pass_context

@@ -25,7 +25,7 @@ SEVERITY_LABELS = {"error": "Errors", "warning": "Warnings", "info": "Passed che
 
 
 @router.get("/submissions", response_class=HTMLResponse)
-def index(request: Request, session: SessionDep, who: PrincipalDep) -> Response:
+def submissions_page(request: Request, session: SessionDep, who: PrincipalDep) -> Response:
     everything = who is not None and (who.has(Scope.SUBMIT) or who.has(Scope.REVIEW))
     rows, total = list_submissions(session, limit=100, everything=everything)
     return templates.TemplateResponse(
