@@ -7,9 +7,8 @@ is a router in its feature's ``web`` package, listed once in ``FEATURES``.
 
 from __future__ import annotations
 
-import datetime as dt
 import gc
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -27,6 +26,7 @@ from app.bundled import bundled_dir
 from app.checks.web import api as checks_api
 from app.checks.web import pages as checks_pages
 from app.core.refusals import Refused
+from app.core.times import Clock
 from app.db.models import utcnow
 from app.db.session import Database
 from app.dossier.web import api as dossier_api
@@ -101,7 +101,7 @@ def _document_bearer_tokens(app: FastAPI) -> None:
 def create_app(
     settings: Settings | None = None,
     queue: JobQueue | None = None,
-    clock: Callable[[], dt.datetime] | None = None,
+    clock: Clock | None = None,
 ) -> FastAPI:
     settings = settings or get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)

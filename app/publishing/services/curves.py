@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app.core.pareto import StepCurve, step_curve
+from app.core.per_user import per_user, per_user_metric
 from app.core.regions import Offline
 from app.db.models import Curve, Point
 from app.publishing.domain.snapshot import OfflineCeiling
@@ -21,14 +22,12 @@ def offline_of(active: list[Point]) -> tuple[OfflineCeiling | None, str | None]:
 
 
 def x_metric_of(curve: Curve) -> str:
-    return "e2e_avg_interactivity" if curve.is_agentic else "tps_per_user"
+    return per_user_metric(curve.is_agentic)
 
 
 def step_line_of(curve: Curve) -> StepCurve:
     """The official step line of a curve's active, plotted points (dedicated Offline runs
     have no per-user rate and are a ceiling, not a point of the line)."""
-    x_key = x_metric_of(curve)
     plotted = [p for p in curve.points if p.state == "active" and p.offline_kind != "dedicated"]
-    return step_curve(
-        [(getattr(p, x_key), p.system_tps) for p in plotted if getattr(p, x_key) is not None]
-    )
+    rates = [(per_user(p, curve.is_agentic), p.system_tps) for p in plotted]
+    return step_curve([(x, y) for x, y in rates if x is not None])

@@ -21,6 +21,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from app.core.per_user import per_user
 from app.results.domain.presets import PricePreset
 
 NORMALISATIONS = ("system", "kw", "accelerator", "usd_per_mtok")
@@ -167,10 +168,6 @@ class PointTable:
 
     def __len__(self) -> int:
         return len(self.curve)
-
-
-def per_user(point: OperatingPoint, agentic: bool) -> float | None:
-    return point.e2e_avg_interactivity if agentic else point.tps_per_user
 
 
 def admissible_rows(table: PointTable, sla: Sla) -> Bools:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.core.accuracy import DatasetScores, GatedMetric
-from app.results.domain.sla import per_user
+from app.core.per_user import per_user
 from app.results.services.public import QueryProblem
 from app.results.services.results import (
     BenchmarkView,

@@ -10,12 +10,13 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal
+from app.core.per_user import per_user
 from app.core.refusals import Kind
 from app.publishing.domain.repeatability import Repeatability
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.domain.colours import PALETTE, colours, system_key
 from app.results.domain.presets import price_presets
-from app.results.domain.sla import PointTable, Sla, admissible_rows, best_rows, per_user
+from app.results.domain.sla import PointTable, Sla, admissible_rows, best_rows
 from app.results.services.public import (
     STATUSES,
     PublicCurve,

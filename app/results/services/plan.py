@@ -16,9 +16,10 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.core.numbers import whole_number
+from app.core.per_user import per_user
 from app.results.domain.presets import PricePreset
 from app.results.domain.sizing import MOST_USERS, holding_point, requests_per_s, size
-from app.results.domain.sla import NOT_AN_MLPERF_FIGURE, per_user
+from app.results.domain.sla import NOT_AN_MLPERF_FIGURE
 from app.results.services.public import QueryProblem
 from app.results.services.results import (
     PriceView,

@@ -22,6 +22,7 @@ from app.core.accuracy import PointAccuracy
 from app.core.caching import remember
 from app.core.numbers import whole_number
 from app.core.pareto import step_curve
+from app.core.per_user import per_user, per_user_metric
 from app.core.regions import REGIONS, Offline, region_name
 from app.core.run_summary import NewerSummaryFields
 from app.core.views import left_out_if_none
@@ -37,7 +38,6 @@ from app.results.domain.sla import (
     Sla,
     admissible_rows,
     best_rows,
-    per_user,
     throughput_rows,
     usd_per_million_tokens_rows,
 )
@@ -655,7 +655,7 @@ def _curve_view(view: View, n: int, q: ResultsQuery, a: Answer) -> ResultCurve:
         benchmark=curve.benchmark_model,
         dataset=curve.dataset,
         is_agentic=agentic,
-        x_metric="e2e_avg_interactivity" if agentic else "tps_per_user",
+        x_metric=per_user_metric(agentic),
         regions=snapshot.regions,
         points=_POINTS.validate_python(points),
         step_line=[[round(x, 3), round(y, 3)] for x, y in steps.line],

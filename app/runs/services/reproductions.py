@@ -7,8 +7,6 @@ the point, and compares it with the submitted values within the reproducibility 
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -24,7 +22,9 @@ from app.core.endpoints import (
     parse_endpoint,
 )
 from app.core.lifecycle import ENDED_JOB_STATES, JobState, SubmissionState
+from app.core.per_user import per_user
 from app.core.refusals import Kind, Refused
+from app.core.times import Clock
 from app.db.models import Curve, Job, Point, Reproduction, Submission, utcnow
 from app.jobs.queue import (
     JobQueue,
@@ -43,14 +43,14 @@ from app.runs.domain.reproduction import (
 from app.runs.services.points import dataset_file, min_duration_s, point_folder
 from app.runs.services.secrets import decrypt, encrypt
 from app.settings import Settings
-from harness.agentic import load_agentic
-from harness.dataset import DatasetError, load_dataset
-from harness.loadgen import AGENTIC, Progress, RunConfig, official_summary, run_point
-from harness.timings import issue_span_s
-from harness.tokens import TokenizerNotFound, load_counter, load_registry
+from harness.load.agentic import load_agentic
+from harness.load.dataset import DatasetError, load_dataset
+from harness.load.engine import AGENTIC, Progress, RunConfig
+from harness.load.loadgen import official_summary, run_point
+from harness.metrics.timings import issue_span_s
+from harness.metrics.tokens import TokenizerNotFound, load_counter, load_registry
 
 REPRODUCE_POINT = "reproduce_point"
-Clock = Callable[[], dt.datetime]
 
 
 class ReproductionError(Refused):
@@ -166,9 +166,7 @@ def request_reproduction(
             requested_by=requested_by,
             same_system=same_system,
             submitted_system_tps=point.system_tps,
-            submitted_tps_per_user=(
-                point.e2e_avg_interactivity if curve.is_agentic else point.tps_per_user
-            ),
+            submitted_tps_per_user=per_user(point, curve.is_agentic),
             series_of=made[0].id if made else None,
         )
         session.add(reproduction)

@@ -8,13 +8,11 @@ submitter never chooses it: point.yaml's size is only checked against it.
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Callable
-
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.checks.domain.datasets import catalogue
+from app.core.times import Clock
 from app.db.models import Point, SuperPassDefinition
 from app.runs.domain.steady_state import SuperPass, benchmark_super_pass
 from app.settings import Settings
@@ -41,7 +39,7 @@ def define_super_pass(
     size: int,
     source: str,
     *,
-    clock: Callable[[], dt.datetime],
+    clock: Clock,
 ) -> SuperPassDefinition:
     """Record (or change) a benchmark's super-pass size for *dataset*; refused, with what
     is wrong, for a dataset outside the catalogue, a size below one or no source."""

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from app.checks.domain.findings import Severity
 from app.checks.services.findings import FindingView, finding_view
+from app.core.per_user import per_user_metric
 from app.core.views import Timestamp
 from app.db.models import FindingRow, Reproduction, Retokenization
 from app.jobs.views import JobView
@@ -107,7 +108,7 @@ def reproduction_view(r: Reproduction, *, private: bool) -> ReproductionView:
         message=r.message if private else None,
         same_system=r.same_system,
         margin=r.margin,
-        per_user_metric="e2e_avg_interactivity" if agentic else "tps_per_user",
+        per_user_metric=per_user_metric(agentic),
         latency=r.latency,
         series=r.series_first.public_id if r.series_first else None,
     )
@@ -150,7 +151,7 @@ class SteadyStateWindow(BaseModel):
 
 
 class SteadyStateView(BaseModel):
-    """A point's steady state in its events (harness/steady_state.py, rules §2), with the
+    """A point's steady state in its events (harness/analysis/steady_state.py, rules §2), with the
     block its point.yaml declares."""
 
     status: str = Field(
@@ -263,7 +264,7 @@ def retokenization_view(r: Retokenization, findings: list[FindingRow]) -> Retoke
 
 
 class RunTimeSeries(BaseModel):
-    """A point's run over time, from its re-counted events (harness/timeseries.py): one
+    """A point's run over time, from its re-counted events (harness/analysis/timeseries.py): one
     value per bin of ``bin_s`` seconds from the first tracked issue."""
 
     retokenization: str
