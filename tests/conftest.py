@@ -4,7 +4,9 @@ and the real portal (web + worker processes) for end-to-end tests."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +18,7 @@ from app.db.session import Database
 from app.demo.bundles import PUBLISHED_SEED_SET, BundleFactory, SeedSetSpec, SystemSpec
 from app.settings import Settings, business_calendar
 from tests.support.bundles import broken
-from tests.support.demo import demo_copy
+from tests.support.demo import SHARED_DIR, demo_copy
 from tests.support.fakes import RecordingQueue
 from tests.support.objectstore import shared_object_store
 from tests.support.portal import (
@@ -32,8 +34,7 @@ from tests.support.services import (
     require,
 )
 
-# Where the test services listen (.ci/services.sh starts them and prints these).
-
+_MADE_SHARED_DIR = pytest.StashKey[bool]()
 
 # Each backend fixture runs on the embedded default; a test (or module) marked
 # ``postgresql`` runs on the deployed stack too: what differs in SQL, in the queue or in
@@ -50,6 +51,19 @@ BACKENDS = {
 # in the Makefile): the longest first, so that no
 # process is left with a minute-long test while the others have finished.
 HEAVIEST_FIRST = ("exhaustive", "slow", "browser")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The run's shared folder (the demo template the test processes share), made by the
+    # process that starts the others, which inherit it.
+    if not hasattr(config, "workerinput") and SHARED_DIR not in os.environ:
+        os.environ[SHARED_DIR] = tempfile.mkdtemp(prefix="portal-test-run-")
+        config.stash[_MADE_SHARED_DIR] = True
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.stash.get(_MADE_SHARED_DIR, False):
+        shutil.rmtree(os.environ.pop(SHARED_DIR), ignore_errors=True)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

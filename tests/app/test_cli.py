@@ -62,6 +62,7 @@ def test_hostile_archive_and_missing_path_exit_two(tmp_path: Path) -> None:
     assert _check(str(tmp_path / "nothing-here")).returncode == 2
 
 
+@pytest.mark.slow
 def test_users_create_and_token(tmp_path: Path) -> None:
     import os
 
@@ -115,6 +116,7 @@ def test_users_create_and_token(tmp_path: Path) -> None:
     assert taken.returncode != 0 and "has an account already" in taken.stderr
 
 
+@pytest.mark.slow
 def test_publish_and_clock_act_at_now_and_orgs_set(tmp_path: Path) -> None:
     """--now is how operators (and tests) act at a set time; the cohort calendar holds."""
     import os

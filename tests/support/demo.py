@@ -8,6 +8,8 @@ submission (ten seconds or more); a copy is a folder copy and, on PostgreSQL, a
 from __future__ import annotations
 
 import atexit
+import fcntl
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -31,17 +33,23 @@ class DemoTemplate:
 
 @cache
 def demo_template(backend: str) -> DemoTemplate:
-    """The demo loaded once (per test process) into a folder and, for *backend*
-    ``postgresql``, a database kept to be copied."""
+    """The demo loaded once into a folder and, for *backend* ``postgresql``, a database
+    kept to be copied. On SQLite the folder is the whole demo: the test processes of one
+    run share it (the first to ask loads it, under a lock, while the others wait)."""
+    if backend == "sqlite":
+        return _shared_sqlite_template()
+    return _load_template(Path(tempfile.mkdtemp(prefix="portal-test-demo-")), backend)
+
+
+def _load_template(base: Path, backend: str) -> DemoTemplate:
     from app.demo.load import load_demo
 
-    base = Path(tempfile.mkdtemp(prefix="portal-test-demo-"))
-    atexit.register(shutil.rmtree, base, True)
     data_dir = base / "data"
     url: str | None = None
     if backend == "sqlite":
         migrated_sqlite(data_dir)
     else:
+        atexit.register(shutil.rmtree, base, True)
         manager = fresh_postgres_database(migrated=True)
         url = manager.__enter__()
         atexit.register(manager.__exit__, None, None, None)
@@ -57,6 +65,28 @@ def demo_template(backend: str) -> DemoTemplate:
         with sqlite3.connect(data_dir / "portal.sqlite3") as conn:
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return DemoTemplate(data_dir, url.rsplit("/", 1)[1] if url else None, loaded)
+
+
+SHARED_DIR = "ENDPOINTS_PORTAL_TEST_SHARED_DIR"
+
+
+def shared_run_dir() -> Path:
+    """A folder the test processes of this run share (tests/conftest.py makes it before
+    the processes start and removes it at the end)."""
+    return Path(os.environ[SHARED_DIR])
+
+
+def _shared_sqlite_template() -> DemoTemplate:
+    base = shared_run_dir() / "demo-sqlite"
+    with open(shared_run_dir() / "demo-sqlite.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one process loads; the others wait for it
+        done = base / "loaded"
+        if not done.exists():
+            shutil.rmtree(base, ignore_errors=True)  # a load cut short
+            template = _load_template(base, "sqlite")
+            done.write_text(str(template.submissions))
+            return template
+    return DemoTemplate(base / "data", None, int(done.read_text()))
 
 
 @contextmanager

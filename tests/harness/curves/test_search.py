@@ -14,6 +14,7 @@ from harness.load.engine import RunConfig
 from harness.sim import SimConfig, sim_token_counter
 
 
+@pytest.mark.slow
 def test_search_finds_the_concurrency_where_requests_start_to_queue(  # type: ignore[no-untyped-def]
     sim, dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -45,6 +46,7 @@ def test_search_finds_the_concurrency_where_requests_start_to_queue(  # type: ig
     assert (out / "config.yaml").is_file() and (out / "events.jsonl").is_file()
 
 
+@pytest.mark.slow
 def test_search_on_tokens_per_user_stops_within_one_step_of_the_model(  # type: ignore[no-untyped-def]
     sim, dataset: Path, tmp_path: Path
 ) -> None:
@@ -71,6 +73,7 @@ def test_search_on_tokens_per_user_stops_within_one_step_of_the_model(  # type: 
     assert missed and all("tok/s per user" in " ".join(p.misses) for p in missed)
 
 
+@pytest.mark.slow
 def test_a_poisson_search_stops_at_over_saturation(sim, dataset: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # Four slots of 20 + 19 × 2 = 58 ms: 69 requests/s at most; beyond, the queue only
     # grows (near it, too slowly for a short probe to see, hence the 10 % allowance).
