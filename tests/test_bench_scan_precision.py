@@ -25,7 +25,7 @@ ANSWER = (
 )
 
 
-def _run(tmp_path: Path, rows: list[dict[str, object]]) -> subprocess.CompletedProcess[str]:
+def _run(tmp_path: Path, rows: list[dict[str, str]]) -> subprocess.CompletedProcess[str]:
     samples = tmp_path / "samples.jsonl"
     samples.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return subprocess.run(

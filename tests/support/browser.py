@@ -102,7 +102,7 @@ def watched_page(browser) -> Iterator[object]:  # type: ignore[no-untyped-def]
     page.on("response", watch.on_response)
     page.on("requestfailed", watch.on_request_failed)
     page.on("dialog", watch.on_dialog)
-    page.watch = watch  # type: ignore[attr-defined]
+    page.watch = watch
     try:
         yield page
     finally:

@@ -54,7 +54,7 @@ def write_log(
     add(0, ev.START_TRACKING, "")
     for i in range(requests):
         at, slot = heapq.heappop(free)
-        sample = uuid.UUID(int=rng.integers(0, 2**63) << 64 | i).hex
+        sample = uuid.UUID(int=int(rng.integers(0, 2**63)) << 64 | i).hex
         add(at, ev.ISSUED, sample, Prompt(text=f"prompt {i % SUPER_PASS}").to_data())
         first = at + int(30 * MS * rng.lognormal(0, 0.02))
         done = first + int(tpot_ms(i) * MS * rng.lognormal(0, 0.02) * (TOKENS - 1))

@@ -52,7 +52,7 @@ class RunningPortal:
         deadline = time.monotonic() + timeout
         with self.client("chair") as client:
             while time.monotonic() < deadline:
-                body = client.get(f"/api/v1/submissions/{public_id}").json()
+                body: dict[str, object] = client.get(f"/api/v1/submissions/{public_id}").json()
                 if body["finished"]:
                     return body
                 time.sleep(0.2)

@@ -40,11 +40,14 @@ def finalize_unreviewed(
 CHECKED = dt.datetime(2026, 11, 30, 10, tzinfo=PT)  # Monday; eligible for 2026-12-C0
 
 
-def pt(*args: int) -> dt.datetime:
-    return dt.datetime(*args, tzinfo=PT)
+def pt(
+    year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0
+) -> dt.datetime:
+    return dt.datetime(year, month, day, hour, minute, second, tzinfo=PT)
 
 
-def user(session, key: str) -> User:  # type: ignore[no-untyped-def]
+def user(session: Session, key: str) -> User | None:
+    """The ACCOUNTS user *key*, where the test made the accounts."""
     return session.scalar(select(User).where(User.email == ACCOUNTS[key][0]))
 
 
@@ -107,11 +110,13 @@ def archive_of(tmp_path: Path, name: str, speed: float = 1.0) -> Path:
 
 
 def objection(session, submission: Submission, at: dt.datetime, type_id: str = "compliance"):  # type: ignore[no-untyped-def]
+    filer = user(session, "reviewer")
+    assert filer is not None, "an objection needs the test accounts"
     return file_objection(
         session=session,
         settings=Settings(),
         submission=submission,
-        filer=user(session, "reviewer"),
+        filer=filer,
         type_id=type_id,
         title="Duration too short",
         rule_cited="R §6.2",

@@ -16,8 +16,10 @@ THANKSGIVING = dt.date(2026, 11, 26)
 CLOCK = ReviewClock(BusinessCalendar.of("America/Los_Angeles", [THANKSGIVING]))
 
 
-def pt(*args: int) -> dt.datetime:
-    return dt.datetime(*args, tzinfo=PT)
+def pt(
+    year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0
+) -> dt.datetime:
+    return dt.datetime(year, month, day, hour, minute, second, tzinfo=PT)
 
 
 def test_peer_review_closes_at_the_end_of_day_21_pacific() -> None:

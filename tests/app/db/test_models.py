@@ -22,13 +22,14 @@ def test_a_state_column_reads_back_as_its_enum_and_refuses_any_other_value(
         session.commit()
         job_id = job.id
     with database.session() as session:
-        job = session.get(Job, job_id)
-        assert job is not None and job.state is JobState.QUEUED
+        queued = session.get(Job, job_id)
+        assert queued is not None and queued.state is JobState.QUEUED
         # Stored as the plain value: the schema did not change.
         raw = session.scalar(text("SELECT state FROM jobs WHERE id = :id"), {"id": job_id})
         assert raw == "queued"
-        job.state = "nearly-done"  # type: ignore[assignment]
+        queued.state = "nearly-done"  # type: ignore[assignment]
         with pytest.raises(exc.StatementError, match="nearly-done"):
             session.commit()
         session.rollback()
-        assert session.get(Job, job_id).state is JobState.QUEUED  # type: ignore[union-attr]
+        again = session.get(Job, job_id)
+        assert again is not None and again.state is JobState.QUEUED

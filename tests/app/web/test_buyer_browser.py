@@ -67,9 +67,9 @@ def test_a_point_cut_short_is_marked_where_the_buyer_reads_it(page, portal: Runn
     assert "finish_reason_counts" in page.locator(".cut-short-legend").inner_text()
 
 
-def test_reproduced_points_show_their_runs_on_the_chart_and_in_the_ranking(
+def test_reproduced_points_show_their_runs_on_the_chart_and_in_the_ranking(  # type: ignore[no-untyped-def]
     page, portal: RunningPortal
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
     page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
     # The demo reproduced Acme's r1024 twice: three runs, their range an error bar.

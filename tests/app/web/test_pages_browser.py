@@ -16,9 +16,9 @@ from tests.support.portal import RunningPortal
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_upload_follow_checks_and_see_the_curve(
+def test_upload_follow_checks_and_see_the_curve(  # type: ignore[no-untyped-def]
     page, portal: RunningPortal, current_archive: Path, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     sign_in(page, portal)
     page.goto(f"{portal.url}/upload")
     page.set_input_files("input#file", str(current_archive))
@@ -45,9 +45,9 @@ def test_upload_follow_checks_and_see_the_curve(
     page.screenshot(path=str(tmp_path / "submission.png"), full_page=True)
 
 
-def test_rejected_submission_lists_errors_with_fix_and_point(
+def test_rejected_submission_lists_errors_with_fix_and_point(  # type: ignore[no-untyped-def]
     page, portal: RunningPortal, bad_archive: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     sign_in(page, portal)
     page.goto(f"{portal.url}/upload")
     page.set_input_files("input#file", str(bad_archive))
@@ -80,9 +80,9 @@ def test_hostile_upload_is_refused_in_the_form(page, portal: RunningPortal, tmp_
     assert "../../escape.txt" in alert.inner_text()
 
 
-def test_submitter_strings_are_shown_as_text_never_run(
+def test_submitter_strings_are_shown_as_text_never_run(  # type: ignore[no-untyped-def]
     page, portal: RunningPortal, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from app.demo.bundles import BundleFactory, SystemSpec
 
     hostile = 'Evil <img src=x onerror="window.pwned=1"> "quoted"'
@@ -104,9 +104,9 @@ def test_submitter_strings_are_shown_as_text_never_run(
     assert page.locator("img[src=x]").count() == 0
 
 
-def test_reproduce_a_point_from_the_page_and_see_it_on_the_chart(
+def test_reproduce_a_point_from_the_page_and_see_it_on_the_chart(  # type: ignore[no-untyped-def]
     page, portal: RunningPortal, good_archive: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from harness.sim import SimConfig
     from tests.support.sim import RunningSim
 
@@ -134,9 +134,9 @@ def test_reproduce_a_point_from_the_page_and_see_it_on_the_chart(
         assert page.locator("#curve-1 .chart .scatterlayer .trace").count() == 3
 
 
-def test_reproduction_form_errors_are_shown(
+def test_reproduction_form_errors_are_shown(  # type: ignore[no-untyped-def]
     page, portal: RunningPortal, good_archive: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     sign_in(page, portal)
     page.goto(f"{portal.url}/upload")
     page.set_input_files("input#file", str(good_archive))
@@ -200,15 +200,16 @@ def test_results_explorer_answers_an_sla_question(page, portal: RunningPortal) -
 
 
 def _colours(page) -> dict[str, str]:  # type: ignore[no-untyped-def]
-    return page.evaluate(
+    colours: dict[str, str] = page.evaluate(
         "Object.fromEntries(document.getElementById('chart-pareto').data"
         ".filter(t => t.mode === 'lines').map(t => [t.name.split(' (')[0], t.line.color]))"
     )
+    return colours
 
 
-def test_the_explorer_shows_its_dataset_keeps_colours_and_refuses_inline(
+def test_the_explorer_shows_its_dataset_keeps_colours_and_refuses_inline(  # type: ignore[no-untyped-def]
     page, portal: RunningPortal
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
     page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
     assert "cnn_dailymail" in page.locator("h1").inner_text()
@@ -246,9 +247,9 @@ def test_the_explorer_shows_its_dataset_keeps_colours_and_refuses_inline(
     assert "must be a number, not 'abc'" in page.locator("#query-error").inner_text()
 
 
-def test_recount_section_follows_the_job_and_compares_values(
+def test_recount_section_follows_the_job_and_compares_values(  # type: ignore[no-untyped-def]
     page, portal: RunningPortal, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     import shutil
     import tarfile
     from concurrent.futures import ThreadPoolExecutor
@@ -290,9 +291,9 @@ def test_recount_section_follows_the_job_and_compares_values(
     assert page.locator("article.recount").count() >= 2  # the new re-count is listed
 
 
-def test_the_review_in_the_browser_objection_answer_decision(
+def test_the_review_in_the_browser_objection_answer_decision(  # type: ignore[no-untyped-def]
     page, portal: RunningPortal, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """A reviewer files an objection, the submitter answers, the reviewer accepts and the
     chair finalizes, each in the browser; the inbox and the queue follow."""
     from app.demo.bundles import BundleFactory, SystemSpec
@@ -411,9 +412,9 @@ def test_the_review_in_the_browser_objection_answer_decision(
     assert page.locator("img[src=x]").count() == 0
 
 
-def test_the_submitter_withdraws_a_point_then_the_submission_from_the_page(
+def test_the_submitter_withdraws_a_point_then_the_submission_from_the_page(  # type: ignore[no-untyped-def]
     page, portal: RunningPortal, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """Rules §11.7: a faulty point during review, the whole submission at any time; the
     page offers the submitter only what it may do."""
     from app.demo.bundles import BundleFactory, SystemSpec
@@ -472,9 +473,9 @@ def test_the_api_documentation_renders_from_local_files(page, portal: RunningPor
     assert any("/api/v1/results" in p for p in paths)
 
 
-def test_a_newcomer_asks_is_invited_joins_and_submits(
+def test_a_newcomer_asks_is_invited_joins_and_submits(  # type: ignore[no-untyped-def]
     page, portal: RunningPortal, seed_registry: Any, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     system = SystemSpec(name="Glacier G1 x8", shortened_name="Glacier-G1x8",
                         org="Glacier Inc", accelerator="NVIDIA H200")  # fmt: skip
     archive = BundleFactory(

@@ -33,7 +33,8 @@ def _upload(page, portal: RunningPortal, archive: Path, mode: str = "confidentia
     page.select_option("#publication_mode", mode)
     page.click("form.upload button[type=submit]")
     page.wait_for_selector("text=Passed the automated checks", timeout=30_000)
-    return page.url.split("?")[0].split("#")[0]
+    url: str = page.url
+    return url.split("?")[0].split("#")[0]
 
 
 def test_the_submitter_walk(page, portal: RunningPortal, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -85,9 +85,9 @@ def test_a_ramp_that_never_settles_is_drifting_up(sim, prompts, tmp_path) -> Non
     assert "tpot_p50" in doc["drifting_up"]
 
 
-def test_an_error_burst_is_outside_the_window_and_on_the_time_series(
+def test_an_error_burst_is_outside_the_window_and_on_the_time_series(  # type: ignore[no-untyped-def]
     sim, prompts, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     run = _run(
         sim,
         prompts,
@@ -162,7 +162,7 @@ def test_analyze_counts_with_the_chat_template_the_run_was_made_with(  # type: i
         argv = ["analyze", str(run_dir), "--superpass-size", "5", "--min-duration-s", "0.1"]
         assert main([*argv, *extra]) == 0
         series = json.loads((run_dir / "analysis" / "timeseries.json").read_text())
-        return sum(v * series["bin_s"] for v in series["output_tps"] if v is not None)
+        return float(sum(v * series["bin_s"] for v in series["output_tps"] if v is not None))
 
     recorded = json.loads((run_dir / "performance" / "result_summary.json").read_text())
     own = analysed_tokens()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from harness.analysis.timeseries import MAX_BINS, bin_requests
@@ -19,7 +20,10 @@ def test_requests_are_binned_by_when_they_happened() -> None:
         (2.2, 2.3, 3.3, 11, 10, False),
     ]
     issued, first, done, tokens, after, failed = (np.array(c) for c in zip(*rows, strict=True))
-    ns = lambda a: np.where(a < 0, -1, (a * S)).astype(np.int64)  # noqa: E731
+
+    def ns(a: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+        return np.where(a < 0, -1, (a * S)).astype(np.int64)
+
     ts = bin_requests(ns(issued), ns(first), ns(done), tokens.astype(np.int64),
                       after.astype(np.int64), failed.astype(bool))  # fmt: skip
     assert ts["bin_s"] == 1 and ts["t_s"] == [0, 1, 2, 3]

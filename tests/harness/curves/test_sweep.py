@@ -36,13 +36,13 @@ def test_plan_covers_every_mandatory_band(c_max: int) -> None:
     assert [p.concurrency for p in elected if p.offline == "elected"] == [c_max]
 
 
-def test_sweep_against_the_simulator_passes_the_official_checker(
+def test_sweep_against_the_simulator_passes_the_official_checker(  # type: ignore[no-untyped-def]
     sim,
     local_tokenizer_dir: Path,
     tmp_path: Path,
     settings,
     database,
-    queue,  # type: ignore[no-untyped-def]
+    queue,
 ) -> None:
     endpoint = sim(
         SimConfig(ttft_ms=2, tpot_ms=0.3, output_tokens=12, max_batch=48, batch_slowdown=0.05)

@@ -22,12 +22,12 @@ def counter(local_tokenizer_dir: Path) -> TokenCounter:
     return TokenCounter.from_path(local_tokenizer_dir)
 
 
-def _run(
+def _run(  # type: ignore[no-untyped-def]
     sim,
     dataset: Path,
     tmp_path: Path,
     counter: TokenCounter,
-    sim_config: SimConfig,  # type: ignore[no-untyped-def]
+    sim_config: SimConfig,
     **config: object,
 ):
     endpoint = sim(sim_config)

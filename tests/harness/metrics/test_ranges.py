@@ -63,9 +63,9 @@ def test_parts_merge_to_the_single_count(runs, local_tokenizer_dir, parts, block
     assert merged == whole
 
 
-def test_a_part_travels_as_a_file_and_a_missing_one_is_refused(
+def test_a_part_travels_as_a_file_and_a_missing_one_is_refused(  # type: ignore[no-untyped-def]
     runs, local_tokenizer_dir, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     counter = TokenCounter.from_path(local_tokenizer_dir)
     events = runs["concurrency"] / "events.jsonl"
     first, second = (count_part(events, counter, k, 2, block_lines=7) for k in range(2))
@@ -81,9 +81,9 @@ def test_a_part_travels_as_a_file_and_a_missing_one_is_refused(
         count_part(events, counter, 2, 2)
 
 
-def test_recompute_in_processes_and_from_parts_made_elsewhere(
+def test_recompute_in_processes_and_from_parts_made_elsewhere(  # type: ignore[no-untyped-def]
     runs, local_tokenizer_dir, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from harness.cli import main
 
     tok = str(local_tokenizer_dir)

@@ -64,6 +64,7 @@ def test_an_invited_person_sets_a_password_once_and_joins_their_organisation(
         user = accept(session=session, secret=secret, password=PASSWORD, repeated=PASSWORD,
                       display_name="  Ada   Newcomer ", at=NOW)  # fmt: skip
         session.commit()
+        assert user.organization is not None
         assert (user.role, user.organization.name, user.display_name) == (
             Role.SUBMITTER, "Fjord Labs", "Ada Newcomer",
         )  # fmt: skip

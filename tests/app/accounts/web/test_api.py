@@ -120,9 +120,9 @@ def test_sign_in_and_out_in_the_browser_flow(env) -> None:  # type: ignore[no-un
     assert client.get("/upload", follow_redirects=False).headers["location"].startswith("/login")
 
 
-def test_anonymous_visitors_see_nothing_under_confidential_review(
+def test_anonymous_visitors_see_nothing_under_confidential_review(  # type: ignore[no-untyped-def]
     env, database, settings, good_archive, rival_archive
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     client, tokens = env
     sid = _checked(client, database, settings, good_archive, tokens, mode="confidential")
     assert client.get("/api/v1/submissions").json()["count"] == 0
@@ -208,9 +208,9 @@ def test_chair_decisions_the_queue_and_the_timeline(env, database, settings, goo
     assert finalized["actor_label"] == CHAIR_EMAIL
 
 
-def test_withdrawal_after_finalization_keeps_the_archive_entry_before_it_leaves_none(
+def test_withdrawal_after_finalization_keeps_the_archive_entry_before_it_leaves_none(  # type: ignore[no-untyped-def]
     env, database, settings, good_archive, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from app.demo.bundles import BundleFactory, SystemSpec
 
     client, tokens = env

@@ -68,7 +68,7 @@ def _refusal_codes(module: object, *names: str) -> set[str]:
     """The literal codes a module's refusals are raised with."""
     tree = ast.parse(Path(module.__file__).read_text())  # type: ignore[attr-defined]
     return {
-        node.args[0].value
+        str(node.args[0].value)
         for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)

@@ -62,7 +62,9 @@ def test_a_reproduced_point_shows_its_runs_from_the_next_version(
         version = sync_record(session, settings, submission, pt(2026, 11, 6, 9),
                               points_changed=False)  # fmt: skip
         session.commit()
-        assert version is not None and "reproduced since the last version" in version.description
+        assert version is not None and "reproduced since the last version" in (
+            version.description or ""
+        )
         assert sync_record(session, settings, submission, pt(2026, 11, 6, 10),
                            points_changed=False) is None  # fmt: skip  # nothing new since
 

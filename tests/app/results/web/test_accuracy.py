@@ -18,7 +18,8 @@ def _accuracy(client: TestClient, *statuses: str, **params: str) -> dict[str, An
         "/api/v1/accuracy", params=[*params.items(), *(("status", s) for s in statuses)]
     )
     assert answer.status_code == 200, answer.text
-    return answer.json()
+    body: dict[str, Any] = answer.json()
+    return body
 
 
 def test_each_point_with_an_accuracy_run_is_listed_with_what_the_gate_compared(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -11,10 +12,10 @@ from fastapi.testclient import TestClient
 from app.results.domain.workloads import workloads
 
 
-def results(client: TestClient, **params: object) -> dict:  # type: ignore[type-arg]
+def results(client: TestClient, **params: str | int | float) -> dict[str, Any]:
     response = client.get("/api/v1/results", params=params)
     assert response.status_code == 200, response.text
-    body: dict = response.json()  # type: ignore[type-arg]
+    body: dict[str, Any] = response.json()
     return body
 
 

@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from app.core.authorization import Actor
 from app.core.clocks import ReviewClock
 from app.core.cohorts import BusinessCalendar, Cohort
 from app.core.lifecycle import PublicationMode
@@ -14,7 +15,6 @@ from app.core.lifecycle import SubmissionState as S
 from app.core.refusals import Kind
 from app.publishing.domain.cohorts import current_cohort, may_publish
 from app.review.domain.policy import (
-    Actor,
     PointFacts,
     SubmissionFacts,
     committee_window_start,

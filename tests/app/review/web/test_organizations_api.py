@@ -15,7 +15,9 @@ from tests.support.fakes import RecordingQueue
 
 
 @pytest.fixture
-def env(settings: Settings, database: Database) -> Iterator[tuple[TestClient, dict[str, str]]]:
+def env(
+    settings: Settings, database: Database
+) -> Iterator[tuple[TestClient, dict[str, dict[str, str]]]]:
     tokens = create_accounts(database)
     with TestClient(create_app(settings, queue=RecordingQueue())) as client:
         yield client, {k: bearer(v) for k, v in tokens.items()}

@@ -117,11 +117,11 @@ def test_a_dataset_the_portal_lacks_is_refused(database, repro_settings, queue, 
     assert error.value.code == "no-dataset" and "cnn_dailymail" in error.value.message
 
 
-def test_reproduction_runs_the_harness_and_judges_the_result(
+def test_reproduction_runs_the_harness_and_judges_the_result(  # type: ignore[no-untyped-def]
     database,
     repro_settings,
     queue,
-    checked,  # type: ignore[no-untyped-def]
+    checked,
 ) -> None:
     with RunningSim(SimConfig(ttft_ms=2, tpot_ms=1.0, output_tokens=24, output_spread=0)) as sim:
         reproduction = _request(
@@ -166,11 +166,11 @@ def test_reproduction_runs_the_harness_and_judges_the_result(
         assert curve.reproductions[0].reproduced.system_tps == r.system_tps
 
 
-def test_an_unreachable_endpoint_is_recorded_not_crashed(
+def test_an_unreachable_endpoint_is_recorded_not_crashed(  # type: ignore[no-untyped-def]
     database,
     repro_settings,
     queue,
-    checked,  # type: ignore[no-untyped-def]
+    checked,
 ) -> None:
     reproduction = _request(database, repro_settings, queue, checked, time_cap_s=1.0)
     with database.session() as session:
@@ -181,11 +181,11 @@ def test_an_unreachable_endpoint_is_recorded_not_crashed(
         assert 50 <= r.n_failed < 50 + 8 and "in a row" in (r.message or "")  # it gave up
 
 
-def test_a_series_of_runs_goes_one_at_a_time_on_its_endpoint(
+def test_a_series_of_runs_goes_one_at_a_time_on_its_endpoint(  # type: ignore[no-untyped-def]
     database,
     repro_settings,
     queue,
-    checked,  # type: ignore[no-untyped-def]
+    checked,
 ) -> None:
     first = _request(database, repro_settings, queue, checked, runs=3, time_cap_s=1.0)
     with database.session() as session:
@@ -224,11 +224,11 @@ def test_a_series_is_one_to_five_runs(database, repro_settings, queue, checked, 
         _request(database, repro_settings, queue, checked, runs=runs)
 
 
-def test_a_same_system_re_run_is_held_to_five_percent(
+def test_a_same_system_re_run_is_held_to_five_percent(  # type: ignore[no-untyped-def]
     database,
     repro_settings,
     queue,
-    checked,  # type: ignore[no-untyped-def]
+    checked,
 ) -> None:
     with RunningSim(SimConfig(ttft_ms=2, tpot_ms=1.0, output_tokens=24, output_spread=0)) as sim:
         reproduction = _request(
@@ -243,11 +243,11 @@ def test_a_same_system_re_run_is_held_to_five_percent(
         assert view.same_system and view.per_user_metric == "tps_per_user"
 
 
-def test_an_agentic_point_is_replayed_as_conversations_and_judged_on_interactivity(
+def test_an_agentic_point_is_replayed_as_conversations_and_judged_on_interactivity(  # type: ignore[no-untyped-def]
     database,
     repro_settings,
     queue,
-    tmp_path,  # type: ignore[no-untyped-def]
+    tmp_path,
 ) -> None:
     archive = BundleFactory(
         curves=(CurveSpec(model="kimi-k3", offline="none"),), submission_id="sub-agentic"
@@ -290,11 +290,11 @@ def test_an_agentic_point_is_replayed_as_conversations_and_judged_on_interactivi
         assert reproduction_view(r, private=True).per_user_metric == "e2e_avg_interactivity"
 
 
-def test_by_default_a_reproduction_runs_long_enough_to_count(
+def test_by_default_a_reproduction_runs_long_enough_to_count(  # type: ignore[no-untyped-def]
     database,
     repro_settings,
     queue,
-    checked,  # type: ignore[no-untyped-def]
+    checked,
 ) -> None:
     # r8 of a Llama curve is Ultra Low: §6.2 asks 600 s, and the first super-pass is
     # dropped as warm-up, so the default cap is the minimum plus the warm-up allowance.

@@ -34,9 +34,9 @@ def setup(settings: Settings, database: Database, swept, tmp_path: Path) -> Iter
 
 
 @contextmanager
-def _uploaded(
+def _uploaded(  # type: ignore[no-untyped-def,type-arg]
     settings: Settings, database: Database, swept, tmp_path: Path, **overrides: object
-) -> Iterator[tuple]:  # type: ignore[no-untyped-def,type-arg]
+) -> Iterator[tuple]:
     """The sweep uploaded and checked, on a portal with *overrides* to its settings."""
     archive, events, tokenizer_dir = swept
     registry = tmp_path / "tokenizers.json"

@@ -14,9 +14,9 @@ from tests.support.portal import RunningPortal
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_the_steady_state_beside_the_declared_one_and_on_the_chart(
+def test_the_steady_state_beside_the_declared_one_and_on_the_chart(  # type: ignore[no-untyped-def]
     page, portal: RunningPortal
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     with urllib.request.urlopen(f"{portal.url}/api/v1/submissions") as response:
         submissions = json.load(response)["data"]
     sign_in(page, portal, "chair")

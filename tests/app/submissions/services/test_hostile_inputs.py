@@ -179,6 +179,7 @@ def test_counts_beyond_a_bigint_are_judged_not_crashed_on(
     archive = _damaged(clean_bundle, tmp_path, damage, "big")
     sid, _ = _upload_and_check(database, settings, archive)
     with database.session() as session:
-        assert session.get(Submission, sid).state == "rejected"  # the checker's rules
+        rejected = session.get(Submission, sid)
+        assert rejected is not None and rejected.state == "rejected"  # the checker's rules
         counts = [p.n_samples_completed for p in session.query(Point)]
         assert max(counts) == 2**63 - 1  # kept at the column's bound, not overflowed
