@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from harness.load.dataset import Sample
 from harness.load.engine import RunConfig
 from harness.load.loadgen import run_point
@@ -15,6 +17,7 @@ from harness.sim import SimConfig
 STREAMS = 4096
 
 
+@pytest.mark.slow
 def test_the_harness_holds_4096_streams_in_flight(sim, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # Every request streams for about half a second, so all slots are busy at once.
     endpoint = sim(SimConfig(ttft_ms=300, tpot_ms=20, output_tokens=10, output_spread=0,
