@@ -387,7 +387,7 @@ def cmd_scheduler(args: argparse.Namespace) -> int:
 def cmd_clock(args: argparse.Namespace) -> int:
     """The review clocks once, at --now (an operator's or a test's controllable clock)."""
     from app.db.session import Database
-    from app.review.services.review import advance_clocks
+    from app.review.services.ticks import advance_clocks
 
     try:
         now = _now(args.now)

@@ -15,7 +15,7 @@ from app.jobs.kinds import JobKind
 from app.jobs.recovery import recover_jobs
 from app.jobs.runner import run_job as run_one
 from app.pipeline import JOB_KINDS
-from app.review.services.review import advance_clocks
+from app.review.services.ticks import advance_clocks
 from app.settings import get_settings
 from worker.celery_app import celery_app, job_queue
 

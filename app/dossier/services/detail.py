@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Submission
 from app.dossier.services.curves import CurveView, curve_view
-from app.review.services.review import ReviewSummary, review_summary
+from app.review.services.summary import ReviewSummary, review_summary
 from app.runs.services.reproductions import list_reproductions
 from app.settings import Settings
 from app.submissions.domain.visibility import Access

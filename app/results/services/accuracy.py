@@ -18,13 +18,8 @@ from sqlalchemy.orm import Session
 from app.core.accuracy import DatasetScores, GatedMetric
 from app.core.per_user import per_user
 from app.results.services.public import QueryProblem
-from app.results.services.results import (
-    BenchmarkView,
-    ResultCurve,
-    ResultPoint,
-    parse_results_query,
-    query_results,
-)
+from app.results.services.query import parse_results_query
+from app.results.services.results import BenchmarkView, ResultCurve, ResultPoint, query_results
 
 METHOD = (
     "Each point's metric as the official accuracy gate compares it: the sample-weighted "

@@ -26,7 +26,8 @@ from app.results.services.public import (
     public_curves,
     public_disclosures,
 )
-from app.results.services.results import SlaView, parse_results_query
+from app.results.services.query import parse_results_query
+from app.results.services.results import SlaView
 from app.settings import Settings
 
 FEWEST, MOST = 2, 4

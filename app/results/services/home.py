@@ -9,12 +9,8 @@ from app.results.services.public import (
     latest_cohort,
     list_cohorts,
 )
-from app.results.services.results import (
-    ResultCurve,
-    ResultsQuery,
-    list_benchmarks,
-    query_results,
-)
+from app.results.services.query import ResultsQuery
+from app.results.services.results import ResultCurve, list_benchmarks, query_results
 
 
 class PreviewCurve(BaseModel):

@@ -21,15 +21,8 @@ from app.results.domain.presets import PricePreset
 from app.results.domain.sizing import MOST_USERS, holding_point, requests_per_s, size
 from app.results.domain.sla import NOT_AN_MLPERF_FIGURE
 from app.results.services.public import QueryProblem
-from app.results.services.results import (
-    PriceView,
-    ResultCurve,
-    ResultsQuery,
-    SlaView,
-    Unranked,
-    parse_results_query,
-    query_results,
-)
+from app.results.services.query import ResultsQuery, parse_results_query
+from app.results.services.results import PriceView, ResultCurve, SlaView, Unranked, query_results
 
 ASSUMED = (
     "and with them their accelerators, provisioned power and your hourly price. Assumes "

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,18 +19,16 @@ from sqlalchemy.orm import Session
 
 from app.core.accuracy import PointAccuracy
 from app.core.caching import remember
-from app.core.numbers import whole_number
 from app.core.pareto import step_curve
 from app.core.per_user import per_user, per_user_metric
-from app.core.regions import REGIONS, Offline, region_name
+from app.core.regions import Offline, region_name
 from app.core.run_summary import NewerSummaryFields
 from app.core.views import left_out_if_none
 from app.publishing.domain.snapshot import CurveSnapshot, FrozenRecount, PublishedPoint
 from app.results.domain.colours import PALETTE, colours, system_key
-from app.results.domain.presets import PricePreset, price_presets
+from app.results.domain.presets import PricePreset
 from app.results.domain.sla import (
     DERIVED,
-    NORMALISATIONS,
     NOT_AN_MLPERF_FIGURE,
     PointTable,
     Price,
@@ -41,9 +38,7 @@ from app.results.domain.sla import (
     throughput_rows,
     usd_per_million_tokens_rows,
 )
-from app.results.domain.workloads import Workload, workloads
 from app.results.services.public import (
-    DEFAULT_STATUSES,
     PRELIMINARY_FOOTNOTE,
     STATUSES,
     QueryProblem,
@@ -54,6 +49,10 @@ from app.results.services.public import (
     peer_review_pending,
     published_record,
     request_logs,
+)
+from app.results.services.query import (
+    LISTED,
+    ResultsQuery,
 )
 from app.runs.domain.goodput import GoodputIndex, RequestLog, slo_rates
 
@@ -107,215 +106,6 @@ def visible_view(session: Session, cohort: str | None) -> View:
     if cached is not None:
         return cached
     return remember(_CACHE, _CACHE_SIZE, record.key, View.of(record.curves, record.snapshots))
-
-
-CHARTED = 10  # curves drawn in full by default: as many as the chart has colours
-MOST_CHARTED = 500
-LISTED = 200  # systems not drawn listed in one answer (`more_from` pages on)
-
-
-@dataclass
-class ResultsQuery:
-    benchmark: str | None = None
-    dataset: str | None = None
-    cohort: str | None = None
-    statuses: tuple[str, ...] = DEFAULT_STATUSES
-    sla: Sla = field(default_factory=Sla)
-    division: str | None = None
-    availability: str | None = None
-    organization: str | None = None
-    accelerator: str | None = None
-    accelerator_count: int | None = None
-    normalize: str = "system"
-    price: Price | None = None
-    workload: Workload | None = None
-    region: str | None = None  # the one region asked for, if any (the SLA holds the regions)
-    # The SLA values the workload suggested (the buyer gave none of their own).
-    suggested: tuple[str, ...] = ()
-    rank_by: str = "throughput"
-    limit: int | None = CHARTED  # None: every curve in full (the exports)
-    pinned: tuple[int, ...] = ()  # curve ids drawn past the limit
-    more_from: int = 1  # the rank the list of systems not drawn starts from
-
-    @property
-    def wants_goodput(self) -> bool:
-        """Goodput answers a latency SLA: a TTFT limit or a minimum rate per user."""
-        return self.sla.ttft_p90_max_ms is not None or self.sla.tps_per_user_min is not None
-
-
-ANY_REGION = "any"
-RANKINGS = ("throughput", "goodput")
-LARGEST_CONCURRENCY = 10_000_000  # far past any served endpoint; bigger is a typo
-
-
-def parse_results_query(
-    session: Session, params: Any, presets: Mapping[str, PricePreset] | None = None
-) -> ResultsQuery:
-    """The results query from URL parameters: one parser for the page and the API, so
-    both refuse the same values with the same words (*params*: a multi-dict; *presets*:
-    the price presets ``price_preset`` names, the shipped ones by default)."""
-
-    def text(name: str) -> str | None:
-        return (params.get(name) or "").strip() or None
-
-    def number(name: str, minimum: float = 0, positive: bool = False) -> float | None:
-        raw = text(name)
-        if raw is None:
-            return None
-        try:
-            value = float(raw)
-        except ValueError:
-            raise QueryProblem(name, f"{name} must be a number, not {raw!r}") from None
-        if not math.isfinite(value) or value < minimum or (positive and value <= 0):
-            least = "more than 0" if positive else f"at least {minimum:g}"
-            raise QueryProblem(name, f"{name} must be a number of {least}")
-        return value
-
-    def count(name: str) -> int | None:
-        raw = text(name)
-        if raw is None:
-            return None
-        value = whole_number(raw)
-        if value is None or not 1 <= value <= LARGEST_CONCURRENCY:
-            raise QueryProblem(
-                name,
-                f"{name} must be a whole number from 1 to {LARGEST_CONCURRENCY:,}, not {raw!r}",
-            )
-        return value
-
-    statuses = tuple(params.getlist("status")) or DEFAULT_STATUSES
-    bad = [s for s in statuses if s not in STATUSES]
-    if bad:
-        raise QueryProblem("status", f"unknown status {bad[0]!r}; use {', '.join(STATUSES)}")
-    normalize = text("normalize") or "system"
-    if normalize not in NORMALISATIONS:
-        raise QueryProblem(
-            "normalize", f"normalize must be one of {', '.join(NORMALISATIONS)}, not {normalize!r}"
-        )
-    region = text("region")
-    if region and region != ANY_REGION and region not in REGIONS:
-        raise QueryProblem(
-            "region", f"region must be one of {', '.join(REGIONS)} or any, not {region!r}"
-        )
-    workload_id = text("workload")
-    workload = None
-    if workload_id is not None:
-        workload = workloads().get(workload_id)
-        if workload is None:
-            raise QueryProblem(
-                "workload", f"workload must be one of {', '.join(workloads())}, not {workload_id!r}"
-            )
-    price = _price(number("price_per_accelerator_hour", positive=True),
-                   number("price_per_system_hour", positive=True),
-                   _preset(text("price_preset"), presets), normalize)  # fmt: skip
-    # A workload suggests the SLA values the buyer did not give; a parameter that is in
-    # the query, even empty, is the buyer's own.
-    suggested: list[str] = []
-
-    def limit(name: str) -> float | None:
-        if name in params or workload is None:
-            return number(name)
-        value: float | None = getattr(workload, name)
-        if value is not None:
-            suggested.append(name)
-        return value
-
-    ttft_max, tpu_min = limit("ttft_p90_max_ms"), limit("tps_per_user_min")
-    if region == ANY_REGION:
-        regions: tuple[str, ...] = ()  # every region, whatever the workload suggests
-    else:
-        regions = (region,) if region else (workload.regions if workload else ())
-    rank_by = text("rank_by") or "throughput"
-    if rank_by not in RANKINGS:
-        raise QueryProblem(
-            "rank_by", f"rank_by must be one of {', '.join(RANKINGS)}, not {rank_by!r}"
-        )
-    if rank_by == "goodput":
-        if ttft_max is None and tpu_min is None:
-            raise QueryProblem(
-                "rank_by",
-                "rank_by=goodput needs a latency SLA: ttft_p90_max_ms or tps_per_user_min "
-                "(goodput counts the requests that met it)",
-            )
-        if normalize != "system":
-            raise QueryProblem(
-                "rank_by",
-                "rank_by=goodput ranks output tokens/s of the requests that met the SLA; "
-                "use it with normalize=system",
-            )
-    every = text("limit") == "all"
-    charted = None if every else count("limit")
-    if charted is not None and charted > MOST_CHARTED:
-        raise QueryProblem("limit", f"limit must be at most {MOST_CHARTED}, not {charted}")
-    pinned = []
-    for raw in params.getlist("curve"):
-        curve_id = whole_number(raw.strip())
-        if curve_id is None:
-            raise QueryProblem("curve", f"curve must be a curve id (a whole number), not {raw!r}")
-        pinned.append(curve_id)
-    cohort = checked_cohort(session, text("cohort"))
-    return ResultsQuery(
-        benchmark=text("benchmark"),
-        dataset=text("dataset"),
-        cohort=cohort,
-        statuses=statuses,
-        sla=Sla(ttft_max, tpu_min, count("concurrency_min"), regions),
-        division=text("division"),
-        availability=text("availability"),
-        organization=text("organization"),
-        accelerator=text("accelerator"),
-        accelerator_count=count("accelerator_count"),
-        normalize=normalize,
-        price=price,
-        workload=workload,
-        region=None if region == ANY_REGION else region,
-        suggested=tuple(suggested),
-        rank_by=rank_by,
-        limit=None if every else (charted or CHARTED),
-        more_from=count("more_from") or 1,
-        pinned=tuple(dict.fromkeys(pinned)),
-    )
-
-
-def _preset(chosen: str | None, presets: Mapping[str, PricePreset] | None) -> PricePreset | None:
-    if chosen is None:
-        return None
-    known = price_presets() if presets is None else presets
-    if chosen not in known:
-        raise QueryProblem(
-            "price_preset",
-            f"price_preset must be one of {', '.join(known) or '(none configured)'}, "
-            f"not {chosen!r}",
-        )
-    return known[chosen]
-
-
-def _price(
-    per_accelerator: float | None,
-    per_system: float | None,
-    preset: PricePreset | None,
-    normalize: str,
-) -> Price | None:
-    given = [
-        name
-        for name, value in (
-            ("price_per_accelerator_hour", per_accelerator),
-            ("price_per_system_hour", per_system),
-            ("price_preset", preset),
-        )
-        if value is not None
-    ]
-    if len(given) > 1:
-        raise QueryProblem(given[-1], f"give one price, not {' and '.join(given)}")
-    if not given:
-        if normalize == "usd_per_mtok":
-            raise QueryProblem(
-                "normalize",
-                "normalize=usd_per_mtok needs your price: price_per_accelerator_hour, "
-                "price_per_system_hour (USD) or a price_preset",
-            )
-        return None
-    return Price(per_accelerator_hour=per_accelerator, per_system_hour=per_system, preset=preset)
 
 
 class DatasetCount(BaseModel):

@@ -35,16 +35,13 @@ from app.results.services.public import (
     cohort_was_released,
     list_cohorts,
 )
+from app.results.services.query import CHARTED, LISTED, MOST_CHARTED, parse_results_query
 from app.results.services.results import (
-    CHARTED,
-    LISTED,
-    MOST_CHARTED,
     BenchmarkView,
     PresetView,
     ResultPoint,
     ResultsPage,
     list_benchmarks,
-    parse_results_query,
     query_results,
 )
 from app.results.web.deps import PresetsDep

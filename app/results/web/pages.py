@@ -27,14 +27,8 @@ from app.results.services.public import (
     QueryProblem,
     list_cohorts,
 )
-from app.results.services.results import (
-    LISTED,
-    ResultsPage,
-    ResultsQuery,
-    list_benchmarks,
-    parse_results_query,
-    query_results,
-)
+from app.results.services.query import LISTED, ResultsQuery, parse_results_query
+from app.results.services.results import ResultsPage, list_benchmarks, query_results
 from app.results.web.deps import PresetsDep
 from app.web.api_errors import status_of
 from app.web.deps import SessionDep, SettingsDep

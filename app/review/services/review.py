@@ -1,25 +1,16 @@
-"""Peer review (rules §11.2–§11.4): when it starts, who reviews, its phases and clocks,
-finalization, and the embargoes.
-
-Everything that happens because time passed is done by :func:`advance_clocks`, which the
-worker's scheduler runs every minute with the real time and tests run with any time:
-provisional results released on their embargo date, phase changes, the non-response
-penalties (1 and 2 cohort dates of delay, withdrawal at 10 business days), objections
-retracted by the objector's silence, the meeting trigger, the reviewer's Week-3 deadline,
-the dispute backstop, automatic finalization once the peer-review window has closed with
-nothing open, finalized results released on their embargo date, abandoned temporary
-uploads swept, and the e-mail of new notifications.
-"""
+"""Peer review (rules §11.2–§11.4): when it starts, who reviews, finalization, the
+record kept in line with it, and the embargoes. What time passing does (penalties,
+retractions, deadlines, the clock's finalization) is ``ticks.advance_clocks``, which the
+worker's scheduler runs every minute with the real time and tests run with any time."""
 
 from __future__ import annotations
 
 import datetime as dt
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -30,11 +21,9 @@ from app.accounts.services.notifications import (
     committee,
     members_of,
     notify,
-    send_pending_email,
 )
 from app.audit import SYSTEM, change_state, record
 from app.core.authorization import Actor, Role
-from app.core.clocks import ReviewClock
 from app.core.cohorts import Cohort
 from app.core.lifecycle import (
     IllegalTransition,
@@ -46,12 +35,9 @@ from app.core.lifecycle import (
 )
 from app.core.refusals import Kind, Refused
 from app.core.times import local_text
-from app.core.views import Timestamp
 from app.db.models import (
-    AuditEvent,
     CohortRelease,
     Objection,
-    ObjectionMessage,
     Organization,
     Publication,
     Submission,
@@ -72,26 +58,22 @@ from app.review.domain.policy import (
     may_change_embargo,
     may_complete_review,
 )
-from app.review.services.clocks import submitter_clock
 from app.review.services.policy import enforce, facts_of
 from app.settings import Settings, business_calendar, review_clock
 from app.submissions.domain.embargo import latest_embargo
-from app.submissions.services.storage import sweep_tmp
-from app.submissions.services.views import SubmissionSummary, summary_fields
 
 Chooser = Callable[[list[User]], User]
-TMP_MAX_AGE_S = 24 * 3600  # an upload still unfinished after a day was abandoned
 
 
 class ReviewError(Refused):
     pass
 
 
-def _link(submission: Submission) -> str:
+def link_of(submission: Submission) -> str:
     return f"/submissions/{submission.public_id}"
 
 
-def _label(submission: Submission) -> str:
+def label_of(submission: Submission) -> str:
     """A submission as people name it in an inbox: its organisation, its systems and
     the id its bundle gives itself (never the portal's hex id)."""
     systems = sorted({c.system.system_name or c.system.dir_name for c in submission.curves})
@@ -117,81 +99,6 @@ def first_released_cohort(session: Session, submission: Submission) -> str | Non
         .join(CohortRelease, CohortRelease.cohort == Publication.cohort)
         .where(Publication.submission_id == submission.id, Publication.in_record())
     )
-
-
-class ReviewSummary(BaseModel):
-    """Where a submission's review stands: phase, windows, reviewer, penalties, the
-    publication plan (rules §4.2, §4.4, §11.2)."""
-
-    phase: ReviewPhase | None
-    publication_mode: PublicationMode
-    embargo_date: dt.date | None
-    eligible_at: Timestamp | None = Field(description="when review began (its cohort)")
-    peer_review_closes: Timestamp | None
-    resolution_closes: Timestamp | None
-    reviewer: str | None
-    review_completed_at: Timestamp | None
-    submitted_by: str | None
-    open_objections: int = Field(description="open objections that block finalization")
-    penalty_cohorts: int
-    due_cohort: str | None
-    published_in: str | None = Field(description="the first released cohort that showed it")
-    embargo_release: dt.date | None
-    review_starts_with: str | None = Field(description="awaiting review: what starts it")
-
-
-def review_summary(session: Session, settings: Settings, submission: Submission) -> ReviewSummary:
-    clock = review_clock(settings)
-    eligible = submission.review_eligible_at
-    open_ones = blocking_objections(session, submission) if eligible else []
-    release = embargo_release(settings, submission)
-    return ReviewSummary(
-        phase=submission.review_phase,
-        publication_mode=submission.publication_mode,
-        embargo_date=submission.embargo_date,
-        eligible_at=eligible,
-        peer_review_closes=clock.peer_review_closes(eligible) if eligible else None,
-        resolution_closes=clock.resolution_closes(eligible) if eligible else None,
-        reviewer=submission.reviewer.email if submission.reviewer else None,
-        review_completed_at=submission.review_completed_at,
-        submitted_by=submission.submitted_by.email if submission.submitted_by else None,
-        open_objections=len(open_ones),
-        penalty_cohorts=submission.penalty_cohorts,
-        due_cohort=submission.due_cohort,
-        # Only a cohort the chair has released has published anything.
-        published_in=first_released_cohort(session, submission),
-        embargo_release=release,
-        # Awaiting review: what starts it (the provisional publication, rules §11.2 C).
-        review_starts_with=None
-        if submission.review_phase != ReviewPhase.AWAITING.value
-        else (
-            f"its embargo ends on {release.isoformat()}"
-            if release
-            else f"cohort {submission.eligible_cohort or submission.target_cohort} is published"
-        ),
-    )
-
-
-class QueuedSubmission(SubmissionSummary):
-    """A submission in the review queue."""
-
-    review: ReviewSummary
-    assigned_to_me: bool = Field(description="the caller is its reviewer")
-
-
-def review_queue(
-    session: Session, settings: Settings, submissions: Sequence[Submission], user_id: int | None
-) -> list[QueuedSubmission]:
-    return [
-        QueuedSubmission.model_validate(
-            {
-                **summary_fields(s),
-                "review": review_summary(session, settings, s),
-                "assigned_to_me": s.reviewer_id == user_id,
-            }
-        )
-        for s in submissions
-    ]
 
 
 # --- the start of review and the reviewer ---------------------------------------------
@@ -234,9 +141,9 @@ def start_review(
     notify(
         session,
         [*committee(session), *members_of(session, submission.organization_id)],
-        f"Peer review started: {_label(submission)}",
+        f"Peer review started: {label_of(submission)}",
         f"Objections may be filed until {local_text(closes, settings.cohort_timezone)}.",
-        _link(submission),
+        link_of(submission),
     )
 
 
@@ -344,19 +251,28 @@ def assign_reviewer(
         notify(
             session,
             [chosen],
-            f"You review {_label(submission)}",
+            f"You review {label_of(submission)}",
             "You were assigned as its reviewer; the review must finish by the end of Week 3.",
-            _link(submission),
+            link_of(submission),
         )
     else:
         notify(
             session,
             chairs(session),
-            f"No reviewer for {_label(submission)}",
+            f"No reviewer for {label_of(submission)}",
             "No committee member outside the submitter's organisation is available.",
-            _link(submission),
+            link_of(submission),
         )
     return chosen
+
+
+@dataclass
+class ClockReport:
+    now: dt.datetime
+    actions: list[str] = field(default_factory=list)
+
+    def add(self, submission: Submission, what: str) -> None:
+        self.actions.append(f"{submission.public_id[:8]}: {what}")
 
 
 def record_changes(
@@ -444,7 +360,7 @@ def due_cohort(settings: Settings, submission: Submission, finalized_at: dt.date
 FINALIZED_UNREVIEWED = "finalized without review"  # an audit action: 32 characters at most
 
 
-def _review_gap(submission: Submission) -> str:
+def review_gap(submission: Submission) -> str:
     """What is missing of the assigned review, in words."""
     if submission.reviewer is None:
         return "no reviewer is assigned"
@@ -491,7 +407,7 @@ def finalize(
             if override is None:
                 raise PublishingError(
                     "review-incomplete",
-                    f"the review is not complete ({_review_gap(submission)}): complete it, or "
+                    f"the review is not complete ({review_gap(submission)}): complete it, or "
                     "finalize with an override and its reason",
                     Kind.CONFLICT,
                 )
@@ -516,14 +432,16 @@ def finalize(
     submission.review_phase = ReviewPhase.CLOSED
     if overridden:
         assert override is not None
-        gap = _review_gap(submission)
+        gap = review_gap(submission)
         record(session, submission, action=FINALIZED_UNREVIEWED, actor=actor,
                reason=f"{override.strip()} ({gap})", at=at)  # fmt: skip
         concerned = [*chairs(session), *members_of(session, submission.organization_id)]
         if submission.reviewer is not None:
             concerned.append(submission.reviewer)
-        notify(session, concerned, f"Finalized without a completed review: {_label(submission)}",
-               f"{actor} finalized it ({gap}): {override.strip()}", _link(submission))  # fmt: skip
+        notify(session, concerned,
+               f"Finalized without a completed review: {label_of(submission)}",
+               f"{actor} finalized it ({gap}): {override.strip()}",
+               link_of(submission))  # fmt: skip
     organisation = submission.organization
     if organisation.committee_suspended_at is not None:
         organisation.committee_suspended_at = None  # a newly finalized result (rules §4.4)
@@ -544,9 +462,9 @@ def finalize(
     notify(
         session,
         [*members_of(session, submission.organization_id), *committee(session)],
-        f"Finalized: {_label(submission)}",
+        f"Finalized: {label_of(submission)}",
         f"Peer review is complete; the results will be published {when}.",
-        _link(submission),
+        link_of(submission),
     )
     session.flush()
 
@@ -565,103 +483,7 @@ def curves_short(submission: Submission) -> str | None:
     return "; ".join(problems) or None
 
 
-# --- the clocks ----------------------------------------------------------------------
-
-
-@dataclass
-class ClockReport:
-    now: dt.datetime
-    actions: list[str] = field(default_factory=list)
-
-    def add(self, submission: Submission, what: str) -> None:
-        self.actions.append(f"{submission.public_id[:8]}: {what}")
-
-
-def _penalise(
-    session: Session,
-    settings: Settings,
-    submission: Submission,
-    objection: Objection,
-    now: dt.datetime,
-    report: ClockReport,
-) -> bool:
-    """Apply the penalty steps an unanswered objection reached; True if it withdrew."""
-    clock = submitter_clock(settings, submission)
-    level, step = clock.penalty_due(objection.filed_at, now)
-    if step is None or level <= objection.penalty_level:
-        return False
-    objection.penalty_level = level
-    people = [
-        *members_of(session, submission.organization_id),
-        *committee(session),
-    ]
-    if step.withdraw:
-        reason = (
-            f"no answer to objection {objection.public_id[:8]} within "
-            f"{step.business_days} business days (rules §11.3)"
-        )
-        change_state(
-            session,
-            submission,
-            SubmissionState.WITHDRAWN,
-            action="withdrawn by penalty",
-            reason=reason,
-            at=now,
-        )
-        submission.review_phase = ReviewPhase.CLOSED
-        keep_record(session, settings, submission, now, why=reason)
-        notify(session, people, f"Withdrawn: {_label(submission)}", reason, _link(submission))
-        report.add(submission, "withdrawn by penalty")
-        return True
-    delay = max(submission.penalty_cohorts, step.delay_cohorts)
-    reason = (
-        f"objection {objection.public_id[:8]} unanswered for {step.business_days} business "
-        f"days: finalization delayed by {delay} cohort date(s)"
-    )
-    submission.penalty_cohorts = delay
-    record(session, submission, action="penalty", reason=reason, at=now)
-    notify(session, people, f"Penalty: {_label(submission)}", reason, _link(submission))
-    report.add(submission, f"penalty: {delay} cohort(s)")
-    return False
-
-
-def _objector_silence(
-    session: Session, submission: Submission, objection: Objection, now: dt.datetime
-) -> None:
-    objection.state = ObjectionState.RETRACTED
-    objection.closed_at = now
-    text = "The objectors did not respond in time after the submitter's answer: retracted."
-    objection.messages.append(ObjectionMessage(author=SYSTEM, action="retract", body=text, at=now))
-    record(session, submission, action="objection retracted", reason=text, at=now)
-
-
-def _reviewer_deadline(
-    session: Session,
-    clock: ReviewClock,
-    submission: Submission,
-    now: dt.datetime,
-    report: ClockReport,
-) -> None:
-    """An assigned review unfinished at the end of Week 3 takes the reviewer's organisation
-    off the committee until it has a newly finalized result (rules §4.4)."""
-    reviewer = submission.reviewer
-    assert submission.review_eligible_at is not None
-    if (
-        reviewer is None
-        or submission.review_completed_at is not None
-        or now <= clock.peer_review_closes(submission.review_eligible_at)
-        or not _once(session, submission, "reviewer missed Week 3", reviewer.email)
-    ):
-        return
-    organisation = reviewer.organization
-    text = f"{reviewer.email} did not complete the assigned review by the end of Week 3"
-    if organisation is not None and organisation.committee_suspended_at is None:
-        organisation.committee_suspended_at = now
-        text += f"; {organisation.name} leaves the committee until it has a newly finalized result"
-    record(session, submission, action="reviewer missed Week 3", reason=text, at=now)
-    notify(session, [*chairs(session), reviewer], f"Review deadline missed: {_label(submission)}",
-           text, _link(submission))  # fmt: skip
-    report.add(submission, "reviewer missed Week 3")
+# --- the reviewer's word ---------------------------------------------------------------
 
 
 def complete_review(
@@ -686,158 +508,8 @@ def complete_review(
     record(session, submission, action="review completed", actor=reviewer.email,
            reason=notes.strip() or None, at=at)  # fmt: skip
     notify(session, [*chairs(session), *members_of(session, submission.organization_id)],
-           f"Review completed: {_label(submission)}", notes.strip() or "No notes.",
-           _link(submission))  # fmt: skip
-
-
-def _meeting_due(
-    clock: ReviewClock, submission: Submission, objection: Objection, now: dt.datetime
-) -> bool:
-    """An open objection 12+ business days old, or one still open as Week 5 begins."""
-    assert submission.review_eligible_at is not None
-    week5 = clock.day_end(submission.review_eligible_at, 28)
-    old = clock.business_days_elapsed(objection.filed_at, now)
-    return old >= clock.rules.meeting_business_days or now > week5
-
-
-def _once(session: Session, submission: Submission, action: str, key: str) -> bool:
-    """True the first time: the audit log remembers what the clocks already did."""
-    done = session.scalar(
-        select(AuditEvent.id).where(
-            AuditEvent.submission_id == submission.id,
-            AuditEvent.action == action,
-            AuditEvent.reason.contains(key),
-        )
-    )
-    return done is None
-
-
-def _tick_submission(
-    session: Session,
-    settings: Settings,
-    submission: Submission,
-    now: dt.datetime,
-    report: ClockReport,
-) -> None:
-    clock = submitter_clock(settings, submission)
-    assert submission.review_eligible_at is not None
-    objections = session.scalars(
-        select(Objection).where(Objection.submission_id == submission.id).order_by(Objection.id)
-    ).all()
-    for objection in objections:
-        state = ObjectionState(objection.state)
-        if state in CLOSED:
-            continue
-        if objection.submitter_answered_at is None and _penalise(
-            session, settings, submission, objection, now, report
-        ):
-            return
-        if (
-            state == ObjectionState.ANSWERED
-            and objection.objector_due_at
-            and now > objection.objector_due_at
-        ):
-            _objector_silence(session, submission, objection, now)
-            report.add(submission, f"objection {objection.public_id[:8]} retracted by silence")
-        elif _meeting_due(clock, submission, objection, now) and _once(
-            session, submission, "meeting may be called", objection.public_id[:8]
-        ):
-            text = (
-                f"objection {objection.public_id[:8]} is {clock.rules.meeting_business_days}+ "
-                "business days old or the review entered Week 5: the chair may call a meeting "
-                "(rules §11.3)"
-            )
-            record(session, submission, action="meeting may be called", reason=text, at=now)
-            notify(session, chairs(session), f"Meeting: {_label(submission)}", text,
-                   _link(submission))  # fmt: skip
-            report.add(submission, "meeting may be called")
-    session.flush()
-    _reviewer_deadline(session, clock, submission, now, report)
-    blocking = bool(blocking_objections(session, submission))
-    phase = clock.phase(submission.review_eligible_at, now, blocking)
-    if phase != submission.review_phase:
-        previous = submission.review_phase
-        submission.review_phase = phase
-        record(session, submission, action="review phase", reason=f"{previous} → {phase}", at=now)
-        report.add(submission, f"phase {phase}")
-        if phase == ReviewPhase.DISPUTE:
-            notify(
-                session,
-                chairs(session),
-                f"Dispute: {_label(submission)}",
-                "Objections are still open after Week 6; certify them and name a panel "
-                "within 2 business days (rules §11.6).",
-                _link(submission),
-            )
-    backstop = clock.resolution_closes(submission.review_eligible_at) + dt.timedelta(
-        weeks=clock.rules.dispute_backstop_weeks
-    )
-
-    def tell_the_chair_once(action: str, text: str) -> None:
-        """What the clock leaves to the chair: on the timeline and in the inbox, once."""
-        if _once(session, submission, action, ""):
-            record(session, submission, action=action, reason=text, at=now)
-            notify(session, chairs(session), f"{action.capitalize()}: {_label(submission)}",
-                   text, _link(submission))  # fmt: skip
-            report.add(submission, action)
-
-    if phase == ReviewPhase.DISPUTE and now > backstop:
-        tell_the_chair_once(
-            "dispute backstop",
-            f"the dispute is {clock.rules.dispute_backstop_weeks} weeks old: the chair decides "
-            "on the record (rules §11.6)",
-        )
-    short = curves_short(submission)
-    if phase != ReviewPhase.PEER_REVIEW and not blocking and short:
-        tell_the_chair_once(
-            "cannot finalize", f"cannot finalize: {short}; the chair decides (withdraw or reject)"
-        )
-    elif (
-        phase != ReviewPhase.PEER_REVIEW and not blocking and submission.review_completed_at is None
-    ):
-        # The clock never finalizes an unreviewed result: the chair decides.
-        tell_the_chair_once(
-            "review incomplete",
-            f"peer review is over with no open objection, but {_review_gap(submission)}: the "
-            "chair completes the assignment or finalizes with an override and its reason",
-        )
-    elif phase != ReviewPhase.PEER_REVIEW and not blocking:
-        finalize(
-            session=session,
-            settings=settings,
-            submission=submission,
-            at=now,
-            reason="peer review closed with no open objection",
-        )
-        report.add(submission, "finalized")
-
-
-def advance_clocks(
-    session: Session, settings: Settings, now: dt.datetime | None = None
-) -> ClockReport:
-    """Everything due by *now*; safe to run any number of times (each step is once)."""
-    now = now or utcnow()
-    report = ClockReport(now)
-    # Embargo dates reached: provisional publications (their reviews start this tick).
-    record_changes(session, settings, now, report)
-    reviewing = session.scalars(
-        select(Submission)
-        .where(
-            Submission.state == SubmissionState.PASSED_CHECKS.value,
-            Submission.for_review.is_(True),
-            Submission.review_eligible_at.is_not(None),
-        )
-        .order_by(Submission.id)
-    ).all()
-    for submission in reviewing:
-        _tick_submission(session, settings, submission, now, report)
-    record_changes(session, settings, now, report)  # after the ticks: what they finalized
-    session.flush()
-    swept = sweep_tmp(settings.tmp_dir, older_than_s=TMP_MAX_AGE_S)
-    if swept:
-        report.actions.append(f"removed {swept} abandoned temporary file(s)")
-    report.actions.extend(f"e-mailed {n}" for n in [send_pending_email(session, settings)] if n)
-    return report
+           f"Review completed: {label_of(submission)}", notes.strip() or "No notes.",
+           link_of(submission))  # fmt: skip
 
 
 # --- embargo changes ------------------------------------------------------------------
@@ -873,7 +545,7 @@ def change_embargo(
     notify(
         session,
         committee(session),
-        f"Embargo changed: {_label(submission)}",
+        f"Embargo changed: {label_of(submission)}",
         text,
-        _link(submission),
+        link_of(submission),
     )

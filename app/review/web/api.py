@@ -32,12 +32,10 @@ from app.review.services.objections import (
     objections_of,
 )
 from app.review.services.policy import facts_of
-from app.review.services.review import (
+from app.review.services.review import assign_reviewer, change_embargo, complete_review
+from app.review.services.summary import (
     QueuedSubmission,
     ReviewSummary,
-    assign_reviewer,
-    change_embargo,
-    complete_review,
     review_queue,
     review_summary,
 )

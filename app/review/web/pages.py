@@ -49,10 +49,9 @@ from app.review.services.review import (
     assign_reviewer,
     change_embargo,
     complete_review,
-    review_queue,
-    review_summary,
     reviewer_pool,
 )
+from app.review.services.summary import review_queue, review_summary
 from app.settings import Settings, review_clock
 from app.submissions.domain.visibility import Access
 from app.submissions.services.disclosures import (

@@ -13,11 +13,8 @@ from app.publishing.services.publishing import PublishingError
 from app.results.services.public import (
     list_cohorts,
 )
-from app.results.services.results import (
-    ResultsQuery,
-    list_benchmarks,
-    query_results,
-)
+from app.results.services.query import ResultsQuery
+from app.results.services.results import list_benchmarks, query_results
 from app.review.services.releases import publish_cohort
 from app.settings import Settings
 

@@ -22,11 +22,8 @@ from app.review.services.decisions import decide, set_point_state
 from app.review.services.objections import act
 from app.review.services.policy import facts_of
 from app.review.services.releases import publish_cohort
-from app.review.services.review import (
-    advance_clocks,
-    committee_organizations,
-    curves_short,
-)
+from app.review.services.review import committee_organizations, curves_short
+from app.review.services.ticks import advance_clocks
 from app.settings import Settings
 from tests.support.accounts import create_accounts
 from tests.support.submissions import archive_of, finalize_unreviewed, objection, pt, submit, user

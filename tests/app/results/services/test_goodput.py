@@ -12,7 +12,8 @@ from starlette.datastructures import QueryParams
 from app.db.models import RequestLogRow, Submission
 from app.db.session import Database
 from app.pipeline import run_checks
-from app.results.services.results import NO_EVENTS, parse_results_query, query_results
+from app.results.services.query import parse_results_query
+from app.results.services.results import NO_EVENTS, query_results
 from app.review.services.releases import publish_cohort
 from app.runs.services.retokenization import request_retokenization, run_retokenization
 from app.settings import Settings

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.db.models import Submission
 from app.db.session import Database
 from app.main import create_app
-from app.review.services.review import advance_clocks
+from app.review.services.ticks import advance_clocks
 from app.settings import Settings
 from tests.support.accounts import create_accounts
 from tests.support.fakes import RecordingQueue

@@ -72,12 +72,12 @@ from app.review.services.policy import facts_of
 from app.review.services.releases import publish_cohort
 from app.review.services.review import (
     FINALIZED_UNREVIEWED,
-    advance_clocks,
     assign_reviewer,
     change_embargo,
     complete_review,
     curves_short,
 )
+from app.review.services.ticks import advance_clocks
 from app.runs.services.retokenization import request_retokenization, run_retokenization
 from app.settings import Settings
 from app.submissions.domain.visibility import Access

@@ -21,7 +21,8 @@ from app.review.domain.objections import ObjectionRefused
 from app.review.services.decisions import decide
 from app.review.services.objections import act, file_objection
 from app.review.services.releases import publish_cohort
-from app.review.services.review import advance_clocks, complete_review, finalize
+from app.review.services.review import complete_review, finalize
+from app.review.services.ticks import advance_clocks
 from app.settings import Settings
 from app.submissions.domain.visibility import Access
 from app.submissions.services.visibility import access_to
