@@ -20,6 +20,7 @@ def test_the_explained_bounds_are_the_checkers(
 ) -> None:
     root = BundleFactory(curves=(CurveSpec(concurrencies=concurrencies),)).build(tmp_path)
     (curve,) = run_official_checks(root).curves
+    assert curve.c_min is not None and curve.c_max is not None
     basis = region_basis(curve.c_min, curve.c_max, min(concurrencies))
     assert basis is not None
     assert curve.regions == {

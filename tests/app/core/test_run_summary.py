@@ -21,6 +21,7 @@ def test_a_stat_block_is_read_by_the_clients_names_and_anything_else_is_none() -
     assert SequenceLengths.of(block) == SequenceLengths(
         avg=780.0, median=770.0, p90=901.0, max=1014.0, total=7800.0
     )
+    hostile: object
     for hostile in (None, [], "780", {"avg": "780", "max": math.nan}, {"avg": True}):
         assert SequenceLengths.of(hostile) is None
 
@@ -56,6 +57,7 @@ def test_run_config_keeps_json_scalars_and_objects_bounded() -> None:
     assert ("load_pattern.target_qps", "null") in flat and ("warmup.enabled", "true") in flat
     wide = run_config({f"k{i}": i for i in range(1000)})
     assert wide is not None and len(wide) == MAX_CONFIG_KEYS
+    nothing: object
     for nothing in (None, [], "run", {}):
         assert run_config(nothing) is None
 

@@ -287,7 +287,8 @@ def test_every_page_form_refuses_the_wrong_caller(world: World) -> None:
         for feature in FEATURES
         if feature.__name__.endswith(".pages")
         for route in feature.router.routes
-        if isinstance(route, APIRoute) and route.methods & {"POST", "PUT", "PATCH", "DELETE"}
+        if isinstance(route, APIRoute)
+        and (route.methods or set()) & {"POST", "PUT", "PATCH", "DELETE"}
     }
     forms = _page_forms(world)
     assert posted - OWN_ACTS - set(forms) == set(), "add the new form's fields here"
@@ -472,7 +473,7 @@ def _get_routes(world: World) -> list[str]:
         for feature in FEATURES
         if feature.__name__.endswith(".pages")
         for route in feature.router.routes
-        if isinstance(route, APIRoute) and "GET" in route.methods
+        if isinstance(route, APIRoute) and "GET" in (route.methods or set())
     ]
     return sorted({_paths(world, template) for template in api + pages})
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,7 +48,7 @@ def test_tool_call_arguments_that_encode_an_object_are_counted_as_that_object(
     """Rules §1.3 step 3: a JSON string of an object is parsed; anything else is kept."""
     counter = TokenCounter.from_path(local_tokenizer_dir)
 
-    def calls(arguments: object) -> list[dict[str, object]]:
+    def calls(arguments: object) -> list[dict[str, Any]]:
         function = {"name": "lookup", "arguments": arguments}
         return [{"id": "c1", "type": "function", "function": function}]
 
@@ -133,8 +134,8 @@ def test_a_tokenizer_file_with_the_wrong_hash_is_refused(
     with pytest.raises(TokenizerNotFound, match="not the expected tokenizer"):
         registry["bad"].load()
     # The built-in official file is pinned too (shared/spec/tokenizers.md: 8f9f37ca…33cf).
-    assert BUILTIN_REGISTRY["deepseek-r1"].sha256.startswith("8f9f37ca")
-    assert BUILTIN_REGISTRY["deepseek-r1"].sha256.endswith("33cf")
+    pinned = BUILTIN_REGISTRY["deepseek-r1"].sha256
+    assert pinned is not None and pinned.startswith("8f9f37ca") and pinned.endswith("33cf")
 
 
 def test_by_the_rules_every_answer_goes_through_the_template(

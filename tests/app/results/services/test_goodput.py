@@ -55,6 +55,7 @@ def test_a_published_points_goodput_comes_from_its_recounted_events(  # type: ig
             session=session, queue=queue, submission=submission, point_label=label
         )
         session.commit()
+        assert retok.job_id is not None
         run_retokenization(session=session, settings=settings, job_id=retok.job_id)
         assert retok.recount and retok.recount["n_samples_completed"] > 0
         [log] = session.scalars(select(RequestLogRow)).all()
@@ -104,6 +105,7 @@ def test_a_published_points_goodput_comes_from_its_recounted_events(  # type: ig
             session=session, queue=queue, submission=submission, point_label=label
         )
         session.commit()
+        assert again.job_id is not None
         run_retokenization(session=session, settings=settings, job_id=again.job_id)
         newer = session.scalars(select(RequestLogRow).order_by(RequestLogRow.id.desc())).first()
         assert newer is not None and newer.id != log.id

@@ -11,6 +11,9 @@ from fastapi.testclient import TestClient
 
 from app.results.services.compare import delta_pct
 
+# A query as httpx takes it, in order, keys repeated.
+Params = list[tuple[str, str | int | float | bool | None]]
+
 
 @pytest.fixture(scope="module")
 def pair(client: TestClient) -> list[str]:
@@ -28,7 +31,7 @@ def test_delta_is_the_change_in_percent() -> None:
 def test_every_point_and_the_best_at_the_sla_against_the_baseline(
     client: TestClient, pair: list[str]
 ) -> None:
-    params = [("submission", pair[0]), ("submission", pair[1]), ("baseline", pair[1]),
+    params: Params = [("submission", pair[0]), ("submission", pair[1]), ("baseline", pair[1]),
               ("benchmark", "llama3_1-8b"), ("tps_per_user_min", "30")]  # fmt: skip
     body = client.get("/api/v1/compare", params=params).json()
     assert body["baseline"] == pair[1] and body["sla"]["tps_per_user_min"] == 30
@@ -69,7 +72,10 @@ def test_every_point_and_the_best_at_the_sla_against_the_baseline(
 def test_without_a_baseline_there_are_no_deltas_and_a_stranger_is_refused(
     client: TestClient, pair: list[str]
 ) -> None:
-    params = [("submission", pair[0]), ("submission", pair[1])]
+    params: Params = [
+        ("submission", pair[0]),
+        ("submission", pair[1]),
+    ]
     body = client.get("/api/v1/compare", params=params).json()
     assert body["baseline"] is None
     assert all(row["system_tps_delta_pct"] == [] for row in body["points"])
@@ -94,7 +100,7 @@ def test_the_export_is_the_table_with_its_deltas_and_runs(
         if r["system"].startswith("Acme")
     )
     other = next(p for p in pair if p != acme)
-    params = [("submission", other), ("submission", acme), ("baseline", acme),
+    params: Params = [("submission", other), ("submission", acme), ("baseline", acme),
               ("benchmark", "llama3_1-8b")]  # fmt: skip
     body = client.get("/api/v1/compare", params=params).json()
     answer = client.get("/api/v1/compare", params=[*params, ("format", "csv")])
