@@ -9,6 +9,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -48,11 +49,11 @@ class RunningPortal:
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    def wait_finished(self, public_id: str, timeout: float = 60) -> dict[str, object]:
+    def wait_finished(self, public_id: str, timeout: float = 60) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         with self.client("chair") as client:
             while time.monotonic() < deadline:
-                body: dict[str, object] = client.get(f"/api/v1/submissions/{public_id}").json()
+                body: dict[str, Any] = client.get(f"/api/v1/submissions/{public_id}").json()
                 if body["finished"]:
                     return body
                 time.sleep(0.2)

@@ -26,13 +26,14 @@ from tests.support.services import free_port
 pytestmark = [pytest.mark.slow, pytest.mark.postgresql]
 
 
-def _upload(portal: RunningPortal, archive: Path, **fields: str) -> dict[str, object]:
+def _upload(portal: RunningPortal, archive: Path, **fields: str) -> dict[str, Any]:
     with portal.client("submitter") as client:
         response = client.post(
             "/api/v1/submissions", files={"file": (archive.name, archive.read_bytes())}, data=fields
         )
     assert response.status_code in (200, 201), response.text
-    return response.json()
+    body: dict[str, Any] = response.json()
+    return body
 
 
 def test_verdict_within_seconds(portal: RunningPortal, good_archive: Path) -> None:

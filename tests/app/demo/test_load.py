@@ -48,10 +48,11 @@ def test_every_demo_curve_has_one_point_with_a_request_record(
             recount = session.scalars(
                 select(Retokenization).where(Retokenization.id == log.retokenization_id)
             ).one()
-            window = (recount.steady_state or {}).get("window")
+            steady_state = recount.steady_state or {}
+            window = steady_state.get("window")
             if log.window == "steady_state":
                 # Goodput over the official window (rules §2.3): the window's requests.
-                assert recount.steady_state["status"] == "windowable" and window
+                assert steady_state["status"] == "windowable" and window
                 members = window["n_samples"] + window["n_failed"] + window["n_unfinished"]
                 assert log.requests == members
                 assert log.duration_ms == pytest.approx(window["duration_s"] * 1000, abs=1)
@@ -63,6 +64,7 @@ def test_every_demo_curve_has_one_point_with_a_request_record(
         assert len(recounts) == 9 and {r.tokenizer for r in recounts} == {DEMO_TOKENIZER}
         for recount in recounts:
             assert recount.job is not None and recount.job.state == "succeeded"
+            assert recount.recount is not None and recount.reported is not None
             assert recount.recount["total_output_tokens"] == recount.reported["total_output_tokens"]
         severities = session.scalars(
             select(FindingRow.severity)

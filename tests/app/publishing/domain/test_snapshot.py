@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from app.core.regions import Offline
 from app.publishing.domain.snapshot import SNAPSHOT_VERSION, read_snapshot
 
 # A curve as publications stored it before the schema was written down (version 1).
-STORED_BEFORE = {
+STORED_BEFORE: dict[str, Any] = {
     "system": "Acme H200 x8",
     "system_dir": "acme-h200",
     "benchmark_model": "llama3_1-8b",
@@ -41,7 +43,8 @@ def test_a_record_stored_before_the_schema_reads_and_writes_back_unchanged() -> 
 
 
 def test_metrics_keep_three_decimals() -> None:
-    data = {**STORED_BEFORE, "points": [{**STORED_BEFORE["points"][0], "system_tps": 1.23456}]}  # type: ignore[dict-item]
+    first = STORED_BEFORE["points"][0]
+    data = {**STORED_BEFORE, "points": [{**first, "system_tps": 1.23456}]}
     assert read_snapshot(1, data).points[0].system_tps == 1.235
 
 

@@ -156,6 +156,7 @@ def chair_page(
         with database.session() as session:
             submission = session.query(Submission).one()
             due = submission.eligible_cohort or submission.target_cohort
+        assert due is not None
         clock.to_publication_of(due)
         token = _sign_in(client, "chair")
         yield client, token, due, clock
