@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.core.lifecycle import JobState
 from app.db.models import Job
 from app.db.session import Database
 from app.jobs.kinds import JobKind
@@ -32,12 +33,12 @@ def _kind(error: Exception, failed: list[str]) -> JobKind:
     def run(*, session: Session, job_id: int, **_: Any) -> None:
         job = session.get(Job, job_id)
         assert job is not None
-        job.state, job.attempts = "running", job.attempts + 1
+        job.state, job.attempts = JobState.RUNNING, job.attempts + 1
         session.commit()
         raise error
 
     def fail(*, session: Session, job: Job, reason: str, **_: Any) -> None:
-        job.state, job.error = "failed", reason
+        job.state, job.error = JobState.FAILED, reason
         failed.append(reason)
         session.commit()
 
@@ -48,7 +49,7 @@ def test_a_job_waits_for_the_store_then_fails_saying_why(
     database: Database, settings: Settings
 ) -> None:
     settings = settings.model_copy(update={"storage_wait_tries": 2})
-    queue, failed = RecordingQueue(), []
+    queue, failed = RecordingQueue(), list[str]()
     kind = _kind(StoreUnavailable("s3://secret-bucket/ cannot be reached"), failed)
     with database.session() as session:
         job = Job(kind="probe")
@@ -73,7 +74,7 @@ def test_a_job_waits_for_the_store_then_fails_saying_why(
 def test_any_other_error_fails_the_job_with_what_went_wrong(
     database: Database, settings: Settings
 ) -> None:
-    queue, failed = RecordingQueue(), []
+    queue, failed = RecordingQueue(), list[str]()
     with database.session() as session:
         job = Job(kind="probe")
         session.add(job)

@@ -31,6 +31,7 @@ def test_inbox_then_email_once(
         assert notify(session, members + members, "Peer review started", "Body", "/x") == 3
         session.commit()
         chair = session.scalar(select(User).where(User.email == ACCOUNTS["chair"][0]))
+        assert chair is not None
         assert unread_count(session, chair.id) == 1
         assert inbox(session, chair.id)[0].subject == "Peer review started"
         # No SMTP host: nothing is sent, everything stays in the inbox.

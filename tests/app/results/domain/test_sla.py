@@ -67,7 +67,7 @@ def p(
     tps: float,
     tpu: float | None,
     ttft: float | None,
-    region: str = "med_concurrency",
+    region: str | None = "med_concurrency",
     offline: str = "none",
     per_kw: float | None = None,
     inter: float | None = None,

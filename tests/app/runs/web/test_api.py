@@ -21,6 +21,9 @@ from tests.support.accounts import bearer, create_accounts
 from tests.support.fakes import RecordingQueue
 from tests.support.sweeps import make_sweep
 
+# The portal's client, its settings and queue, the submission's id, and each point's events.
+Uploaded = tuple[TestClient, Settings, RecordingQueue, str, list[tuple[str, Path]]]
+
 
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, Path]], Path]:
@@ -28,15 +31,15 @@ def swept(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[st
 
 
 @pytest.fixture
-def setup(settings: Settings, database: Database, swept, tmp_path: Path) -> Iterator[tuple]:  # type: ignore[no-untyped-def,type-arg]
+def setup(settings: Settings, database: Database, swept, tmp_path: Path) -> Iterator[Uploaded]:  # type: ignore[no-untyped-def]
     with _uploaded(settings, database, swept, tmp_path) as env:
         yield env
 
 
 @contextmanager
-def _uploaded(  # type: ignore[no-untyped-def,type-arg]
+def _uploaded(  # type: ignore[no-untyped-def]
     settings: Settings, database: Database, swept, tmp_path: Path, **overrides: object
-) -> Iterator[tuple]:
+) -> Iterator[Uploaded]:
     """The sweep uploaded and checked, on a portal with *overrides* to its settings."""
     archive, events, tokenizer_dir = swept
     registry = tmp_path / "tokenizers.json"
