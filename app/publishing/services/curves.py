@@ -28,6 +28,8 @@ def x_metric_of(curve: Curve) -> str:
 def step_line_of(curve: Curve) -> StepCurve:
     """The official step line of a curve's active, plotted points (dedicated Offline runs
     have no per-user rate and are a ceiling, not a point of the line)."""
-    plotted = [p for p in curve.points if p.state == "active" and p.offline_kind != "dedicated"]
+    plotted = [
+        p for p in curve.points if p.state == "active" and p.offline_kind != Offline.DEDICATED
+    ]
     rates = [(per_user(p, curve.is_agentic), p.system_tps) for p in plotted]
     return step_curve([(x, y) for x, y in rates if x is not None])

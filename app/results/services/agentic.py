@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
+from app.core.per_user import per_user_metric
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.domain.colours import system_key
 from app.results.services.compare import Chart, chart_curve, x_title
@@ -53,7 +54,7 @@ class AgenticModels(BaseModel):
                     c.status,
                     c.step_line,
                     c.points,
-                    "e2e_avg_interactivity",
+                    per_user_metric(True),
                 )
                 for c in self.curves
             ],

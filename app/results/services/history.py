@@ -7,6 +7,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal
+from app.core.per_user import per_user_metric
 from app.core.views import Timestamp
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.services.compare import Chart, chart_curve, x_title
@@ -61,7 +62,7 @@ class History(BaseModel):
     footnotes: list[str]
 
     def chart(self) -> Chart:
-        agentic = bool(self.entries) and self.entries[0].x_metric == "e2e_avg_interactivity"
+        agentic = bool(self.entries) and self.entries[0].x_metric == per_user_metric(True)
         shown = [e for e in self.entries if e.points]
         return Chart(
             title=f"{self.system} · {self.benchmark} across cohorts",
