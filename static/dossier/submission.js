@@ -48,8 +48,8 @@
       "<b>" + esc(curve.system) + "</b>",
       "concurrency " + p.concurrency + (p.region ? " · " + esc(p.region_name || p.region) : ""),
       "system " + fmt(p.system_tps, 1) + " tok/s",
-      (curve.is_agentic ? "interactivity " + fmt(p.e2e_avg_interactivity, 2)
-                        : fmt(p.tps_per_user, 2) + " tok/s per user"),
+      (curve.is_agentic ? "interactivity " + fmt(p.per_user, 2)
+                        : fmt(p.per_user, 2) + " tok/s per user"),
       "TPOT P90 " + fmt(p.tpot_p90_ms, 2) + " ms · TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms",
       "per kW " + fmt(p.system_tps_per_kw, 1) + " tok/s",
       tail(p)
@@ -57,8 +57,8 @@
   }
 
   function draw(curve, el, status) {
-    var xKey = curve.x_metric;
-    var plotted = curve.points.filter(function (p) { return p.offline !== "dedicated" && p[xKey] !== null; });
+    // A figure the bundle did not measure is left out of the point (not null).
+    var plotted = curve.points.filter(function (p) { return p.offline !== "dedicated" && p.per_user != null; });
     var dash = status === "provisional" ? "dash" : (status === "unverified" ? "dot" : "solid");
     var traces = [{
       type: "scatter", mode: "lines", name: "step curve", hoverinfo: "skip",
@@ -67,7 +67,7 @@
       line: { color: "#1f5fa8", width: 2, dash: dash }, opacity: status === "unverified" ? 0.6 : 1
     }, {
       type: "scatter", mode: "markers+text", name: "points",
-      x: plotted.map(function (p) { return p[xKey]; }),
+      x: plotted.map(function (p) { return p.per_user; }),
       y: plotted.map(function (p) { return p.system_tps; }),
       text: plotted.map(function (p) { return p.offline === "elected" ? "Offline (elected)" : "c=" + p.concurrency; }),
       textposition: "top right", textfont: { size: 10 },

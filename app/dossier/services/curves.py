@@ -5,85 +5,39 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from app.core.accuracy import PointAccuracy
-from app.core.finish import FinishReasons
-from app.core.regions import Offline, region_basis, region_name
-from app.core.run_summary import NewerSummaryFields
-from app.core.views import Metric
+from app.core.regions import region_basis, region_name
 from app.db.models import Curve, Point, Reproduction
-from app.publishing.domain.snapshot import OfflineCeiling, Percentiles
+from app.publishing.domain.snapshot import OfflineCeiling, PublishedPoint
 from app.publishing.services.curves import offline_of, step_line_of, x_metric_of
+from app.publishing.services.publishing import published_point
 from app.runs.services.views import ReproductionView, reproduction_view
 
 
-class PointView(BaseModel):
-    """An operating point of a submitted curve, with its review state."""
+class PointView(PublishedPoint):
+    """An operating point of a submitted curve: the point as it would be published, with
+    what its review knows of it besides."""
 
-    dir: str = Field(description="the point's folder in the bundle, e.g. r64")
-    concurrency: int
-    region: str | None = Field(description="the concurrency region the portal derived")
-    region_name: str | None
+    region_name: str | None = Field(description="the region's name, for people")
     declared_region: str | None = Field(description="the region the bundle declared")
-    offline: Offline
-    system_tps: Metric
-    tps_per_user: Metric | None
-    tpot_p90_ms: Metric | None
-    ttft_p90_ms: Metric | None
-    e2e_avg_interactivity: Metric | None
-    system_tps_per_kw: Metric | None
-    point_power_kw: Metric | None
-    engaged_share: float | None = Field(
-        description="where nodes_used engages fewer nodes than the system has (§4.5.3): "
-        "the share engaged; null for the whole system"
-    )
-    accelerators_engaged: int | None = Field(description="the engaged nodes' accelerators")
     n_samples_completed: int
     duration_ms: float
-    accuracy: str = Field(description="passed, failed or none")
     target_cohort: str | None
     state: str = Field(description="active, withdrawn, disputed or invalidated (rules §11.1)")
     state_reason: str | None
-    percentiles: Percentiles | None = Field(description="P50/P90/P95/P99 from the summary")
-    finish_reasons: FinishReasons | None = Field(
-        default=None, description="how the responses ended, where the summary says"
-    )
-    summary_fields: NewerSummaryFields | None = Field(
-        default=None, description="the newer summary fields, where the summary has them"
-    )
-    accuracy_detail: PointAccuracy | None = Field(
-        default=None, description="each accuracy entry and what the gate compared"
-    )
 
 
-def point_view(point: Point) -> PointView:
-    return PointView(
-        dir=point.dir_name,
-        concurrency=point.concurrency,
-        region=point.region,
-        region_name=region_name(point.region),
-        declared_region=point.declared_region,
-        offline=Offline(point.offline_kind),
-        system_tps=point.system_tps,
-        tps_per_user=point.tps_per_user,
-        tpot_p90_ms=point.tpot_p90_ms,
-        ttft_p90_ms=point.ttft_p90_ms,
-        e2e_avg_interactivity=point.e2e_avg_interactivity,
-        system_tps_per_kw=point.system_tps_per_kw,
-        point_power_kw=point.point_power_kw,
-        engaged_share=point.engaged_share,
-        accelerators_engaged=point.accelerators_engaged,
-        n_samples_completed=point.n_samples_completed,
-        duration_ms=point.duration_ms,
-        accuracy=point.accuracy_status,
-        target_cohort=point.target_cohort,
-        state=point.state,
-        state_reason=point.state_reason,
-        percentiles=Percentiles.model_validate(point.percentiles) if point.percentiles else None,
-        finish_reasons=FinishReasons.of(point.finish_reason_counts),
-        summary_fields=NewerSummaryFields.of(
-            point.input_sequence_lengths, point.early_stopping, point.run_config
-        ),
-        accuracy_detail=PointAccuracy.read(point.accuracy_detail),
+def point_view(point: Point, agentic: bool) -> PointView:
+    return PointView.model_validate(
+        {
+            **dict(published_point(point, agentic=agentic)),
+            "region_name": region_name(point.region),
+            "declared_region": point.declared_region,
+            "n_samples_completed": point.n_samples_completed,
+            "duration_ms": point.duration_ms,
+            "target_cohort": point.target_cohort,
+            "state": point.state,
+            "state_reason": point.state_reason,
+        }
     )
 
 
@@ -132,7 +86,7 @@ def curve_view(
         c_min=curve.c_min,
         regions=curve.regions,
         region_basis=_region_basis(curve),
-        points=[point_view(p) for p in (active if active_only else curve.points)],
+        points=[point_view(p, curve.is_agentic) for p in (active if active_only else curve.points)],
         step_line=[list(v) for v in steps.line],
         frontier=[list(v) for v in steps.frontier],
         offline_ceiling=ceiling,

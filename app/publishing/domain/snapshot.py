@@ -11,12 +11,13 @@ stored record is valid version 1.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.core.accuracy import PointAccuracy
 from app.core.finish import FinishReasons
+from app.core.per_user import per_user
 from app.core.regions import Offline
 from app.core.run_summary import NewerSummaryFields
 from app.core.views import Metric, left_out_if_none
@@ -77,6 +78,10 @@ class PublishedPoint(BaseModel):
     tpot_p90_ms: Metric | None = left_out_if_none()
     ttft_p90_ms: Metric | None = left_out_if_none()
     e2e_avg_interactivity: Metric | None = left_out_if_none("agentic benchmarks' per-user metric")
+    per_user: Metric | None = left_out_if_none(
+        "the figure per user the curve is drawn and filtered on: tps_per_user, or "
+        "e2e_avg_interactivity on an agentic benchmark (derived: not stored in the record)"
+    )
     system_tps_per_kw: Metric | None = left_out_if_none("per provisioned kW")
     accuracy: str | None = left_out_if_none("the accuracy gate: passed or failed")
     percentiles: Percentiles | None = left_out_if_none("P50/P90/P95/P99 where the summary has them")
@@ -142,9 +147,21 @@ class CurveSnapshot(BaseModel):
     elected_offline: str | None = Field(description="the point elected as Offline, if any")
     invalidated_points: list[InvalidatedPoint] = []
 
+    @model_validator(mode="after")
+    def _per_user_on_every_point(self) -> Self:
+        # Derived from the curve's kind, so never stored: every reader of a record gets
+        # it, whenever the record was written.
+        self.points = [
+            p
+            if p.per_user == (figure := per_user(p, self.is_agentic))
+            else p.model_copy(update={"per_user": figure})
+            for p in self.points
+        ]
+        return self
+
     def stored(self) -> dict[str, Any]:
-        """The document written into the publication."""
-        return self.model_dump(mode="json")
+        """The document written into the publication (version 1: no derived figure)."""
+        return self.model_dump(mode="json", exclude={"points": {"__all__": {"per_user"}}})
 
 
 def read_snapshot(version: int, data: dict[str, Any]) -> CurveSnapshot:

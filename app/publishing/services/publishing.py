@@ -32,6 +32,7 @@ from app.core.accuracy import PointAccuracy
 from app.core.cohorts import Cohort
 from app.core.finish import FinishReasons
 from app.core.lifecycle import PublicationMode, ResultStatus, SubmissionState, result_status
+from app.core.per_user import per_user
 from app.core.refusals import Refused
 from app.core.regions import Offline
 from app.core.run_summary import NewerSummaryFields
@@ -278,9 +279,9 @@ def reproduced_runs(session: Session, submission_id: int) -> Runs:
         .order_by(Reproduction.finished_at, Reproduction.id)
     ).all()
     runs: Runs = {}
-    for label, public_id, tps, per_user in rows:
+    for label, public_id, tps, rate in rows:
         if tps is not None:  # the query asks it; the column may be null for mypy
-            runs.setdefault(label, []).append((public_id, tps, per_user))
+            runs.setdefault(label, []).append((public_id, tps, rate))
     return runs
 
 
@@ -300,6 +301,7 @@ def published_point(
         tpot_p90_ms=point.tpot_p90_ms,
         ttft_p90_ms=point.ttft_p90_ms,
         e2e_avg_interactivity=point.e2e_avg_interactivity,
+        per_user=per_user(point, agentic),
         system_tps_per_kw=point.system_tps_per_kw,
         accuracy=None if point.accuracy_status == "none" else point.accuracy_status,
         percentiles=Percentiles.model_validate(point.percentiles) if point.percentiles else None,
@@ -319,7 +321,7 @@ def published_point(
         ),
         accuracy_detail=PointAccuracy.read(point.accuracy_detail),
         repeatability=repeatability(
-            (point.system_tps, point.e2e_avg_interactivity if agentic else point.tps_per_user),
+            (point.system_tps, per_user(point, agentic)),
             reproduced or [],
         ),
     )

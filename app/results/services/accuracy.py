@@ -10,15 +10,13 @@ again here.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.core.accuracy import DatasetScores, GatedMetric
-from app.core.per_user import per_user
 from app.results.services.public import QueryProblem
-from app.results.services.query import parse_results_query
+from app.results.services.query import ResultsParams, parse_results_query
 from app.results.services.results import BenchmarkView, ResultCurve, ResultPoint, query_results
 
 METHOD = (
@@ -76,7 +74,17 @@ class AccuracyView(BaseModel):
     footnote: str | None
 
 
-def accuracy_view(session: Session, params: Any) -> AccuracyView:
+class AccuracyParams(ResultsParams):
+    """The accuracy view's parameters: the explorer's, and the metric charted."""
+
+    metric: str | None = Field(
+        None,
+        description="the thresholded metric to chart, e.g. rouge1 or exact_match; default "
+        "the benchmark's first",
+    )
+
+
+def accuracy_view(session: Session, params: AccuracyParams) -> AccuracyView:
     """The view for URL parameters: the explorer's (benchmark, cohort, statuses, filters,
     SLA) and ``metric``."""
     query = parse_results_query(session, params, None)
@@ -95,7 +103,7 @@ def accuracy_view(session: Session, params: Any) -> AccuracyView:
             if gated.metric not in bounds:
                 metrics.append(gated.metric)
                 bounds[gated.metric] = gated
-    asked = (params.get("metric") or "").strip() or None
+    asked = params.given("metric")
     if asked is not None and asked not in bounds:
         known = ", ".join(metrics) or "none: no point shown reports a thresholded metric"
         raise QueryProblem("metric", f"{asked!r} is not a metric of these points ({known})")
@@ -138,7 +146,7 @@ def _row(curve: ResultCurve, point: ResultPoint, metric: str | None) -> Accuracy
         point=point.dir,
         concurrency=point.concurrency,
         system_tps=point.system_tps,
-        per_user=per_user(point, curve.is_agentic),
+        per_user=point.per_user,
         offline=point.offline.value,
         admissible=point.admissible,
         accuracy=point.accuracy,

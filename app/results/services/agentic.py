@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
-from app.core.per_user import per_user_metric
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.domain.colours import system_key
 from app.results.services.compare import Chart, chart_curve, x_title
@@ -54,7 +53,6 @@ class AgenticModels(BaseModel):
                     c.status,
                     c.step_line,
                     c.points,
-                    per_user_metric(True),
                 )
                 for c in self.curves
             ],

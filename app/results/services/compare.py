@@ -10,7 +10,6 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal
-from app.core.per_user import per_user
 from app.core.refusals import Kind
 from app.publishing.domain.repeatability import Repeatability
 from app.publishing.domain.snapshot import PublishedPoint
@@ -26,7 +25,7 @@ from app.results.services.public import (
     public_curves,
     public_disclosures,
 )
-from app.results.services.query import parse_results_query
+from app.results.services.query import ResultsParams, parse_results_query
 from app.results.services.results import SlaView
 from app.settings import Settings
 
@@ -82,12 +81,11 @@ def chart_curve(
     status: str | None,
     step_line: list[list[float]],
     points: Sequence[PublishedPoint],
-    x_metric: str,
 ) -> ChartCurve:
     """A curve for the chart: its step line, and its fixed-concurrency points."""
     plotted = []
     for p in points:
-        x = getattr(p, x_metric)
+        x = p.per_user
         if p.offline != "dedicated" and x is not None:
             plotted.append(
                 ChartPoint(
@@ -182,7 +180,6 @@ class Comparison(BaseModel):
                     s.result_status,
                     s.curve.step_line,
                     s.curve.points,
-                    s.curve.x_metric,
                 )
                 for s in self.submissions
             ],
@@ -340,7 +337,7 @@ def compare(
     for concurrency in sorted(set().union(*by_concurrency)):
         at = [points.get(concurrency) for points in by_concurrency]
         tps = [p.system_tps if p else None for p in at]
-        rates = [per_user(p, agentic) if p else None for p in at]
+        rates = [p.per_user if p else None for p in at]
         rows.append(
             PointRow(
                 concurrency=concurrency,
@@ -398,20 +395,34 @@ def compare(
     )
 
 
+class CompareParams(ResultsParams):
+    """Compare's parameters: the submissions, the baseline, and the explorer's (the SLA
+    of `at_sla` by the results' names and rules)."""
+
+    submission: list[str] | None = Field(
+        None, description=f"{FEWEST} to {MOST} submission ids, repeated: submission=…&submission=…"
+    )
+    baseline: str | None = Field(
+        None,
+        description="one of the compared submissions: every other one's points and best "
+        "point at the SLA as a % change against its own",
+    )
+
+
 def compare_query(
-    session: Session, settings: Settings, who: Principal | None, params: Any
+    session: Session, settings: Settings, who: Principal | None, params: CompareParams
 ) -> Comparison:
-    """A comparison from URL parameters (*params*: a multi-dict): ``submission`` (2 to
-    4), ``benchmark``, ``baseline``, and the SLA by the results' names and rules."""
+    """A comparison from its parameters: ``submission`` (2 to 4), ``benchmark`` (default
+    the first they all ran), ``baseline``, and the SLA."""
     query = parse_results_query(session, params, price_presets(settings.price_presets_file))
     sla = Sla(query.sla.ttft_p90_max_ms, query.sla.tps_per_user_min)
     return compare(
         session,
         settings,
         who,
-        params.getlist("submission"),
-        (params.get("benchmark") or "").strip() or None,
-        baseline=(params.get("baseline") or "").strip() or None,
+        params.submission or [],
+        params.given("benchmark"),
+        baseline=params.given("baseline"),
         sla=sla,
     )
 
@@ -429,5 +440,5 @@ def _best_at(curve: PublicCurve, sla: Sla) -> AtSla:
         point=point.dir,
         concurrency=point.concurrency,
         system_tps=point.system_tps,
-        per_user=per_user(point, curve.is_agentic),
+        per_user=point.per_user,
     )

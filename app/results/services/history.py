@@ -75,7 +75,6 @@ class History(BaseModel):
                     e.status,
                     e.step_line,
                     e.points,
-                    e.x_metric,
                 )
                 for e in shown
             ],

@@ -10,18 +10,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.core.numbers import whole_number
-from app.core.per_user import per_user
 from app.results.domain.presets import PricePreset
 from app.results.domain.sizing import MOST_USERS, holding_point, requests_per_s, size
 from app.results.domain.sla import NOT_AN_MLPERF_FIGURE
 from app.results.services.public import QueryProblem
-from app.results.services.query import ResultsQuery, parse_results_query
+from app.results.services.query import ResultsParams, ResultsQuery, parse_results_query
 from app.results.services.results import PriceView, ResultCurve, SlaView, Unranked, query_results
 
 ASSUMED = (
@@ -110,13 +108,22 @@ class Load:
     output_tokens_per_request: float | None = None
 
 
-def parse_load(params: Any) -> Load:
+class PlanParams(ResultsParams):
+    """The plan's parameters: the explorer's, and the load."""
+
+    users: str | None = Field(None, description="the concurrent users to hold: a whole number ≥ 1")
+    requests_per_s: str | None = Field(
+        None, description="or the requests per second to answer (not with users)"
+    )
+    output_tokens_per_request: str | None = Field(
+        None, description="with requests_per_s: the output tokens each request gets"
+    )
+
+
+def parse_load(params: PlanParams) -> Load:
     """``users``, or ``requests_per_s`` with ``output_tokens_per_request``; refused by
     name when neither, both, or a value that is not a load."""
-
-    def given(name: str) -> str | None:
-        return (params.get(name) or "").strip() or None
-
+    given = params.given
     users, rate = given("users"), given("requests_per_s")
     if users is not None and rate is not None:
         raise QueryProblem("requests_per_s", "give users or requests_per_s, not both")
@@ -154,9 +161,9 @@ def _positive(name: str, raw: str | None, most: float) -> float:
 
 
 def capacity_plan(
-    session: Session, params: Any, presets: Mapping[str, PricePreset] | None = None
+    session: Session, params: PlanParams, presets: Mapping[str, PricePreset] | None = None
 ) -> Plan:
-    """The plan for URL parameters (*params*: a multi-dict): the explorer's parameters
+    """The plan for its parameters: the explorer's parameters
     (benchmark, SLA, price or price preset, filters, cohort, statuses) and the load
     (``users``, or ``requests_per_s`` with ``output_tokens_per_request``)."""
     load = parse_load(params)
@@ -229,7 +236,7 @@ def _row(curve: ResultCurve, held: int, load: Load, query: ResultsQuery) -> Plan
         concurrency=point.concurrency,
         requests_per_s=round(rate, 3) if rate is not None else None,
         system_tps=point.system_tps,
-        tps_per_user=per_user(point, curve.is_agentic),
+        tps_per_user=point.per_user,
         ttft_p90_ms=point.ttft_p90_ms,
         systems_needed=sizing.systems,
         engaged_share=part.share if part else 1.0,

@@ -294,9 +294,9 @@ def without_points(snapshot: CurveSnapshot, gone: frozenset[str]) -> CurveSnapsh
     """*snapshot* without the points *gone*, its step line and frontier drawn again."""
     points = [p for p in snapshot.points if p.dir not in gone]
     plotted = [
-        (getattr(p, snapshot.x_metric), p.system_tps)
+        (p.per_user, p.system_tps)
         for p in points
-        if p.offline != Offline.DEDICATED and getattr(p, snapshot.x_metric) is not None
+        if p.offline != Offline.DEDICATED and p.per_user is not None
     ]
     steps = step_curve(plotted)
     dedicated = next((p for p in points if p.offline == Offline.DEDICATED), None)

@@ -6,11 +6,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from pydantic import Field
 from sqlalchemy.orm import Session
 
 from app.core.numbers import whole_number
+from app.core.params import UrlParams
 from app.core.regions import REGIONS
 from app.results.domain.presets import PricePreset, price_presets
 from app.results.domain.sla import (
@@ -64,16 +65,84 @@ ANY_REGION = "any"
 RANKINGS = ("throughput", "goodput")
 LARGEST_CONCURRENCY = 10_000_000  # far past any served endpoint; bigger is a typo
 
+A_COUNT = "a whole number ≥ 1"
+
+
+class ResultsParams(UrlParams):
+    """The results explorer's parameters, as the address gives them: the page, the
+    results API, and the views built on the explorer (the plan, compare, accuracy)."""
+
+    benchmark: str | None = Field(None, description="benchmark model, e.g. llama3_1-8b")
+    dataset: str | None = Field(
+        None, description="default: the benchmark's dataset with the most curves"
+    )
+    cohort: str | None = Field(
+        None, description="YYYY-MM-C0/C1 as published; default the current results"
+    )
+    status: list[str] | None = Field(
+        None, description=f"repeatable: {', '.join(STATUSES)}; default verified and provisional"
+    )
+    ttft_p90_max_ms: str | None = Field(None, description="the SLA's TTFT P90 limit: a number ≥ 0")
+    tps_per_user_min: str | None = Field(
+        None,
+        description="the SLA's least tokens/s per user: a number ≥ 0 (e2e interactivity for "
+        "agentic benchmarks)",
+    )
+    concurrency_min: str | None = Field(None, description=A_COUNT)
+    region: str | None = Field(
+        None, description=f"{', '.join(REGIONS)}, or any (default: the workload's regions)"
+    )
+    division: str | None = None
+    availability: str | None = None
+    organization: str | None = None
+    accelerator: str | None = Field(None, description="matches part of the accelerator name")
+    accelerator_count: str | None = Field(None, description=A_COUNT)
+    normalize: str | None = Field(
+        None,
+        description=f"{', '.join(NORMALISATIONS)}; default system (kw: per provisioned kW; "
+        "usd_per_mtok: cost at your price, derived, not an MLPerf figure)",
+    )
+    workload: str | None = Field(
+        None,
+        description="interactive, batch or agentic: its regions and suggested SLA, for the "
+        "limits you do not give",
+    )
+    price_per_accelerator_hour: str | None = Field(
+        None, description="USD per accelerator-hour, your quote (usd_per_mtok)"
+    )
+    price_per_system_hour: str | None = Field(
+        None, description="USD per system-hour, your quote (usd_per_mtok)"
+    )
+    price_preset: str | None = Field(
+        None,
+        description="a price list's id (GET /api/v1/price-presets) instead of your own "
+        "price: each system at its accelerator model's preset price (not an MLPerf figure)",
+    )
+    rank_by: str | None = Field(
+        None,
+        description="throughput (default), or goodput: output tokens/s of the requests that "
+        "met the SLA, from each point's re-counted events (needs a TTFT or per-user limit)",
+    )
+    limit: str | None = Field(
+        None,
+        description=f"the most curves drawn in full, best-ranked first (default {CHARTED}, "
+        f"at most {MOST_CHARTED}, or all); the other ranked systems are listed in `more`",
+    )
+    curve: list[str] | None = Field(
+        None, description="repeatable: a curve id from `more`, drawn in full past the limit"
+    )
+    more_from: str | None = Field(
+        None, description=f"the rank `more` lists from ({LISTED} at a time); default 1"
+    )
+
 
 def parse_results_query(
-    session: Session, params: Any, presets: Mapping[str, PricePreset] | None = None
+    session: Session, params: ResultsParams, presets: Mapping[str, PricePreset] | None = None
 ) -> ResultsQuery:
-    """The results query from URL parameters: one parser for the page and the API, so
-    both refuse the same values with the same words (*params*: a multi-dict; *presets*:
-    the price presets ``price_preset`` names, the shipped ones by default)."""
-
-    def text(name: str) -> str | None:
-        return (params.get(name) or "").strip() or None
+    """The results query from its parameters: one parser for the page and the API, so
+    both refuse the same values with the same words (*presets*: the price presets
+    ``price_preset`` names, the shipped ones by default)."""
+    text = params.given
 
     def number(name: str, minimum: float = 0, positive: bool = False) -> float | None:
         raw = text(name)
@@ -100,7 +169,7 @@ def parse_results_query(
             )
         return value
 
-    statuses = tuple(params.getlist("status")) or DEFAULT_STATUSES
+    statuses = tuple(params.status or ()) or DEFAULT_STATUSES
     bad = [s for s in statuses if s not in STATUSES]
     if bad:
         raise QueryProblem("status", f"unknown status {bad[0]!r}; use {', '.join(STATUSES)}")
@@ -130,7 +199,7 @@ def parse_results_query(
     suggested: list[str] = []
 
     def limit(name: str) -> float | None:
-        if name in params or workload is None:
+        if getattr(params, name) is not None or workload is None:
             return number(name)
         value: float | None = getattr(workload, name)
         if value is not None:
@@ -165,7 +234,7 @@ def parse_results_query(
     if charted is not None and charted > MOST_CHARTED:
         raise QueryProblem("limit", f"limit must be at most {MOST_CHARTED}, not {charted}")
     pinned = []
-    for raw in params.getlist("curve"):
+    for raw in params.curve or ():
         curve_id = whole_number(raw.strip())
         if curve_id is None:
             raise QueryProblem("curve", f"curve must be a curve id (a whole number), not {raw!r}")

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from app.core.accuracy import PointAccuracy
 from app.core.caching import remember
 from app.core.pareto import step_curve
-from app.core.per_user import per_user, per_user_metric
+from app.core.per_user import per_user_metric
 from app.core.regions import Offline, region_name
 from app.core.run_summary import NewerSummaryFields
 from app.core.views import left_out_if_none
@@ -416,7 +416,7 @@ def _curve_view(view: View, n: int, q: ResultsQuery, a: Answer) -> ResultCurve:
                 else None,
             }
         )
-        x = per_user(point, agentic)
+        x = point.per_user
         if point.offline == Offline.DEDICATED:
             if y is not None:
                 dedicated = (point, y)

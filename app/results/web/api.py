@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from fastapi.responses import FileResponse, JSONResponse, Response
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
@@ -22,12 +22,17 @@ from app.core.cohorts import Cohort
 from app.core.refusals import Kind, Refused
 from app.core.views import SHOWN_PERCENTILES, Listing
 from app.publishing.services.cohorts import PublicationView
-from app.results.services.accuracy import AccuracyView, accuracy_view
+from app.results.services.accuracy import AccuracyParams, AccuracyView, accuracy_view
 from app.results.services.agentic import AgenticModels, agentic_models
-from app.results.services.compare import COMPARE_COLUMNS, Comparison, compare_query
+from app.results.services.compare import (
+    COMPARE_COLUMNS,
+    CompareParams,
+    Comparison,
+    compare_query,
+)
 from app.results.services.export import write_cohort_export
 from app.results.services.history import History, system_history
-from app.results.services.plan import Plan, capacity_plan
+from app.results.services.plan import Plan, PlanParams, capacity_plan
 from app.results.services.public import (
     CohortView,
     QueryProblem,
@@ -35,7 +40,7 @@ from app.results.services.public import (
     cohort_was_released,
     list_cohorts,
 )
-from app.results.services.query import CHARTED, LISTED, MOST_CHARTED, parse_results_query
+from app.results.services.query import ResultsParams, parse_results_query
 from app.results.services.results import (
     BenchmarkView,
     PresetView,
@@ -264,28 +269,6 @@ def read_benchmarks(
         return refused(problem)
 
 
-Text = Annotated[str | None, Query()]
-# The parameters the explorer, the plan and compare share, described once.
-Benchmark = Annotated[str | None, Query(description="benchmark model, e.g. llama3_1-8b")]
-CohortParam = Annotated[
-    str | None, Query(description="YYYY-MM-C0/C1 as published; default the current results")
-]
-Statuses = Annotated[
-    list[str] | None, Query(description="repeatable; default verified and provisional")
-]
-TtftMax = Annotated[str | None, Query(description="a number ≥ 0")]
-PerUserMin = Annotated[
-    str | None, Query(description="a number ≥ 0; e2e interactivity for agentic benchmarks")
-]
-PresetParam = Annotated[
-    str | None,
-    Query(
-        description="a price list's id (GET /api/v1/price-presets) instead of your own "
-        "price: each system at its accelerator model's preset price (not an MLPerf figure)"
-    ),
-]
-
-
 @router.get("/price-presets", response_model=Listing[PresetView], tags=["results"])
 def read_price_presets(presets: PresetsDep) -> Listing[PresetView]:
     """The price lists a buyer may start from (`price_preset=` on the results and the
@@ -301,69 +284,9 @@ def read_price_presets(presets: PresetsDep) -> Listing[PresetView]:
     responses={200: {"content": {"text/csv": {"schema": {"type": "string"}}}}},
 )
 def read_results(
-    request: Request,
     session: SessionDep,
     presets: PresetsDep,
-    benchmark: Benchmark = None,
-    dataset: Annotated[
-        str | None, Query(description="default: the benchmark's dataset with the most curves")
-    ] = None,
-    cohort: CohortParam = None,
-    status: Statuses = None,
-    ttft_p90_max_ms: TtftMax = None,
-    tps_per_user_min: PerUserMin = None,
-    concurrency_min: Annotated[str | None, Query(description="a whole number ≥ 1")] = None,
-    region: Text = None,
-    division: Text = None,
-    availability: Text = None,
-    organization: Text = None,
-    accelerator: Annotated[
-        str | None, Query(description="matches part of the accelerator name")
-    ] = None,
-    accelerator_count: Annotated[str | None, Query(description="a whole number ≥ 1")] = None,
-    normalize: Annotated[
-        str,
-        Query(
-            description="system, kw (per provisioned kW), accelerator, or usd_per_mtok (cost "
-            "at your price; derived, not an MLPerf figure)"
-        ),
-    ] = "system",
-    workload: Annotated[
-        str | None,
-        Query(
-            description="interactive, batch or agentic: its regions and suggested SLA, for "
-            "the limits you do not give"
-        ),
-    ] = None,
-    price_per_accelerator_hour: Annotated[
-        str | None, Query(description="USD per accelerator-hour, your quote (usd_per_mtok)")
-    ] = None,
-    rank_by: Annotated[
-        str,
-        Query(
-            description="throughput, or goodput: output tokens/s of the requests that met the "
-            "SLA, from each point's re-counted events (needs a TTFT or per-user limit)"
-        ),
-    ] = "throughput",
-    price_per_system_hour: Annotated[
-        str | None, Query(description="USD per system-hour, your quote (usd_per_mtok)")
-    ] = None,
-    price_preset: PresetParam = None,
-    limit: Annotated[
-        str | None,
-        Query(
-            description=f"the most curves drawn in full, best-ranked first (default {CHARTED}, "
-            f"at most {MOST_CHARTED}, or all); the other ranked systems are listed in `more`"
-        ),
-    ] = None,
-    curve: Annotated[
-        list[str] | None,
-        Query(description="repeatable: a curve id from `more`, drawn in full past the limit"),
-    ] = None,
-    more_from: Annotated[
-        str | None,
-        Query(description=f"the rank `more` lists from ({LISTED} at a time); default 1"),
-    ] = None,
+    params: Annotated[ResultsParams, Query()],
     format: Literal["json", "csv"] = "json",
     export: Literal["ranking", "points"] = "ranking",
 ) -> Any:
@@ -371,7 +294,7 @@ def read_results(
     ranking: per system, the best point that meets the SLA. The parameters are parsed by
     the same code as the results page's (a refusal names the parameter in `field`)."""
     try:
-        query = parse_results_query(session, request.query_params, presets)
+        query = parse_results_query(session, params, presets)
         if format == "csv":
             query = replace(query, limit=None)  # an export holds every system
         result = query_results(session, query)
@@ -398,33 +321,7 @@ def read_results(
 
 @router.get("/plan", response_model=Plan, responses={422: {"model": ErrorBody}})
 def read_plan(
-    request: Request,
-    session: SessionDep,
-    presets: PresetsDep,
-    users: Annotated[
-        str, Query(description="the concurrent users to hold: a whole number ≥ 1")
-    ] = "",
-    requests_per_s: Annotated[
-        str, Query(description="or the requests per second to answer (not with users)")
-    ] = "",
-    output_tokens_per_request: Annotated[
-        str, Query(description="with requests_per_s: the output tokens each request gets")
-    ] = "",
-    benchmark: Benchmark = None,
-    ttft_p90_max_ms: TtftMax = None,
-    tps_per_user_min: PerUserMin = None,
-    price_per_accelerator_hour: Annotated[
-        str | None, Query(description="USD per accelerator-hour, your quote")
-    ] = None,
-    price_per_system_hour: Annotated[
-        str | None, Query(description="USD per system-hour, your quote")
-    ] = None,
-    price_preset: PresetParam = None,
-    cohort: CohortParam = None,
-    status: Statuses = None,
-    workload: Annotated[
-        str | None, Query(description="interactive, batch or agentic: its suggested SLA")
-    ] = None,
+    session: SessionDep, presets: PresetsDep, params: Annotated[PlanParams, Query()]
 ) -> Plan | JSONResponse:
     """How many systems each published curve needs to hold `users` concurrent users (on
     the measured point that meets the SLA with the highest concurrency), or to answer
@@ -433,7 +330,7 @@ def read_plan(
     derived, not an MLPerf figure. Takes the results explorer's parameters (filters,
     region, concurrency_min too), parsed by the same code."""
     try:
-        return capacity_plan(session, request.query_params, presets)
+        return capacity_plan(session, params, presets)
     except QueryProblem as problem:
         return refused(problem)
 
@@ -443,26 +340,7 @@ def read_comparison(
     session: SessionDep,
     settings: SettingsDep,
     who: PrincipalDep,
-    submission: Annotated[
-        list[str], Query(description="2 to 4 submission ids, repeated: submission=…&submission=…")
-    ],
-    request: Request,
-    benchmark: Annotated[
-        str | None, Query(description="default: the first benchmark they all ran")
-    ] = None,
-    baseline: Annotated[
-        str | None,
-        Query(
-            description="one of the compared submissions: every other one's points and best "
-            "point at the SLA as a % change against its own"
-        ),
-    ] = None,
-    ttft_p90_max_ms: Annotated[
-        str | None, Query(description="the SLA of `at_sla`: a number ≥ 0")
-    ] = None,
-    tps_per_user_min: Annotated[
-        str | None, Query(description="the SLA of `at_sla`: a number ≥ 0")
-    ] = None,
+    params: Annotated[CompareParams, Query()],
     format: Annotated[
         Literal["json", "csv"],
         Query(
@@ -477,7 +355,7 @@ def read_comparison(
     them (withheld during peer review, rules §11.9). A submission that is not on the
     curves (unknown, withdrawn, rejected) is refused by name."""
     try:
-        comparison = compare_query(session, settings, who, request.query_params)
+        comparison = compare_query(session, settings, who, params)
     except QueryProblem as problem:
         return refused(problem)
     if format == "csv":
@@ -530,20 +408,7 @@ def read_agentic_models(
 
 @router.get("/accuracy", response_model=AccuracyView, responses={422: {"model": ErrorBody}})
 def read_accuracy(
-    request: Request,
-    session: SessionDep,
-    benchmark: Benchmark = None,
-    metric: Annotated[
-        str | None,
-        Query(
-            description="the thresholded metric to chart, e.g. rouge1 or exact_match; "
-            "default the benchmark's first"
-        ),  # fmt: skip
-    ] = None,
-    cohort: CohortParam = None,
-    status: Statuses = None,
-    ttft_p90_max_ms: TtftMax = None,
-    tps_per_user_min: PerUserMin = None,
+    session: SessionDep, params: Annotated[AccuracyParams, Query()]
 ) -> AccuracyView | JSONResponse:
     """Accuracy at speed: each published point of a benchmark that carries an accuracy
     run, with each entry of its accuracy file and each thresholded metric as the official
@@ -551,6 +416,6 @@ def read_accuracy(
     throughput; `admissible` marks the points that meet the SLA. Takes the results
     explorer's parameters, parsed by the same code."""
     try:
-        return accuracy_view(session, request.query_params)
+        return accuracy_view(session, params)
     except QueryProblem as problem:
         return refused(problem)

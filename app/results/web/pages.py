@@ -7,7 +7,6 @@ from urllib.parse import urlencode
 from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy.orm import Session
-from starlette.datastructures import QueryParams
 
 from app.accounts.web.security import (
     PrincipalDep,
@@ -16,18 +15,18 @@ from app.accounts.web.security import (
 from app.core.regions import REGIONS
 from app.results.domain.presets import PricePreset
 from app.results.domain.workloads import workloads
-from app.results.services.accuracy import accuracy_view
+from app.results.services.accuracy import AccuracyParams, accuracy_view
 from app.results.services.agentic import agentic_models
-from app.results.services.compare import compare_query
+from app.results.services.compare import CompareParams, compare_query
 from app.results.services.history import system_history
 from app.results.services.home import home
-from app.results.services.plan import capacity_plan
+from app.results.services.plan import PlanParams, capacity_plan
 from app.results.services.public import (
     STATUSES,
     QueryProblem,
     list_cohorts,
 )
-from app.results.services.query import LISTED, ResultsQuery, parse_results_query
+from app.results.services.query import LISTED, ResultsParams, ResultsQuery, parse_results_query
 from app.results.services.results import ResultsPage, list_benchmarks, query_results
 from app.results.web.deps import PresetsDep
 from app.web.api_errors import status_of
@@ -52,13 +51,14 @@ def home_page(request: Request, session: SessionDep) -> Response:
 def results_page(request: Request, session: SessionDep, presets: PresetsDep) -> Response:
     params = request.query_params
     problem: QueryProblem | None = None
+    asked = ResultsParams.of(params)
     try:
-        result = query_results(session, parse_results_query(session, params, presets))
+        result = query_results(session, parse_results_query(session, asked, presets))
     except QueryProblem as refused:
         # The form again with what was typed and what is wrong; the view beneath is the
         # visitor's other choices (each refused field left out), never a reset.
         problem = refused
-        result = _without_refused(session, params, refused, presets)
+        result = _without_refused(session, asked, refused, presets)
     return templates.TemplateResponse(
         request,
         "results/results.html",
@@ -87,13 +87,13 @@ def results_page(request: Request, session: SessionDep, presets: PresetsDep) -> 
 
 def _without_refused(
     session: Session,
-    params: QueryParams,
+    params: ResultsParams,
     refused: QueryProblem,
     presets: dict[str, PricePreset],
 ) -> ResultsPage:
     dropped = {refused.field}
-    for _ in range(len(params) + 1):
-        kept = QueryParams([(k, v) for k, v in params.multi_items() if k not in dropped])
+    for _ in range(len(ResultsParams.model_fields) + 1):
+        kept = params.without(dropped)
         try:
             return query_results(session, parse_results_query(session, kept, presets))
         except QueryProblem as again:
@@ -111,7 +111,7 @@ def compare_page(
     differently (the same computation as ``GET /api/v1/compare``)."""
     params = request.query_params
     try:
-        comparison = compare_query(session, settings, who, params)
+        comparison = compare_query(session, settings, who, CompareParams.of(params))
     except QueryProblem as problem:
         return templates.TemplateResponse(
             request,
@@ -160,7 +160,7 @@ def plan_page(request: Request, session: SessionDep, presets: PresetsDep) -> Res
     plan = None
     if {"users", "requests_per_s"} & set(params):  # a load was asked about
         try:
-            plan = capacity_plan(session, params, presets)
+            plan = capacity_plan(session, PlanParams.of(params), presets)
         except QueryProblem as refused:
             problem = refused
     return templates.TemplateResponse(
@@ -188,7 +188,7 @@ def accuracy_page(request: Request, session: SessionDep) -> Response:
     problem: QueryProblem | None = None
     view = None
     try:
-        view = accuracy_view(session, params)
+        view = accuracy_view(session, AccuracyParams.of(params))
     except QueryProblem as refused:
         problem = refused
     return templates.TemplateResponse(
@@ -235,8 +235,9 @@ def embedded_results(request: Request, session: SessionDep, presets: PresetsDep)
     """The Pareto chart of a public results view, alone, for other sites to frame: the
     explorer's parameters, no cookie, no form (the one route whose CSP allows framing)."""
     params = request.query_params
+    asked = ResultsParams.of(params)
     try:
-        result = query_results(session, parse_results_query(session, params, presets))
+        result = query_results(session, parse_results_query(session, asked, presets))
     except QueryProblem as problem:
         return templates.TemplateResponse(
             request,

@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
-from starlette.datastructures import QueryParams
 
 from app.db.models import RequestLogRow, Submission
 from app.db.session import Database
 from app.pipeline import run_checks
-from app.results.services.query import parse_results_query
+from app.results.services.query import ResultsParams, parse_results_query
 from app.results.services.results import NO_EVENTS, query_results
 from app.review.services.releases import publish_cohort
 from app.runs.services.retokenization import request_retokenization, run_retokenization
@@ -29,7 +28,7 @@ def swept(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[st
 
 
 def _query(session, **params: str):  # type: ignore[no-untyped-def]
-    query = QueryParams({"benchmark": "llama3_1-8b", "status": "unverified", **params})
+    query = ResultsParams.of({"benchmark": "llama3_1-8b", "status": "unverified", **params})
     return query_results(session, parse_results_query(session, query))
 
 
