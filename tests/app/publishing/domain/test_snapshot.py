@@ -51,3 +51,13 @@ def test_metrics_keep_three_decimals() -> None:
 def test_an_unknown_version_is_refused_not_misread() -> None:
     with pytest.raises(ValueError, match="version 2"):
         read_snapshot(SNAPSHOT_VERSION + 1, STORED_BEFORE)
+
+
+def test_every_point_read_carries_the_per_user_figure_its_curve_is_drawn_on() -> None:
+    plain = read_snapshot(1, STORED_BEFORE)
+    assert [p.per_user for p in plain.points] == [190.0, None]
+    first = {**STORED_BEFORE["points"][0], "e2e_avg_interactivity": 12.5}
+    agentic = read_snapshot(1, {**STORED_BEFORE, "is_agentic": True, "points": [first]})
+    assert agentic.points[0].per_user == 12.5
+    # Derived from the curve's kind, so the record keeps only what was measured.
+    assert "per_user" not in agentic.stored()["points"][0]
