@@ -10,9 +10,22 @@ is, and whether accuracy holds at speed.
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class AccuracyGate(enum.StrEnum):
+    """The official gate's word on a point: no accuracy run (none), its thresholded
+    metrics met (passed) or not (failed), or an accuracy run with no threshold to meet
+    (carried)."""
+
+    NONE = "none"
+    PASSED = "passed"
+    FAILED = "failed"
+    CARRIED = "carried"
+
 
 # Entry names are free text in a bundle; what is kept of them is bounded.
 MAX_DATASETS = 32

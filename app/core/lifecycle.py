@@ -106,6 +106,30 @@ class ResultStatus(enum.StrEnum):
     UNVERIFIED = "unverified"
 
 
+class RecordStatus(enum.StrEnum):
+    """What a version of the public record says of a result: its chart status, or the
+    archive's tag of a result that left the record (rules §11.7)."""
+
+    VERIFIED = "verified"
+    PROVISIONAL = "provisional"
+    UNVERIFIED = "unverified"
+    WITHDRAWN = "withdrawn"
+    INVALIDATED = "invalidated"
+
+
+class PointState(enum.StrEnum):
+    """A point under review (rules §11.1): a faulty one is withdrawn, held in dispute, or
+    after finalization invalidated; only active points shape a curve."""
+
+    ACTIVE = "active"
+    WITHDRAWN = "withdrawn"
+    DISPUTED = "disputed"
+    INVALIDATED = "invalidated"
+
+
+TERMINAL_POINT_STATES = frozenset({PointState.WITHDRAWN, PointState.INVALIDATED})
+
+
 def result_status(state: SubmissionState, for_review: bool) -> ResultStatus | None:
     """The status a submission's results carry (architecture, decision 7), or None.
 

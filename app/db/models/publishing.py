@@ -20,7 +20,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from app.db.models.base import Base, UTCDateTime, utcnow
+from app.core.lifecycle import RecordStatus
+from app.db.models.base import Base, UTCDateTime, enum_of, utcnow
 
 if TYPE_CHECKING:
     from app.db.models.submissions import Submission
@@ -54,7 +55,7 @@ class Publication(Base):
     submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
     cohort: Mapped[str] = mapped_column(String(16), index=True)
     # verified | provisional | unverified, or the archive tags withdrawn | invalidated
-    status: Mapped[str] = mapped_column(String(16))
+    status: Mapped[RecordStatus] = mapped_column(enum_of(RecordStatus, 16))
     published_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     # Why this version was written (the chair's reason for a withdrawal, say).
     description: Mapped[str | None] = mapped_column(Text)

@@ -22,12 +22,15 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from app.core.accuracy import AccuracyGate
 from app.core.findings import Verdict
 from app.core.lifecycle import (
+    PointState,
     PublicationMode,
     ReviewPhase,
     SubmissionState,
 )
+from app.core.regions import Offline
 from app.db.models.base import Base, UTCDateTime, enum_of, utcnow
 
 if TYPE_CHECKING:
@@ -168,7 +171,7 @@ class Point(Base):
     concurrency: Mapped[int] = mapped_column(BigInteger)
     region: Mapped[str | None] = mapped_column(Text)
     declared_region: Mapped[str | None] = mapped_column(Text)
-    offline_kind: Mapped[str] = mapped_column(Text, default="none")
+    offline_kind: Mapped[Offline] = mapped_column(enum_of(Offline, 16), default=Offline.NONE)
     load_pattern: Mapped[str] = mapped_column(Text)
     system_tps: Mapped[float] = mapped_column(Float)
     tps_per_user: Mapped[float | None] = mapped_column(Float)
@@ -186,7 +189,9 @@ class Point(Base):
     n_samples_failed: Mapped[int] = mapped_column(BigInteger)
     duration_ms: Mapped[float] = mapped_column(Float)
     total_output_tokens: Mapped[int] = mapped_column(BigInteger)
-    accuracy_status: Mapped[str] = mapped_column(String(16), default="none")
+    accuracy_status: Mapped[AccuracyGate] = mapped_column(
+        enum_of(AccuracyGate, 16), default=AccuracyGate.NONE
+    )
     # The summary's P50/P90/P95/P99 of TTFT, TPOT and latency, in ms (snapshot.Percentiles).
     percentiles: Mapped[dict[str, dict[str, float]] | None] = mapped_column(JSON)
     # How the responses ended (finish_reason_counts), where the summary says (app.core.finish).
@@ -200,7 +205,9 @@ class Point(Base):
     target_cohort: Mapped[str | None] = mapped_column(Text)
     seed_set: Mapped[str | None] = mapped_column(Text)
     # Rules §11.1: active, or withdrawn in review / disputed / invalidated after finalization.
-    state: Mapped[str] = mapped_column(String(16), default="active", server_default="active")
+    state: Mapped[PointState] = mapped_column(
+        enum_of(PointState, 16), default=PointState.ACTIVE, server_default="active"
+    )
     state_reason: Mapped[str | None] = mapped_column(Text)
 
     curve: Mapped[Curve] = relationship(back_populates="points")

@@ -31,7 +31,13 @@ from app.audit import SYSTEM, record
 from app.core.accuracy import PointAccuracy
 from app.core.cohorts import Cohort
 from app.core.finish import FinishReasons
-from app.core.lifecycle import PublicationMode, ResultStatus, SubmissionState, result_status
+from app.core.lifecycle import (
+    PublicationMode,
+    RecordStatus,
+    ResultStatus,
+    SubmissionState,
+    result_status,
+)
 from app.core.per_user import per_user
 from app.core.refusals import Refused
 from app.core.regions import Offline
@@ -465,7 +471,7 @@ def sync_record(
         tombstone = Publication(
             submission=submission,
             cohort=str(target),
-            status=state.value,
+            status=RecordStatus(state.value),
             published_at=at,
             description=why,
         )
@@ -497,9 +503,12 @@ def sync_record(
         if _content(latest.curves) == _content(curves):
             return None
     publication = Publication(
-        submission=submission, cohort=str(target), status=status.value, published_at=at,
+        submission=submission,
+        cohort=str(target),
+        status=RecordStatus(status.value),
+        published_at=at,
         description=why,
-    )  # fmt: skip
+    )
     publication.curves = curves
     session.add(publication)
     change = "published" if latest is None else "public record updated"

@@ -20,7 +20,13 @@ from dataclasses import dataclass
 from app.core.authorization import Action, Actor, may
 from app.core.clocks import ReviewClock
 from app.core.cohorts import Cohort
-from app.core.lifecycle import TERMINAL, PublicationMode, SubmissionState
+from app.core.lifecycle import (
+    TERMINAL,
+    TERMINAL_POINT_STATES,
+    PointState,
+    PublicationMode,
+    SubmissionState,
+)
 from app.core.refusals import Kind, Refusal
 from app.core.regions import REGION_NAMES, REQUIRED_REGIONS
 from app.submissions.domain.embargo import embargo_refusal
@@ -178,8 +184,7 @@ def may_act_on_objections(facts: SubmissionFacts) -> Refusal | None:
 
 # --- points ------------------------------------------------------------------------------
 
-POINT_STATES = ("active", "withdrawn", "disputed", "invalidated")
-TERMINAL_POINT_STATES = frozenset({"withdrawn", "invalidated"})
+POINT_STATES = tuple(PointState)
 
 
 def may_set_point_state(

@@ -17,7 +17,13 @@ from app.accounts.services.authorization import actor_of
 from app.accounts.services.notifications import committee, members_of, notify
 from app.audit import change_state, record
 from app.core.authorization import Actor
-from app.core.lifecycle import DECISIONS, IllegalTransition, ReviewPhase, SubmissionState
+from app.core.lifecycle import (
+    DECISIONS,
+    IllegalTransition,
+    PointState,
+    ReviewPhase,
+    SubmissionState,
+)
 from app.core.refusals import Kind
 from app.db.models import Point, Submission, utcnow
 from app.publishing.services.publishing import PublishingError
@@ -139,7 +145,7 @@ def set_point_state(
     asking = actor_of(who, submission)
     enforce(may_set_point_state(asking, facts_of(session, submission), point.state, state))
     before = point.state
-    point.state = state
+    point.state = PointState(state)
     short = curves_short(submission)
     if state == "invalidated" and short:
         point.state = before

@@ -29,7 +29,7 @@ from app.core.lifecycle import (
     IllegalTransition,
     ObjectionState,
     PublicationMode,
-    ResultStatus,
+    RecordStatus,
     ReviewPhase,
     SubmissionState,
 )
@@ -162,7 +162,7 @@ def committee_organizations(
         .join(Publication, Publication.submission_id == Submission.id)
         .where(
             Submission.state == SubmissionState.FINALIZED.value,
-            Publication.status == ResultStatus.VERIFIED.value,
+            Publication.status == RecordStatus.VERIFIED,
             Publication.in_record(),
             Publication.published_at >= since,
         )
@@ -335,7 +335,7 @@ def keep_record(
     if report is not None:
         report.add(submission, f"public record: {written.status} in {written.cohort}")
     if (
-        written.status == ResultStatus.PROVISIONAL
+        written.status == RecordStatus.PROVISIONAL
         and submission.for_review
         and submission.review_eligible_at is None
     ):
