@@ -43,10 +43,11 @@ from app.runs.domain.reproduction import (
 from app.runs.services.points import dataset_file, min_duration_s, point_folder
 from app.runs.services.secrets import decrypt, encrypt
 from app.settings import Settings
+from app.submissions.domain.bundle import point_summary
 from harness.load.agentic import load_agentic
 from harness.load.dataset import DatasetError, load_dataset
 from harness.load.engine import AGENTIC, Progress, RunConfig
-from harness.load.loadgen import official_summary, run_point
+from harness.load.loadgen import run_point
 from harness.metrics.timings import issue_span_s
 from harness.metrics.tokens import TokenizerNotFound, load_counter, load_registry
 
@@ -379,9 +380,7 @@ def _measure(
 
 def _submitted_summary(settings: Settings, reproduction: Reproduction) -> dict[str, Any] | None:
     """The reproduced point's result_summary.json as its bundle holds it."""
-    return official_summary(
-        point_folder(settings, reproduction.submission, reproduction.point_label)
-    )
+    return point_summary(point_folder(settings, reproduction.submission, reproduction.point_label))
 
 
 def _min_duration_s(session: Session, reproduction: Reproduction) -> float | None:

@@ -16,12 +16,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload
 
 from app.audit import record
 from app.checks.services.findings import record_findings
+from app.core.bundle_files import read_mapping
 from app.core.lifecycle import ENDED_JOB_STATES, JobState
 from app.core.refusals import Kind, Refused
 from app.core.times import Clock
@@ -64,10 +64,10 @@ from app.runs.services.recount_parts import (
 )
 from app.runs.services.super_passes import point_super_pass
 from app.settings import Settings
+from app.submissions.domain.bundle import point_summary
 from app.submissions.services.artifacts import events_path, latest_events
 from harness.analysis.run import steady_state_applies
 from harness.load.dataset import DatasetError, dataset_keys, load_dataset
-from harness.load.loadgen import official_summary
 from harness.metrics.summary import Counts
 from harness.metrics.tokens import TokenCounter, TokenizerNotFound, load_counter, load_registry
 
@@ -403,14 +403,7 @@ def _bundle_files(
     a file is missing or unreadable)."""
     folder = point_folder(settings, submission, label)
 
-    point_yaml = None
-    if (folder / "point.yaml").is_file():
-        try:
-            data = yaml.safe_load((folder / "point.yaml").read_text(encoding="utf-8"))
-        except (OSError, ValueError, yaml.YAMLError):
-            data = None
-        point_yaml = data if isinstance(data, dict) else None
-    return official_summary(folder), point_yaml
+    return point_summary(folder), read_mapping(folder / "point.yaml")
 
 
 def _cancelled(session: Session, job: Job, retok: Retokenization, clock: Clock) -> None:

@@ -7,10 +7,11 @@ submission directory itself, or its contents. All three are accepted.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from app.core.bundle_files import read_mapping
 from app.core.refusals import Refused
 
 _IGNORED = frozenset({"__MACOSX", ".DS_Store"})
@@ -65,16 +66,11 @@ def locate_submission(extracted: Path) -> BundleLayout:
 def declared_organisation(root: Path) -> str | None:
     """``submitter_org_names`` from the first readable point ``system_desc.json``."""
     for path in sorted(root.glob("results/*/*/r*/system_desc.json")):
-        try:
-            if path.stat().st_size > 8 * 1024 * 1024:
-                continue  # not a real system description; readable-files reports it
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
-            continue
-        if isinstance(data, dict):
-            value = data.get("submitter_org_names")
-            if isinstance(value, str) and value.strip():
-                return value.strip()
+        # An unreadable one is no answer here; the checks' readable-files rule reports it.
+        data = read_mapping(path) or {}
+        value = data.get("submitter_org_names")
+        if isinstance(value, str) and value.strip():
+            return value.strip()
     return None
 
 
@@ -95,3 +91,12 @@ def content_digest(root: Path) -> str:
                 file_hash.update(chunk)
         digest.update(f"{rel}\0{file_hash.hexdigest()}\n".encode())
     return digest.hexdigest()
+
+
+def point_summary(folder: Path) -> dict[str, Any] | None:
+    """A point's run summary as its bundle holds it: ``performance/result_summary.json``,
+    or the flat ``result_summary.json`` of older clients; None when neither reads."""
+    for path in (folder / "performance" / "result_summary.json", folder / "result_summary.json"):
+        if path.is_file():
+            return read_mapping(path)
+    return None

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from app.core.bundle_files import read_mapping
 from app.core.numbers import whole_number
 from app.core.paths import OutsideFolder, inside
 from app.core.refusals import Kind, Refused
@@ -107,10 +106,7 @@ def _system_desc_copies(root: Path | None) -> list[tuple[Path, str, Any]]:
         return copies
     for path in sorted(root.glob("results/*/*/r*/system_desc.json")):
         label = path.parent.relative_to(root / "results").as_posix()
-        try:
-            copies.append((path, label, json.loads(path.read_text(encoding="utf-8"))))
-        except (OSError, ValueError):
-            copies.append((path, label, None))
+        copies.append((path, label, read_mapping(path)))
     return copies
 
 
@@ -192,11 +188,7 @@ def system_disclosures(settings: Settings, submission: Submission) -> dict[str, 
     out: dict[str, dict[str, Any]] = {}
     for desc_path, label, desc in _system_desc_copies(_root(settings, submission)):
         entry = out.setdefault(label.split("/", 1)[0], {"fields": {}, "steady_state": {}})
-        try:
-            point = yaml.safe_load((desc_path.parent / "point.yaml").read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError, UnicodeDecodeError):
-            point = None
-        point = point if isinstance(point, dict) else {}
+        point = read_mapping(desc_path.parent / "point.yaml") or {}
         window = point.get("steady_state")
         if isinstance(window, dict) and window:
             entry["steady_state"][label] = {

@@ -11,7 +11,6 @@ second implementation of them.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from submission_checker.models.regions import classify_concurrency
 
 from app.checks.domain.findings import Finding, Severity, Source
 from app.core.accuracy import GatedMetric, PointAccuracy, dataset_scores, on_threshold_scale
+from app.core.bundle_files import read_mapping
 from app.core.finish import finish_reason_counts
 from app.core.numbers import whole_number
 from app.core.run_summary import SequenceLengths, early_stopping_ms, run_config
@@ -400,21 +400,13 @@ def point_label_for(relative_path: str | None) -> str | None:
     return None
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def _describe_system(system_dir: Path, power: Any) -> ParsedSystem:
     """Display facts from the first readable point ``system_desc.json`` of a system."""
     system = ParsedSystem(dir_name=system_dir.name)
     if power is not None:
         system.provisioned_power_kw = power.provisioned_power_kw
     for desc_path in sorted(system_dir.glob("*/r*/system_desc.json")):
-        data = _read_json(desc_path)
+        data = read_mapping(desc_path)
         if data is None:
             continue
 

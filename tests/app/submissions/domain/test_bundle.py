@@ -5,7 +5,13 @@ from pathlib import Path
 import pytest
 
 from app.demo.bundles import BundleFactory
-from app.submissions.domain.bundle import LayoutRejected, content_digest, locate_submission
+from app.submissions.domain.bundle import (
+    LayoutRejected,
+    content_digest,
+    declared_organisation,
+    locate_submission,
+    point_summary,
+)
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +59,42 @@ def test_content_digest_ignores_cli_metadata_only(built: Path, tmp_path: Path) -
         assert content_digest(built) != before
     finally:
         summary.write_bytes(original)
+
+
+def test_a_points_summary_is_read_from_where_each_client_writes_it(tmp_path: Path) -> None:
+    flat = tmp_path / "older"
+    flat.mkdir()
+    (flat / "result_summary.json").write_text('{"system_tps": 10.0}')
+    assert point_summary(flat) == {"system_tps": 10.0}
+    newer = tmp_path / "newer"
+    (newer / "performance").mkdir(parents=True)
+    (newer / "performance" / "result_summary.json").write_text('{"system_tps": 20.0}')
+    (newer / "result_summary.json").write_text('{"system_tps": 99.0}')
+    assert point_summary(newer) == {"system_tps": 20.0}
+    assert point_summary(tmp_path / "none") is None
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"system_tps": 1.0, "system_tps": 2.0}',  # two readers would see two values
+        b'{"system_tps": NaN}',
+        b"[1, 2]",
+        b'{"system": "\xff"}',  # not UTF-8
+    ],
+)
+def test_a_summary_the_reader_refuses_is_no_summary(tmp_path: Path, data: bytes) -> None:
+    # Every reader of a bundle's files reads through the one hardened reader: what the
+    # checks reject as unreadable is never half-read anywhere else.
+    (tmp_path / "result_summary.json").write_bytes(data)
+    assert point_summary(tmp_path) is None
+
+
+def test_an_organisation_named_twice_in_one_file_names_none(built: Path, tmp_path: Path) -> None:
+    assert declared_organisation(built) is not None
+    point = tmp_path / "results" / "sys" / "model" / "r1"
+    point.mkdir(parents=True)
+    (point / "system_desc.json").write_text(
+        '{"submitter_org_names": "Acme", "submitter_org_names": "Other"}'
+    )
+    assert declared_organisation(tmp_path) is None

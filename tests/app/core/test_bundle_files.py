@@ -1,5 +1,5 @@
-"""The readable-files rule and its parser, with hypothesis: plain data always reads back
-as itself, and any bytes at all end in a value or an ``Unreadable`` with a reason."""
+"""The bundle files' reader, with hypothesis: plain data always reads back as itself, and
+any bytes at all end in a value or an ``Unreadable`` with a reason."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.checks.domain.compliance.readable import Unreadable, read_data
+from app.core.bundle_files import Unreadable, read_data, read_mapping
 
 SETTINGS = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -84,3 +84,14 @@ def test_a_repeated_yaml_key_and_an_alias_bomb_are_named(tmp_path: Path) -> None
     seeds = tmp_path / "seeds.yaml"
     seeds.write_text("scheduler_rng_seed: 10487924139932647040\n")  # > 2^63, a real seed
     assert read_data(seeds) == {"scheduler_rng_seed": 10487924139932647040}
+
+
+def test_a_mapping_is_read_or_is_none(tmp_path: Path) -> None:
+    good, listed, broken = tmp_path / "a.yaml", tmp_path / "b.json", tmp_path / "c.yaml"
+    good.write_text("steady_state: {start_s: 1}\n")
+    listed.write_text("[1]")
+    broken.write_text("a: 1\na: 2\n")
+    assert read_mapping(good) == {"steady_state": {"start_s": 1}}
+    assert read_mapping(listed) is None
+    assert read_mapping(broken) is None
+    assert read_mapping(tmp_path / "missing.json") is None
