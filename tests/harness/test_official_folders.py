@@ -160,7 +160,7 @@ def _stats(avg: float, p50: float, p90: float, p99: float) -> dict[str, Any]:
 # The concurrency folder's numbers, worked out by hand from harness-metrics §4: tracked
 # window 5 → 120 ms; TTFT 20, 25, 10 ms; TPOT 60/2, 75/3, 30/1 ms; latency 80, 100, 40 ms;
 # 3 + 4 + 2 output tokens. Percentiles are numpy's "lower" (sorted[floor(p/100 (n − 1))]).
-OLD_SCHEMA_SUMMARY = {
+OLD_SCHEMA_SUMMARY: dict[str, Any] = {
     "n_samples_issued": 3,
     "n_samples_completed": 3,
     "n_samples_failed": 0,
@@ -287,7 +287,7 @@ def test_a_harness_written_folder_recomputes_identically(  # type: ignore[no-unt
     write_config(folder, config)
     writer = EventWriter(folder / "events.jsonl")
     writer.write(ev.START_TRACKING, 0, "", None)
-    timeline = []
+    timeline: list[tuple[Any, int, str, str, Any]] = []
     for n, (issued, ttft, streaming, words, failed) in enumerate(requests):
         uuid = f"r{n}"
         timeline.append((issued * MS, 0, ev.ISSUED, uuid, Prompt(text="hello").to_data()))

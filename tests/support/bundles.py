@@ -8,7 +8,7 @@ import io
 import json
 import shutil
 import tarfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -156,7 +156,7 @@ EXPECTED_RULES: dict[str, str] = {
 }
 
 
-def tar_bytes(members: list[tuple[tarfile.TarInfo, bytes | None]]) -> bytes:
+def tar_bytes(members: Sequence[tuple[tarfile.TarInfo, bytes | None]]) -> bytes:
     """A tar.gz in memory from hand-made members (for hostile-archive tests)."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:

@@ -5,6 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from starlette.datastructures import State
+
 
 @dataclass
 class RecordingQueue:
@@ -36,3 +40,10 @@ class SetClock:
         cohort = Cohort.parse(cohort_id)
         assert cohort is not None, cohort_id
         self.now = max(self.now, cohort.publication_at(ZoneInfo("America/Los_Angeles")))
+
+
+def state_of(client: TestClient) -> State:
+    """The state of the portal *client* talks to: the queue and clock it was built with."""
+    app = client.app
+    assert isinstance(app, FastAPI)
+    return app.state

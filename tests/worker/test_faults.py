@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from sqlalchemy import func, select
@@ -24,6 +25,7 @@ from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
 from app.settings import Settings
 from tests.support.portal import RunningPortal, kill_leftovers, start_portal, stop_portal
+from tests.support.rows import must
 from tests.support.services import (
     free_port,
     fresh_postgres_database,
@@ -138,7 +140,11 @@ def pool_process_connected_to(portal: RunningPortal, port: int) -> int | None:
     return None
 
 
-def wait_for(condition: Callable[[], object], timeout: float, step: float = 0.02) -> object:
+T = TypeVar("T")
+
+
+def wait_for(condition: Callable[[], T | None], timeout: float, step: float = 0.02) -> T:
+    """The first true value *condition* gives within *timeout* seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = condition()
@@ -178,8 +184,10 @@ def test_worker_killed_mid_check_redoes_it_once(faulty: RunningPortal, tmp_path:
     database = _database(faulty)
     try:
         with database.session() as session:
-            submission = session.scalar(select(Submission).where(Submission.public_id == public_id))
-            job = session.scalar(select(Job).where(Job.submission_id == submission.id))
+            submission = session.scalars(
+                select(Submission).where(Submission.public_id == public_id)
+            ).one()
+            job = session.scalars(select(Job).where(Job.submission_id == submission.id)).one()
             assert job.state == "succeeded" and job.attempts == 2, (job.state, job.attempts)
             runs = session.scalar(
                 select(func.count(CheckRun.id)).where(CheckRun.submission_id == submission.id)
@@ -238,12 +246,14 @@ def test_worker_killed_mid_recount_redoes_it_once(faulty: RunningPortal, tmp_pat
             120,
             step=0.3,
         )
-    assert done["job"]["state"] == "succeeded", done["job"]  # type: ignore[index]
+    assert done["job"]["state"] == "succeeded", done["job"]
     database = _database(faulty)
     try:
         with database.session() as session:
-            retok = session.scalar(select(Retokenization).where(Retokenization.public_id == rid))
-            assert retok.job.attempts == 2 and retok.recount is not None
+            retok = session.scalars(
+                select(Retokenization).where(Retokenization.public_id == rid)
+            ).one()
+            assert must(retok.job).attempts == 2 and retok.recount is not None
     finally:
         database.dispose()
 
@@ -276,18 +286,18 @@ def test_pool_process_killed_mid_reproduction_is_redone(
             wait_for(lambda: state() == "running", 60)
             # In the middle of the measurement: the pool process loading the simulator.
             busy = wait_for(lambda: pool_process_connected_to(faulty, sim.port), 30)
-            os.kill(int(busy), signal.SIGKILL)  # the OOM killer, a segfault
+            os.kill(busy, signal.SIGKILL)  # the OOM killer, a segfault
             body = wait_for(
                 lambda: (b := client.get(f"/api/v1/reproductions/{rid}").json())["finished"] and b,
                 120,
                 step=0.3,
             )
-    job = body["job"]  # type: ignore[index]
+    job = body["job"]
     assert job["state"] in ("succeeded", "failed"), job
     if job["state"] == "failed":
         assert job["error"]  # never silently stuck
     else:
-        assert body["reproduced"]["n_completed"] > 0  # type: ignore[index]
+        assert body["reproduced"]["n_completed"] > 0
         assert job["attempts"] >= 2
 
 

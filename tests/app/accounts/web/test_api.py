@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -15,7 +16,7 @@ from app.main import create_app
 from app.pipeline import run_checks
 from app.settings import Settings
 from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts, form_token
-from tests.support.fakes import RecordingQueue, SetClock
+from tests.support.fakes import RecordingQueue, SetClock, state_of
 
 CHAIR_EMAIL = ACCOUNTS["chair"][0]
 
@@ -31,8 +32,16 @@ def CLOCK_START() -> SetClock:  # noqa: N802
     return SetClock(dt.datetime(2026, 11, 30, 10, tzinfo=ZoneInfo("America/Los_Angeles")))
 
 
-def _checked(client, database, settings, archive, tokens, mode="provisional", who="submitter"):  # type: ignore[no-untyped-def]
-    queue = client.app.state.queue
+def _checked(
+    client: TestClient,
+    database: Database,
+    settings: Settings,
+    archive: Path,
+    tokens: dict[str, str],
+    mode: str = "provisional",
+    who: str = "submitter",
+) -> str:
+    queue = state_of(client).queue
     response = client.post(
         "/api/v1/submissions",
         files={"file": ("g.tar.gz", archive.read_bytes())},
@@ -45,9 +54,9 @@ def _checked(client, database, settings, archive, tokens, mode="provisional", wh
             session=session,
             settings=settings,
             job_id=queue.sent[-1][0],
-            clock=client.app.state.clock,
+            clock=state_of(client).clock,
         )
-    return response.json()["id"]
+    return str(response.json()["id"])
 
 
 def test_uploads_need_a_submit_token_for_the_bundles_organisation(env, good_archive) -> None:  # type: ignore[no-untyped-def]
@@ -267,8 +276,11 @@ def test_withdrawal_after_finalization_keeps_the_archive_entry_before_it_leaves_
     assert [p["status"] for p in client.get(f"/api/v1/cohorts/{due}").json()["data"]] == [
         "verified"
     ]
-    client.app.state.clock.to_publication_of(str(Cohort.parse(due).next()))
-    client.post(f"/api/v1/cohorts/{Cohort.parse(due).next()}/publish", headers=chair)
-    archive = client.get(f"/api/v1/cohorts/{Cohort.parse(due).next()}").json()["data"]
+    published_in = Cohort.parse(due)
+    assert published_in is not None
+    following = str(published_in.next())
+    client.app.state.clock.to_publication_of(following)
+    client.post(f"/api/v1/cohorts/{following}/publish", headers=chair)
+    archive = client.get(f"/api/v1/cohorts/{following}").json()["data"]
     assert [(p["status"], p["description"]) for p in archive] == [("invalidated", "wrong power")]
     assert archive[0]["curves"][0]["result_id"] == result_id  # the id stays with its tag

@@ -17,6 +17,7 @@ from app.results.services.query import ResultsQuery
 from app.results.services.results import list_benchmarks, query_results
 from app.review.services.releases import publish_cohort
 from app.settings import Settings
+from tests.support.rows import must
 
 # PostgreSQL too: publication steps take locks and unique ids from the database.
 pytestmark = pytest.mark.postgresql
@@ -71,7 +72,7 @@ def test_a_publication_is_a_snapshot(demo: Database) -> None:
     with demo.session() as session:
         q = ResultsQuery(benchmark="llama3_1-8b", cohort="2026-11-C1")
         acme = next(c for c in query_results(session, q).curves if c.system == "Acme H200 x8")
-        point = session.scalars(select(Point).where(Point.concurrency == 64)).first()
+        point = must(session.scalars(select(Point).where(Point.concurrency == 64)).first())
         point.system_tps = 1.0  # what is stored now must not rewrite what was published
         session.commit()
         again = next(c for c in query_results(session, q).curves if c.system == "Acme H200 x8")
@@ -92,9 +93,10 @@ def test_sla_ranking_on_the_demo(demo: Database) -> None:
         )
     ranking = result.ranking
     assert ranking and [r.rank for r in ranking] == list(range(1, len(ranking) + 1))
-    throughputs = [r.throughput for r in ranking]
+    throughputs = [r.throughput or 0.0 for r in ranking]
     assert throughputs == sorted(throughputs, reverse=True)
     for row in ranking:
+        assert row.ttft_p90_ms is not None and row.tps_per_user is not None
         assert row.ttft_p90_ms <= 150 and row.tps_per_user >= 90
     # Each curve's best point is the highest admissible system_tps of that curve.
     for curve in result.curves:

@@ -17,7 +17,7 @@ from app.results.services.query import ResultsParams
 pytestmark = pytest.mark.postgresql
 
 
-def systems(client: TestClient, **params: object) -> set[str]:
+def systems(client: TestClient, **params: str | float) -> set[str]:
     response = client.get("/api/v1/results", params={"benchmark": "llama3_1-8b", **params})
     assert response.status_code == 200, response.text
     return {c["system"] for c in response.json()["curves"]}
@@ -59,7 +59,7 @@ def test_system_filters(client: TestClient) -> None:
 
 
 def test_sla_parameters_change_the_ranking(client: TestClient) -> None:
-    def ranking(**params: object) -> list[tuple[str, int]]:
+    def ranking(**params: str | float) -> list[tuple[str, int]]:
         body = client.get("/api/v1/results", params={"benchmark": "llama3_1-8b", **params}).json()
         return [(r["system"], r["concurrency"]) for r in body["ranking"]]
 
@@ -128,7 +128,11 @@ def test_csv_exports_open_in_a_spreadsheet(client: TestClient) -> None:
 def test_a_csv_says_which_view_it_is_and_its_name_differs_per_view(client: TestClient) -> None:
     """A file opened a week later must still say what it shows: cohort, dataset, SLA and
     normalisation on every row, and in the file name."""
-    params = {"benchmark": "llama3_1-8b", "format": "csv", "ttft_p90_max_ms": 150}
+    params: dict[str, str | int] = {
+        "benchmark": "llama3_1-8b",
+        "format": "csv",
+        "ttft_p90_max_ms": 150,
+    }
     per_kw = client.get("/api/v1/results", params={**params, "normalize": "kw"})
     per_system = client.get("/api/v1/results", params=params)
     rows = list(csv.DictReader(io.StringIO(per_kw.text)))
@@ -162,7 +166,7 @@ def test_a_csv_says_which_view_it_is_and_its_name_differs_per_view(client: TestC
     ],
 )
 def test_bad_parameters_are_422_with_a_reason(
-    client: TestClient, params: dict, message: str
+    client: TestClient, params: dict[str, str], message: str
 ) -> None:
     """The page parses with the same function (tests/app/web/test_pages_browser.py shows
     its inline message)."""

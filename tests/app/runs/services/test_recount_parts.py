@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from app.core.lifecycle import JobState
 from app.db.models import Job, RecountPart, Retokenization, Submission
@@ -29,6 +30,7 @@ from app.settings import Settings
 from app.storage import artifact_store
 from app.submissions.services.artifacts import register_events, store_events_file
 from tests.support.fakes import RecordingQueue
+from tests.support.rows import must
 from tests.support.submissions import accept
 from tests.support.sweeps import make_sweep
 
@@ -89,8 +91,10 @@ class Env:
             for job_id, kind in batch:
                 self.run(job_id, kind, settings)
 
-    def retok(self, session, public_id: str) -> Retokenization:  # type: ignore[no-untyped-def]
-        return session.scalar(select(Retokenization).where(Retokenization.public_id == public_id))
+    def retok(self, session: Session, public_id: str) -> Retokenization:
+        return session.scalars(
+            select(Retokenization).where(Retokenization.public_id == public_id)
+        ).one()
 
 
 @pytest.fixture
@@ -134,14 +138,14 @@ def test_a_point_counted_in_parts_gives_the_numbers_one_job_gives(env: Env) -> N
     env.drain(whole_settings)
     with env.database.session() as session:
         parted, single = env.retok(session, split), env.retok(session, whole)
-        assert parted.job.state == single.job.state == JobState.SUCCEEDED
+        assert must(parted.job).state == must(single.job).state == JobState.SUCCEEDED
         assert [p.part for p in parted.parts] == list(range(PARTS)) and single.parts == []
-        assert all(p.job.state == JobState.SUCCEEDED for p in parted.parts)
+        assert all(must(p.job).state == JobState.SUCCEEDED for p in parted.parts)
         # Each part counted its own blocks: the work really was shared.
         responses = [p.responses or 0 for p in parted.parts]
         assert sum(1 for r in responses if r > 0) >= 2
-        assert sum(responses) == parted.recount["n_samples_completed"]
-        assert "counted in 3 parts" in (parted.job.stage or "")
+        assert sum(responses) == must(parted.recount)["n_samples_completed"]
+        assert "counted in 3 parts" in (must(parted.job).stage or "")
         assert _outcome(session, parted) == _outcome(session, single)
         problems = [f for f in findings_of(session, parted) if f.severity != "info"]
         assert problems == []  # an honest run re-counts to its own numbers
@@ -153,8 +157,8 @@ def test_the_point_waits_for_its_parts_and_is_released_once(env: Env) -> None:
     public_id, job_id = env.planned(label, path)
     with env.database.session() as session:
         retok = env.retok(session, public_id)
-        assert retok.job.state == JobState.WAITING and retok.job.attempts == 0
-        assert "counting in 3 parts" in (retok.job.stage or "")
+        assert must(retok.job).state == JobState.WAITING and must(retok.job).attempts == 0
+        assert "counting in 3 parts" in (must(retok.job).stage or "")
         part_jobs = [p.job_id for p in retok.parts]
         # One re-count of a point at a time: asking again while it waits starts none.
         again = request_retokenization(
@@ -195,7 +199,7 @@ def test_the_point_waits_for_its_parts_and_is_released_once(env: Env) -> None:
     env.drain()
     with env.database.session() as session:
         retok = env.retok(session, public_id)
-        assert retok.job.state == JobState.SUCCEEDED and retok.finished_at is not None
+        assert must(retok.job).state == JobState.SUCCEEDED and retok.finished_at is not None
 
 
 def test_a_release_lost_with_its_worker_is_made_by_the_recovery_sweep(env: Env) -> None:
@@ -205,10 +209,10 @@ def test_a_release_lost_with_its_worker_is_made_by_the_recovery_sweep(env: Env) 
     with env.database.session() as session:
         retok = env.retok(session, public_id)
         # As if the last part's worker died between its success and the release.
-        retok.job.state = JobState.WAITING
+        must(retok.job).state = JobState.WAITING
         retok.finished_at = None
         session.commit()
-        job_id = retok.job.id
+        job_id = must(retok.job).id
         sent = recover_jobs(
             session=session, settings=env.settings, queue=env.queue, kinds=JOB_KINDS
         )
@@ -221,7 +225,7 @@ def test_a_part_lost_too_often_fails_the_point_with_the_part_named(env: Env) -> 
     later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
     with env.database.session() as session:
         retok = env.retok(session, public_id)
-        first, second, third = (p.job for p in retok.parts)
+        first, second, third = (must(p.job) for p in retok.parts)
         # Part 2's worker died on every attempt; part 1 was done, part 3 never taken.
         env.run(first.id, RECOUNT_PART)
         session.refresh(first)
@@ -237,10 +241,11 @@ def test_a_part_lost_too_often_fails_the_point_with_the_part_named(env: Env) -> 
         )
         session.expire_all()
         retok = env.retok(session, public_id)
-        assert retok.job.state == JobState.FAILED and retok.finished_at is not None
-        assert retok.job.error is not None
-        assert retok.job.error.startswith("part 2 of 3 could not be counted: gave up after")
-        assert [p.job.state for p in retok.parts] == [
+        assert must(retok.job).state == JobState.FAILED and retok.finished_at is not None
+        assert must(must(retok.job).error).startswith(
+            "part 2 of 3 could not be counted: gave up after"
+        )
+        assert [must(p.job).state for p in retok.parts] == [
             JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED,
         ]  # fmt: skip
         third_id = third.id
@@ -267,8 +272,8 @@ def test_doctored_part_counts_are_refused_at_the_merge(env: Env) -> None:
     env.drain()
     with env.database.session() as session:
         retok = env.retok(session, public_id)
-        assert retok.job.state == JobState.FAILED and retok.recount is None
-        assert retok.job.error == "the counts of part 2 of 3 are not the file its job saved"
+        assert must(retok.job).state == JobState.FAILED and retok.recount is None
+        assert must(retok.job).error == "the counts of part 2 of 3 are not the file its job saved"
 
 
 def test_cancelling_a_waiting_recount_stops_its_parts(env: Env) -> None:
@@ -284,8 +289,8 @@ def test_cancelling_a_waiting_recount_stops_its_parts(env: Env) -> None:
         session.commit()
         session.expire_all()
         retok = env.retok(session, public_id)
-        assert retok.job.state == JobState.CANCELLED and retok.finished_at is not None
-        assert [p.job.state for p in retok.parts] == [
+        assert must(retok.job).state == JobState.CANCELLED and retok.finished_at is not None
+        assert [must(p.job).state for p in retok.parts] == [
             JobState.CANCELLING, JobState.CANCELLED, JobState.CANCELLED,
         ]  # fmt: skip
     # What workers still receive for the cancelled parts does nothing; the counting
@@ -309,7 +314,7 @@ def test_cancelling_a_waiting_recount_stops_its_parts(env: Env) -> None:
     env.drain()
     with env.database.session() as session:
         retok = env.retok(session, public_id)
-        assert [p.job.state for p in retok.parts] == [JobState.CANCELLED] * PARTS
+        assert [must(p.job).state for p in retok.parts] == [JobState.CANCELLED] * PARTS
         assert session.scalars(select(RecountPart.counts_sha256)).all() == [None] * PARTS
         assert retok.recount is None
 

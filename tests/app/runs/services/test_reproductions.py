@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -24,6 +25,7 @@ from app.settings import Settings
 from app.submissions.services.views import get_submission
 from harness.sim import SimConfig
 from tests.support.fakes import RecordingQueue
+from tests.support.rows import must
 from tests.support.sim import RunningSim
 from tests.support.submissions import accept
 from tests.support.sweeps import conversation
@@ -60,7 +62,7 @@ def checked(
     accept(database, repro_settings, queue, good_archive)
     with database.session() as session:
         run_checks(session=session, settings=repro_settings, job_id=queue.sent[0][0])
-        return session.scalars(select(Job)).one().submission.public_id
+        return must(session.scalars(select(Job)).one().submission).public_id
 
 
 def _request(
@@ -68,19 +70,19 @@ def _request(
     settings: Settings,
     queue: RecordingQueue,
     public_id: str,
-    **overrides: object,
+    **overrides: Any,
 ) -> Reproduction:
-    args: dict[str, object] = {
+    args: dict[str, Any] = {
         "point_label": POINT,
         "endpoint_url": "http://127.0.0.1:9",
         "time_cap_s": 1.0,
     }
     args.update(overrides)
     with database.session() as session:
-        submission = get_submission(session, public_id)
+        submission = must(get_submission(session, public_id))
         reproduction = request_reproduction(
             session=session, settings=settings, queue=queue, submission=submission, **args
-        )  # type: ignore[arg-type]
+        )
         session.commit()
         return reproduction
 
@@ -138,7 +140,8 @@ def test_reproduction_runs_the_harness_and_judges_the_result(  # type: ignore[no
             assert stored.api_key_encrypted and "sk-secret" not in stored.api_key_encrypted
         assert queue.sent[-1] == (reproduction.job_id, "reproduce_point")
         with database.session() as session:
-            run_reproduction(session=session, settings=repro_settings, job_id=reproduction.job_id)
+            job_id = must(reproduction.job_id)
+            run_reproduction(session=session, settings=repro_settings, job_id=job_id)
     with database.session() as session:
         r = session.get(Reproduction, reproduction.id)
         assert r.api_key_encrypted is None  # not kept past the run
@@ -160,7 +163,7 @@ def test_reproduction_runs_the_harness_and_judges_the_result(  # type: ignore[no
         # The factory's summaries carry empty histograms: bands only, no distance.
         assert r.latency["metrics"]["tpot"]["distance"] is None
         # The submission's verdict is still that of its compliance checks.
-        submission = get_submission(session, checked)
+        submission = must(get_submission(session, checked))
         assert submission.verdict == "passed"
         curve = curve_view(submission.curves[0], [r])
         assert curve.reproductions[0].reproduced.system_tps == r.system_tps
@@ -174,7 +177,7 @@ def test_an_unreachable_endpoint_is_recorded_not_crashed(  # type: ignore[no-unt
 ) -> None:
     reproduction = _request(database, repro_settings, queue, checked, time_cap_s=1.0)
     with database.session() as session:
-        run_reproduction(session=session, settings=repro_settings, job_id=reproduction.job_id)
+        run_reproduction(session=session, settings=repro_settings, job_id=must(reproduction.job_id))
         r = session.get(Reproduction, reproduction.id)
         assert r.job.state == "succeeded" and r.n_completed == 0 and r.n_failed and r.n_failed > 0
         assert r.verdict == "warning" and "no request completed" in (r.message or "")
@@ -235,7 +238,8 @@ def test_a_same_system_re_run_is_held_to_five_percent(  # type: ignore[no-untype
             database, repro_settings, queue, checked, endpoint_url=sim.url, same_system=True
         )
         with database.session() as session:
-            run_reproduction(session=session, settings=repro_settings, job_id=reproduction.job_id)
+            job_id = must(reproduction.job_id)
+            run_reproduction(session=session, settings=repro_settings, job_id=job_id)
     with database.session() as session:
         r = session.get(Reproduction, reproduction.id)
         assert r.same_system and r.margin == 0.05
@@ -269,7 +273,8 @@ def test_an_agentic_point_is_replayed_as_conversations_and_judged_on_interactivi
             point_label="Acme_H200_x8/kimi-k3/r8", endpoint_url=sim.url, time_cap_s=2.0,
         )  # fmt: skip
         with database.session() as session:
-            run_reproduction(session=session, settings=repro_settings, job_id=reproduction.job_id)
+            job_id = must(reproduction.job_id)
+            run_reproduction(session=session, settings=repro_settings, job_id=job_id)
         # One request per turn, each routed to its conversation's session.
         sessions = sim.server.stats.sessions
         assert sessions and max(sessions.values()) >= 2

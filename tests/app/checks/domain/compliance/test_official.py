@@ -116,7 +116,7 @@ def test_newer_summary_fields_are_read_and_older_summaries_have_none(tmp_path: P
         bound = point.early_stopping["tpot_ms"]["90"]
         assert bound == summary["tpot"]["early_stopping_percentiles"]["90.0"] / 1e6
         assert bound >= point.percentiles["tpot_ms"]["90"]
-        assert point.run_config == summary["run_config"]
+        assert point.run_config is not None and point.run_config == summary["run_config"]
         assert point.run_config["load_pattern"]["target_concurrency"] == point.concurrency
 
 
@@ -172,6 +172,7 @@ def test_derived_values_are_the_checkers(tmp_path: Path) -> None:
         assert summary is not None
         assert point.system_tps == summary.system_tps
         assert point.tpot_p90_ms == summary.tpot_p90_ms
+        assert summary.tpot_p90_ms is not None
         assert point.tps_per_user == 1000 / summary.tpot_p90_ms
         assert point.ttft_p90_ms == summary.ttft_p90_ms
         assert point.e2e_avg_interactivity == summary.e2e_avg_interactivity
@@ -198,6 +199,7 @@ def test_stored_copies_that_disagree_are_reported_not_used(tmp_path: Path) -> No
         if f.rule == "metric-consistency-system-tps" and f.severity == "error"
     )
     point = next(p for p in report.points if p.label == bad.point)
+    assert bad.path is not None
     stored = json.loads((root / bad.path).read_text())["system_tps"]
     assert point.system_tps != pytest.approx(stored)  # the derived value, as the checker has it
 
@@ -223,7 +225,8 @@ def test_accuracy_results_are_attributed_to_their_point(tmp_path: Path) -> None:
     assert {f.point for f in failed} == {
         f"{target.parent.parent.name}/{target.parent.name}/{target.name}"
     }
-    assert all(f.path.endswith(f"{points[0].name}/results.json") for f in failed)  # as official
+    # The path the official checker names.
+    assert all((f.path or "").endswith(f"{points[0].name}/results.json") for f in failed)
     by_dir = {p.dir_name: p.accuracy for p in report.points}
     assert by_dir[target.name] == "failed"
     assert by_dir[points[0].name] == "passed"
@@ -301,6 +304,8 @@ def test_a_point_on_part_of_the_system_is_read_as_that_part(tmp_path: Path) -> N
     [curve] = report.curves
     points = {p.dir_name: p for p in curve.points}
     assert (points["r8"].engaged_share, points["r8"].accelerators_engaged) == (0.5, 8)
-    assert points["r8"].point_power_kw == pytest.approx(points["r16"].point_power_kw / 2)
+    whole_power = points["r16"].point_power_kw
+    assert whole_power is not None
+    assert points["r8"].point_power_kw == pytest.approx(whole_power / 2)
     whole = [p for name, p in points.items() if name != "r8"]
     assert all(p.engaged_share is None and p.accelerators_engaged is None for p in whole)
