@@ -125,262 +125,322 @@ def summarize(
     ``progress(lines, bytes)`` is called as the file is read. *counter* is a tokenizer, or
     counts made before (:class:`Counts`)."""
     counts: Counts | None = LiveCounts(counter) if isinstance(counter, TokenCounter) else counter
-    rows: dict[str, _Row] = {}
-    tracking = False
-    block_start = 0
-    block_last = 0
-    duration_ns = 0
-    issued = completed = failed = 0
-    ttft: list[int] = []
-    tpot: list[float] = []
-    latency: list[int] = []
-    isl: list[int] = []
-    osl: list[int] = []
-    finish = dict.fromkeys(FINISH_REASONS, 0)
+    tally = _Tally(options, counts, observer)
+    for line, event in read_events(path, strict=False, progress=progress):
+        tally.read(line, event)
+    tally.end()
+    notes = tally.notes()
+    return Summary(
+        result=tally.result(notes), snapshot=tally.snapshot(), notes=notes, problems=tally.problems
+    )
+
+
+# A response waiting to be tokenized: uuid, line, output, finish reason, row, completion.
+_Pending = tuple[str, int, Output, str | None, _Row, int]
+
+
+@dataclass
+class _Tally:
+    """What :func:`summarize` counts as it reads the event log, one event at a time."""
+
+    options: SummaryOptions
+    counts: Counts | None
+    observer: Callable[[Completed], None] | None
+    rows: dict[str, _Row] = field(default_factory=dict)
+    tracking: bool = False
+    started: bool = False
+    block_start: int = 0
+    block_last: int = 0
+    duration_ns: int = 0
+    issued: int = 0
+    completed: int = 0
+    failed: int = 0
+    ttft: list[int] = field(default_factory=list)
+    tpot: list[float] = field(default_factory=list)
+    latency: list[int] = field(default_factory=list)
+    isl: list[int] = field(default_factory=list)
+    osl: list[int] = field(default_factory=list)
+    finish: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FINISH_REASONS, 0))
     first_issue_ns: int | None = None
     latest_issue_completed: tuple[int, int] | None = None  # (issued_ns, complete_ns)
-    problems: list[str] = []
-    negative_tpot = 0
-    agentic = options.load_pattern == "agentic_inference"
-    turn_tokens = 0  # tracked, successful turns: Σ output tokens …
-    turn_time_ns = 0  # … and Σ serving time (tool delays between turns are not in it)
-    osl_full_run: list[int] = []  # every completed turn, inside the window or after it
+    problems: list[str] = field(default_factory=list)
+    negative_tpot: int = 0
+    turn_tokens: int = 0  # tracked, successful turns: Σ output tokens …
+    turn_time_ns: int = 0  # … and Σ serving time (tool delays between turns are not in it)
+    osl_full_run: list[int] = field(default_factory=list)  # every completed turn, all windows
     # Agentic turns issued after STOP: outside the tracked set, yet e2e interactivity is
     # over all completed turns of all trajectories (rules §1.1). uuid → [issued, failed].
-    late_turns: dict[str, list[int]] = {}
-    started = False
-
+    late_turns: dict[str, list[int]] = field(default_factory=dict)
     # Responses wait here to be tokenized together: encode_batch runs on all cores, and
     # the wait is bounded, so memory stays flat however large the file is.
-    pending: list[tuple[str, int, Output, str | None, _Row, int]] = []
+    pending: list[_Pending] = field(default_factory=list)
+    agentic: bool = field(init=False)
 
-    def flush() -> None:
-        nonlocal turn_tokens, turn_time_ns, negative_tpot
-        if not pending:
-            return
-        assert counts is not None
-        outputs = [item[2] for item in pending]
-        with_tail = [item[4].recv_first_ns is not None for item in pending]
-        counted = counts.outputs([item[1] for item in pending], outputs, with_tail)
-        for (uuid_, line_, output_, reason_, row_, ts_), (n_out, n_after) in zip(
-            pending, counted, strict=True
-        ):
-            if output_.content or output_.reasoning_text or output_.tool_calls:
-                osl.append(n_out)
-                osl_full_run.append(n_out)
-            if agentic and not row_.failed:
-                turn_tokens += n_out
-                turn_time_ns += ts_ - row_.issued_ns
-            if n_after is not None and n_after > 0 and row_.recv_first_ns is not None:
-                value = (ts_ - row_.recv_first_ns) / n_after
-                negative_tpot += value < 0
-                tpot.append(value)
-            if observer is not None:
-                first = row_.recv_first_ns
-                observer(
-                    Completed(
-                        uuid_, line_, output_, reason_, n_out, n_after, row_.failed,
-                        ttft_ns=None if first is None else first - row_.issued_ns,
-                        latency_ns=ts_ - row_.issued_ns, issued_ns=row_.issued_ns,
-                        server_tokens=row_.server_tokens, prompt=row_.prompt,
-                    )
-                )  # fmt: skip
-        pending.clear()
+    def __post_init__(self) -> None:
+        self.agentic = self.options.load_pattern == "agentic_inference"
 
-    def close_block() -> None:
-        nonlocal duration_ns
-        if block_last > block_start:
-            duration_ns += block_last - block_start
-
-    for line, event in read_events(path, strict=False, progress=progress):
+    def read(self, line: int, event: dict[str, Any]) -> None:
         if "_error" in event:
-            problems.append(f"line {line}: {event['_error']}")
-            continue
+            self.problems.append(f"line {line}: {event['_error']}")
+            return
         kind = event["event_type"]
         ts = event["timestamp_ns"]
         uuid = event.get("sample_uuid") or ""
         if kind == ev.START_TRACKING:
-            if tracking:
-                close_block()
-            tracking = started = True
-            block_start = block_last = ts
+            if self.tracking:
+                self.close_block()
+            self.tracking = self.started = True
+            self.block_start = self.block_last = ts
         elif kind == ev.STOP_TRACKING:
-            tracking = False  # the window stays open until the last tracked completion
+            self.tracking = False  # the window stays open until the last tracked completion
         elif kind == ev.ISSUED:
-            if tracking:
-                prompt = Prompt.from_data(event.get("data"))
-                rows[uuid] = _Row(issued_ns=ts, prompt=prompt)
-                issued += 1
-                first_issue_ns = ts if first_issue_ns is None else min(first_issue_ns, ts)
-                if counts is not None and options.count_input_tokens:
-                    count = counts.prompt(line, prompt)
-                    if count is not None:
-                        isl.append(count)
-            elif agentic and started:
-                late_turns[uuid] = [ts, 0]
+            self.on_issued(line, uuid, ts, event)
         elif kind == ev.ERROR:
-            row = rows.get(uuid)
+            row = self.rows.get(uuid)
             if row is not None and not row.failed:
                 row.failed = True
-                failed += 1
-            elif uuid in late_turns:
-                late_turns[uuid][1] = 1
+                self.failed += 1
+            elif uuid in self.late_turns:
+                self.late_turns[uuid][1] = 1
         elif kind == ev.RECV_FIRST:
-            row = rows.get(uuid)
+            row = self.rows.get(uuid)
             if row is not None and row.recv_first_ns is None:
                 row.recv_first_ns = ts
-                ttft.append(ts - row.issued_ns)
+                self.ttft.append(ts - row.issued_ns)
         elif kind == ev.COMPLETE:
-            row = rows.pop(uuid, None)
-            if row is None:
-                if agentic and counts is not None:
-                    late = Output.from_data(event.get("data"))
-                    turn = late_turns.pop(uuid, None)
-                    if late is not None:
-                        n_late = counts.output(line, late)
-                        osl_full_run.append(n_late)
-                        if turn is not None and not turn[1]:
-                            turn_tokens += n_late
-                            turn_time_ns += ts - turn[0]
-                continue
-            block_last = max(block_last, ts)
-            if row.failed and not options.failures_as_completions:
-                if observer is not None:
-                    first = row.recv_first_ns
-                    observer(
-                        Completed(uuid, line, Output(None), None, 0, None, True,
-                                  ttft_ns=None if first is None else first - row.issued_ns,
-                                  latency_ns=ts - row.issued_ns, issued_ns=row.issued_ns,
-                                  prompt=row.prompt)
-                    )  # fmt: skip
-                continue
-            completed += 1
-            latency.append(ts - row.issued_ns)
-            if latest_issue_completed is None or row.issued_ns > latest_issue_completed[0]:
-                latest_issue_completed = (row.issued_ns, ts)
-            reason = event.get("finish_reason")
-            row.server_tokens = server_tokens(event)
-            if reason is not None:
-                finish[reason if reason in finish else "other"] += 1
-            output = Output.from_data(event.get("data"))
-            if output is None or counts is None:
-                if observer is not None:
-                    first = row.recv_first_ns
-                    observer(
-                        Completed(uuid, line, output or Output(None), reason, 0, None, row.failed,
-                                  ttft_ns=None if first is None else first - row.issued_ns,
-                                  latency_ns=ts - row.issued_ns, issued_ns=row.issued_ns,
-                                  prompt=row.prompt)
-                    )  # fmt: skip
-                continue
-            pending.append((uuid, line, output, reason, row, ts))
-            if len(pending) >= TOKENIZE_BATCH:
-                flush()
-    flush()
-    if tracking or block_last > block_start:
-        close_block()
+            self.on_complete(line, uuid, ts, event)
 
-    dropped = len(rows)  # issued in the window, never completed nor failed
-    if observer is not None:
-        # They keep their place in the issue order (steady state) and miss every SLO
-        # (goodput): a request with no latency, in issue order.
-        for uuid, row in sorted(rows.items(), key=lambda item: item[1].issued_ns):
-            observer(
-                Completed(uuid, 0, Output(None), None, 0, None, True,
-                          issued_ns=row.issued_ns, prompt=row.prompt)
-            )  # fmt: skip
-    notes: list[str] = []
-    if not options.failures_as_completions:
-        notes.append(
-            "failed requests are counted as failures, not completions "
-            "(the official client counts them as completed)"
+    def on_issued(self, line: int, uuid: str, ts: int, event: dict[str, Any]) -> None:
+        if self.tracking:
+            prompt = Prompt.from_data(event.get("data"))
+            self.rows[uuid] = _Row(issued_ns=ts, prompt=prompt)
+            self.issued += 1
+            first = self.first_issue_ns
+            self.first_issue_ns = ts if first is None else min(first, ts)
+            if self.counts is not None and self.options.count_input_tokens:
+                count = self.counts.prompt(line, prompt)
+                if count is not None:
+                    self.isl.append(count)
+        elif self.agentic and self.started:
+            self.late_turns[uuid] = [ts, 0]
+
+    def on_complete(self, line: int, uuid: str, ts: int, event: dict[str, Any]) -> None:
+        row = self.rows.pop(uuid, None)
+        if row is None:
+            self.on_late_turn(line, uuid, ts, event)
+            return
+        self.block_last = max(self.block_last, ts)
+        if row.failed and not self.options.failures_as_completions:
+            self.observe(uuid, line, row, ts, Output(None), None, failed=True)
+            return
+        self.completed += 1
+        self.latency.append(ts - row.issued_ns)
+        latest = self.latest_issue_completed
+        if latest is None or row.issued_ns > latest[0]:
+            self.latest_issue_completed = (row.issued_ns, ts)
+        reason = event.get("finish_reason")
+        row.server_tokens = server_tokens(event)
+        if reason is not None:
+            self.finish[reason if reason in self.finish else "other"] += 1
+        output = Output.from_data(event.get("data"))
+        if output is None or self.counts is None:
+            self.observe(uuid, line, row, ts, output or Output(None), reason, failed=row.failed)
+            return
+        self.pending.append((uuid, line, output, reason, row, ts))
+        if len(self.pending) >= TOKENIZE_BATCH:
+            self.flush()
+
+    def on_late_turn(self, line: int, uuid: str, ts: int, event: dict[str, Any]) -> None:
+        """An agentic turn completed outside the tracked window: it still counts toward
+        the trajectories' interactivity."""
+        if not self.agentic or self.counts is None:
+            return
+        late = Output.from_data(event.get("data"))
+        turn = self.late_turns.pop(uuid, None)
+        if late is not None:
+            n_late = self.counts.output(line, late)
+            self.osl_full_run.append(n_late)
+            if turn is not None and not turn[1]:
+                self.turn_tokens += n_late
+                self.turn_time_ns += ts - turn[0]
+
+    def observe(
+        self,
+        uuid: str,
+        line: int,
+        row: _Row,
+        ts: int,
+        output: Output,
+        reason: str | None,
+        *,
+        failed: bool,
+        counted: tuple[int, int | None] = (0, None),
+        server_tokens: int | None = None,
+    ) -> None:
+        if self.observer is None:
+            return
+        first = row.recv_first_ns
+        self.observer(
+            Completed(uuid, line, output, reason, counted[0], counted[1], failed,
+                      ttft_ns=None if first is None else first - row.issued_ns,
+                      latency_ns=ts - row.issued_ns, issued_ns=row.issued_ns,
+                      server_tokens=server_tokens, prompt=row.prompt)
+        )  # fmt: skip
+
+    def flush(self) -> None:
+        pending = self.pending
+        if not pending:
+            return
+        assert self.counts is not None
+        outputs = [item[2] for item in pending]
+        with_tail = [item[4].recv_first_ns is not None for item in pending]
+        counted = self.counts.outputs([item[1] for item in pending], outputs, with_tail)
+        for (uuid, line, output, reason, row, ts), (n_out, n_after) in zip(
+            pending, counted, strict=True
+        ):
+            if output.content or output.reasoning_text or output.tool_calls:
+                self.osl.append(n_out)
+                self.osl_full_run.append(n_out)
+            if self.agentic and not row.failed:
+                self.turn_tokens += n_out
+                self.turn_time_ns += ts - row.issued_ns
+            if n_after is not None and n_after > 0 and row.recv_first_ns is not None:
+                value = (ts - row.recv_first_ns) / n_after
+                self.negative_tpot += value < 0
+                self.tpot.append(value)
+            self.observe(uuid, line, row, ts, output, reason, failed=row.failed,
+                         counted=(n_out, n_after), server_tokens=row.server_tokens)  # fmt: skip
+        pending.clear()
+
+    def close_block(self) -> None:
+        if self.block_last > self.block_start:
+            self.duration_ns += self.block_last - self.block_start
+
+    def end(self) -> None:
+        self.flush()
+        if self.tracking or self.block_last > self.block_start:
+            self.close_block()
+        if self.observer is not None:
+            # Issued in the window, never completed nor failed: they keep their place in
+            # the issue order (steady state) and miss every SLO (goodput).
+            for uuid, row in sorted(self.rows.items(), key=lambda item: item[1].issued_ns):
+                self.observer(
+                    Completed(uuid, 0, Output(None), None, 0, None, True,
+                              issued_ns=row.issued_ns, prompt=row.prompt)
+                )  # fmt: skip
+
+    @property
+    def dropped(self) -> int:
+        return len(self.rows)  # issued in the window, never completed nor failed
+
+    def notes(self) -> list[str]:
+        notes: list[str] = []
+        if not self.options.failures_as_completions:
+            notes.append(
+                "failed requests are counted as failures, not completions "
+                "(the official client counts them as completed)"
+            )
+        if self.dropped:
+            notes.append(
+                f"{self.dropped} request(s) issued in the window never finished and are excluded"
+            )
+        if self.negative_tpot:
+            notes.append(
+                f"{self.negative_tpot} negative TPOT value(s) kept, as the official client does"
+            )
+        if self.counts is None:
+            notes.append("no reference tokenizer: token counts, TPOT and TPS are empty")
+        return notes
+
+    def legacy_window_ns(self) -> int | None:
+        """The older loadgen's window for Poisson runs (first issue to the completion of
+        the latest-issued request), where the options ask for it and it is defined."""
+        latest, first = self.latest_issue_completed, self.first_issue_ns
+        legacy_ns = None if latest is None or first is None else latest[1] - first
+        use_legacy = (
+            self.options.load_pattern == "poisson"
+            and self.options.use_legacy_window_for_poisson
+            and legacy_ns is not None
+            and legacy_ns > 0
+            and self.completed >= 2
         )
-    if dropped:
-        notes.append(f"{dropped} request(s) issued in the window never finished and are excluded")
-    if negative_tpot:
-        notes.append(f"{negative_tpot} negative TPOT value(s) kept, as the official client does")
-    if counts is None:
-        notes.append("no reference tokenizer: token counts, TPOT and TPS are empty")
+        return legacy_ns if use_legacy else None
 
-    legacy_ns = None
-    if latest_issue_completed is not None and first_issue_ns is not None:
-        legacy_ns = latest_issue_completed[1] - first_issue_ns
-    use_legacy = (
-        options.load_pattern == "poisson"
-        and options.use_legacy_window_for_poisson
-        and legacy_ns is not None
-        and legacy_ns > 0
-        and completed >= 2
-    )
-    osl_total = sum(osl) if osl else None
-    if use_legacy:
-        assert legacy_ns is not None
-        qps = rate(completed - 1, legacy_ns)
-        tps = rate(osl_total, legacy_ns) if osl_total is not None else None
-    else:
-        qps = rate(completed, duration_ns)
-        tps = rate(osl_total, duration_ns) if osl_total is not None else None
+    def result(self, notes: list[str]) -> dict[str, Any]:
+        options, completed = self.options, self.completed
+        legacy_ns = self.legacy_window_ns()
+        osl_total = sum(self.osl) if self.osl else None
+        if legacy_ns is not None:
+            qps = rate(completed - 1, legacy_ns)
+            tps = rate(osl_total, legacy_ns) if osl_total is not None else None
+        else:
+            qps = rate(completed, self.duration_ns)
+            tps = rate(osl_total, self.duration_ns) if osl_total is not None else None
+        return {
+            "version": VERSION,
+            "git_sha": options.git_sha,
+            "test_started_at": 0,
+            "n_samples_issued": self.issued,
+            "n_samples_completed": completed,
+            "n_samples_failed": self.failed,
+            "n_samples_succeeded": completed
+            if options.failures_as_completions is False
+            else completed - self.failed,
+            "n_samples_dropped": self.dropped,
+            "duration_ns": self.duration_ns or None,
+            "state": "complete",
+            "complete": True,
+            "ttft": stat_block(self.ttft, integer=True),
+            "tpot": stat_block(self.tpot),
+            "latency": stat_block(self.latency, integer=True),
+            "output_sequence_lengths": stat_block(self.osl, integer=True),
+            "input_sequence_lengths": stat_block(self.isl, integer=True),
+            "legacy_loadgen_window_duration_ns": legacy_ns,
+            "qps": qps,
+            "tps": tps,
+            "finish_reason_counts": self.finish,
+            "run_config": options.run_config,
+            **self.agentic_fields(),
+            "harness": {"failures_as_completions": options.failures_as_completions, "notes": notes},
+        }
 
-    result: dict[str, Any] = {
-        "version": VERSION,
-        "git_sha": options.git_sha,
-        "test_started_at": 0,
-        "n_samples_issued": issued,
-        "n_samples_completed": completed,
-        "n_samples_failed": failed,
-        "n_samples_succeeded": completed
-        if options.failures_as_completions is False
-        else completed - failed,
-        "n_samples_dropped": dropped,
-        "duration_ns": duration_ns or None,
-        "state": "complete",
-        "complete": True,
-        "ttft": stat_block(ttft, integer=True),
-        "tpot": stat_block(tpot),
-        "latency": stat_block(latency, integer=True),
-        "output_sequence_lengths": stat_block(osl, integer=True),
-        "input_sequence_lengths": stat_block(isl, integer=True),
-        "legacy_loadgen_window_duration_ns": legacy_ns if use_legacy else None,
-        "qps": qps,
-        "tps": tps,
-        "finish_reason_counts": finish,
-        "run_config": options.run_config,
-        **(
-            {
-                "output_tokens_per_turn_total": float(turn_tokens),
-                "e2e_turn_time_seconds_total": turn_time_ns / 1e9,
-                "e2e_avg_interactivity": rate(turn_tokens, turn_time_ns),
-                "output_sequence_lengths_full_run": {
-                    "output_sequence_lengths": stat_block(osl_full_run, integer=True)
-                },
-            }
-            if agentic and counts is not None
-            else {}
-        ),
-        "harness": {"failures_as_completions": options.failures_as_completions, "notes": notes},
-    }
-    snapshot = {
-        "state": "complete",
-        "n_pending_tasks": 0,
-        "metrics": [
-            {"type": "counter", "name": "tracked_samples_issued", "value": issued},
-            {"type": "counter", "name": "tracked_samples_completed", "value": completed},
-            {"type": "counter", "name": "tracked_samples_failed", "value": failed},
-            {"type": "counter", "name": "tracked_duration_ns", "value": duration_ns},
-            {"type": "counter", "name": "legacy_loadgen_window_duration_ns", "value": legacy_ns},
-            *(
-                _series(name, values)
-                for name, values in (
-                    ("sample_latency_ns", latency),
-                    ("isl", isl),
-                    ("osl", osl),
-                    ("ttft_ns", ttft),
-                    ("tpot_ns", tpot),
-                )
-            ),
-        ],
-    }
-    return Summary(result=result, snapshot=snapshot, notes=notes, problems=problems)
+    def agentic_fields(self) -> dict[str, Any]:
+        if not self.agentic or self.counts is None:
+            return {}
+        return {
+            "output_tokens_per_turn_total": float(self.turn_tokens),
+            "e2e_turn_time_seconds_total": self.turn_time_ns / 1e9,
+            "e2e_avg_interactivity": rate(self.turn_tokens, self.turn_time_ns),
+            "output_sequence_lengths_full_run": {
+                "output_sequence_lengths": stat_block(self.osl_full_run, integer=True)
+            },
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        latest, first = self.latest_issue_completed, self.first_issue_ns
+        legacy_ns = None if latest is None or first is None else latest[1] - first
+        return {
+            "state": "complete",
+            "n_pending_tasks": 0,
+            "metrics": [
+                {"type": "counter", "name": "tracked_samples_issued", "value": self.issued},
+                {"type": "counter", "name": "tracked_samples_completed", "value": self.completed},
+                {"type": "counter", "name": "tracked_samples_failed", "value": self.failed},
+                {"type": "counter", "name": "tracked_duration_ns", "value": self.duration_ns},
+                {"type": "counter", "name": "legacy_loadgen_window_duration_ns",
+                 "value": legacy_ns},
+                *(
+                    _series(name, values)
+                    for name, values in (
+                        ("sample_latency_ns", self.latency),
+                        ("isl", self.isl),
+                        ("osl", self.osl),
+                        ("ttft_ns", self.ttft),
+                        ("tpot_ns", self.tpot),
+                    )
+                ),
+            ],
+        }  # fmt: skip
 
 
 def _series(name: str, values: list[Any]) -> dict[str, Any]:
