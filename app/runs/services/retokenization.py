@@ -9,9 +9,11 @@ runs and started again. A point too large for one worker is counted in parts by 
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import logging
 import time
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,7 @@ from app.jobs.queue import (
 )
 from app.runs.domain.integrity import integrity_findings
 from app.runs.domain.retokenize import (
+    Analysis,
     Cancelled,
     DeclaredDataset,
     Reported,
@@ -255,23 +258,9 @@ def run_retokenization(
     submission = session.get(Submission, retok.submission_id)
     assert submission is not None
     point = _point(submission, retok.point_label)
-    reported, model = _from_point(point), point.curve.benchmark_model
-    load_pattern = "agentic_inference" if point.curve.is_agentic else "concurrency"
-    problem = None
     # Parts run on other workers, with the registry's tokenizer: never with a stand-in.
     parts_queue = queue if counter is None else None
-    if counter is not None:
-        retok.tokenizer = counter.name
-        counter = counter.by_the_rules()
-    else:
-        try:
-            # Rules §1.3: every response through the chat template, plain text too.
-            counter = load_counter(model, load_registry(settings.tokenizer_registry)).by_the_rules()
-            retok.tokenizer = public_tokenizer_name(model, counter.name)
-        except TokenizerNotFound as exc:
-            # The reason names server paths: for the operator's log, not for the page.
-            log.warning("no reference tokenizer for %s: %s", model, exc)
-            problem = "not configured on this portal"
+    counter, problem = _reference_counter(settings, retok, point.curve.benchmark_model, counter)
     counts: TokenCounter | Counts | None = counter
     parts = list(retok.parts)
     if parts_queue is not None and counter is not None and not parts:
@@ -286,9 +275,62 @@ def run_retokenization(
         except PartsUnusable as exc:
             fail_retokenization(session=session, job=job, reason=str(exc), clock=clock)
             return retok
-    path = events_path(settings, retok.artifact.sha256)
-    total_bytes = max(retok.artifact.size, 1)
     started = time.monotonic()
+    reported = _from_point(point)
+    try:
+        analysis = analyse(
+            events_path(settings, retok.artifact.sha256),
+            counts,
+            reported,
+            retok.point_label,
+            tolerances=tolerances(settings),
+            load_pattern="agentic_inference" if point.curve.is_agentic else "concurrency",
+            progress=_progress_of(session, job, max(retok.artifact.size, 1), started),
+            tokenizer_problem=problem,
+            dataset=None if point.curve.is_agentic else _declared_dataset(settings, point),
+        )
+    except Cancelled:
+        _cancelled(session, job, retok, clock)
+        return retok
+    _check_against_the_bundle(
+        session, settings, retok, point, analysis, reported, counted=counts is not None
+    )
+    finished = clock()
+    if parts and job.started_at is not None:  # from the plan, over every part's counting
+        elapsed = max((finished - job.started_at).total_seconds(), 1e-6)
+    else:
+        elapsed = max(time.monotonic() - started, 1e-6)
+    _store_outcome(session, retok, job, analysis, reported, finished, elapsed)
+    if parts:
+        job.stage = f"{job.stage}, counted in {len(parts)} parts"
+    session.commit()
+    remove_counts(session=session, settings=settings, retok=retok)
+    return retok
+
+
+def _reference_counter(
+    settings: Settings, retok: Retokenization, model: str, given: TokenCounter | None
+) -> tuple[TokenCounter | None, str | None]:
+    """The counter to re-count with, by the rules (every response through the chat
+    template, plain text too: §1.3), named on *retok*; or None and why there is none."""
+    if given is not None:
+        retok.tokenizer = given.name
+        return given.by_the_rules(), None
+    try:
+        counter = load_counter(model, load_registry(settings.tokenizer_registry)).by_the_rules()
+    except TokenizerNotFound as exc:
+        # The reason names server paths: for the operator's log, not for the page.
+        log.warning("no reference tokenizer for %s: %s", model, exc)
+        return None, "not configured on this portal"
+    retok.tokenizer = public_tokenizer_name(model, counter.name)
+    return counter, None
+
+
+def _progress_of(
+    session: Session, job: Job, total_bytes: int, started: float
+) -> Callable[[int, int, int], None]:
+    """What the analysis calls as it reads: the job's stage and share done, and a stop
+    when someone cancelled it."""
 
     def progress(lines: int, read: int, tokens: int) -> None:
         session.refresh(job, ["state"])
@@ -302,22 +344,22 @@ def run_retokenization(
             stage += f", about {eta:.0f} s left"
         set_progress(session, job, stage, min(read / total_bytes, 1.0) * 0.95)
 
-    try:
-        analysis = analyse(
-            path,
-            counts,
-            reported,
-            retok.point_label,
-            tolerances=tolerances(settings),
-            load_pattern=load_pattern,
-            progress=progress,
-            tokenizer_problem=problem,
-            dataset=None if point.curve.is_agentic else _declared_dataset(settings, point),
-        )
-    except Cancelled:
-        _cancelled(session, job, retok, clock)
-        return retok
-    # The chain from the events to the summary needs no tokenizer: checked either way.
+    return progress
+
+
+def _check_against_the_bundle(
+    session: Session,
+    settings: Settings,
+    retok: Retokenization,
+    point: Point,
+    analysis: Analysis,
+    reported: Reported,
+    *,
+    counted: bool,
+) -> None:
+    """The chain from the events to the bundle's summary (it needs no tokenizer: checked
+    either way), and the steady state against the point's declaration (rules §2.1)."""
+    submission = point.curve.submission
     summary, point_yaml = _bundle_files(settings, submission, retok.point_label)
     analysis.findings += integrity_findings(
         retok.point_label,
@@ -327,10 +369,10 @@ def run_retokenization(
         analysis.recount,
         duration_tolerance=settings.retokenize_tolerance_timing,
     )
-    timings = analysis.timings
     minimum_s = min_duration_s(point)
-    applies = steady_state_applies(point.load_pattern, point.offline_kind)
-    if applies and counts is None:
+    if not steady_state_applies(point.load_pattern, point.offline_kind):
+        return
+    if not counted:
         analysis.findings.append(
             steady_state_not_analysed(
                 retok.point_label,
@@ -338,10 +380,10 @@ def run_retokenization(
                 "responses' token counts",
             )
         )
-    elif applies and timings is not None and minimum_s:
+    elif analysis.timings is not None and minimum_s:
         review = review_steady_state(
             retok.point_label,
-            timings,
+            analysis.timings,
             point_yaml,
             reported,
             analysis.recount,
@@ -351,11 +393,19 @@ def run_retokenization(
         )
         retok.steady_state = review.document
         analysis.findings += review.findings
-    finished = clock()
-    if parts and job.started_at is not None:  # from the plan, over every part's counting
-        elapsed = max((finished - job.started_at).total_seconds(), 1e-6)
-    else:
-        elapsed = max(time.monotonic() - started, 1e-6)
+
+
+def _store_outcome(
+    session: Session,
+    retok: Retokenization,
+    job: Job,
+    analysis: Analysis,
+    reported: Reported,
+    finished: dt.datetime,
+    elapsed: float,
+) -> None:
+    """The re-count on its row, the request record goodput reads, the findings, and the
+    job marked done."""
     recount = analysis.recount.as_dict()
     recount["tokens_per_s"] = (analysis.recount.total_output_tokens or 0) / elapsed
     retok.reported = reported.__dict__
@@ -369,7 +419,7 @@ def run_retokenization(
         session.add(
             RequestLogRow(
                 retokenization_id=retok.id,
-                submission_id=submission.id,
+                submission_id=retok.submission_id,
                 point_label=retok.point_label,
                 requests=len(requests),
                 window=window,
@@ -380,7 +430,7 @@ def run_retokenization(
         )
     record_findings(
         session,
-        submission_id=submission.id,
+        submission_id=retok.submission_id,
         job_id=job.id,
         kind="retokenization",
         version="re-tokenizer",  # the tokenizer used is on the re-tokenization row
@@ -389,11 +439,6 @@ def run_retokenization(
     )
     mark_succeeded(job, finished)
     job.stage = f"done: {recount['tokens_per_s']:,.0f} tokens/s"
-    if parts:
-        job.stage += f", counted in {len(parts)} parts"
-    session.commit()
-    remove_counts(session=session, settings=settings, retok=retok)
-    return retok
 
 
 def _bundle_files(
