@@ -381,34 +381,56 @@ def analyse(
         "events_duration_ms": (r["duration_ns"] or 0) / 1e6 or None,
     }
     if counter is None:
-        reason = f" ({tokenizer_problem})" if tokenizer_problem else ""
         recount = Recount(**counted)
-        findings = [
-            _finding(
-                "tokenizer-missing",
-                Severity.WARNING,  # the tokens were not checked: not a pass
-                "Not re-counted: no reference tokenizer is configured for this benchmark "
-                f"model{reason}, so output tokens, TPOT and the per-user rate could not be "
-                "counted; what needs no tokenizer was checked (TTFT, the request counts, the "
-                "tracked window, the prompts and the responses)",
-                point,
-                fix="An operator adds the model to the tokenizer registry "
-                "(ENDPOINTS_PORTAL_TOKENIZER_REGISTRY)",
-            )
-        ]
-        compare = _compare(
-            "recounted-ttft-p90", "TTFT P90", reported.ttft_p90_ms, recount.ttft_p90_ms,
-            tolerances.ttft_p90, point, " ms",
-        )  # fmt: skip
-        findings += [compare] if compare is not None else []
+        findings = _not_recounted(recount, reported, tolerances, point, tokenizer_problem)
         findings += _request_findings(scanner, summary, reported, recount, dataset, point)
         # No goodput from requests whose tokens were not counted.
         return _analysis(recount, findings, scanner, requests=False)
+    recount = _recounted(r, scanner, reported, counted)
+    findings = _recount_findings(recount, reported, tolerances, scanner, point)
+    findings += _request_findings(scanner, summary, reported, recount, dataset, point)
+    return _analysis(recount, findings, scanner)
+
+
+def _not_recounted(
+    recount: Recount,
+    reported: Reported,
+    tolerances: Tolerances,
+    point: str,
+    tokenizer_problem: str | None,
+) -> list[Finding]:
+    """Without a tokenizer: a warning that the tokens were not checked, and the TTFT,
+    which needs none."""
+    reason = f" ({tokenizer_problem})" if tokenizer_problem else ""
+    findings = [
+        _finding(
+            "tokenizer-missing",
+            Severity.WARNING,  # the tokens were not checked: not a pass
+            "Not re-counted: no reference tokenizer is configured for this benchmark "
+            f"model{reason}, so output tokens, TPOT and the per-user rate could not be "
+            "counted; what needs no tokenizer was checked (TTFT, the request counts, the "
+            "tracked window, the prompts and the responses)",
+            point,
+            fix="An operator adds the model to the tokenizer registry "
+            "(ENDPOINTS_PORTAL_TOKENIZER_REGISTRY)",
+        )
+    ]
+    compare = _compare(
+        "recounted-ttft-p90", "TTFT P90", reported.ttft_p90_ms, recount.ttft_p90_ms,
+        tolerances.ttft_p90, point, " ms",
+    )  # fmt: skip
+    return findings + ([compare] if compare is not None else [])
+
+
+def _recounted(
+    r: dict[str, Any], scanner: _Scanner, reported: Reported, counted: dict[str, Any]
+) -> Recount:
+    """The point's figures from the re-counted summary *r* and the scanned responses."""
     osl = r.get("output_sequence_lengths") or {}
     official_tpot = (r.get("tpot") or {}).get("percentiles", {}).get("90.0")
     rules_tpot_ms, excluded = valid_tpot_p90_ms(scanner.tpot_ns)
     total = int(osl["total"]) if osl else 0
-    recount = Recount(
+    return Recount(
         total_output_tokens=total,
         # Over the point's own window, so only the token count can make a difference.
         system_tps=total / (reported.duration_ms / 1000) if reported.duration_ms else r.get("tps"),
@@ -422,54 +444,34 @@ def analyse(
         recounted_tokens_with_usage=scanner.recounted_with_usage if scanner.with_usage else None,
         **counted,
     )
+
+
+# What a re-count compares with the point's reported figures: rule, name, field, unit.
+COMPARED = (
+    ("recounted-output-tokens", "output tokens", "total_output_tokens", "output_tokens", ""),
+    ("recounted-system-tps", "system tokens/s", "system_tps", "system_tps", ""),
+    ("recounted-tpot-p90", "TPOT P90", "tpot_p90_ms", "tpot_p90", " ms"),
+    ("recounted-tps-per-user", "tokens/s per user", "tps_per_user", "tps_per_user", ""),
+    ("recounted-ttft-p90", "TTFT P90", "ttft_p90_ms", "ttft_p90", " ms"),
+)
+
+
+def _recount_findings(
+    recount: Recount, reported: Reported, tolerances: Tolerances, scanner: _Scanner, point: str
+) -> list[Finding]:
+    """Each re-counted figure against the reported one, the TPOT samples the rules leave
+    out, and the server's own token count beside the reference tokenizer's."""
     findings = [
         f
-        for f in (
-            _compare(
-                "recounted-output-tokens",
-                "output tokens",
-                reported.total_output_tokens,
-                recount.total_output_tokens,
-                tolerances.output_tokens,
-                point,
-            ),
-            _compare(
-                "recounted-system-tps",
-                "system tokens/s",
-                reported.system_tps,
-                recount.system_tps,
-                tolerances.system_tps,
-                point,
-            ),
-            _compare(
-                "recounted-tpot-p90",
-                "TPOT P90",
-                reported.tpot_p90_ms,
-                recount.tpot_p90_ms,
-                tolerances.tpot_p90,
-                point,
-                " ms",
-            ),
-            _compare(
-                "recounted-tps-per-user",
-                "tokens/s per user",
-                reported.tps_per_user,
-                recount.tps_per_user,
-                tolerances.tps_per_user,
-                point,
-            ),
-            _compare(
-                "recounted-ttft-p90",
-                "TTFT P90",
-                reported.ttft_p90_ms,
-                recount.ttft_p90_ms,
-                tolerances.ttft_p90,
-                point,
-                " ms",
-            ),
-        )
-        if f is not None
-    ]
+        for rule, name, figure, tolerance, unit in COMPARED
+        if (
+            f := _compare(
+                rule, name, getattr(reported, figure), getattr(recount, figure),
+                getattr(tolerances, tolerance), point, unit,
+            )
+        ) is not None
+    ]  # fmt: skip
+    excluded = recount.tpot_samples_excluded
     if excluded:
         official = recount.tpot_p90_ms_official
         findings.append(
@@ -496,8 +498,7 @@ def analyse(
                 point,
             )
         )
-    findings += _request_findings(scanner, summary, reported, recount, dataset, point)
-    return _analysis(recount, findings, scanner)
+    return findings
 
 
 def _analysis(
