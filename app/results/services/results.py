@@ -661,34 +661,75 @@ class ResultsPage(BaseModel):
     footnote: str | None
 
 
+def _shown(view: View, q: ResultsQuery) -> tuple[str | None, str | None, list[int]]:
+    """The benchmark and dataset the query shows (the fullest by default) and the curves
+    of them that its statuses and filters keep, by their place in *view*."""
+    chosen = _choose_benchmark(view.benchmarks, q)
+    if chosen is None:
+        return None, None, []
+    benchmark, dataset = chosen.id, q.dataset or chosen.dataset
+    if dataset not in [d.id for d in chosen.datasets]:
+        known = ", ".join(str(d.id) for d in chosen.datasets)
+        raise QueryProblem(
+            "dataset", f"{benchmark} has no published curves on dataset {dataset!r} ({known})"
+        )
+    shown = [
+        n
+        for n, curve in enumerate(view.curves)
+        if curve.benchmark_model == benchmark
+        and curve.status in q.statuses
+        and (curve.dataset or None) == dataset
+        and _matches(curve, q)
+    ]
+    return benchmark, dataset, shown
+
+
+def _ranking_row(rank: int, curve: ResultCurve, value: float | None) -> RankingRow:
+    """A charted curve's line of the ranking: its best point under the query."""
+    best = next(p for p in curve.points if p.dir == curve.best)
+    return RankingRow(
+        rank=rank,
+        system=curve.system,
+        organization=curve.organization,
+        status=curve.status,
+        peer_review_pending=curve.peer_review_pending,
+        curve=curve.id,
+        submission=curve.submission,
+        result_id=curve.result_id,
+        accelerator_model=curve.accelerator_model,
+        accelerator_count=curve.accelerator_count,
+        provisioned_power_kw=curve.provisioned_power_kw,
+        division=curve.division,
+        availability=curve.availability,
+        point=best.dir,
+        concurrency=best.concurrency,
+        region=best.region,
+        throughput=value,
+        usd_per_million_tokens=best.usd_per_million_tokens,
+        slo_attainment=best.slo_attainment,
+        goodput_tps=best.goodput_tps,
+        goodput_window=best.goodput_window,
+        system_tps=best.system_tps,
+        system_tps_per_kw=best.system_tps_per_kw,
+        tps_per_user=best.tps_per_user,
+        e2e_avg_interactivity=best.e2e_avg_interactivity,
+        ttft_p90_ms=best.ttft_p90_ms,
+        tpot_p90_ms=best.tpot_p90_ms,
+        cut_short=best.cut_short,
+        runs=best.repeatability.runs if best.repeatability else None,
+        cv=best.repeatability.system_tps.cv if best.repeatability else None,
+    )
+
+
 def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
     # No cohort asked for: the active page, labelled with the latest released cohort.
     cohort = q.cohort or latest_cohort(session)
     view = visible_view(session, q.cohort or None)
     benchmarks = view.benchmarks
-    chosen = _choose_benchmark(benchmarks, q)
-    benchmark = chosen.id if chosen else None
-    dataset = None
-    if chosen is not None:
-        dataset = q.dataset or chosen.dataset
-        if dataset not in [d.id for d in chosen.datasets]:
-            known = ", ".join(str(d.id) for d in chosen.datasets)
-            raise QueryProblem(
-                "dataset", f"{benchmark} has no published curves on dataset {dataset!r} ({known})"
-            )
-    shown = [
-        n
-        for n, curve in enumerate(view.curves)
-        if benchmark is not None
-        and curve.benchmark_model == benchmark
-        and curve.status in q.statuses
-        and (curve.dataset or None) == dataset
-        and _matches(curve, q)
-    ]
+    benchmark, dataset, shown = _shown(view, q)
     a = answer(session, view, shown, q)
     # Plain lists: read item by item below.
     best_row, value_of = a.best.tolist(), a.y.tolist()
-    concurrency = view.table.concurrency.tolist()
     in_query = set(shown)
     by_name = [n for n in view.by_name if n in in_query]
     ranked = [n for n in by_name if best_row[n] >= 0]
@@ -714,11 +755,12 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
     more_total = 0
     for rank, n in enumerate(ranked, 1):
         curve = view.curves[n]
-        if curve.id not in on_chart:
-            more_total += 1
-            if rank < q.more_from or len(more) >= LISTED:
-                continue
-            row = best_row[n]
+        row = best_row[n]
+        if curve.id in on_chart:
+            ranking.append(_ranking_row(rank, on_chart[curve.id], _rounded(value_of[row], 3)))
+            continue
+        more_total += 1
+        if rank >= q.more_from and len(more) < LISTED:
             # Plain data: the page model validates it in one pass, faster than a model each.
             more.append(
                 {
@@ -728,48 +770,10 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
                     "organization": curve.organization,
                     "status": curve.status,
                     "point": view.dirs[row],
-                    "concurrency": concurrency[row],
+                    "concurrency": int(view.table.concurrency[row]),
                     "throughput": _rounded(value_of[row], 3),
                 }
             )
-            continue
-        value = _rounded(value_of[best_row[n]], 3)
-        shown_curve = on_chart[curve.id]
-        best = next(p for p in shown_curve.points if p.dir == shown_curve.best)
-        ranking.append(
-            RankingRow(
-                rank=rank,
-                system=shown_curve.system,
-                organization=shown_curve.organization,
-                status=shown_curve.status,
-                peer_review_pending=shown_curve.peer_review_pending,
-                curve=shown_curve.id,
-                submission=shown_curve.submission,
-                result_id=shown_curve.result_id,
-                accelerator_model=shown_curve.accelerator_model,
-                accelerator_count=shown_curve.accelerator_count,
-                provisioned_power_kw=shown_curve.provisioned_power_kw,
-                division=shown_curve.division,
-                availability=shown_curve.availability,
-                point=best.dir,
-                concurrency=best.concurrency,
-                region=best.region,
-                throughput=value,
-                usd_per_million_tokens=best.usd_per_million_tokens,
-                slo_attainment=best.slo_attainment,
-                goodput_tps=best.goodput_tps,
-                goodput_window=best.goodput_window,
-                system_tps=best.system_tps,
-                system_tps_per_kw=best.system_tps_per_kw,
-                tps_per_user=best.tps_per_user,
-                e2e_avg_interactivity=best.e2e_avg_interactivity,
-                ttft_p90_ms=best.ttft_p90_ms,
-                tpot_p90_ms=best.tpot_p90_ms,
-                cut_short=best.cut_short,
-                runs=best.repeatability.runs if best.repeatability else None,
-                cv=best.repeatability.system_tps.cv if best.repeatability else None,
-            )
-        )
     without = [
         Unranked(
             system=view.curves[n].system_name,
