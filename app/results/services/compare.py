@@ -265,30 +265,7 @@ def compare(
     (one of them), every other one's points and best point at the *sla* as a change
     against the baseline's."""
     sla = sla or Sla()
-    if not FEWEST <= len(ids) <= MOST:
-        raise QueryProblem("submission", f"compare {FEWEST} to {MOST} submissions, not {len(ids)}")
-    if len(set(ids)) != len(ids):
-        raise QueryProblem("submission", "a submission is named twice")
-    if baseline is not None and baseline not in ids:
-        raise QueryProblem("baseline", f"the baseline {baseline!r} is not one of the compared")
-    by_submission: dict[str, list[PublicCurve]] = {}
-    for curve in public_curves(session, None, STATUSES):
-        by_submission.setdefault(curve.submission, []).append(curve)
-    present = present_decisions(session)
-    for public_id in ids:
-        if public_id in by_submission:
-            continue
-        if public_id in present.archived:
-            gone = present.archived[public_id]
-            raise QueryProblem(
-                "submission",
-                f"submission {public_id!r} was {gone.status} on {gone.since:%Y-%m-%d}: it is no "
-                "longer on the curves",
-                Kind.NOT_FOUND,
-            )
-        raise QueryProblem(
-            "submission", f"no published result has submission id {public_id!r}", Kind.NOT_FOUND
-        )
+    by_submission = _curves_of(session, ids, baseline)
     shared = set.intersection(*({c.benchmark_model for c in by_submission[i]} for i in ids))
     agentic_of = {c.benchmark_model: c.is_agentic for i in ids for c in by_submission[i]}
     # Single-turn benchmarks first: the agentic ones are compared across models on their own.
@@ -322,39 +299,11 @@ def compare(
         if shown is None:
             withheld.append(public_id)
         facts.append(shown or {})
-    agentic = compared[0].curve.is_agentic
-    by_concurrency = [
-        {p.concurrency: p for p in c.curve.points if p.offline != "dedicated"} for c in compared
-    ]
     base = ids.index(baseline) if baseline is not None else None
-
-    def deltas(values: list[float | None]) -> list[float | None]:
-        if base is None:
-            return []
-        return [None if n == base else delta_pct(v, values[base]) for n, v in enumerate(values)]
-
-    rows = []
-    for concurrency in sorted(set().union(*by_concurrency)):
-        at = [points.get(concurrency) for points in by_concurrency]
-        tps = [p.system_tps if p else None for p in at]
-        rates = [p.per_user if p else None for p in at]
-        rows.append(
-            PointRow(
-                concurrency=concurrency,
-                system_tps=tps,
-                per_user=rates,
-                ttft_p90_ms=[p.ttft_p90_ms if p else None for p in at],
-                system_tps_delta_pct=deltas(tps),
-                per_user_delta_pct=deltas(rates),
-                cut_short=[p.cut_short if p else None for p in at],
-                repeatability=[p.repeatability if p else None for p in at],
-            )
-        )
+    rows = _point_rows(compared, base)
     best = [_best_at(c.curve, sla) for c in compared]
-    best_tps, best_per_user = (
-        deltas([b.system_tps for b in best]),
-        deltas([b.per_user for b in best]),
-    )
+    best_tps = _deltas([b.system_tps for b in best], base)
+    best_per_user = _deltas([b.per_user for b in best], base)
     for n, c in enumerate(compared):
         c.at_sla = best[n].model_copy(
             update={
@@ -362,21 +311,11 @@ def compare(
                 "per_user_delta_pct": best_per_user[n] if best_per_user else None,
             }
         )
-    # Disclosures are compared among the results whose disclosures may be shown.
-    open_facts = [f for i, f in zip(ids, facts, strict=True) if i not in withheld]
-    labels = list(dict.fromkeys(label for f in open_facts for label in f))
-    differences: list[Difference] = []
-    same: list[Difference] = []
-    for label in labels:
-        values = [None if i in withheld else f.get(label) for i, f in zip(ids, facts, strict=True)]
-        compared_values = [f.get(label) for f in open_facts]
-        (same if len(set(compared_values)) == 1 and not withheld else differences).append(
-            Difference(field=label, values=values)
-        )
+    differences, same = _disclosed(ids, facts, withheld)
     return Comparison(
         benchmark=chosen,
         benchmarks=common,
-        is_agentic=agentic,
+        is_agentic=compared[0].curve.is_agentic,
         submissions=compared,
         points=rows,
         differences=differences,
@@ -393,6 +332,88 @@ def compare(
             suggested=[],
         ),
     )
+
+
+def _curves_of(
+    session: Session, ids: Sequence[str], baseline: str | None
+) -> dict[str, list[PublicCurve]]:
+    """The public curves of each submission in *ids*, by submission; refused by name
+    where there are too few or too many, one twice, or one not on the curves now."""
+    if not FEWEST <= len(ids) <= MOST:
+        raise QueryProblem("submission", f"compare {FEWEST} to {MOST} submissions, not {len(ids)}")
+    if len(set(ids)) != len(ids):
+        raise QueryProblem("submission", "a submission is named twice")
+    if baseline is not None and baseline not in ids:
+        raise QueryProblem("baseline", f"the baseline {baseline!r} is not one of the compared")
+    by_submission: dict[str, list[PublicCurve]] = {}
+    for curve in public_curves(session, None, STATUSES):
+        by_submission.setdefault(curve.submission, []).append(curve)
+    present = present_decisions(session)
+    for public_id in ids:
+        if public_id in by_submission:
+            continue
+        if public_id in present.archived:
+            gone = present.archived[public_id]
+            raise QueryProblem(
+                "submission",
+                f"submission {public_id!r} was {gone.status} on {gone.since:%Y-%m-%d}: it is no "
+                "longer on the curves",
+                Kind.NOT_FOUND,
+            )
+        raise QueryProblem(
+            "submission", f"no published result has submission id {public_id!r}", Kind.NOT_FOUND
+        )
+    return by_submission
+
+
+def _deltas(values: list[float | None], base: int | None) -> list[float | None]:
+    """Each value as a % change against the baseline's (index *base*); none without one."""
+    if base is None:
+        return []
+    return [None if n == base else delta_pct(v, values[base]) for n, v in enumerate(values)]
+
+
+def _point_rows(compared: list[Compared], base: int | None) -> list[PointRow]:
+    """A row per concurrency any of the curves measured: each one's point there."""
+    by_concurrency = [
+        {p.concurrency: p for p in c.curve.points if p.offline != "dedicated"} for c in compared
+    ]
+    rows = []
+    for concurrency in sorted(set().union(*by_concurrency)):
+        at = [points.get(concurrency) for points in by_concurrency]
+        tps = [p.system_tps if p else None for p in at]
+        rates = [p.per_user if p else None for p in at]
+        rows.append(
+            PointRow(
+                concurrency=concurrency,
+                system_tps=tps,
+                per_user=rates,
+                ttft_p90_ms=[p.ttft_p90_ms if p else None for p in at],
+                system_tps_delta_pct=_deltas(tps, base),
+                per_user_delta_pct=_deltas(rates, base),
+                cut_short=[p.cut_short if p else None for p in at],
+                repeatability=[p.repeatability if p else None for p in at],
+            )
+        )
+    return rows
+
+
+def _disclosed(
+    ids: Sequence[str], facts: list[dict[str, str]], withheld: list[str]
+) -> tuple[list[Difference], list[Difference]]:
+    """The disclosures that differ and those that are the same, compared among the
+    results whose disclosures may be shown."""
+    open_facts = [f for i, f in zip(ids, facts, strict=True) if i not in withheld]
+    labels = list(dict.fromkeys(label for f in open_facts for label in f))
+    differences: list[Difference] = []
+    same: list[Difference] = []
+    for label in labels:
+        values = [None if i in withheld else f.get(label) for i, f in zip(ids, facts, strict=True)]
+        compared_values = [f.get(label) for f in open_facts]
+        (same if len(set(compared_values)) == 1 and not withheld else differences).append(
+            Difference(field=label, values=values)
+        )
+    return differences, same
 
 
 class CompareParams(ResultsParams):
