@@ -367,9 +367,57 @@ class BundleFactory:
         max_tps: float,
         with_accuracy: bool,
     ) -> None:
-        bench = BENCHMARKS[curve.model]
-        agentic = bool(bench.get("agentic"))
         m, completed, total_tokens, duration_ns = self._counts(concurrency, offline, curve)
+        summary = self._summary(
+            curve, concurrency, offline, m, (completed, total_tokens, duration_ns)
+        )
+        run_dir.mkdir(parents=True)
+        (run_dir / "performance").mkdir()
+        (run_dir / "performance" / "result_summary.json").write_text(json.dumps(summary, indent=2))
+        (run_dir / "config.yaml").write_text(
+            yaml.safe_dump(self._client_config(curve, concurrency, offline), sort_keys=False)
+        )
+        (run_dir / "point.yaml").write_text(
+            yaml.safe_dump(
+                self._point_yaml(curve, concurrency, offline, regions, m), sort_keys=False
+            )
+        )
+        desc = self._system_desc()
+        desc["tps_utilization"] = round(m["system_tps"] / max_tps, 4)
+        (run_dir / "system_desc.json").write_text(json.dumps(desc, indent=2))
+        (run_dir / "system_power.json").write_text(json.dumps(self._system_power(), indent=2))
+        (run_dir / "report.txt").write_text(
+            f"MLPerf Endpoints run report\nconcurrency: {concurrency}\n"
+            f"completed: {completed}\nsystem tokens/s: {m['system_tps']:.1f}\n"
+        )
+        (run_dir / "metrics").mkdir()
+        (run_dir / "metrics" / "final_snapshot.json").write_text(
+            json.dumps({"n_samples_completed": completed, "tokens": total_tokens})
+        )
+        impl = run_dir / "src" / "acme-serving"
+        impl.mkdir(parents=True)
+        (impl / "README.md").write_text("# Acme serving\n\nHow the endpoint was served.\n")
+        (impl / "launch.sh").write_text('#!/bin/sh\nvllm serve "$MODEL" --tensor-parallel 1\n')
+        docs = run_dir / "documentation"
+        docs.mkdir()
+        (docs / "calibration.md").write_text("# Calibration\n\nNo calibration needed.\n")
+        accuracy = _accuracy_results(curve, concurrency, completed, with_accuracy)
+        if accuracy is not None:
+            (run_dir / "accuracy").mkdir()
+            (run_dir / "accuracy" / "accuracy_results.json").write_text(json.dumps(accuracy))
+
+    def _summary(
+        self,
+        curve: CurveSpec,
+        concurrency: int,
+        offline: str,
+        m: dict[str, float],
+        counted: tuple[int, int, float],
+    ) -> dict[str, Any]:
+        """The point's result_summary.json, as the official client of the curve's era
+        writes it; *counted*: the requests completed, their output tokens, the window."""
+        completed, total_tokens, duration_ns = counted
+        bench = BENCHMARKS[curve.model]
         osl = bench["osl"]
         latency_avg_ns = m["ttft_p90_ns"] * 0.8 + osl * m["tpot_p90_ns"] * 0.9
         summary: dict[str, Any] = {
@@ -417,75 +465,11 @@ class BundleFactory:
                 del summary[newer]
             for block in ("ttft", "tpot", "latency"):
                 del summary[block]["early_stopping_percentiles"]
-        if agentic:
+        if bench.get("agentic"):
             summary["output_sequence_lengths_full_run"] = {
                 "output_sequence_lengths": {"avg": float(osl), "total": float(total_tokens)}
             }
-        run_dir.mkdir(parents=True)
-        (run_dir / "performance").mkdir()
-        (run_dir / "performance" / "result_summary.json").write_text(json.dumps(summary, indent=2))
-        (run_dir / "config.yaml").write_text(
-            yaml.safe_dump(self._client_config(curve, concurrency, offline), sort_keys=False)
-        )
-        (run_dir / "point.yaml").write_text(
-            yaml.safe_dump(
-                self._point_yaml(curve, concurrency, offline, regions, m), sort_keys=False
-            )
-        )
-        desc = self._system_desc()
-        desc["tps_utilization"] = round(m["system_tps"] / max_tps, 4)
-        (run_dir / "system_desc.json").write_text(json.dumps(desc, indent=2))
-        (run_dir / "system_power.json").write_text(json.dumps(self._system_power(), indent=2))
-        (run_dir / "report.txt").write_text(
-            f"MLPerf Endpoints run report\nconcurrency: {concurrency}\n"
-            f"completed: {completed}\nsystem tokens/s: {m['system_tps']:.1f}\n"
-        )
-        (run_dir / "metrics").mkdir()
-        (run_dir / "metrics" / "final_snapshot.json").write_text(
-            json.dumps({"n_samples_completed": completed, "tokens": total_tokens})
-        )
-        impl = run_dir / "src" / "acme-serving"
-        impl.mkdir(parents=True)
-        (impl / "README.md").write_text("# Acme serving\n\nHow the endpoint was served.\n")
-        (impl / "launch.sh").write_text('#!/bin/sh\nvllm serve "$MODEL" --tensor-parallel 1\n')
-        docs = run_dir / "documentation"
-        docs.mkdir()
-        (docs / "calibration.md").write_text("# Calibration\n\nNo calibration needed.\n")
-        if with_accuracy:
-            scores = copy.deepcopy(bench["accuracy"])
-            # A system that loses accuracy as it is pushed: a little per doubling of load.
-            kept = 1 - curve.accuracy_drift * min(math.log2(max(concurrency, 1)), 10)
-            for entry in scores:
-                entry["dataset_type"] = "accuracy"
-                if isinstance(entry["score"], dict):
-                    entry["score"] = {k: round(v * kept, 4) for k, v in entry["score"].items()}
-            inline: dict[str, Any] = {
-                "dataset_name": "performance",
-                "dataset_type": "performance",
-                "score": bench.get("inline_score", scores[0]["score"]),
-                "num_samples": completed,
-            }
-            (run_dir / "accuracy").mkdir()
-            (run_dir / "accuracy" / "accuracy_results.json").write_text(
-                json.dumps({"osl_tokenization_s": 4.2, "accuracy_scores": [*scores, inline]})
-            )
-        elif agentic:
-            # Agentic points all carry the inline score (agentic-accuracy-inline).
-            (run_dir / "accuracy").mkdir()
-            (run_dir / "accuracy" / "accuracy_results.json").write_text(
-                json.dumps(
-                    {
-                        "accuracy_scores": [
-                            {
-                                "dataset_name": "performance",
-                                "dataset_type": "performance",
-                                "score": bench["inline_score"],
-                                "num_samples": completed,
-                            }
-                        ]
-                    }
-                )
-            )
+        return summary
 
     def _client_config(self, curve: CurveSpec, concurrency: int, offline: str) -> dict[str, Any]:
         bench = BENCHMARKS[curve.model]
@@ -711,3 +695,30 @@ def _finish_reasons(completed: int, concurrency: int, curve: CurveSpec) -> dict[
     cut = curve.cut_short_from is not None and concurrency >= curve.cut_short_from
     length = round(completed * curve.cut_short_share) if cut else completed // 50
     return {"stop": completed - length, "length": length}
+
+
+def _accuracy_results(
+    curve: CurveSpec, concurrency: int, completed: int, with_accuracy: bool
+) -> dict[str, Any] | None:
+    """The point's accuracy_results.json: the accuracy datasets' scores (a system that
+    loses a little accuracy per doubling of load) and the inline score; on an agentic
+    point the inline score alone (agentic-accuracy-inline); None for a point without."""
+    bench = BENCHMARKS[curve.model]
+    inline: dict[str, Any] = {
+        "dataset_name": "performance",
+        "dataset_type": "performance",
+        "score": bench.get("inline_score"),
+        "num_samples": completed,
+    }
+    if with_accuracy:
+        scores = copy.deepcopy(bench["accuracy"])
+        kept = 1 - curve.accuracy_drift * min(math.log2(max(concurrency, 1)), 10)
+        for entry in scores:
+            entry["dataset_type"] = "accuracy"
+            if isinstance(entry["score"], dict):
+                entry["score"] = {k: round(v * kept, 4) for k, v in entry["score"].items()}
+        inline["score"] = bench.get("inline_score", scores[0]["score"])
+        return {"osl_tokenization_s": 4.2, "accuracy_scores": [*scores, inline]}
+    if bench.get("agentic"):
+        return {"accuracy_scores": [{**inline, "score": bench["inline_score"]}]}
+    return None

@@ -42,6 +42,70 @@ def _rounded(values: Floats | list[float | None], digits: int) -> list[float | N
     return [None if v is None or not math.isfinite(v) else round(float(v), digits) for v in values]
 
 
+def _tokens_per_bin(
+    first: Ints,
+    done: Ints,
+    tokens: Ints,
+    after: Ints,
+    has_first: npt.NDArray[np.bool_],
+    streaming: npt.NDArray[np.bool_],
+    edges: Ints,
+) -> npt.NDArray[np.float64]:
+    """Output tokens per bin between *edges*: a response's first chunk at its arrival,
+    the tokens after it spread evenly over its streaming time."""
+    start, n = int(edges[0]), len(edges) - 1
+    width = int(edges[1] - edges[0])
+    tokens_at_bin = np.zeros(n, dtype=np.float64)
+    firsts = has_first & ~streaming
+    np.add.at(tokens_at_bin, np.clip((first[firsts] - start) // width, 0, n - 1), tokens[firsts])
+    heads = has_first & streaming
+    np.add.at(
+        tokens_at_bin,
+        np.clip((first[heads] - start) // width, 0, n - 1),
+        (tokens[heads] - after[heads]).clip(min=0),
+    )
+    if streaming.any():
+        a, b = first[streaming].astype(np.float64), done[streaming].astype(np.float64)
+        rate = after[streaming] / (b - a)
+        points = np.concatenate([a, b])
+        slope = np.concatenate([rate, -rate])
+        order = np.argsort(points, kind="stable")
+        points, slope = points[order], np.cumsum(slope[order])
+        cumulative = np.concatenate([[0.0], np.cumsum(slope[:-1] * np.diff(points))])
+        at_edges = np.interp(edges.astype(np.float64), points, cumulative)
+        tokens_at_bin += np.diff(at_edges)
+    return tokens_at_bin
+
+
+def _latency_per_bin(
+    ttft_ms: npt.NDArray[np.float64],
+    tpot_ms: npt.NDArray[np.float64],
+    ended_in: Ints,
+    ok: npt.NDArray[np.bool_],
+    n: int,
+) -> dict[str, list[float | None]]:
+    """TTFT and TPOT P50/P90 of the successful responses that ended in each of *n* bins."""
+    stats: dict[str, list[float | None]] = {
+        k: [None] * n for k in ("ttft_p50_ms", "ttft_p90_ms", "tpot_p50_ms", "tpot_p90_ms")
+    }
+    order = np.argsort(ended_in[ok], kind="stable")
+    groups = np.split(order, np.flatnonzero(np.diff(ended_in[ok][order])) + 1) if ok.any() else []
+    ttft_ok, tpot_ok, where_ok = ttft_ms[ok], tpot_ms[ok], ended_in[ok]
+    for group in groups:
+        if not len(group):
+            continue
+        k = int(where_ok[group[0]])
+        t = ttft_ok[group]
+        t = t[np.isfinite(t)]
+        if len(t):
+            stats["ttft_p50_ms"][k], stats["ttft_p90_ms"][k] = _lower(t, 50), _lower(t, 90)
+        s = tpot_ok[group]
+        s = s[np.isfinite(s) & (s > 0)]
+        if len(s):
+            stats["tpot_p50_ms"][k], stats["tpot_p90_ms"][k] = _lower(s, 50), _lower(s, 90)
+    return stats
+
+
 def bin_requests(
     issued: Ints, first: Ints, done: Ints, tokens: Ints, after: Ints, failed: npt.NDArray[np.bool_]
 ) -> dict[str, Any]:
@@ -69,50 +133,12 @@ def bin_requests(
     # Tokens: the first chunk's at its arrival, the rest spread over the streaming time.
     has_first = (first >= 0) & ~failed
     streaming = has_first & (done > first) & (after > 0)
-    tokens_at_bin = np.zeros(n, dtype=np.float64)
-    firsts = has_first & ~streaming
-    np.add.at(tokens_at_bin, np.clip((first[firsts] - start) // width, 0, n - 1), tokens[firsts])
-    heads = has_first & streaming
-    np.add.at(
-        tokens_at_bin,
-        np.clip((first[heads] - start) // width, 0, n - 1),
-        (tokens[heads] - after[heads]).clip(min=0),
-    )
-    if streaming.any():
-        a, b = first[streaming].astype(np.float64), done[streaming].astype(np.float64)
-        rate = after[streaming] / (b - a)
-        points = np.concatenate([a, b])
-        slope = np.concatenate([rate, -rate])
-        order = np.argsort(points, kind="stable")
-        points, slope = points[order], np.cumsum(slope[order])
-        cumulative = np.concatenate([[0.0], np.cumsum(slope[:-1] * np.diff(points))])
-        at_edges = np.interp(edges.astype(np.float64), points, cumulative)
-        tokens_at_bin += np.diff(at_edges)
-    output_tps = tokens_at_bin / width_s
-
+    output_tps = _tokens_per_bin(first, done, tokens, after, has_first, streaming, edges) / width_s
     # Latency percentiles of the responses that ended in each bin.
-    ok = ~failed
     ttft_ms = np.where(first >= 0, (first - issued) / 1e6, np.nan)
     tpot_ms = np.where(streaming, (done - first) / np.maximum(after, 1) / 1e6, np.nan)
-    where = np.clip((done - start) // width, 0, n - 1)
-    stats: dict[str, list[float | None]] = {
-        k: [None] * n for k in ("ttft_p50_ms", "ttft_p90_ms", "tpot_p50_ms", "tpot_p90_ms")
-    }
-    order = np.argsort(where[ok], kind="stable")
-    groups = np.split(order, np.flatnonzero(np.diff(where[ok][order])) + 1) if ok.any() else []
-    ttft_ok, tpot_ok, where_ok = ttft_ms[ok], tpot_ms[ok], where[ok]
-    for group in groups:
-        if not len(group):
-            continue
-        k = int(where_ok[group[0]])
-        t = ttft_ok[group]
-        t = t[np.isfinite(t)]
-        if len(t):
-            stats["ttft_p50_ms"][k], stats["ttft_p90_ms"][k] = _lower(t, 50), _lower(t, 90)
-        s = tpot_ok[group]
-        s = s[np.isfinite(s) & (s > 0)]
-        if len(s):
-            stats["tpot_p50_ms"][k], stats["tpot_p90_ms"][k] = _lower(s, 50), _lower(s, 90)
+    ended_in = np.clip((done - start) // width, 0, n - 1)
+    stats = _latency_per_bin(ttft_ms, tpot_ms, ended_in, ~failed, n)
     return {
         "bin_s": width_s,
         "start_ns": start,

@@ -186,6 +186,65 @@ def _config_at(base: RunConfig, level: float, duration_s: float) -> RunConfig:
     return replace(base, concurrency=int(level), duration_s=duration_s, n_samples=None)
 
 
+@dataclass(frozen=True)
+class Levels:
+    """The levels a search may probe: from *start* to *highest*, to within *step* (whole
+    users for a concurrency run, a share of the QPS for a Poisson one)."""
+
+    start: float
+    highest: float
+    step: float
+    integer: bool
+
+    def close(self, met: float, missed: float) -> bool:
+        if self.integer:
+            return missed - met <= self.step
+        return missed <= met * (1 + self.step)
+
+    def level_of(self, value: float) -> float:
+        return float(max(1, math.floor(value))) if self.integer else value
+
+
+def _limit(
+    meets: Callable[[float], bool], levels: Levels, max_probes: int, probed: Callable[[], int]
+) -> tuple[float | None, float | None, str]:
+    """The highest level that met the SLA, the lowest that missed it, and why the search
+    stopped: double until a probe misses, then bisect between the two."""
+    met: float | None = None
+    missed: float | None = None
+    level = levels.level_of(levels.start)
+    stopped = ""
+    while probed() < max_probes:
+        if not meets(level):
+            missed = level
+            break
+        met = level
+        if level >= levels.highest:
+            stopped = f"met the SLA at the highest level asked for ({levels.highest:g})"
+            break
+        level = min(levels.level_of(level * 2), levels.highest)
+    while not stopped and met is not None and missed is not None:
+        if levels.close(met, missed):
+            stopped = f"the limit is between {met:g} (met) and {missed:g} (missed)"
+            break
+        if probed() >= max_probes:
+            stopped = f"stopped after {max_probes} probes, between {met:g} and {missed:g}"
+            break
+        mid = levels.level_of((met + missed) / 2)
+        if mid <= met or mid >= missed:
+            stopped = f"the limit is between {met:g} (met) and {missed:g} (missed)"
+            break
+        if meets(mid):
+            met = mid
+        else:
+            missed = mid
+    if met is None:
+        stopped = stopped or f"not even {levels.level_of(levels.start):g} meets the SLA"
+    elif not stopped:
+        stopped = f"stopped after {max_probes} probes while bracketing, at {met:g}"
+    return met, missed, stopped
+
+
 def search(
     base: RunConfig,
     samples: list[Sample],
@@ -212,12 +271,6 @@ def search(
     if not (0 < start <= max_level) or step <= 0:
         raise ValueError("need 0 < --start <= --max-level and --step > 0")
 
-    def close(met: float, missed: float) -> bool:
-        return missed - met <= step if integer else missed <= met * (1 + step)
-
-    def level_of(value: float) -> float:
-        return float(max(1, math.floor(value))) if integer else value
-
     def run(config: RunConfig, folder: Path) -> RunResult:
         return run_point(config, samples, folder, counter)
 
@@ -225,50 +278,18 @@ def search(
     scratch = Path(tempfile.mkdtemp(prefix="harness-search-"))
     try:
 
-        def probe(level: float) -> Probe:
+        def meets(level: float) -> bool:
             folder = scratch / f"probe-{len(probes) + 1}"
             judged = judge(level, run(_config_at(base, level, probe_s), folder), sla)
             shutil.rmtree(folder, ignore_errors=True)
             probes.append(judged)
             if on_probe is not None:
                 on_probe(judged)
-            return judged
+            return judged.meets
 
-        met: float | None = None
-        missed: float | None = None
-        level = level_of(start)
-        stopped = ""
-        # Bracketing: double until a probe misses.
-        while len(probes) < max_probes:
-            p = probe(level)
-            if not p.meets:
-                missed = level
-                break
-            met = level
-            if level >= max_level:
-                stopped = f"met the SLA at the highest level asked for ({max_level:g})"
-                break
-            level = min(level_of(level * 2), max_level)
-        # Bisection between the last level that met it and the first that missed.
-        while not stopped and met is not None and missed is not None:
-            if close(met, missed):
-                stopped = f"the limit is between {met:g} (met) and {missed:g} (missed)"
-                break
-            if len(probes) >= max_probes:
-                stopped = f"stopped after {max_probes} probes, between {met:g} and {missed:g}"
-                break
-            mid = level_of((met + missed) / 2)
-            if mid <= met or mid >= missed:
-                stopped = f"the limit is between {met:g} (met) and {missed:g} (missed)"
-                break
-            if probe(mid).meets:
-                met = mid
-            else:
-                missed = mid
-        if met is None:
-            stopped = stopped or f"not even {level_of(start):g} meets the SLA"
-        elif not stopped:
-            stopped = f"stopped after {max_probes} probes while bracketing, at {met:g}"
+        met, missed, stopped = _limit(
+            meets, Levels(start, max_level, step, integer), max_probes, lambda: len(probes)
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -191,6 +191,92 @@ def _bar(label: str, seconds: float | None) -> Callable[[Progress], None] | None
     return show
 
 
+def _point_config(
+    base: RunConfig,
+    point: PlannedPoint,
+    agentic: bool,
+    dataset_size: int,
+    seconds: float | None,
+    trajectories: int | None,
+) -> RunConfig:
+    """How one planned point runs: agentic trajectories, the dedicated Offline run over
+    the whole dataset, or a fixed concurrency for *seconds*."""
+    if agentic:
+        return replace(
+            base,
+            load_pattern="agentic_inference",
+            concurrency=point.concurrency,
+            trajectories=trajectories,
+            duration_s=None,
+            n_samples=None,
+        )
+    if point.offline == "dedicated":
+        return replace(
+            base,
+            load_pattern="offline",
+            n_samples=dataset_size,
+            duration_s=None,
+            concurrency=point.concurrency,
+        )
+    return replace(
+        base,
+        load_pattern="concurrency",
+        concurrency=point.concurrency,
+        duration_s=seconds,
+        n_samples=None,
+    )
+
+
+def _warmup(config: RunConfig, point: PlannedPoint) -> dict[str, Any]:
+    """The warm-up block of point.yaml: what the run did before it measured."""
+    if not config.warmup_requests:
+        return {
+            "duration_s": 0.0,
+            "requests_issued": 0,
+            "requests_completed": 0,
+            "data_source": "none",
+            "concurrency": 0,
+            "logs_retained": True,
+        }
+    return {
+        "duration_s": 0.0,
+        "requests_issued": config.warmup_requests,
+        "requests_completed": config.warmup_requests,
+        "data_source": "performance dataset",
+        "concurrency": point.concurrency,
+        "logs_retained": True,
+    }
+
+
+def _bundle(
+    runs: list[tuple[PlannedPoint, RunResult]],
+    spec: SweepSpec,
+    output: Path,
+    progress: Callable[[str], None],
+) -> SweepResult:
+    """The runs assembled into ``output/bundle`` as the official CLI lays it out, packed,
+    and checked by the official checker."""
+    bundle_dir = output / "bundle"
+    if bundle_dir.exists():
+        shutil.rmtree(bundle_dir)
+    submission_dir = assemble(
+        [r.run_dir for _, r in runs],
+        division=spec.disclosure.division,
+        availability=spec.availability,
+        work_dir=bundle_dir,
+        submission_id=spec.submission_id,
+    )
+    archive = pack(submission_dir, output / f"{submission_dir.parent.name}.tar.gz")
+    report = SubmissionChecker(submission_dir).run()
+    errors = [f"{r.rule}: {r.message}" for r in report.errors]
+    warnings = [f"{r.rule}: {r.message}" for r in report.warnings]
+    progress(
+        f"bundle {archive}: {'PASSED' if not errors else 'FAILED'} official checks "
+        f"({len(errors)} errors, {len(warnings)} warnings)"
+    )
+    return SweepResult(runs, submission_dir, archive, errors, warnings)
+
+
 def run_sweep(
     *,
     base: RunConfig,
@@ -215,43 +301,15 @@ def run_sweep(
         label = f"[{number}/{len(plan)}] c={point.concurrency} ({point.role})"
         progress(f"{label} running…")
         seconds: float | None = None
-        if agentic:
-            config = replace(
-                base,
-                load_pattern="agentic_inference",
-                concurrency=point.concurrency,
-                trajectories=trajectories,
-                duration_s=None,
-                n_samples=None,
-                seed=seed,
-                scheduler_seed=scheduler_seed,
-            )
-        elif point.offline == "dedicated":
-            config = replace(
-                base,
-                load_pattern="offline",
-                n_samples=len(samples),
-                duration_s=None,
-                concurrency=point.concurrency,
-                seed=seed,
-                scheduler_seed=scheduler_seed,
-            )
-        else:
+        if not agentic and point.offline != "dedicated":
             # Rules §6.2's minimum for the point's region, unless told otherwise.
             seconds = (
                 duration_s(point)
                 if duration_s
                 else regional_minimum_s(point.region, point.concurrency)
             )
-            config = replace(
-                base,
-                load_pattern="concurrency",
-                concurrency=point.concurrency,
-                duration_s=seconds,
-                n_samples=None,
-                seed=seed,
-                scheduler_seed=scheduler_seed,
-            )
+        config = _point_config(base, point, agentic, len(samples), seconds, trajectories)
+        config = replace(config, seed=seed, scheduler_seed=scheduler_seed)
         result = run_point(
             config,
             samples,
@@ -262,21 +320,6 @@ def run_sweep(
         r = result.summary.result
         tps = r["tps"] or 0.0
         progress(f"{label} {r['n_samples_completed']} completed, {tps:.1f} tok/s")
-        warmup = {
-            "duration_s": 0.0,
-            "requests_issued": 0,
-            "requests_completed": 0,
-            "data_source": "none",
-            "concurrency": 0,
-            "logs_retained": True,
-        }
-        if config.warmup_requests:
-            warmup.update(
-                requests_issued=config.warmup_requests,
-                requests_completed=config.warmup_requests,
-                data_source="performance dataset",
-                concurrency=point.concurrency,
-            )
         add_submitter_files(
             result.run_dir,
             point=point_yaml(
@@ -285,7 +328,7 @@ def run_sweep(
                 region=point.region,
                 offline=point.offline,
                 load_pattern="agentic_inference" if agentic else "concurrency",
-                warmup=warmup,
+                warmup=_warmup(config, point),
                 min_sample_count=len(samples),
                 min_duration_ms=round(seconds * 1000) if seconds is not None else None,
                 # What the run's own analysis found (analysis/steady_state.json), filled in
@@ -304,22 +347,4 @@ def run_sweep(
             accuracy_results=_accuracy_for(spec, point),
         )
         runs.append((point, result))
-    bundle_dir = output / "bundle"
-    if bundle_dir.exists():
-        shutil.rmtree(bundle_dir)
-    submission_dir = assemble(
-        [r.run_dir for _, r in runs],
-        division=spec.disclosure.division,
-        availability=spec.availability,
-        work_dir=bundle_dir,
-        submission_id=spec.submission_id,
-    )
-    archive = pack(submission_dir, output / f"{submission_dir.parent.name}.tar.gz")
-    report = SubmissionChecker(submission_dir).run()
-    errors = [f"{r.rule}: {r.message}" for r in report.errors]
-    warnings = [f"{r.rule}: {r.message}" for r in report.warnings]
-    progress(
-        f"bundle {archive}: {'PASSED' if not errors else 'FAILED'} official checks "
-        f"({len(errors)} errors, {len(warnings)} warnings)"
-    )
-    return SweepResult(runs, submission_dir, archive, errors, warnings)
+    return _bundle(runs, spec, output, progress)

@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from harness.load.agentic import Conversation, salted
+from harness.load.agentic import ClientTurn, Conversation, salted
 from harness.load.client import Response, send
 from harness.load.dataset import Sample
 from harness.load.fastclient import FastClient
@@ -374,6 +374,36 @@ async def run_samples(
     return session
 
 
+def _turn_body(
+    config: RunConfig,
+    conversation: Conversation,
+    turn: ClientTurn,
+    messages: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The chat completion request of one turn, with the conversation's tools."""
+    body: dict[str, Any] = {
+        "model": config.model,
+        "messages": messages,
+        "stream": config.streaming,
+        "max_tokens": turn.max_tokens or config.max_tokens,
+        "max_completion_tokens": turn.max_tokens or config.max_tokens,
+        **config.extra_body,
+    }
+    if conversation.tools:
+        body["tools"] = conversation.tools
+    return body
+
+
+def _saltable(conversations: list[Conversation]) -> None:
+    """Cache salting goes into the system prompt: every conversation needs one."""
+    missing = [c.id for c in conversations if not c.has_system]
+    if missing:
+        raise ValueError(
+            f"cache salting needs a system prompt; conversation(s) without one: "
+            f"{', '.join(missing[:5])}"
+        )
+
+
 async def run_conversations(
     config: RunConfig,
     conversations: list[Conversation],
@@ -403,16 +433,7 @@ async def run_conversations(
                     if config.enable_salt
                     else turn.messages
                 )
-                body: dict[str, Any] = {
-                    "model": config.model,
-                    "messages": messages,
-                    "stream": config.streaming,
-                    "max_tokens": turn.max_tokens or config.max_tokens,
-                    "max_completion_tokens": turn.max_tokens or config.max_tokens,
-                    **config.extra_body,
-                }
-                if conversation.tools:
-                    body["tools"] = conversation.tools
+                body = _turn_body(config, conversation, turn, messages)
                 response = await session.request(
                     Prompt(messages=messages, tools=conversation.tools),
                     body,
@@ -436,12 +457,7 @@ async def run_conversations(
         writer.write(ev.SESSION_STARTED, time.monotonic_ns())
         writer.write(ev.START_TRACKING, time.monotonic_ns())
         if config.enable_salt:
-            missing = [c.id for c in conversations if not c.has_system]
-            if missing:
-                raise ValueError(
-                    f"cache salting needs a system prompt; conversation(s) without one: "
-                    f"{', '.join(missing[:5])}"
-                )
+            _saltable(conversations)
         started = time.monotonic()
         for k in range(budget):
             await slots.acquire()

@@ -46,9 +46,9 @@ def pt(
     return dt.datetime(year, month, day, hour, minute, second, tzinfo=PT)
 
 
-def user(session: Session, key: str) -> User | None:
-    """The ACCOUNTS user *key*, where the test made the accounts."""
-    return session.scalar(select(User).where(User.email == ACCOUNTS[key][0]))
+def user(session: Session, key: str) -> User:
+    """The ACCOUNTS user *key* (the test made the accounts)."""
+    return session.scalars(select(User).where(User.email == ACCOUNTS[key][0])).one()
 
 
 def accept(
@@ -59,9 +59,12 @@ def accept(
     for_review: bool = True,
     uploader: str | None = None,
 ) -> tuple[int, bool]:
-    """Upload *archive* (by the ACCOUNTS user *uploader*, if named): the submission's id,
-    and whether it was a duplicate. Its check job is left in *queue*."""
+    """Upload *archive* (by the ACCOUNTS user *uploader*, where the test made the
+    accounts; else by nobody): the submission's id, and whether it was a duplicate. Its
+    check job is left in *queue*."""
     with database.session() as session:
+        by = ACCOUNTS[uploader][0] if uploader else None
+        account = session.scalar(select(User).where(User.email == by)) if by else None
         accepted = accept_upload(
             session=session,
             settings=settings,
@@ -69,7 +72,7 @@ def accept(
             received=receive_local(archive, settings.tmp_dir, settings.max_upload_bytes),
             filename=archive.name,
             for_review=for_review,
-            uploader=user(session, uploader) if uploader else None,
+            uploader=account,
         )
         session.commit()
         return accepted.submission.id, accepted.duplicate

@@ -22,6 +22,7 @@ from app.checks.domain.compliance import (
     Registries,
     run_compliance,
 )
+from app.checks.domain.compliance.official import ParsedPoint
 from app.checks.domain.datasets import catalogue
 from app.checks.domain.findings import Severity, Verdict
 from app.checks.services.findings import record_findings
@@ -97,48 +98,50 @@ def _store_results(session: Session, submission: Submission, result: ComplianceR
         )
         session.add(curve)
         for p in parsed_curve.points:
-            curve.points.append(
-                Point(
-                    dir_name=p.dir_name,
-                    concurrency=_bigint(p.concurrency),
-                    region=p.region,
-                    declared_region=p.declared_region,
-                    offline_kind=p.offline,
-                    load_pattern=p.load_pattern,
-                    system_tps=_finite(p.system_tps) or 0.0,
-                    tps_per_user=_finite(p.tps_per_user),
-                    tpot_p90_ms=_finite(p.tpot_p90_ms),
-                    ttft_p90_ms=_finite(p.ttft_p90_ms),
-                    e2e_avg_interactivity=_finite(p.e2e_avg_interactivity),
-                    system_tps_per_kw=_finite(p.system_tps_per_kw),
-                    point_power_kw=_finite(p.point_power_kw),
-                    engaged_share=p.engaged_share,
-                    accelerators_engaged=p.accelerators_engaged,
-                    n_samples_completed=_bigint(p.n_samples_completed),
-                    n_samples_issued=_bigint(p.n_samples_issued),
-                    n_samples_failed=_bigint(p.n_samples_failed),
-                    duration_ms=_finite(p.duration_ms) or 0.0,
-                    total_output_tokens=_bigint(p.total_output_tokens),
-                    accuracy_status=p.accuracy,
-                    percentiles=p.percentiles or None,
-                    finish_reason_counts=p.finish_reason_counts,
-                    input_sequence_lengths=(
-                        p.input_sequence_lengths.model_dump(exclude_none=True)
-                        if p.input_sequence_lengths
-                        else None
-                    ),
-                    early_stopping=p.early_stopping,
-                    run_config=p.run_config,
-                    accuracy_detail=(
-                        p.accuracy_detail.model_dump(mode="json") if p.accuracy_detail else None
-                    ),
-                    target_cohort=p.target_cohort,
-                    seed_set=p.seed_set,
-                )
-            )
+            curve.points.append(_point_row(p))
             state = kept.get((parsed_curve.system, parsed_curve.model, p.dir_name))
             if state is not None:
                 curve.points[-1].state, curve.points[-1].state_reason = state
+
+
+def _point_row(p: ParsedPoint) -> Point:
+    """A point as the official checker parsed it, as the database keeps it: every metric
+    finite or absent, every count within a BIGINT."""
+    return Point(
+        dir_name=p.dir_name,
+        concurrency=_bigint(p.concurrency),
+        region=p.region,
+        declared_region=p.declared_region,
+        offline_kind=p.offline,
+        load_pattern=p.load_pattern,
+        system_tps=_finite(p.system_tps) or 0.0,
+        tps_per_user=_finite(p.tps_per_user),
+        tpot_p90_ms=_finite(p.tpot_p90_ms),
+        ttft_p90_ms=_finite(p.ttft_p90_ms),
+        e2e_avg_interactivity=_finite(p.e2e_avg_interactivity),
+        system_tps_per_kw=_finite(p.system_tps_per_kw),
+        point_power_kw=_finite(p.point_power_kw),
+        engaged_share=p.engaged_share,
+        accelerators_engaged=p.accelerators_engaged,
+        n_samples_completed=_bigint(p.n_samples_completed),
+        n_samples_issued=_bigint(p.n_samples_issued),
+        n_samples_failed=_bigint(p.n_samples_failed),
+        duration_ms=_finite(p.duration_ms) or 0.0,
+        total_output_tokens=_bigint(p.total_output_tokens),
+        accuracy_status=p.accuracy,
+        percentiles=p.percentiles or None,
+        finish_reason_counts=p.finish_reason_counts,
+        input_sequence_lengths=(
+            p.input_sequence_lengths.model_dump(exclude_none=True)
+            if p.input_sequence_lengths
+            else None
+        ),
+        early_stopping=p.early_stopping,
+        run_config=p.run_config,
+        accuracy_detail=(p.accuracy_detail.model_dump(mode="json") if p.accuracy_detail else None),
+        target_cohort=p.target_cohort,
+        seed_set=p.seed_set,
+    )
 
 
 _BIGINT_MAX = 2**63 - 1
@@ -212,6 +215,23 @@ def check_submission(
     set_progress(session, job, "storing findings and results", 0.8)
 
     finished = clock()
+    passed = _keep_outcome(session, submission, job, result, finished)
+    mark_succeeded(job, finished)
+    if passed and after_pass is not None:
+        after_pass(session, settings, submission, finished, queue)
+    session.commit()
+    return job
+
+
+def _keep_outcome(
+    session: Session,
+    submission: Submission,
+    job: Job,
+    result: ComplianceResult,
+    finished: dt.datetime,
+) -> bool:
+    """The findings, the systems, curves and points, and the verdict with the state it
+    leads to; True when the submission passed."""
     record_findings(
         session,
         submission_id=submission.id,
@@ -222,7 +242,6 @@ def check_submission(
         at=finished,
     )
     _store_results(session, submission, result)
-
     passed = result.verdict == Verdict.PASSED
     change_state(
         session,
@@ -242,11 +261,7 @@ def check_submission(
     )
     submission.checks_finished_at = finished
     submission.error_message = None
-    mark_succeeded(job, finished)
-    if passed and after_pass is not None:
-        after_pass(session, settings, submission, finished, queue)
-    session.commit()
-    return job
+    return passed
 
 
 def fail_check(*, session: Session, job: Job, reason: str, clock: Clock = utcnow) -> None:

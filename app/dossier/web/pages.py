@@ -3,8 +3,11 @@ checks, points, re-counts, reproductions and review), for those who may see it."
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
+from sqlalchemy.orm import Session
 
 from app.accounts.services.authorization import actor_of
 from app.accounts.web.security import page_router, principal_of
@@ -12,7 +15,8 @@ from app.checks.domain.findings import Severity
 from app.checks.services.findings import group_findings
 from app.core.authorization import Action, may
 from app.core.regions import Offline
-from app.dossier.services.curves import curve_view
+from app.db.models import Submission
+from app.dossier.services.curves import CurveView, curve_view
 from app.results.services.public import PRELIMINARY_FOOTNOTE
 from app.review.web.pages import review_context
 from app.runs.services.reproductions import list_reproductions, reproduction_refusal
@@ -65,15 +69,6 @@ def render_submission(
     rows = list(run.findings) if run else []
     reproductions = list_reproductions(session, submission)
     curves = [curve_view(c, reproductions) for c in submission.curves]
-    retokenizations = [
-        retokenization_view(r, findings_of(session, r))
-        for r in list_retokenizations(session, submission)
-    ]
-    # Each curve's reason it cannot be reproduced (None: it can), asked once per curve.
-    refusals = [reproduction_refusal(settings, submission, row) for row in submission.curves]
-    # The latest re-count of each point: its errors belong in the verdict too.
-    latest_recounts = {r.point: r for r in reversed(retokenizations) if r.finished}
-    recount_findings = [f for r in latest_recounts.values() for f in r.findings]
     return templates.TemplateResponse(
         request,
         "dossier/submission.html",
@@ -82,11 +77,8 @@ def render_submission(
             # The archive itself: its organisation, the committee and the chair only.
             "may_download_archive": level >= Access.REVIEW,
             "missing_tokenizers": missing_tokenizers(settings, submission),
-            "recount_totals": {
-                "points": len(latest_recounts),
-                "errors": sum(f.severity == Severity.ERROR for f in recount_findings),
-                "warnings": sum(f.severity == Severity.WARNING for f in recount_findings),
-            },
+            **_recounts(session, submission),
+            **_reproducing(settings, submission, curves, refused),
             "s": submission_summary(submission),
             "run": run,
             "groups": group_findings(rows),
@@ -98,18 +90,6 @@ def render_submission(
             "reproductions": [
                 reproduction_view(r, private=level >= Access.REVIEW) for r in reproductions
             ],
-            # Offered only where the request would be taken (the same predicate refuses it).
-            "reproducible_points": [
-                f"{c.system_dir}/{c.benchmark_model}/{p.dir}"
-                for c, refusal in zip(curves, refusals, strict=True)
-                if refusal is None
-                for p in c.points
-                if p.offline != Offline.DEDICATED
-            ],
-            "reproduction_blocked": next((r for r in refusals if r is not None), None),
-            # A refused form: its refusal beside it, and what it held filled in again.
-            "reproduction_error": refused if refused and refused.form == "reproduce" else None,
-            "retokenizations": retokenizations,
             "has_events": bool(latest_events(session, submission)),
             # The review record is the members' (rules §11.9): not for the public, even
             # once the results, code and artifacts are.
@@ -128,6 +108,49 @@ def render_submission(
         },
         status_code=refused.status if refused else 200,
     )
+
+
+def _recounts(session: Session, submission: Submission) -> dict[str, Any]:
+    """The re-counts of the submission's points, and the totals of the latest one of each
+    point (its errors belong in the verdict too)."""
+    retokenizations = [
+        retokenization_view(r, findings_of(session, r))
+        for r in list_retokenizations(session, submission)
+    ]
+    latest_recounts = {r.point: r for r in reversed(retokenizations) if r.finished}
+    recount_findings = [f for r in latest_recounts.values() for f in r.findings]
+    return {
+        "retokenizations": retokenizations,
+        "recount_totals": {
+            "points": len(latest_recounts),
+            "errors": sum(f.severity == Severity.ERROR for f in recount_findings),
+            "warnings": sum(f.severity == Severity.WARNING for f in recount_findings),
+        },
+    }
+
+
+def _reproducing(
+    settings: Settings,
+    submission: Submission,
+    curves: list[CurveView],
+    refused: SubmissionFormRefused | None,
+) -> dict[str, Any]:
+    """What the reproduction form offers: the points a request would be taken for (the
+    same predicate refuses it), or why none is, and a refused request again."""
+    # Each curve's reason it cannot be reproduced (None: it can), asked once per curve.
+    refusals = [reproduction_refusal(settings, submission, row) for row in submission.curves]
+    return {
+        "reproducible_points": [
+            f"{c.system_dir}/{c.benchmark_model}/{p.dir}"
+            for c, refusal in zip(curves, refusals, strict=True)
+            if refusal is None
+            for p in c.points
+            if p.offline != Offline.DEDICATED
+        ],
+        "reproduction_blocked": next((r for r in refusals if r is not None), None),
+        # A refused form: its refusal beside it, and what it held filled in again.
+        "reproduction_error": refused if refused and refused.form == "reproduce" else None,
+    }
 
 
 @router.get("/submissions/{public_id}", response_class=HTMLResponse)

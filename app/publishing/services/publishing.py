@@ -435,6 +435,35 @@ def _content(curves: list[PublishedCurve]) -> list[tuple[Any, ...]]:
 # --- keeping the record in step -------------------------------------------------------------
 
 
+def _archive_entry(
+    session: Session,
+    submission: Submission,
+    latest: Publication,
+    state: SubmissionState,
+    target: Cohort,
+    at: dt.datetime,
+    why: str | None,
+) -> Publication:
+    """A finalized result withdrawn or invalidated: the archive entry keeps its result ids
+    and what was last shown, tagged with its state (rules §11.7)."""
+    tombstone = Publication(
+        submission=submission,
+        cohort=str(target),
+        status=RecordStatus(state.value),
+        published_at=at,
+        description=why,
+    )
+    copied = [c.key for c in PublishedCurve.__table__.columns if c.key not in _NOT_COPIED]
+    tombstone.curves = [
+        PublishedCurve(**{key: getattr(curve, key) for key in copied}) for curve in latest.curves
+    ]
+    session.add(tombstone)
+    record(session, submission, action="archived",
+           reason=f"{state.value} (tagged in the archive from {target})", at=at)  # fmt: skip
+    session.flush()
+    return tombstone
+
+
 def sync_record(
     session: Session,
     settings: Settings,
@@ -468,24 +497,7 @@ def sync_record(
     if state.value in ARCHIVE_TAGS:
         if latest is None or latest.status == state.value:
             return None
-        tombstone = Publication(
-            submission=submission,
-            cohort=str(target),
-            status=RecordStatus(state.value),
-            published_at=at,
-            description=why,
-        )
-        copied = [c.key for c in PublishedCurve.__table__.columns if c.key not in _NOT_COPIED]
-        # The archive entry keeps the result ids and what was last shown, with its tag.
-        tombstone.curves = [
-            PublishedCurve(**{key: getattr(curve, key) for key in copied})
-            for curve in latest.curves
-        ]
-        session.add(tombstone)
-        record(session, submission, action="archived",
-               reason=f"{state.value} (tagged in the archive from {target})", at=at)  # fmt: skip
-        session.flush()
-        return tombstone
+        return _archive_entry(session, submission, latest, state, target, at, why)
     status = due_status(session, settings, submission, at, was_public=latest is not None)
     if status is None:
         return None

@@ -279,26 +279,14 @@ def compare(
         raise QueryProblem(
             "benchmark", f"not every submission ran {chosen!r}; common: {', '.join(common)}"
         )
-    compared: list[Compared] = []
-    facts: list[dict[str, str]] = []
-    withheld: list[str] = []
-    for public_id in ids:
-        curve = next(c for c in by_submission[public_id] if c.benchmark_model == chosen)
-        compared.append(
-            Compared(
-                submission=public_id,
-                organization=curve.organization,
-                system=curve.system,
-                result_status=curve.status,
-                peer_review_pending=curve.peer_review_pending,
-                curve=curve,
-                at_sla=AtSla(point=None, concurrency=None, system_tps=None, per_user=None),
-            )
-        )
-        shown = public_disclosures(session, settings, who, public_id, curve.system_dir)
-        if shown is None:
-            withheld.append(public_id)
-        facts.append(shown or {})
+    compared = [_compared(public_id, by_submission[public_id], chosen) for public_id in ids]
+    # What each one discloses, where the visitor may see it (None: withheld, §11.9).
+    shown = [
+        public_disclosures(session, settings, who, c.submission, c.curve.system_dir)
+        for c in compared
+    ]
+    facts = [f or {} for f in shown]
+    withheld = [i for i, f in zip(ids, shown, strict=True) if f is None]
     base = ids.index(baseline) if baseline is not None else None
     rows = _point_rows(compared, base)
     best = [_best_at(c.curve, sla) for c in compared]
@@ -323,14 +311,21 @@ def compare(
         withheld=withheld,
         footnotes=footnotes(c.curve for c in compared),
         baseline=baseline,
-        sla=SlaView(
-            ttft_p90_max_ms=sla.ttft_p90_max_ms,
-            tps_per_user_min=sla.tps_per_user_min,
-            concurrency_min=None,
-            region=None,
-            regions=[],
-            suggested=[],
-        ),
+        sla=SlaView.of(sla),
+    )
+
+
+def _compared(public_id: str, curves: list[PublicCurve], benchmark: str) -> Compared:
+    """The submission's curve of *benchmark*, its best point at the SLA still to find."""
+    curve = next(c for c in curves if c.benchmark_model == benchmark)
+    return Compared(
+        submission=public_id,
+        organization=curve.organization,
+        system=curve.system,
+        result_status=curve.status,
+        peer_review_pending=curve.peer_review_pending,
+        curve=curve,
+        at_sla=AtSla(point=None, concurrency=None, system_tps=None, per_user=None),
     )
 
 

@@ -4,7 +4,7 @@ parameters by one parser for both, so each refuses the same values with the same
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import Field
@@ -143,56 +143,20 @@ def parse_results_query(
     both refuse the same values with the same words (*presets*: the price presets
     ``price_preset`` names, the shipped ones by default)."""
     text = params.given
-
-    def number(name: str, minimum: float = 0, positive: bool = False) -> float | None:
-        raw = text(name)
-        if raw is None:
-            return None
-        try:
-            value = float(raw)
-        except ValueError:
-            raise QueryProblem(name, f"{name} must be a number, not {raw!r}") from None
-        if not math.isfinite(value) or value < minimum or (positive and value <= 0):
-            least = "more than 0" if positive else f"at least {minimum:g}"
-            raise QueryProblem(name, f"{name} must be a number of {least}")
-        return value
-
-    def count(name: str) -> int | None:
-        raw = text(name)
-        if raw is None:
-            return None
-        value = whole_number(raw)
-        if value is None or not 1 <= value <= LARGEST_CONCURRENCY:
-            raise QueryProblem(
-                name,
-                f"{name} must be a whole number from 1 to {LARGEST_CONCURRENCY:,}, not {raw!r}",
-            )
-        return value
-
     statuses = tuple(params.status or ()) or DEFAULT_STATUSES
     bad = [s for s in statuses if s not in STATUSES]
     if bad:
         raise QueryProblem("status", f"unknown status {bad[0]!r}; use {', '.join(STATUSES)}")
-    normalize = text("normalize") or "system"
-    if normalize not in NORMALISATIONS:
-        raise QueryProblem(
-            "normalize", f"normalize must be one of {', '.join(NORMALISATIONS)}, not {normalize!r}"
-        )
+    normalize = _one_of("normalize", text("normalize") or "system", NORMALISATIONS)
     region = text("region")
-    if region and region != ANY_REGION and region not in REGIONS:
-        raise QueryProblem(
-            "region", f"region must be one of {', '.join(REGIONS)} or any, not {region!r}"
-        )
+    if region and region != ANY_REGION:
+        _one_of("region", region, REGIONS, " or any")
     workload_id = text("workload")
     workload = None
     if workload_id is not None:
-        workload = workloads().get(workload_id)
-        if workload is None:
-            raise QueryProblem(
-                "workload", f"workload must be one of {', '.join(workloads())}, not {workload_id!r}"
-            )
-    price = _price(number("price_per_accelerator_hour", positive=True),
-                   number("price_per_system_hour", positive=True),
+        workload = workloads()[_one_of("workload", workload_id, tuple(workloads()))]
+    price = _price(_number(params, "price_per_accelerator_hour", positive=True),
+                   _number(params, "price_per_system_hour", positive=True),
                    _preset(text("price_preset"), presets), normalize)  # fmt: skip
     # A workload suggests the SLA values the buyer did not give; a parameter that is in
     # the query, even empty, is the buyer's own.
@@ -200,7 +164,7 @@ def parse_results_query(
 
     def limit(name: str) -> float | None:
         if getattr(params, name) is not None or workload is None:
-            return number(name)
+            return _number(params, name)
         value: float | None = getattr(workload, name)
         if value is not None:
             suggested.append(name)
@@ -211,13 +175,73 @@ def parse_results_query(
         regions: tuple[str, ...] = ()  # every region, whatever the workload suggests
     else:
         regions = (region,) if region else (workload.regions if workload else ())
-    rank_by = text("rank_by") or "throughput"
-    if rank_by not in RANKINGS:
+    sla = Sla(ttft_max, tpu_min, _count(params, "concurrency_min"), regions)
+    rank_by = _rank_by(text("rank_by") or "throughput", sla, normalize)
+    charted, pinned = _charted(params)
+    return ResultsQuery(
+        benchmark=text("benchmark"),
+        dataset=text("dataset"),
+        cohort=checked_cohort(session, text("cohort")),
+        statuses=statuses,
+        sla=sla,
+        division=text("division"),
+        availability=text("availability"),
+        organization=text("organization"),
+        accelerator=text("accelerator"),
+        accelerator_count=_count(params, "accelerator_count"),
+        normalize=normalize,
+        price=price,
+        workload=workload,
+        region=None if region == ANY_REGION else region,
+        suggested=tuple(suggested),
+        rank_by=rank_by,
+        limit=charted,
+        more_from=_count(params, "more_from") or 1,
+        pinned=pinned,
+    )
+
+
+def _one_of(name: str, value: str, allowed: Sequence[str], besides: str = "") -> str:
+    if value not in allowed:
         raise QueryProblem(
-            "rank_by", f"rank_by must be one of {', '.join(RANKINGS)}, not {rank_by!r}"
+            name, f"{name} must be one of {', '.join(allowed)}{besides}, not {value!r}"
         )
+    return value
+
+
+def _number(
+    params: ResultsParams, name: str, minimum: float = 0, positive: bool = False
+) -> float | None:
+    raw = params.given(name)
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise QueryProblem(name, f"{name} must be a number, not {raw!r}") from None
+    if not math.isfinite(value) or value < minimum or (positive and value <= 0):
+        least = "more than 0" if positive else f"at least {minimum:g}"
+        raise QueryProblem(name, f"{name} must be a number of {least}")
+    return value
+
+
+def _count(params: ResultsParams, name: str) -> int | None:
+    raw = params.given(name)
+    if raw is None:
+        return None
+    value = whole_number(raw)
+    if value is None or not 1 <= value <= LARGEST_CONCURRENCY:
+        raise QueryProblem(
+            name, f"{name} must be a whole number from 1 to {LARGEST_CONCURRENCY:,}, not {raw!r}"
+        )
+    return value
+
+
+def _rank_by(rank_by: str, sla: Sla, normalize: str) -> str:
+    """Goodput answers a latency SLA, in output tokens/s of the system (not normalised)."""
+    _one_of("rank_by", rank_by, RANKINGS)
     if rank_by == "goodput":
-        if ttft_max is None and tpu_min is None:
+        if sla.ttft_p90_max_ms is None and sla.tps_per_user_min is None:
             raise QueryProblem(
                 "rank_by",
                 "rank_by=goodput needs a latency SLA: ttft_p90_max_ms or tps_per_user_min "
@@ -229,8 +253,13 @@ def parse_results_query(
                 "rank_by=goodput ranks output tokens/s of the requests that met the SLA; "
                 "use it with normalize=system",
             )
-    every = text("limit") == "all"
-    charted = None if every else count("limit")
+    return rank_by
+
+
+def _charted(params: ResultsParams) -> tuple[int | None, tuple[int, ...]]:
+    """How many curves the chart draws in full (None: all), and the ones pinned to it."""
+    every = params.given("limit") == "all"
+    charted = None if every else _count(params, "limit")
     if charted is not None and charted > MOST_CHARTED:
         raise QueryProblem("limit", f"limit must be at most {MOST_CHARTED}, not {charted}")
     pinned = []
@@ -239,28 +268,7 @@ def parse_results_query(
         if curve_id is None:
             raise QueryProblem("curve", f"curve must be a curve id (a whole number), not {raw!r}")
         pinned.append(curve_id)
-    cohort = checked_cohort(session, text("cohort"))
-    return ResultsQuery(
-        benchmark=text("benchmark"),
-        dataset=text("dataset"),
-        cohort=cohort,
-        statuses=statuses,
-        sla=Sla(ttft_max, tpu_min, count("concurrency_min"), regions),
-        division=text("division"),
-        availability=text("availability"),
-        organization=text("organization"),
-        accelerator=text("accelerator"),
-        accelerator_count=count("accelerator_count"),
-        normalize=normalize,
-        price=price,
-        workload=workload,
-        region=None if region == ANY_REGION else region,
-        suggested=tuple(suggested),
-        rank_by=rank_by,
-        limit=None if every else (charted or CHARTED),
-        more_from=count("more_from") or 1,
-        pinned=tuple(dict.fromkeys(pinned)),
-    )
+    return (None if every else (charted or CHARTED)), tuple(dict.fromkeys(pinned))
 
 
 def _preset(chosen: str | None, presets: Mapping[str, PricePreset] | None) -> PricePreset | None:

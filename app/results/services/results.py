@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -569,6 +570,17 @@ class SlaView(BaseModel):
     regions: list[str] = Field(description="the regions admitted (all when empty)")
     suggested: list[str] = Field(description="the limits the workload suggested")
 
+    @classmethod
+    def of(cls, sla: Sla, region: str | None = None, suggested: Sequence[str] = ()) -> SlaView:
+        return cls(
+            ttft_p90_max_ms=sla.ttft_p90_max_ms,
+            tps_per_user_min=sla.tps_per_user_min,
+            concurrency_min=sla.concurrency_min,
+            region=region,
+            regions=list(sla.regions),
+            suggested=list(suggested),
+        )
+
 
 class WorkloadView(BaseModel):
     """The buyer's workload: the regions that fit it and the SLA it suggests."""
@@ -684,6 +696,15 @@ def _shown(view: View, q: ResultsQuery) -> tuple[str | None, str | None, list[in
     return benchmark, dataset, shown
 
 
+def _charted(view: View, q: ResultsQuery, shown: list[int], in_order: list[int]) -> set[int]:
+    """The curves the chart draws in full: all of them within the limit, else the best
+    ranked ones (with fewer ranked, the others by name) and those the buyer pinned."""
+    if q.limit is None or len(shown) <= q.limit:
+        return set(shown)
+    pinned = set(q.pinned)
+    return set(in_order[: q.limit]) | {n for n in shown if view.curves[n].id in pinned}
+
+
 def _ranking_row(rank: int, curve: ResultCurve, value: float | None) -> RankingRow:
     """A charted curve's line of the ranking: its best point under the query."""
     best = next(p for p in curve.points if p.dir == curve.best)
@@ -721,35 +742,12 @@ def _ranking_row(rank: int, curve: ResultCurve, value: float | None) -> RankingR
     )
 
 
-def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
-    # No cohort asked for: the active page, labelled with the latest released cohort.
-    cohort = q.cohort or latest_cohort(session)
-    view = visible_view(session, q.cohort or None)
-    benchmarks = view.benchmarks
-    benchmark, dataset, shown = _shown(view, q)
-    a = answer(session, view, shown, q)
-    # Plain lists: read item by item below.
+def _ranked(
+    view: View, q: ResultsQuery, ranked: list[int], a: Answer, on_chart: dict[int, ResultCurve]
+) -> tuple[list[RankingRow], list[dict[str, Any]], int]:
+    """The ranking's lines of the charted curves, and the page of the other ranked
+    systems `more` lists (from rank ``more_from``), with how many there are in all."""
     best_row, value_of = a.best.tolist(), a.y.tolist()
-    in_query = set(shown)
-    by_name = [n for n in view.by_name if n in in_query]
-    ranked = [n for n in by_name if best_row[n] >= 0]
-    # Highest first; the sort is stable, so equal values keep the names' order.
-    ranked.sort(key=lambda n: -value_of[best_row[n]])
-    unranked = [n for n in by_name if best_row[n] < 0]
-    # The chart carries the curves that answer the question: the best ranked ones (or,
-    # with fewer ranked, the others by name), and those the buyer pinned.
-    if q.limit is None or len(shown) <= q.limit:
-        charted = set(shown)
-    else:
-        charted = set((ranked + unranked)[: q.limit])
-        ids = set(q.pinned)
-        charted |= {n for n in shown if view.curves[n].id in ids}
-    curves = [_curve_view(view, n, q, a) for n in by_name if n in charted]
-    for shown_curve, colour in zip(
-        curves, colours([system_key(c.organization, c.system) for c in curves]), strict=True
-    ):
-        shown_curve.colour = colour  # one per system, the same as on every other chart
-    on_chart = {c.id: c for c in curves}
     ranking: list[RankingRow] = []
     more: list[dict[str, Any]] = []
     more_total = 0
@@ -774,16 +772,32 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
                     "throughput": _rounded(value_of[row], 3),
                 }
             )
-    without = [
-        Unranked(
-            system=view.curves[n].system_name,
-            organization=view.curves[n].organization,
-            status=view.curves[n].status,
-            curve=view.curves[n].id,
-            on_chart=view.curves[n].id in on_chart,
-        )
-        for n in unranked
-    ]
+    return ranking, more, more_total
+
+
+def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
+    # No cohort asked for: the active page, labelled with the latest released cohort.
+    cohort = q.cohort or latest_cohort(session)
+    view = visible_view(session, q.cohort or None)
+    benchmarks = view.benchmarks
+    benchmark, dataset, shown = _shown(view, q)
+    a = answer(session, view, shown, q)
+    # Plain lists: read item by item below.
+    best_row, value_of = a.best.tolist(), a.y.tolist()
+    in_query = set(shown)
+    by_name = [n for n in view.by_name if n in in_query]
+    ranked = [n for n in by_name if best_row[n] >= 0]
+    # Highest first; the sort is stable, so equal values keep the names' order.
+    ranked.sort(key=lambda n: -value_of[best_row[n]])
+    unranked = [n for n in by_name if best_row[n] < 0]
+    charted = _charted(view, q, shown, ranked + unranked)
+    curves = [_curve_view(view, n, q, a) for n in by_name if n in charted]
+    for shown_curve, colour in zip(
+        curves, colours([system_key(c.organization, c.system) for c in curves]), strict=True
+    ):
+        shown_curve.colour = colour  # one per system, the same as on every other chart
+    on_chart = {c.id: c for c in curves}
+    ranking, more, more_total = _ranked(view, q, ranked, a, on_chart)
     return ResultsPage(
         cohort=cohort,
         current=not q.cohort,
@@ -802,14 +816,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         price=None if q.price is None else PriceView.of(q.price),
         workload=None if q.workload is None else WorkloadView.model_validate(q.workload.__dict__),
         sla_set=not q.sla.is_empty,
-        sla=SlaView(
-            ttft_p90_max_ms=q.sla.ttft_p90_max_ms,
-            tps_per_user_min=q.sla.tps_per_user_min,
-            concurrency_min=q.sla.concurrency_min,
-            region=q.region,
-            regions=list(q.sla.regions),
-            suggested=list(q.suggested),
-        ),
+        sla=SlaView.of(q.sla, q.region, q.suggested),
         curves_total=len(shown),
         limit=q.limit,
         pinned=[c for c in q.pinned if c in on_chart],
@@ -818,7 +825,16 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         more=_MORE.validate_python(more),
         more_total=more_total,
         more_from=q.more_from,
-        no_admissible_point=without,
+        no_admissible_point=[
+            Unranked(
+                system=view.curves[n].system_name,
+                organization=view.curves[n].organization,
+                status=view.curves[n].status,
+                curve=view.curves[n].id,
+                on_chart=view.curves[n].id in on_chart,
+            )
+            for n in unranked
+        ],
         footnote=PRELIMINARY_FOOTNOTE
         if any(peer_review_pending(c.status) for c in curves)
         else None,

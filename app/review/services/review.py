@@ -367,6 +367,63 @@ def review_gap(submission: Submission) -> str:
     return f"{submission.reviewer.email} has not completed the assigned review"
 
 
+def _may_finalize(session: Session, submission: Submission, override: str | None) -> bool:
+    """Refuses what stops a finalization (rules §4.4); True where the chair's *override*
+    finalizes a review that is not complete."""
+    if not submission.for_review:
+        raise PublishingError("not-for-review", "an unverified upload is never reviewed")
+    if submission.state != SubmissionState.PASSED_CHECKS.value:
+        return False  # the state machine refuses it, in words of its own
+    if submission.review_eligible_at is None:
+        raise PublishingError(
+            "review-not-started",
+            "peer review has not started (provisional publication or embargo pending)",
+            Kind.CONFLICT,
+        )
+    open_ones = blocking_objections(session, submission)
+    if open_ones:
+        titles = "; ".join(f"{o.title} ({o.state})" for o in open_ones)
+        raise PublishingError(
+            "objections-open",
+            f"{len(open_ones)} objection(s) are still open: {titles}",
+            Kind.CONFLICT,
+        )
+    short = curves_short(submission)
+    if short:
+        raise PublishingError("curve-incomplete", f"cannot finalize: {short}", Kind.CONFLICT)
+    if submission.review_completed_at is not None:
+        return False
+    if override is None:
+        raise PublishingError(
+            "review-incomplete",
+            f"the review is not complete ({review_gap(submission)}): complete it, or "
+            "finalize with an override and its reason",
+            Kind.CONFLICT,
+        )
+    if not override.strip():
+        raise PublishingError(
+            "reason-required", "say why the submission is finalized without a review"
+        )
+    return True
+
+
+def _tell_overridden(
+    session: Session, submission: Submission, actor: str, why: str, at: dt.datetime
+) -> None:
+    """A finalization without a completed review: on the timeline, and in the inbox of
+    the chairs, the submitters and the reviewer."""
+    gap = review_gap(submission)
+    record(session, submission, action=FINALIZED_UNREVIEWED, actor=actor,
+           reason=f"{why} ({gap})", at=at)  # fmt: skip
+    concerned = [*chairs(session), *members_of(session, submission.organization_id)]
+    if submission.reviewer is not None:
+        concerned.append(submission.reviewer)
+    notify(session, concerned,
+           f"Finalized without a completed review: {label_of(submission)}",
+           f"{actor} finalized it ({gap}): {why}",
+           link_of(submission))  # fmt: skip
+
+
 def finalize(
     *,
     session: Session,
@@ -382,40 +439,7 @@ def finalize(
     without a completed review, recorded on the timeline and sent to every inbox
     concerned; without it an incomplete review refuses."""
     at = at or utcnow()
-    if not submission.for_review:
-        raise PublishingError("not-for-review", "an unverified upload is never reviewed")
-    overridden = False
-    if submission.state == SubmissionState.PASSED_CHECKS.value:
-        if submission.review_eligible_at is None:
-            raise PublishingError(
-                "review-not-started",
-                "peer review has not started (provisional publication or embargo pending)",
-                Kind.CONFLICT,
-            )
-        open_ones = blocking_objections(session, submission)
-        if open_ones:
-            titles = "; ".join(f"{o.title} ({o.state})" for o in open_ones)
-            raise PublishingError(
-                "objections-open",
-                f"{len(open_ones)} objection(s) are still open: {titles}",
-                Kind.CONFLICT,
-            )
-        short = curves_short(submission)
-        if short:
-            raise PublishingError("curve-incomplete", f"cannot finalize: {short}", Kind.CONFLICT)
-        if submission.review_completed_at is None:
-            if override is None:
-                raise PublishingError(
-                    "review-incomplete",
-                    f"the review is not complete ({review_gap(submission)}): complete it, or "
-                    "finalize with an override and its reason",
-                    Kind.CONFLICT,
-                )
-            if not override.strip():
-                raise PublishingError(
-                    "reason-required", "say why the submission is finalized without a review"
-                )
-            overridden = True
+    overridden = _may_finalize(session, submission, override)
     try:
         change_state(
             session,
@@ -432,16 +456,7 @@ def finalize(
     submission.review_phase = ReviewPhase.CLOSED
     if overridden:
         assert override is not None
-        gap = review_gap(submission)
-        record(session, submission, action=FINALIZED_UNREVIEWED, actor=actor,
-               reason=f"{override.strip()} ({gap})", at=at)  # fmt: skip
-        concerned = [*chairs(session), *members_of(session, submission.organization_id)]
-        if submission.reviewer is not None:
-            concerned.append(submission.reviewer)
-        notify(session, concerned,
-               f"Finalized without a completed review: {label_of(submission)}",
-               f"{actor} finalized it ({gap}): {override.strip()}",
-               link_of(submission))  # fmt: skip
+        _tell_overridden(session, submission, actor, override.strip(), at)
     organisation = submission.organization
     if organisation.committee_suspended_at is not None:
         organisation.committee_suspended_at = None  # a newly finalized result (rules §4.4)

@@ -180,36 +180,8 @@ def _tick_submission(
 ) -> None:
     clock = submitter_clock(settings, submission)
     assert submission.review_eligible_at is not None
-    objections = session.scalars(
-        select(Objection).where(Objection.submission_id == submission.id).order_by(Objection.id)
-    ).all()
-    for objection in objections:
-        state = ObjectionState(objection.state)
-        if state in CLOSED:
-            continue
-        if objection.submitter_answered_at is None and _penalise(
-            session, settings, submission, objection, now, report
-        ):
-            return
-        if (
-            state == ObjectionState.ANSWERED
-            and objection.objector_due_at
-            and now > objection.objector_due_at
-        ):
-            _objector_silence(session, submission, objection, now)
-            report.add(submission, f"objection {objection.public_id[:8]} retracted by silence")
-        elif _meeting_due(clock, submission, objection, now) and _once(
-            session, submission, "meeting may be called", objection.public_id[:8]
-        ):
-            text = (
-                f"objection {objection.public_id[:8]} is {clock.rules.meeting_business_days}+ "
-                "business days old or the review entered Week 5: the chair may call a meeting "
-                "(rules §11.3)"
-            )
-            record(session, submission, action="meeting may be called", reason=text, at=now)
-            notify(session, chairs(session), f"Meeting: {label_of(submission)}", text,
-                   link_of(submission))  # fmt: skip
-            report.add(submission, "meeting may be called")
+    if _tick_objections(session, settings, clock, submission, now, report):
+        return
     session.flush()
     _reviewer_deadline(session, clock, submission, now, report)
     blocking = bool(blocking_objections(session, submission))
@@ -246,21 +218,21 @@ def _tick_submission(
             f"the dispute is {clock.rules.dispute_backstop_weeks} weeks old: the chair decides "
             "on the record (rules §11.6)",
         )
+    if phase == ReviewPhase.PEER_REVIEW or blocking:
+        return
     short = curves_short(submission)
-    if phase != ReviewPhase.PEER_REVIEW and not blocking and short:
+    if short:
         tell_the_chair_once(
             "cannot finalize", f"cannot finalize: {short}; the chair decides (withdraw or reject)"
         )
-    elif (
-        phase != ReviewPhase.PEER_REVIEW and not blocking and submission.review_completed_at is None
-    ):
+    elif submission.review_completed_at is None:
         # The clock never finalizes an unreviewed result: the chair decides.
         tell_the_chair_once(
             "review incomplete",
             f"peer review is over with no open objection, but {review_gap(submission)}: the "
             "chair completes the assignment or finalizes with an override and its reason",
         )
-    elif phase != ReviewPhase.PEER_REVIEW and not blocking:
+    else:
         finalize(
             session=session,
             settings=settings,
@@ -269,6 +241,50 @@ def _tick_submission(
             reason="peer review closed with no open objection",
         )
         report.add(submission, "finalized")
+
+
+def _tick_objections(
+    session: Session,
+    settings: Settings,
+    clock: ReviewClock,
+    submission: Submission,
+    now: dt.datetime,
+    report: ClockReport,
+) -> bool:
+    """Each open objection's clocks: the submitter's answer (a penalty when late), the
+    objector's reply (retracted by silence), the meeting the chair may call. True when a
+    penalty ended the review."""
+    objections = session.scalars(
+        select(Objection).where(Objection.submission_id == submission.id).order_by(Objection.id)
+    ).all()
+    for objection in objections:
+        state = ObjectionState(objection.state)
+        if state in CLOSED:
+            continue
+        if objection.submitter_answered_at is None and _penalise(
+            session, settings, submission, objection, now, report
+        ):
+            return True
+        if (
+            state == ObjectionState.ANSWERED
+            and objection.objector_due_at
+            and now > objection.objector_due_at
+        ):
+            _objector_silence(session, submission, objection, now)
+            report.add(submission, f"objection {objection.public_id[:8]} retracted by silence")
+        elif _meeting_due(clock, submission, objection, now) and _once(
+            session, submission, "meeting may be called", objection.public_id[:8]
+        ):
+            text = (
+                f"objection {objection.public_id[:8]} is {clock.rules.meeting_business_days}+ "
+                "business days old or the review entered Week 5: the chair may call a meeting "
+                "(rules §11.3)"
+            )
+            record(session, submission, action="meeting may be called", reason=text, at=now)
+            notify(session, chairs(session), f"Meeting: {label_of(submission)}", text,
+                   link_of(submission))  # fmt: skip
+            report.add(submission, "meeting may be called")
+    return False
 
 
 def advance_clocks(

@@ -29,6 +29,27 @@ def _finding(rule: str, severity: Severity, message: str, point: str) -> Finding
     return portal_rule(rule).finding(severity, message, point=point)
 
 
+def _hash_finding(point: str, events_sha256: str, declared: Any) -> Finding:
+    """The events file against the hash the summary names (newer clients write it)."""
+    if not isinstance(declared, str) or not declared:
+        return _finding(
+            "events-summary-hash",
+            Severity.INFO,
+            "The summary carries no events_sha256 (older clients do not write it): the "
+            f"events (sha256 {events_sha256[:12]}…) are tied to it by their counts only",
+            point,
+        )
+    same = declared.strip().lower() == events_sha256.lower()
+    return _finding(
+        "events-summary-hash",
+        Severity.INFO if same else Severity.ERROR,
+        f"events.jsonl sha256 {events_sha256[:12]}…, the summary's events_sha256 "
+        f"{declared[:12]}…: "
+        + ("the same file" if same else "another run's events, or an edited file"),
+        point,
+    )
+
+
 def integrity_findings(
     point: str,
     events_sha256: str,
@@ -50,29 +71,7 @@ def integrity_findings(
                 point,
             )
         ]
-    declared = summary.get("events_sha256")
-    if not isinstance(declared, str) or not declared:
-        findings.append(
-            _finding(
-                "events-summary-hash",
-                Severity.INFO,
-                "The summary carries no events_sha256 (older clients do not write it): the "
-                f"events (sha256 {events_sha256[:12]}…) are tied to it by their counts only",
-                point,
-            )
-        )
-    else:
-        same = declared.strip().lower() == events_sha256.lower()
-        findings.append(
-            _finding(
-                "events-summary-hash",
-                Severity.INFO if same else Severity.ERROR,
-                f"events.jsonl sha256 {events_sha256[:12]}…, the summary's events_sha256 "
-                f"{declared[:12]}…: "
-                + ("the same file" if same else "another run's events, or an edited file"),
-                point,
-            )
-        )
+    findings.append(_hash_finding(point, events_sha256, summary.get("events_sha256")))
     counts = []
     for key, label, ours in (
         ("n_samples_issued", "issued", recount.n_samples_issued),

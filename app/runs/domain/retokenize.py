@@ -515,31 +515,10 @@ def _analysis(
     )
 
 
-def _request_findings(
-    scanner: _Scanner,
-    summary: Summary,
-    reported: Reported,
-    recount: Recount,
-    dataset: DeclaredDataset | None,
-    point: str,
-) -> list[Finding]:
-    """What the events show with or without a tokenizer: the sample accounting, the
-    prompts against the declared dataset, and the responses' shapes."""
+def _response_findings(scanner: _Scanner, point: str) -> list[Finding]:
+    """What the responses' shapes show: a fake first chunk, duplicated or padded text,
+    repetition, answers cut at the length limit."""
     findings: list[Finding] = []
-    if reported.n_samples_completed is not None:
-        same = reported.n_samples_completed == recount.n_samples_completed
-        findings.append(
-            _finding(
-                "recounted-sample-accounting",
-                Severity.INFO if same else Severity.ERROR,
-                f"completed samples: reported {reported.n_samples_completed}, in the events "
-                f"{recount.n_samples_completed} (issued {recount.n_samples_issued}, failed "
-                f"{recount.n_samples_failed})",
-                point,
-            )
-        )
-    if dataset is not None:
-        findings.append(_dataset_finding(scanner, dataset, point))
     if scanner.fake_first:
         findings.append(
             _finding(
@@ -591,6 +570,35 @@ def _request_findings(
                 point,
             )
         )
+    return findings
+
+
+def _request_findings(
+    scanner: _Scanner,
+    summary: Summary,
+    reported: Reported,
+    recount: Recount,
+    dataset: DeclaredDataset | None,
+    point: str,
+) -> list[Finding]:
+    """What the events show with or without a tokenizer: the sample accounting, the
+    prompts against the declared dataset, and the responses' shapes."""
+    findings: list[Finding] = []
+    if reported.n_samples_completed is not None:
+        same = reported.n_samples_completed == recount.n_samples_completed
+        findings.append(
+            _finding(
+                "recounted-sample-accounting",
+                Severity.INFO if same else Severity.ERROR,
+                f"completed samples: reported {reported.n_samples_completed}, in the events "
+                f"{recount.n_samples_completed} (issued {recount.n_samples_issued}, failed "
+                f"{recount.n_samples_failed})",
+                point,
+            )
+        )
+    if dataset is not None:
+        findings.append(_dataset_finding(scanner, dataset, point))
+    findings += _response_findings(scanner, point)
     if summary.problems:
         findings.append(
             _finding(

@@ -14,8 +14,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload
 
 from app.audit import SYSTEM, record
+from app.checks.domain.findings import Finding
 from app.checks.services.findings import record_findings
 from app.core.endpoints import (
+    Endpoint,
     EndpointRefused,
     endpoint_allowed,
     header_safe,
@@ -92,6 +94,28 @@ def reproduction_refusal(
     return None
 
 
+def _allowed_endpoint(
+    settings: Settings, endpoint_url: str, model: str | None, api_key: str | None
+) -> Endpoint:
+    """The endpoint a reproduction would send load to, where the operator allows it; the
+    model and key must be safe in a header (they are sent as one)."""
+    try:
+        endpoint = parse_endpoint(endpoint_url)
+        header_safe("model", model or "")
+        header_safe("api_key", api_key or "")
+    except EndpointRefused as exc:
+        raise ReproductionError("bad-endpoint", str(exc), Kind.INVALID, field=exc.field) from None
+    if not endpoint_allowed(endpoint, settings.reproduction_allowed_endpoints):
+        raise ReproductionError(
+            "endpoint-not-allowed",
+            f"the portal does not send load to {endpoint.host} port {endpoint.port}; an "
+            "operator adds host:port to ENDPOINTS_PORTAL_REPRODUCTION_ALLOWED_ENDPOINTS",
+            Kind.FORBIDDEN,
+            field="endpoint_url",
+        )
+    return endpoint
+
+
 def request_reproduction(
     *,
     session: Session,
@@ -129,20 +153,7 @@ def request_reproduction(
             "a dedicated Offline run is not reproduced at a concurrency; pick "
             "a fixed-concurrency point",
         )
-    try:
-        endpoint = parse_endpoint(endpoint_url)
-        header_safe("model", model or "")
-        header_safe("api_key", api_key or "")
-    except EndpointRefused as exc:
-        raise ReproductionError("bad-endpoint", str(exc), Kind.INVALID, field=exc.field) from None
-    if not endpoint_allowed(endpoint, settings.reproduction_allowed_endpoints):
-        raise ReproductionError(
-            "endpoint-not-allowed",
-            f"the portal does not send load to {endpoint.host} port {endpoint.port}; an "
-            "operator adds host:port to ENDPOINTS_PORTAL_REPRODUCTION_ALLOWED_ENDPOINTS",
-            Kind.FORBIDDEN,
-            field="endpoint_url",
-        )
+    endpoint = _allowed_endpoint(settings, endpoint_url, model, api_key)
     if not 1 <= time_cap_s <= settings.reproduction_max_time_cap_s:
         raise ReproductionError(
             "bad-time-cap",
@@ -264,6 +275,64 @@ def _send_the_next_waiting(session: Session, queue: JobQueue, done: Reproduction
         queue.send(waiting.id, waiting.kind)
 
 
+def _run_config(settings: Settings, reproduction: Reproduction, agentic: bool) -> RunConfig:
+    """The harness run the reproduction asked for, with its key decrypted for the run."""
+    api_key = (
+        decrypt(settings, reproduction.api_key_encrypted)
+        if reproduction.api_key_encrypted
+        else None
+    )
+    return RunConfig(
+        endpoint=reproduction.endpoint_url,
+        model=reproduction.model,
+        load_pattern=AGENTIC if agentic else "concurrency",
+        concurrency=int(reproduction.concurrency),
+        duration_s=reproduction.time_cap_s,
+        drain_timeout_s=min(60.0, reproduction.time_cap_s),
+        api_key=api_key,
+    )
+
+
+def _keep_measured(
+    settings: Settings, reproduction: Reproduction, summary: dict[str, Any], agentic: bool
+) -> float:
+    """The run's figures on the reproduction's row, and the margin it is judged by."""
+    tpot = (summary.get("tpot") or {}).get("percentiles", {}).get("90.0")
+    ttft = (summary.get("ttft") or {}).get("percentiles", {}).get("90.0")
+    reproduction.system_tps = summary.get("tps")
+    reproduction.tps_per_user = (
+        summary.get("e2e_avg_interactivity")
+        if agentic
+        else (1e9 / tpot if tpot and tpot > 0 else None)
+    )
+    reproduction.tpot_p90_ms = tpot / 1e6 if tpot is not None else None
+    reproduction.ttft_p90_ms = ttft / 1e6 if ttft is not None else None
+    reproduction.n_completed = summary["n_samples_completed"]
+    reproduction.n_failed = summary["n_samples_failed"]
+    reproduction.margin = margin = (
+        settings.reproduction_margin_same_system
+        if reproduction.same_system
+        else settings.reproduction_margin
+    )
+    return margin
+
+
+def _latency_finding(
+    settings: Settings, reproduction: Reproduction, summary: dict[str, Any]
+) -> Finding:
+    """The run's latency distribution against the submitted one's, kept on the row."""
+    latency, reproduction.latency = compare_latency(
+        _submitted_summary(settings, reproduction),
+        summary,
+        LatencyMethod(
+            band=settings.reproduction_latency_band,
+            max_distance=settings.reproduction_histogram_distance,
+        ),
+        reproduction.point_label,
+    )
+    return latency
+
+
 def _measure(
     session: Session, settings: Settings, job: Job, reproduction: Reproduction, clock: Clock
 ) -> None:
@@ -292,20 +361,6 @@ def _measure(
     except TokenizerNotFound as exc:
         counter = None
         notes.append(f"no reference tokenizer for {benchmark}: {exc}")
-    api_key = (
-        decrypt(settings, reproduction.api_key_encrypted)
-        if reproduction.api_key_encrypted
-        else None
-    )
-    config = RunConfig(
-        endpoint=reproduction.endpoint_url,
-        model=reproduction.model,
-        load_pattern=AGENTIC if agentic else "concurrency",
-        concurrency=int(reproduction.concurrency),
-        duration_s=reproduction.time_cap_s,
-        drain_timeout_s=min(60.0, reproduction.time_cap_s),
-        api_key=api_key,
-    )
     # The harness's own files of the run: the worker's scratch, beside its other caches
     # (the numbers that matter are kept on the reproduction's row).
     run_dir = settings.storage_cache_dir / "reproductions" / reproduction.public_id
@@ -315,29 +370,14 @@ def _measure(
         fraction = min(p.elapsed_s / reproduction.time_cap_s, 1.0) * 0.9
         set_progress(session, job, f"{p.finished} responses, {p.in_flight} in flight", fraction)
 
+    config = _run_config(settings, reproduction, agentic)
     result = run_point(config, samples, run_dir, counter, on_progress=on_progress)
     summary = result.summary.result
-    tpot = (summary.get("tpot") or {}).get("percentiles", {}).get("90.0")
-    ttft = (summary.get("ttft") or {}).get("percentiles", {}).get("90.0")
-    reproduction.system_tps = summary.get("tps")
-    reproduction.tps_per_user = (
-        summary.get("e2e_avg_interactivity")
-        if agentic
-        else (1e9 / tpot if tpot and tpot > 0 else None)
-    )
-    reproduction.tpot_p90_ms = tpot / 1e6 if tpot is not None else None
-    reproduction.ttft_p90_ms = ttft / 1e6 if ttft is not None else None
-    reproduction.n_completed = summary["n_samples_completed"]
-    reproduction.n_failed = summary["n_samples_failed"]
-    reproduction.margin = (
-        settings.reproduction_margin_same_system
-        if reproduction.same_system
-        else settings.reproduction_margin
-    )
+    margin = _keep_measured(settings, reproduction, summary, agentic)
     finding = judge_reproduction(
         Measured(reproduction.submitted_system_tps, reproduction.submitted_tps_per_user),
         Measured(reproduction.system_tps, reproduction.tps_per_user),
-        reproduction.margin,
+        margin,
         reproduction.point_label,
         # The issue-time span (§6.2), the drain after the last issue left out.
         duration_s=issue_span_s(result.timings) if result.timings is not None else 0.0,
@@ -345,15 +385,7 @@ def _measure(
         agentic=agentic,
         same_system=reproduction.same_system,
     )
-    latency, reproduction.latency = compare_latency(
-        _submitted_summary(settings, reproduction),
-        summary,
-        LatencyMethod(
-            band=settings.reproduction_latency_band,
-            max_distance=settings.reproduction_histogram_distance,
-        ),
-        reproduction.point_label,
-    )
+    latency = _latency_finding(settings, reproduction, summary)
     if summary["n_samples_completed"] == 0:
         notes.append(f"no request completed ({summary['n_samples_failed']} failed)")
     if result.aborted:

@@ -20,6 +20,7 @@ from app.settings import Settings
 from app.storage import StorageError, archive_key, artifact_store
 from app.submissions.domain.archive import ArchiveRejected, extract_archive
 from app.submissions.domain.bundle import (
+    BundleLayout,
     LayoutRejected,
     content_digest,
     declared_organisation,
@@ -84,6 +85,16 @@ def _relative(root: Path, extraction: Path) -> str:
     return "" if inner == "." else inner
 
 
+def _submitting_for(session: Session, layout: BundleLayout, uploader: User | None) -> Organization:
+    """The organisation the bundle names (its system description, else its folder): the
+    uploader's own, which the bundle must name too, or one made for it."""
+    org_name = declared_organisation(layout.root) or layout.organisation or "unknown"
+    if uploader is not None and uploader.organization is not None:
+        _same_organisation(uploader.organization, org_name)
+        return uploader.organization
+    return _organisation(session, org_name)
+
+
 def accept_upload(
     *,
     session: Session,
@@ -124,12 +135,7 @@ def accept_upload(
         raise IntakeError(exc.code, exc.message) from exc
 
     try:
-        org_name = declared_organisation(layout.root) or layout.organisation or "unknown"
-        if uploader is not None and uploader.organization is not None:
-            _same_organisation(uploader.organization, org_name)
-            organisation = uploader.organization
-        else:
-            organisation = _organisation(session, org_name)
+        organisation = _submitting_for(session, layout, uploader)
         stored = session.scalar(select(StoredFile).where(StoredFile.sha256 == received.sha256))
         if stored is None:
             stored = StoredFile(sha256=received.sha256, size=received.size, kind="archive")

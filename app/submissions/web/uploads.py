@@ -19,7 +19,7 @@ from app.submissions.domain.visibility import Access
 from app.submissions.services.intake import AcceptedUpload, accept_upload
 from app.submissions.services.storage import UploadSink, UploadTooLarge
 from app.submissions.services.visibility import access_to
-from app.submissions.web.multipart import MultipartError, receive_upload
+from app.submissions.web.multipart import MultipartError, ParsedUpload, receive_upload
 from app.web.api_errors import status_of
 from app.web.ratelimit import enforce
 
@@ -77,6 +77,22 @@ def _wants_review(fields: dict[str, str]) -> bool:
     return value is None or value.strip().lower() in _TRUE
 
 
+async def _received(request: Request, sink: UploadSink) -> ParsedUpload:
+    """The request's form, its archive streamed into *sink*; nothing half-written is
+    left behind when it is refused or the connection breaks."""
+    try:
+        return await receive_upload(request, sink)
+    except UploadTooLarge as exc:
+        sink.discard()
+        raise UploadProblem(413, "upload-too-large", str(exc)) from exc
+    except MultipartError as exc:
+        sink.discard()
+        raise UploadProblem(exc.status, exc.code, exc.message) from exc
+    except BaseException:
+        sink.discard()  # a broken connection leaves no half-written file behind
+        raise
+
+
 async def handle_upload(
     request: Request,
     *,
@@ -98,17 +114,7 @@ async def handle_upload(
     # The body as a whole is bounded while it streams (app.web.limits); the archive in it
     # by the sink.
     sink = UploadSink(settings.tmp_dir, settings.max_upload_bytes)
-    try:
-        parsed = await receive_upload(request, sink)
-    except UploadTooLarge as exc:
-        sink.discard()
-        raise UploadProblem(413, "upload-too-large", str(exc)) from exc
-    except MultipartError as exc:
-        sink.discard()
-        raise UploadProblem(exc.status, exc.code, exc.message) from exc
-    except BaseException:
-        sink.discard()  # a broken connection leaves no half-written file behind
-        raise
+    parsed = await _received(request, sink)
     assert parsed.file is not None
     kept = {k: v for k, v in parsed.fields.items() if k != CSRF_FIELD}
     try:

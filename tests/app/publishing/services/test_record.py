@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
+from app.accounts.services.accounts import Principal
 from app.core.refusals import Kind
 from app.db.models import Objection, Organization, Publication, Submission
 from app.db.session import Database
@@ -26,6 +28,7 @@ from app.review.services.review import committee_organizations, curves_short
 from app.review.services.ticks import advance_clocks
 from app.settings import Settings
 from tests.support.accounts import create_accounts
+from tests.support.rows import must
 from tests.support.submissions import archive_of, finalize_unreviewed, objection, pt, submit, user
 
 # PostgreSQL too: result ids and the record's uniqueness rest on the database's constraints.
@@ -37,10 +40,10 @@ def tokens(database: Database) -> dict[str, str]:
     return create_accounts(database)
 
 
-def _principal(session, key, tokens):  # type: ignore[no-untyped-def]
+def _principal(session: Session, key: str, tokens: dict[str, str]) -> Principal:
     from app.accounts.services.accounts import principal_for_token
 
-    return principal_for_token(session, tokens[key])
+    return must(principal_for_token(session, tokens[key]))
 
 
 def test_a_rejected_submission_stays_rejected_and_off_the_record(
@@ -51,7 +54,7 @@ def test_a_rejected_submission_stays_rejected_and_off_the_record(
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0",
                        at=pt(2026, 12, 2, 8))  # fmt: skip
         assert visible_curves(session, None)  # provisional, public
-        sub = session.get(Submission, sid)
+        sub = must(session.get(Submission, sid))
         decide(session=session, settings=settings, submission=sub, action="reject",
                actor="chair", reason="fails §6.2", at=pt(2026, 12, 3))  # fmt: skip
         # Off the public view at once, no record kept (§11.7, §11.9).
@@ -78,7 +81,7 @@ def test_an_invalidated_point_leaves_the_active_curve_and_the_cohort_keeps_it(
     ).archive(tmp_path / "ten.tar.gz")
     sid = submit(database, settings, ten)
     with database.session() as session:
-        sub = session.get(Submission, sid)
+        sub = must(session.get(Submission, sid))
         finalize_unreviewed(session, settings, sub, pt(2026, 12, 7))
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1",
                        at=pt(2026, 12, 16, 8))  # fmt: skip
@@ -144,7 +147,7 @@ def test_finalization_removes_the_peer_review_pending_tag_at_once(
     with database.session() as session:
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0",
                        at=pt(2026, 12, 2, 8))  # fmt: skip
-        finalize_unreviewed(session, settings, session.get(Submission, sid), pt(2026, 12, 24))
+        finalize_unreviewed(session, settings, must(session.get(Submission, sid)), pt(2026, 12, 24))
         assert [c.status for c in visible_curves(session, None)] == ["verified"]
         assert [c.status for c in visible_curves(session, "2026-12-C0")] == ["provisional"]
 
@@ -154,14 +157,15 @@ def test_a_validation_schedule_is_an_answer_not_silence(
 ) -> None:
     sid = submit(database, settings, good_archive)
     with database.session() as session:
-        sub = session.get(Submission, sid)
+        sub = must(session.get(Submission, sid))
         filed = objection(session, sub, pt(2026, 12, 1, 9))
-        act(session=session, settings=settings, objection=filed, user=user(session, "submitter"),
+        submitter, reviewer = user(session, "submitter"), user(session, "reviewer")
+        act(session=session, settings=settings, objection=filed, user=submitter,
             action="contest", body="logs attached", at=pt(2026, 12, 2, 9))  # fmt: skip
-        act(session=session, settings=settings, objection=filed, user=user(session, "reviewer"),
+        act(session=session, settings=settings, objection=filed, user=reviewer,
             action="validation_schedule", body="re-run by Fri", at=pt(2026, 12, 3, 9))  # fmt: skip
         advance_clocks(session, settings, pt(2026, 12, 10, 9))
-        assert session.get(Objection, filed.id).state == "validating"
+        assert must(session.get(Objection, filed.id)).state == "validating"
 
 
 def test_the_submitters_holidays_do_not_count(
@@ -171,7 +175,7 @@ def test_the_submitters_holidays_do_not_count(
     not US business days, so the third business day ends on Tuesday, not Monday."""
     sid = submit(database, settings, good_archive, checked_at=pt(2026, 11, 23, 10))
     with database.session() as session:
-        sub = session.get(Submission, sid)
+        sub = must(session.get(Submission, sid))
         objection(session, sub, pt(2026, 11, 25, 9))
         session.commit()
         advance_clocks(session, settings, pt(2026, 12, 1, 0, 1))  # Mon 30 ended: 1 day
@@ -179,7 +183,7 @@ def test_the_submitters_holidays_do_not_count(
         advance_clocks(session, settings, pt(2026, 12, 3, 0, 1))  # Mon, Tue, Wed ended
         assert sub.penalty_cohorts == 1
         # A Canadian submitter: only its own holidays count (Thanksgiving was in October).
-        acme = session.scalar(select(Organization).where(Organization.name == "Acme Corp"))
+        acme = session.scalars(select(Organization).where(Organization.name == "Acme Corp")).one()
         acme.country = "CA"
         from app.review.services.clocks import submitter_clock
 
@@ -194,7 +198,7 @@ def test_result_ids_are_numbered_within_four_components_and_unverified_has_none(
     unverified_archive = archive_of(tmp_path, "u", 2)
     uid = submit(database, settings, unverified_archive, mode="provisional")
     with database.session() as session:
-        session.get(Submission, uid).for_review = False
+        must(session.get(Submission, uid)).for_review = False
         session.commit()
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0",
                        at=pt(2026, 12, 2, 8))  # fmt: skip
@@ -226,14 +230,14 @@ def test_a_point_withdrawn_during_review_leaves_the_public_curve_and_survives_a_
     with database.session() as session:
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0",
                        at=pt(2026, 12, 2, 8))  # fmt: skip
-        shown = session.get(Submission, public)
+        shown = must(session.get(Submission, public))
         label = f"{shown.curves[0].system.dir_name}/llama3_1-8b/r1"
         set_point_state(session=session, settings=settings, submission=shown, point_label=label,
                         state="withdrawn", who=_principal(session, "submitter", tokens),
                         reason="a faulty run", at=pt(2026, 12, 3))  # fmt: skip
         on_curve = [p.dir for c in visible_curves(session, None) for p in c.snapshot.points]
         assert "r1" not in on_curve  # off the active page at once (rules §11.7)
-        held = session.get(Submission, waiting)
+        held = must(session.get(Submission, waiting))
         label = f"{held.curves[0].system.dir_name}/llama3_1-8b/r2"
         set_point_state(session=session, settings=settings, submission=held, point_label=label,
                         state="withdrawn", who=_principal(session, "submitter", tokens),
@@ -256,9 +260,9 @@ def test_the_committee_is_the_organisations_with_finalized_results_or_appointed(
 ) -> None:
     sid = submit(database, settings, good_archive)
     with database.session() as session:
-        acme = session.get(Submission, sid).organization
+        acme = must(session.get(Submission, sid)).organization
         assert acme.id not in committee_organizations(session, settings, pt(2026, 12, 3))
-        finalize_unreviewed(session, settings, session.get(Submission, sid), pt(2026, 12, 7))
+        finalize_unreviewed(session, settings, must(session.get(Submission, sid)), pt(2026, 12, 7))
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1",
                        at=pt(2026, 12, 16, 8))  # fmt: skip
         assert acme.id in committee_organizations(session, settings, pt(2026, 12, 17))

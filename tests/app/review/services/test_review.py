@@ -9,11 +9,11 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import String, select
 
 from app.accounts.services.accounts import Principal, create_user, principal_for_token
 from app.core.authorization import Role
-from app.db.models import AuditEvent, Notification, Publication, ResultEntry, Submission
+from app.db.models import AuditEvent, Notification, Publication, ResultEntry, Submission, User
 from app.db.session import Database
 from app.publishing.services.publishing import PublishingError
 from app.results.services.export import write_cohort_export
@@ -27,6 +27,7 @@ from app.settings import Settings
 from app.submissions.domain.visibility import Access
 from app.submissions.services.visibility import access_to
 from tests.support.accounts import ACCOUNTS, PASSWORD, create_accounts
+from tests.support.rows import must
 from tests.support.submissions import (
     CHECKED,
     archive_of,
@@ -60,13 +61,13 @@ def test_review_starts_with_a_reviewer_from_outside_the_organisation(
         session.commit()
     ids = [submit(database, settings, archive_of(tmp_path, n, s)) for n, s in (("a", 1), ("b", 2))]
     with database.session() as session:
-        first, second = (session.get(Submission, i) for i in ids)
+        first, second = (must(session.get(Submission, i)) for i in ids)
         assert first.review_phase == "peer_review" and first.review_eligible_at == CHECKED
-        reviewers = {first.reviewer.email, second.reviewer.email}
+        reviewers = {must(first.reviewer).email, must(second.reviewer).email}
         # Never Acme's own reviewer; rotation without replacement: two different people.
         assert reviewers == {ACCOUNTS["reviewer"][0], ACCOUNTS["reviewer2"][0]}
         inbox = session.scalars(
-            select(Notification.subject).where(Notification.user_id == first.reviewer.id)
+            select(Notification.subject).where(Notification.user_id == must(first.reviewer).id)
         ).all()
         assert any(s.startswith("You review") for s in inbox)
 
@@ -76,7 +77,7 @@ def test_unanswered_objection_costs_cohorts_then_the_submission(
 ) -> None:
     sid = submit(database, settings, good_archive)
     with database.session() as session:
-        submission = session.get(Submission, sid)
+        submission = must(session.get(Submission, sid))
         objection(session, submission, pt(2026, 12, 1, 9))  # Tuesday
         session.commit()
         assert advance_clocks(session, settings, pt(2026, 12, 4, 23)).actions == []
@@ -105,7 +106,7 @@ def test_an_answer_stops_the_clock_and_the_objectors_silence_retracts(
 ) -> None:
     sid = submit(database, settings, good_archive)
     with database.session() as session:
-        submission = session.get(Submission, sid)
+        submission = must(session.get(Submission, sid))
         filed = objection(session, submission, pt(2026, 12, 1, 9))
         with pytest.raises(ObjectionRefused, match="only the submitter"):
             act(
@@ -160,7 +161,7 @@ def test_objection_windows_parties_and_disputes(
 ) -> None:
     sid = submit(database, settings, good_archive)
     with database.session() as session:
-        submission = session.get(Submission, sid)
+        submission = must(session.get(Submission, sid))
         insider = create_user(
             session=session,
             email="rev@acme.example",
@@ -275,7 +276,7 @@ def test_provisional_embargo_holds_publication_and_review_until_its_date(
         database, settings, good_archive, mode="provisional", embargo=dt.date(2026, 12, 10)
     )
     with database.session() as session:
-        submission = session.get(Submission, sid)
+        submission = must(session.get(Submission, sid))
         assert submission.review_phase == "awaiting_review"
         at_c0 = pt(2026, 12, 2, 8)
         assert (
@@ -286,7 +287,9 @@ def test_provisional_embargo_holds_publication_and_review_until_its_date(
         # Released at the publication hour of its date (rules §4.1), joining the record
         # of the cohort being prepared: 2026-12-C0 was released already.
         advance_clocks(session, settings, pt(2026, 12, 10, 8, 1))
-        publication = session.scalar(select(Publication).where(Publication.submission_id == sid))
+        publication = must(
+            session.scalar(select(Publication).where(Publication.submission_id == sid))
+        )
         assert (publication.status, publication.cohort) == ("provisional", "2026-12-C1")
         assert submission.review_phase == "peer_review"
         assert submission.review_eligible_at == pt(2026, 12, 10, 8, 1)
@@ -297,7 +300,7 @@ def test_confidential_embargo_releases_the_finalized_result_on_its_date(
 ) -> None:
     sid = submit(database, settings, good_archive, embargo=dt.date(2027, 1, 12))
     with database.session() as session:
-        submission = session.get(Submission, sid)
+        submission = must(session.get(Submission, sid))
         finalize_unreviewed(session, settings, submission, pt(2026, 12, 7))
         at_c1 = pt(2026, 12, 16, 8)
         assert (
@@ -307,7 +310,9 @@ def test_confidential_embargo_releases_the_finalized_result_on_its_date(
         advance_clocks(session, settings, pt(2027, 1, 12, 7, 59))
         assert session.scalar(select(Publication).where(Publication.submission_id == sid)) is None
         advance_clocks(session, settings, pt(2027, 1, 12, 8, 1))
-        publication = session.scalar(select(Publication).where(Publication.submission_id == sid))
+        publication = must(
+            session.scalar(select(Publication).where(Publication.submission_id == sid))
+        )
         assert (publication.status, publication.cohort) == ("verified", "2027-01-C0")
         advance_clocks(session, settings, pt(2027, 1, 13))  # released once
         assert len(session.scalars(select(Publication)).all()) == 1
@@ -342,7 +347,7 @@ def test_visibility_matrix_role_mode_state_and_date(
         def table() -> dict[str, dict[int, Access]]:
             return {
                 name: {
-                    sid: access_to(session, who, session.get(Submission, sid))
+                    sid: access_to(session, who, must(session.get(Submission, sid)))
                     for sid in (confidential, provisional, embargoed, early_out)
                 }
                 for name, who in viewers.items()
@@ -370,7 +375,7 @@ def test_visibility_matrix_role_mode_state_and_date(
         decide(
             session=session,
             settings=settings,
-            submission=session.get(Submission, early_out),
+            submission=must(session.get(Submission, early_out)),
             action="withdraw",
             actor="chair",
             reason="asked",
@@ -378,7 +383,7 @@ def test_visibility_matrix_role_mode_state_and_date(
         )
         assert public(early_out) == Access.NONE  # no record when withdrawn before finalization
         finalize_unreviewed(
-            session, settings, session.get(Submission, confidential), pt(2026, 12, 7)
+            session, settings, must(session.get(Submission, confidential)), pt(2026, 12, 7)
         )
         assert public(confidential) == Access.NONE  # finalized, not yet published
         publish_cohort(
@@ -388,7 +393,7 @@ def test_visibility_matrix_role_mode_state_and_date(
         decide(
             session=session,
             settings=settings,
-            submission=session.get(Submission, confidential),
+            submission=must(session.get(Submission, confidential)),
             action="invalidate",
             actor="chair",
             reason="wrong power",
@@ -416,7 +421,7 @@ def test_result_ids_and_the_cohort_export(
         decide(
             session=session,
             settings=settings,
-            submission=session.get(Submission, gone),
+            submission=must(session.get(Submission, gone)),
             action="withdraw",
             actor="chair",
             reason="asked",
@@ -439,12 +444,13 @@ def test_result_ids_and_the_cohort_export(
             == []
         )
         advance_clocks(session, settings, pt(2026, 12, 3))
-        latest = session.scalar(select(Publication).where(Publication.submission_id == third))
+        latest = must(session.scalar(select(Publication).where(Publication.submission_id == third)))
         assert (latest.cohort, latest.curves[0].result_id) == (
             "2026-12-C1",
             "1.0.4.llama3_1-8b.cnn_dailymail.1",
         )
-        finalize_unreviewed(session, settings, session.get(Submission, first), pt(2026, 12, 7))
+        first_sub = must(session.get(Submission, first))
+        finalize_unreviewed(session, settings, first_sub, pt(2026, 12, 7))
         publish_cohort(
             session=session, settings=settings, cohort_id="2026-12-C1", at=pt(2026, 12, 16, 8)
         )
@@ -466,7 +472,7 @@ def test_a_dispute_reaches_its_backstop_once(
 ) -> None:
     sid = submit(database, settings, good_archive)
     with database.session() as session:
-        submission = session.get(Submission, sid)
+        submission = must(session.get(Submission, sid))
         filed = objection(session, submission, pt(2026, 12, 2))
         act(session=session, settings=settings, objection=filed,
             user=user(session, "submitter"), action="contest", body="We disagree.",
@@ -492,19 +498,20 @@ def test_a_review_missed_at_week_3_costs_the_committee_seat_until_a_finalized_re
     late = submit(database, settings, archive_of(tmp_path, "late"))
     done = submit(database, settings, archive_of(tmp_path, "done", 2))
     with database.session() as session:
-        late_sub, done_sub = session.get(Submission, late), session.get(Submission, done)
+        late_sub = must(session.get(Submission, late))
+        done_sub = must(session.get(Submission, done))
         with pytest.raises(Exception, match="only the assigned reviewer"):
             complete_review(session=session, submission=done_sub,
                             reviewer=user(session, "chair"), notes="")  # fmt: skip
-        complete_review(session=session, submission=done_sub, reviewer=done_sub.reviewer,
+        complete_review(session=session, submission=done_sub, reviewer=must(done_sub.reviewer),
                         notes="Checked logs and configs.", at=pt(2026, 12, 10))  # fmt: skip
-        slacker = late_sub.reviewer
+        slacker = must(late_sub.reviewer)
         advance_clocks(session, settings, pt(2026, 12, 20, 23))  # Week 3 still running
-        assert slacker.organization.committee_suspended_at is None
+        assert not _suspended(slacker)
         advance_clocks(session, settings, pt(2026, 12, 21, 0, 1))
-        assert slacker.organization.committee_suspended_at is not None
+        assert _suspended(slacker)
         assert slacker not in reviewer_pool(session, settings, late_sub)
-        assert done_sub.reviewer.organization.committee_suspended_at is None
+        assert not _suspended(must(done_sub.reviewer))
         inbox = session.scalars(
             select(Notification.subject).where(Notification.user_id == slacker.id)
         ).all()
@@ -524,7 +531,12 @@ def test_a_review_missed_at_week_3_costs_the_committee_seat_until_a_finalized_re
         session.add(own)
         session.flush()
         finalize_unreviewed(session, settings, own, pt(2026, 12, 22))
-        assert slacker.organization.committee_suspended_at is None
+        assert not _suspended(slacker)
+
+
+def _suspended(reviewer: User) -> bool:
+    """Whether the reviewer's organisation has lost its committee seat (rules §4.4)."""
+    return must(reviewer.organization).committee_suspended_at is not None
 
 
 def test_every_objection_action_fits_the_audit_trail() -> None:
@@ -533,8 +545,10 @@ def test_every_objection_action_fits_the_audit_trail() -> None:
     from app.db.models import AuditEvent, ObjectionMessage
     from app.review.domain.objections import ACTIONS, FILED, told
 
-    audit = AuditEvent.__table__.c.action.type.length
-    thread = ObjectionMessage.__table__.c.action.type.length
+    audit_type = AuditEvent.__table__.c.action.type
+    thread_type = ObjectionMessage.__table__.c.action.type
+    assert isinstance(audit_type, String) and isinstance(thread_type, String)
+    audit, thread = must(audit_type.length), must(thread_type.length)
     for action in [*ACTIONS, FILED]:
         assert len(f"objection {told(action)}") <= audit, action
         assert len(action) <= thread, action
@@ -547,7 +561,7 @@ def test_finalizing_needs_the_completed_review_or_the_chairs_override_with_a_rea
     override says why, on the timeline and in every inbox concerned."""
     sid = submit(database, settings, good_archive)
     with database.session() as session:
-        submission = session.get(Submission, sid)
+        submission = must(session.get(Submission, sid))
         assert submission.reviewer is not None and submission.review_completed_at is None
         at = pt(2026, 12, 22, 9)
         with pytest.raises(PublishingError, match="has not completed the assigned review") as no:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.checks.domain.findings import Severity
+from app.checks.domain.findings import Finding, Severity
 from app.runs.domain.retokenize import (
+    Analysis,
     DeclaredDataset,
     Reported,
     analyse,
@@ -23,6 +24,7 @@ from harness.load.engine import RunConfig
 from harness.load.loadgen import run_point
 from harness.metrics.events import Output
 from harness.sim import SimConfig, sim_token_counter
+from tests.support.rows import must
 from tests.support.sim import RunningSim
 
 POINT = "sys/llama3_1-8b/r4"
@@ -55,10 +57,10 @@ def reported_from(summary: dict, **overrides: float) -> Reported:  # type: ignor
         "n_samples_issued": summary["n_samples_issued"],
     }
     values.update(overrides)
-    return Reported(**values)  # type: ignore[arg-type]
+    return Reported(**values)
 
 
-def by_rule(analysis) -> dict[str, object]:  # type: ignore[no-untyped-def]
+def by_rule(analysis: Analysis) -> dict[str, Finding]:
     return {f.rule: f for f in analysis.findings}
 
 
@@ -187,7 +189,7 @@ def test_without_a_tokenizer_what_needs_none_is_still_checked(honest_run) -> Non
     slow = analyse(
         events,
         None,
-        reported_from(summary, ttft_p90_ms=reported_from(summary).ttft_p90_ms * 0.5),
+        reported_from(summary, ttft_p90_ms=must(reported_from(summary).ttft_p90_ms) * 0.5),
         POINT,
     )
     assert by_rule(slow)["recounted-ttft-p90"].severity == "error"
@@ -332,7 +334,7 @@ def test_the_server_s_own_count_is_set_beside_the_re_count(tmp_path) -> None:  #
     r = analysis.recount
     assert r.server_usage_responses == 10
     assert r.recounted_tokens_with_usage == r.total_output_tokens
-    assert r.server_output_tokens == r.total_output_tokens + 100
+    assert r.server_output_tokens == must(r.total_output_tokens) + 100
     note = by_rule(analysis)["server-usage"]
     assert note.severity == Severity.INFO
     assert f"reported {r.server_output_tokens:,} output tokens" in note.message

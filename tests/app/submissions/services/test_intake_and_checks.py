@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import func, select
 
 from app.checks.services.checks import fail_check, retry_check
+from app.core.lifecycle import JobState, SubmissionState
 from app.core.refusals import Kind
 from app.db.models import CheckRun, FindingRow, Job, Point, StoredFile, Submission
 from app.db.session import Database
@@ -24,6 +25,7 @@ from app.submissions.services.intake import IntakeError, accept_upload
 from app.submissions.services.storage import receive_local
 from tests.support.bundles import tar_bytes
 from tests.support.fakes import RecordingQueue
+from tests.support.rows import must
 from tests.support.submissions import accept
 
 # PostgreSQL too: duplicates are refused by the database's unique constraints.
@@ -141,7 +143,7 @@ def test_checks_pass_store_points_and_findings(
             "1.5.3.0",
         )
         assert (sub.target_cohort, sub.eligible_cohort) == ("2026-12-C0", "2026-12-C0")
-        job = session.get(Job, job_id)
+        job = must(session.get(Job, job_id))
         assert (job.state, job.progress, job.attempts) == ("succeeded", 1.0, 1)
         points = session.scalars(select(Point).order_by(Point.concurrency)).all()
         assert [p.concurrency for p in points] == [1, 8, 16, 64, 128, 512, 1024, 13368]
@@ -185,17 +187,17 @@ def test_running_a_job_again_is_a_no_op_and_a_redelivery_replaces(
     # The message comes back while the job is "running". A worker still beating owns it:
     # the copy leaves it alone, so it never runs twice at once.
     with database.session() as session:
-        job = session.get(Job, job_id)
-        job.state = "running"
+        job = must(session.get(Job, job_id))
+        job.state = JobState.RUNNING
         job.heartbeat_at = IN_TIME
-        job.submission.state = "checking"
+        must(job.submission).state = SubmissionState.CHECKING
         session.commit()
         run_checks(session=session, settings=settings, job_id=job_id, clock=lambda: IN_TIME)
-        assert session.get(Job, job_id).attempts == 1 and job.state == "running"
+        assert must(session.get(Job, job_id)).attempts == 1 and job.state == "running"
         # The worker died (silent for longer than the stale limit): the copy takes over.
         later = IN_TIME + dt.timedelta(seconds=settings.job_stale_after_s + 1)
         run_checks(session=session, settings=settings, job_id=job_id, clock=lambda: later)
-        assert session.get(Job, job_id).attempts == 2
+        assert must(session.get(Job, job_id)).attempts == 2
     assert _count(database, Point) == 8  # replaced, not duplicated
     with database.session() as session:
         assert session.scalars(select(Submission.state)).one() == "passed_checks"
@@ -210,7 +212,7 @@ def test_a_host_without_the_extracted_bundle_extracts_it_from_the_store(
         run_checks(
             session=session, settings=settings, job_id=queue.sent[0][0], clock=lambda: IN_TIME
         )
-        sub = session.get(Submission, sub_id)
+        sub = must(session.get(Submission, sub_id))
         assert sub.state == "passed_checks"
         assert (settings.bundles_dir / sub.archive.sha256 / sub.bundle_root).is_dir()
 
@@ -226,7 +228,7 @@ def test_an_archive_gone_from_the_store_is_a_check_error_with_a_reason_and_can_b
     sub_id, _ = accept(database, settings, queue, good_archive)
     shutil.rmtree(settings.bundles_dir)
     with database.session() as session:
-        sub = session.get(Submission, sub_id)
+        sub = must(session.get(Submission, sub_id))
         blob = settings.blobs_dir / sub.archive.sha256[:2] / sub.archive.sha256
         if damage == "deleted":
             blob.unlink()
@@ -237,7 +239,8 @@ def test_an_archive_gone_from_the_store_is_a_check_error_with_a_reason_and_can_b
         )
         assert sub.state == "check_error"
         word = "not in" if damage == "deleted" else "corrupt"
-        assert "stored archive cannot be read" in sub.error_message and word in sub.error_message
+        message = sub.error_message or ""
+        assert "stored archive cannot be read" in message and word in message
         assert not settings.bundles_dir.is_dir() or not any(settings.bundles_dir.iterdir())
         retry = retry_check(session=session, queue=queue, submission=sub)
         session.commit()
@@ -256,9 +259,10 @@ def test_lost_jobs_are_resent_then_given_up(
         ) == [job_id]
     assert queue.sent[-1] == (job_id, "check_submission")
     with database.session() as session:
-        job = session.get(Job, job_id)
-        job.state, job.attempts, job.heartbeat_at = "running", settings.job_max_attempts, later
-        job.submission.state = "checking"
+        job = must(session.get(Job, job_id))
+        job.state, job.attempts = JobState.RUNNING, settings.job_max_attempts
+        job.heartbeat_at = later
+        must(job.submission).state = SubmissionState.CHECKING
         session.commit()
         much_later = later + dt.timedelta(seconds=settings.job_stale_after_s + 5)
         assert (
@@ -271,9 +275,9 @@ def test_lost_jobs_are_resent_then_given_up(
             )
             == []
         )
-        job = session.get(Job, job_id)
+        job = must(session.get(Job, job_id))
         assert job.state == "failed" and "attempts" in (job.error or "")
-        assert job.submission.state == "check_error"
+        assert must(job.submission).state == "check_error"
 
 
 def test_fail_check_from_received(
@@ -281,9 +285,9 @@ def test_fail_check_from_received(
 ) -> None:
     accept(database, settings, queue, good_archive)
     with database.session() as session:
-        job = session.get(Job, queue.sent[0][0])
+        job = must(session.get(Job, queue.sent[0][0]))
         fail_check(session=session, job=job, reason="boom")
-        assert (job.state, job.submission.state, job.submission.error_message) == (
+        assert (job.state, must(job.submission).state, must(job.submission).error_message) == (
             "failed",
             "check_error",
             "boom",

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -24,6 +25,7 @@ from app.storage import archive_key
 from tests.support.accounts import bearer, create_accounts
 from tests.support.fakes import RecordingQueue
 from tests.support.objectstore import BUCKET, Partition, shared_object_store
+from tests.support.rows import must
 from tests.support.services import migrated_sqlite
 
 
@@ -213,11 +215,11 @@ def test_a_check_waits_for_the_store_and_completes_when_it_is_back(
             for job_id, _ in sent:
                 run_job(check, session=session, settings=settings, job_id=job_id,
                         queue=portal.queue)  # fmt: skip
-                job = session.get(Job, job_id)
+                job = must(session.get(Job, job_id))
                 assert job.state == "queued" and job.store_waits == 1
                 assert job.stage == "waiting for the artifact store (try 2 in 5 s)"
                 assert portal.queue.delays[job_id] == 5
-                assert job.submission.state == "checking"  # the page says it is under way
+                assert must(job.submission).state == "checking"  # the page says it is under way
                 assert BUCKET not in (job.error or "") + job.stage
 
             waiting, given_up = sent
@@ -226,17 +228,19 @@ def test_a_check_waits_for_the_store_and_completes_when_it_is_back(
             assert portal.queue.delays[given_up[0]] == 10  # doubled
             run_job(check, session=session, settings=settings, job_id=given_up[0],
                     queue=portal.queue)  # fmt: skip
-            failed = session.get(Job, given_up[0])
+            failed = must(session.get(Job, given_up[0]))
             assert failed.state == "failed"
-            assert failed.submission.state == "check_error"
-            assert "could not be reached in 3 tries" in failed.submission.error_message
+            assert must(failed.submission).state == "check_error"
+            assert "could not be reached in 3 tries" in (
+                must(failed.submission).error_message or ""
+            )
 
             partition.mend()
             run_job(check, session=session, settings=settings, job_id=waiting[0],
                     queue=portal.queue)  # fmt: skip
-            done = session.get(Job, waiting[0])
+            done = must(session.get(Job, waiting[0]))
             assert done.state == "succeeded", done.error
-            assert done.submission.state == "passed_checks"
+            assert must(done.submission).state == "passed_checks"
         portal.database.dispose()
 
 
@@ -247,7 +251,7 @@ def _other_archive(tmp_path: Path) -> Path:
 
 @contextmanager
 def _behind_a_partition(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **limits: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **limits: Any
 ) -> Iterator[tuple[Partition, Settings]]:
     """Settings for a store reached through a partition that a test can cut and mend."""
     store = shared_object_store()
