@@ -3,13 +3,14 @@ state, the official step line (architecture §8) and the reproductions beside it
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from collections.abc import Sequence
+
+from pydantic import Field
 
 from app.core.regions import region_basis, region_name
 from app.db.models import Curve, Point, Reproduction
-from app.publishing.domain.snapshot import OfflineCeiling, PublishedPoint
-from app.publishing.services.curves import offline_of, step_line_of, x_metric_of
-from app.publishing.services.publishing import published_point
+from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint
+from app.publishing.services.publishing import curve_snapshot, published_point
 from app.runs.services.views import ReproductionView, reproduction_view
 
 
@@ -41,27 +42,16 @@ def point_view(point: Point, agentic: bool) -> PointView:
     )
 
 
-class CurveView(BaseModel):
-    """A submitted curve: its points, the official step line (architecture §8) and the
-    reproduction runs of its points, drawn as unverified results beside them."""
+class CurveView(CurveSnapshot):
+    """A submitted curve as its publication would keep it, with every point and its
+    review state, how its regions were derived, and the reproduction runs of its points
+    (drawn as unverified results beside them)."""
 
-    # The same names as the results API: the display name, and the bundle's folder
-    # (which point labels use).
-    system: str
-    system_dir: str
-    benchmark_model: str
-    dataset: str | None
-    is_agentic: bool
-    x_metric: str = Field(description="tps_per_user, or e2e_avg_interactivity (agentic)")
-    c_max: int | None
-    c_min: int | None
-    regions: dict[str, list[int]] | None
     region_basis: list[str] | None = Field(description="how the regions were derived, in words")
-    points: list[PointView]
-    step_line: list[list[float]]
-    frontier: list[list[float]]
-    offline_ceiling: OfflineCeiling | None
-    elected_offline: str | None
+    points: Sequence[PointView] = Field(
+        description="every point, withdrawn, disputed and invalidated ones too (the public "
+        "sees the active ones)"
+    )
     reproductions: list[ReproductionView]
 
 
@@ -70,32 +60,19 @@ def curve_view(
 ) -> CurveView:
     """Withdrawn, disputed and invalidated points (rules §11.1) never shape the step line;
     *active_only* leaves them out altogether, as the public sees the curve."""
-    active = [p for p in curve.points if p.state == "active"]
-    steps = step_line_of(curve)
-    ceiling, elected = offline_of(active)
-    system = curve.system
-    prefix = f"{system.dir_name}/{curve.benchmark_model}/"
-    return CurveView(
-        system=system.system_name or system.dir_name,
-        system_dir=system.dir_name,
-        benchmark_model=curve.benchmark_model,
-        dataset=curve.dataset,
-        is_agentic=curve.is_agentic,
-        x_metric=x_metric_of(curve),
-        c_max=curve.c_max,
-        c_min=curve.c_min,
-        regions=curve.regions,
-        region_basis=_region_basis(curve),
-        points=[point_view(p, curve.is_agentic) for p in (active if active_only else curve.points)],
-        step_line=[list(v) for v in steps.line],
-        frontier=[list(v) for v in steps.frontier],
-        offline_ceiling=ceiling,
-        elected_offline=elected,
-        reproductions=[
-            reproduction_view(r, private=False)
-            for r in reproductions or []
-            if r.point_label.startswith(prefix)
-        ],
+    prefix = f"{curve.system.dir_name}/{curve.benchmark_model}/"
+    shown = [p for p in curve.points if p.state == "active" or not active_only]
+    return CurveView.model_validate(
+        {
+            **dict(curve_snapshot(curve)),
+            "region_basis": _region_basis(curve),
+            "points": [point_view(p, curve.is_agentic) for p in shown],
+            "reproductions": [
+                reproduction_view(r, private=False)
+                for r in reproductions or []
+                if r.point_label.startswith(prefix)
+            ],
+        }
     )
 
 

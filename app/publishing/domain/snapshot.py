@@ -11,6 +11,7 @@ stored record is valid version 1.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -140,7 +141,8 @@ class CurveSnapshot(BaseModel):
     c_max: int | None
     c_min: int | None
     regions: dict[str, list[int]] | None
-    points: list[PublishedPoint] = Field(description="the active points")
+    # A Sequence (read-only, covariant): a view of the curve may carry richer points.
+    points: Sequence[PublishedPoint] = Field(description="the active points")
     step_line: list[list[float]] = Field(description="the official step curve, [x, y] corners")
     frontier: list[list[float]] = Field(description="the Pareto-optimal points, [x, y]")
     offline_ceiling: OfflineCeiling | None

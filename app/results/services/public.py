@@ -491,7 +491,7 @@ def public_curve(curve: VisibleCurve) -> PublicCurve:
         peer_review_pending=peer_review_pending(curve.status),
         result_id=curve.result_id,
         published_in=curve.published_in,
-        points=points,
+        points=list(points),
         step_line=step_line,
     )
 

@@ -86,6 +86,7 @@ from app.submissions.services.storage import receive_local
 from app.submissions.services.visibility import access_to
 from tests.support.accounts import ACCOUNTS, create_accounts
 from tests.support.bundles import broken
+from tests.support.checks import check_each_bundle_once
 from tests.support.fakes import RecordingQueue
 from tests.support.services import (
     fresh_postgres_database,
@@ -995,8 +996,11 @@ EXAMPLES = {"sqlite": MODEL_SETTINGS.max_examples, "postgresql": 4}
 @pytest.mark.exhaustive
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_the_published_record_always_agrees_with_the_review(
-    backend: str, model_archives: list[Path], tmp_path: Path
+    backend: str, model_archives: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The examples upload the same bundles at the same moments: each is checked for real
+    # once (tests/support/checks.py); what is under test here is what follows the checks.
+    checks_run = check_each_bundle_once(monkeypatch)
     databases: list[contextmanager] = []  # type: ignore[valid-type]
 
     def new_database() -> str | None:
@@ -1019,7 +1023,7 @@ def test_the_published_record_always_agrees_with_the_review(
         STATS.clear()
         budget = settings(MODEL_SETTINGS, max_examples=EXAMPLES[backend])
         run_state_machine_as_test(Model, settings=budget)
-        print(dict(STATS))
+        print(dict(STATS), f"checks run: {checks_run()}")
         reached = {k for k, v in STATS.items() if v}
         # The full budget reaches every state that matters; PostgreSQL's few examples
         # must reach the record's SQL (publications, releases, every public read).
