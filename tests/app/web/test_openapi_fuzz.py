@@ -53,7 +53,7 @@ def test_no_operation_answers_with_a_server_error_or_off_its_schema(
         operations += 1
 
         @hypothesis_settings(
-            max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None
+            max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None
         )
         @given(case=operation.as_strategy())
         def exercise(case: schemathesis.Case[Any]) -> None:

@@ -971,7 +971,7 @@ def test_every_public_get_route_is_checked_by_the_model() -> None:
 
 
 MODEL_SETTINGS = settings(
-    max_examples=20,
+    max_examples=15,
     stateful_step_count=30,
     derandomize=True,
     deadline=None,
@@ -990,7 +990,7 @@ def model_archives(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 # The full example budget on the embedded database; PostgreSQL runs the first few of the
 # same (derandomized) examples: what differs there is SQL, not the sequences of steps.
-EXAMPLES = {"sqlite": MODEL_SETTINGS.max_examples, "postgresql": 4}
+EXAMPLES = {"sqlite": MODEL_SETTINGS.max_examples, "postgresql": 3}
 
 
 @pytest.mark.exhaustive
@@ -1059,7 +1059,7 @@ REACHED = (
     "re-counts",
     "frozen re-counts checked",
 )
-# The first four examples finalize nothing since finalizing needs a completed review or
+# The first three examples finalize nothing since finalizing needs a completed review or
 # the chair's override; a verified publication's SQL on PostgreSQL is
 # tests/app/results/services/test_public.py's (finalized, released, read on every surface).
 REACHED_ON_A_FEW = (
