@@ -29,13 +29,14 @@ class UrlParams(BaseModel):
     @classmethod
     def of(cls, params: MultiDict | Mapping[str, Any]) -> Self:
         """The parameters of an address (a multi-dict, as Starlette's ``QueryParams``):
-        every value of a repeatable one, the first of any other."""
+        every value of a repeatable one, the last of any other (as Starlette and FastAPI
+        read a parameter given twice, so the page and the API agree)."""
         values: dict[str, Any] = {}
         for name, info in cls.model_fields.items():
             if name not in params:
                 continue
             given = _values(params, name)
-            values[name] = given if _is_list(info.annotation) else given[0]
+            values[name] = given if _is_list(info.annotation) else given[-1]
         return cls.model_validate(values)
 
     def given(self, name: str) -> str | None:
