@@ -20,8 +20,9 @@ import shutil
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -40,11 +41,12 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import principal_for_token
 from app.checks.services.checks import retry_check
 from app.core.cohorts import Cohort
-from app.core.lifecycle import TERMINAL, SubmissionState
+from app.core.lifecycle import TERMINAL, PublicationMode, SubmissionState
 from app.core.refusals import Refused
 from app.db.models import (
     AuditEvent,
@@ -88,6 +90,7 @@ from tests.support.accounts import ACCOUNTS, create_accounts
 from tests.support.bundles import broken
 from tests.support.checks import check_each_bundle_once
 from tests.support.fakes import RecordingQueue
+from tests.support.rows import must
 from tests.support.services import (
     fresh_postgres_database,
     migrated_sqlite,
@@ -175,7 +178,7 @@ class LifecycleModel(RuleBasedStateMachine):
         self.recounts = 0
         self.weeks_passed = False
         self.ever_terminal: dict[int, str] = {}
-        self.cohort_views: dict[str, dict[str, tuple]] = {}
+        self.cohort_views: dict[str, dict[str, tuple[Any, ...]]] = {}
         # Per released cohort, the request record each shown point's numbers rest on.
         self.cohort_frozen: dict[str, dict[tuple[str, str], int | None]] = {}
         self.result_ids: dict[str, tuple[int, str, str]] = {}
@@ -205,8 +208,8 @@ class LifecycleModel(RuleBasedStateMachine):
     def who(self, session, key: str):  # type: ignore[no-untyped-def]
         return principal_for_token(session, self.tokens[key])
 
-    def user(self, session, key: str) -> User:  # type: ignore[no-untyped-def]
-        return session.scalar(select(User).where(User.email == ACCOUNTS[key][0]))
+    def user(self, session: Session, key: str) -> User:
+        return session.scalars(select(User).where(User.email == ACCOUNTS[key][0])).one()
 
     def attempt(self, session, work: Callable[[], object]) -> bool:  # type: ignore[no-untyped-def]
         """A service call that may be refused; a refusal changes nothing."""
@@ -301,7 +304,7 @@ class LifecycleModel(RuleBasedStateMachine):
                 uploader=self.user(session, "submitter"),
             )
             submission = accepted.submission
-            submission.publication_mode = mode
+            submission.publication_mode = PublicationMode(mode)
             if embargo_days is not None:
                 submission.embargo_date = (self.now + dt.timedelta(days=embargo_days)).date()
             session.commit()
@@ -373,7 +376,7 @@ class LifecycleModel(RuleBasedStateMachine):
             )
             STATS["objection answered"] += taken
 
-    def on(self, submission: int, call: Callable[..., object]) -> None:
+    def on(self, submission: int, call: Callable[..., Any]) -> None:
         """``call(session, submission, **common)``, which the services may refuse."""
         with self.session() as session:
             sub = session.get(Submission, submission)
@@ -464,7 +467,7 @@ class LifecycleModel(RuleBasedStateMachine):
                 # character): what is under test is how the record freezes a re-count.
                 for retok in made:
                     run_retokenization(session=session, settings=self.settings,
-                                       job_id=retok.job_id, counter=DemoTokenCounter(),
+                                       job_id=must(retok.job_id), counter=DemoTokenCounter(),
                                        clock=lambda: self.now)  # fmt: skip
                 STATS["re-counts"] += len(made)
                 self.recounts += bool(made)
@@ -578,14 +581,15 @@ class LifecycleModel(RuleBasedStateMachine):
         newest = sorted(self.cohort_views)[-1]
         self.check_export({}, newest, self.view(session, newest))
 
-    def get(self, caller: dict[str, str], path: str, params: object = None) -> dict:  # type: ignore[type-arg]
-        answer = self.client.get(path, params=params, headers=caller)  # type: ignore[arg-type]
+    def get(self, caller: dict[str, str], path: str, params: Any = None) -> dict[str, Any]:
+        answer = self.client.get(path, params=params, headers=caller)
         assert answer.status_code < 500, (path, answer.text)
-        return answer.json()
+        body: dict[str, Any] = answer.json()
+        return body
 
     def check_results(self, caller: dict[str, str], cohort: str | None, view: dict) -> None:  # type: ignore[type-arg]
-        params = [("benchmark", "llama3_1-8b"), ("limit", "all"),
-                  *(("status", s) for s in CHARTED)]  # fmt: skip
+        params: Any = [("benchmark", "llama3_1-8b"), ("limit", "all"),
+                       *(("status", s) for s in CHARTED)]  # fmt: skip
         if cohort is not None:
             params.append(("cohort", cohort))
         body = self.get(caller, "/api/v1/results", params)
@@ -604,9 +608,11 @@ class LifecycleModel(RuleBasedStateMachine):
         points = {(c["submission"], p["dir"]) for c in body.get("curves", []) for p in c["points"]}
         assert {(r["submission"], r["point"]) for r in plan.get("rows", [])} <= points
         if cohort is None:  # the planner's page shows the API's rows
-            html = self.client.get("/plan", params=[*params, ("users", "100")], headers=caller)
-            shown = re.findall(r'<tr data-submission="([0-9a-f]+)">', html.text)
-            assert shown == [r["submission"] for r in plan.get("rows", [])], html.text[:300]
+            planned = self.client.get(
+                "/plan", params=[*params, ("users", "100")], headers=caller
+            ).text
+            shown = re.findall(r'<tr data-submission="([0-9a-f]+)">', planned)
+            assert shown == [r["submission"] for r in plan.get("rows", [])], planned[:300]
         # The accuracy view lists those points' accuracy, on its page as in its API (as a
         # visitor, on the current view: it reads the explorer's view, checked above).
         if cohort is None and not caller:
@@ -623,7 +629,7 @@ class LifecycleModel(RuleBasedStateMachine):
         if cohort is not None and body.get("curves"):
             STATS["results API of a released cohort checked"] += 1
 
-    def same_curves(self, body: dict, view: dict, where: object) -> None:  # type: ignore[type-arg]
+    def same_curves(self, body: dict[str, Any], view: dict[str, Any], where: Any) -> None:
         """A results view (the API's, or the data a page draws) shows the record's
         curves: same results, statuses, result ids and points."""
         shown: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {}
@@ -634,16 +640,16 @@ class LifecycleModel(RuleBasedStateMachine):
         expected = charted(view)
         assert {k: tuple(sorted(v)) for k, v in shown.items()} == expected, where
 
-    def page(self, caller: dict[str, str], path: str, params: object = None) -> str:
-        answer = self.client.get(path, params=params, headers=caller)  # type: ignore[arg-type]
+    def page(self, caller: dict[str, str], path: str, params: Any = None) -> str:
+        answer = self.client.get(path, params=params, headers=caller)
         assert answer.status_code == 200, (path, answer.text[:500])
         return answer.text
 
     def check_pages(self, caller: dict[str, str], view: dict) -> None:  # type: ignore[type-arg]
         """The explorer's page and its embed draw the record's curves (the data each
         page charts, its ranking and its footnote)."""
-        params = [("benchmark", "llama3_1-8b"), ("limit", "all"),
-                  *(("status", s) for s in CHARTED)]  # fmt: skip
+        params: Any = [("benchmark", "llama3_1-8b"), ("limit", "all"),
+                       *(("status", s) for s in CHARTED)]  # fmt: skip
         api = self.client.get("/api/v1/results", params=params, headers=caller)
         # The embed is for other sites: no visitor is ever signed in there.
         for path in ("/results", "/embed/results") if not caller else ("/results",):
@@ -743,7 +749,7 @@ class LifecycleModel(RuleBasedStateMachine):
             member = tar.extractfile(f"{cohort}/cohort.json")
             assert member is not None
             record = json.loads(member.read())
-        shown: dict[str, list] = {}
+        shown: dict[str, list[Any]] = {}
         for r in record["results"]:
             points = tuple(sorted(p["dir"] for p in r["points"]))
             shown.setdefault(r["submission"], []).append((r["status"], r["result_id"], points))
@@ -752,8 +758,8 @@ class LifecycleModel(RuleBasedStateMachine):
         assert {k: tuple(sorted(v)) for k, v in shown.items()} == official, cohort
         STATS["cohort export checked"] += 1
 
-    def view(self, session, cohort: str | None) -> dict[str, tuple]:  # type: ignore[no-untyped-def]
-        shown: dict[str, list] = {}
+    def view(self, session: Session, cohort: str | None) -> dict[str, tuple[Any, ...]]:
+        shown: dict[str, list[Any]] = {}
         for c in visible_curves(session, cohort):
             points = tuple(sorted(p.dir for p in c.snapshot.points))
             shown.setdefault(c.submission, []).append((c.status, c.result_id, points))
@@ -767,7 +773,7 @@ class LifecycleModel(RuleBasedStateMachine):
             for p in c.snapshot.points
         }
 
-    def history(self, session, sub: Submission) -> list[tuple]:  # type: ignore[no-untyped-def]
+    def history(self, session: Session, sub: Submission) -> list[tuple[Any, ...]]:
         """What a failure message shows: the record's versions and the audit log."""
         from app.db.models import AuditEvent
 
@@ -853,7 +859,7 @@ class LifecycleModel(RuleBasedStateMachine):
             # one withdrawn or invalidated after it keeps its tag and no points, and a
             # point invalidated since is gone (the record never contradicts a decision).
             for release in session.scalars(select(CohortRelease)):
-                cohort = Cohort.parse(release.cohort)
+                cohort = must(Cohort.parse(release.cohort))
                 assert release.published_at >= cohort.publication_at(PT)
             for cohort_id, was in self.cohort_views.items():
                 now_shown = self.view(session, cohort_id)
@@ -899,7 +905,8 @@ def page_data(html: str, element: str) -> dict:  # type: ignore[type-arg]
 
     found = re.search(rf'<script type="application/json" id="{element}">(.*?)</script>', html, re.S)
     assert found is not None, element
-    return json.loads(entities.unescape(found.group(1)))
+    embedded: dict[Any, Any] = json.loads(entities.unescape(found.group(1)))
+    return embedded
 
 
 def charted(view: dict) -> dict:  # type: ignore[type-arg]
@@ -964,7 +971,7 @@ def test_every_public_get_route_is_checked_by_the_model() -> None:
         for feature in FEATURES
         if feature.__name__.endswith(".pages")
         for route in feature.router.routes
-        if isinstance(route, APIRoute) and "GET" in route.methods
+        if isinstance(route, APIRoute) and "GET" in (route.methods or ())
     }
     assert pages - PUBLIC_RECORD_PAGES - NOT_THE_RECORD_PAGES == set(), "classify the new page"
     assert PUBLIC_RECORD_PAGES <= pages
@@ -1001,7 +1008,7 @@ def test_the_published_record_always_agrees_with_the_review(
     # The examples upload the same bundles at the same moments: each is checked for real
     # once (tests/support/checks.py); what is under test here is what follows the checks.
     checks_run = check_each_bundle_once(monkeypatch)
-    databases: list[contextmanager] = []  # type: ignore[valid-type]
+    databases: list[AbstractContextManager[str]] = []
 
     def new_database() -> str | None:
         if backend == "sqlite":
