@@ -435,6 +435,19 @@ def _content(curves: list[PublishedCurve]) -> list[tuple[Any, ...]]:
 # --- keeping the record in step -------------------------------------------------------------
 
 
+def _version(
+    submission: Submission, target: Cohort, status: str, at: dt.datetime, why: str | None
+) -> Publication:
+    """A new version of the submission's public record, in the cohort *target* joins."""
+    return Publication(
+        submission=submission,
+        cohort=str(target),
+        status=RecordStatus(status),
+        published_at=at,
+        description=why,
+    )
+
+
 def _archive_entry(
     session: Session,
     submission: Submission,
@@ -446,13 +459,7 @@ def _archive_entry(
 ) -> Publication:
     """A finalized result withdrawn or invalidated: the archive entry keeps its result ids
     and what was last shown, tagged with its state (rules §11.7)."""
-    tombstone = Publication(
-        submission=submission,
-        cohort=str(target),
-        status=RecordStatus(state.value),
-        published_at=at,
-        description=why,
-    )
+    tombstone = _version(submission, target, state.value, at, why)
     copied = [c.key for c in PublishedCurve.__table__.columns if c.key not in _NOT_COPIED]
     tombstone.curves = [
         PublishedCurve(**{key: getattr(curve, key) for key in copied}) for curve in latest.curves
@@ -514,13 +521,7 @@ def sync_record(
     if latest is not None and latest.status == status.value:
         if _content(latest.curves) == _content(curves):
             return None
-    publication = Publication(
-        submission=submission,
-        cohort=str(target),
-        status=RecordStatus(status.value),
-        published_at=at,
-        description=why,
-    )
+    publication = _version(submission, target, status.value, at, why)
     publication.curves = curves
     session.add(publication)
     change = "published" if latest is None else "public record updated"
