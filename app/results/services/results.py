@@ -743,11 +743,16 @@ def _ranking_row(rank: int, curve: ResultCurve, value: float | None) -> RankingR
 
 
 def _ranked(
-    view: View, q: ResultsQuery, ranked: list[int], a: Answer, on_chart: dict[int, ResultCurve]
+    view: View,
+    q: ResultsQuery,
+    ranked: list[int],
+    best_row: list[int],
+    value_of: list[float],
+    on_chart: dict[int, ResultCurve],
 ) -> tuple[list[RankingRow], list[dict[str, Any]], int]:
     """The ranking's lines of the charted curves, and the page of the other ranked
-    systems `more` lists (from rank ``more_from``), with how many there are in all."""
-    best_row, value_of = a.best.tolist(), a.y.tolist()
+    systems `more` lists (from rank ``more_from``), with how many there are in all
+    (*best_row*: each curve's best row; *value_of*: each row's ranked value)."""
     ranking: list[RankingRow] = []
     more: list[dict[str, Any]] = []
     more_total = 0
@@ -797,7 +802,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
     ):
         shown_curve.colour = colour  # one per system, the same as on every other chart
     on_chart = {c.id: c for c in curves}
-    ranking, more, more_total = _ranked(view, q, ranked, a, on_chart)
+    ranking, more, more_total = _ranked(view, q, ranked, best_row, value_of, on_chart)
     return ResultsPage(
         cohort=cohort,
         current=not q.cohort,
