@@ -28,20 +28,25 @@ run: install
 
 # Test processes (pytest-xdist): one per core. At most six: each takes two of Redis's
 # sixteen databases for its portals' queues (tests/support/services.py). One test at a
-# time to whichever process is free (--maxschedchunk 1): the heaviest tests come first
-# (tests/conftest.py), and xdist's default hands out the first quarter of the run in one
-# block, which put every heavy test on one process while the other sat idle.
+# time to whichever process is free, except the deployed portal's tests, which share one
+# process and its one portal (tests/support/scheduling.py); the heaviest first
+# (tests/conftest.py), so that no process is left with a minute-long test at the end
+# while the other sits idle.
 TEST_WORKERS ?= auto
-XDIST := -n $(TEST_WORKERS) --maxprocesses 6 --maxschedchunk 1
+XDIST := -n $(TEST_WORKERS) --maxprocesses 6
 
 ## Install everything and run the whole test suite (lint and format, layering contracts,
 ## mypy --strict); it prints the 25 slowest tests.
+# mypy runs beside the tests (its report follows theirs): it reads while they wait on
+# portals, workers and browsers, and the run fails if either fails.
 test: install-test
 	$(BIN)/ruff check app worker harness tests migrations bench
 	$(BIN)/ruff format --check app worker harness tests migrations bench
 	$(BIN)/lint-imports
-	$(BIN)/mypy
-	$(BIN)/python -m pytest $(XDIST) --durations=25
+	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & types=$$!; \
+	$(BIN)/python -m pytest $(XDIST) --durations=25; tests=$$?; \
+	wait $$types; typed=$$?; echo "mypy:"; cat $(VENV)/mypy.log; \
+	test $$tests -eq 0 -a $$typed -eq 0
 
 ## The same suite under coverage (about twice as slow: Python 3.11 traces every line),
 ## reported per file; CI runs it after `make test`.

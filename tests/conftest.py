@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 from cryptography.fernet import Fernet
+from xdist.remote import Producer
 
 from app.db.session import Database
 from app.demo.bundles import PUBLISHED_SEED_SET, BundleFactory, SeedSetSpec, SystemSpec
 from app.settings import Settings, business_calendar
 from tests.support.bundles import broken
-from tests.support.demo import SHARED_DIR, demo_copy
+from tests.support.demo import copy_demo_folder, demo_copy
 from tests.support.fakes import RecordingQueue
 from tests.support.objectstore import shared_object_store
 from tests.support.portal import (
@@ -26,12 +27,16 @@ from tests.support.portal import (
     start_portal,
     stop_portal,
 )
+from tests.support.scheduling import DEPLOYED_PORTAL, OnePortalPerRun
 from tests.support.services import (
+    SHARED_DIR,
+    drop_run_databases,
     fresh_postgres_database,
     migrated_sqlite,
     redis_database,
     redis_url,
     require,
+    stop_embedded_postgres,
 )
 
 _MADE_SHARED_DIR = pytest.StashKey[bool]()
@@ -43,13 +48,13 @@ BACKENDS = {
     "database_url": ("sqlite", "postgresql"),
     "demo_env": ("sqlite", "postgresql"),
     "fresh_demo": ("sqlite", "postgresql"),
-    "portal": ("embedded", "postgresql+redis"),
+    "portal": ("embedded", DEPLOYED_PORTAL),
 }
 
 
-# The test processes take tests one at a time in the order collected (--maxschedchunk 1
-# in the Makefile): the longest first, so that no
-# process is left with a minute-long test while the others have finished.
+# The test processes take tests one at a time in the order collected
+# (tests/support/scheduling.py): the longest first, so that no process is left with a
+# minute-long test while the others have finished.
 HEAVIEST_FIRST = ("exhaustive", "slow", "browser")
 
 
@@ -63,6 +68,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if config.stash.get(_MADE_SHARED_DIR, False):
+        drop_run_databases()
+        stop_embedded_postgres()
         shutil.rmtree(os.environ.pop(SHARED_DIR), ignore_errors=True)
 
 
@@ -72,6 +79,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return min(marks, default=len(HEAVIEST_FIRST))
 
     items.sort(key=weight)  # stable: the order within each weight is kept
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> OnePortalPerRun:
+    """The deployed portal's tests in one process (tests/support/scheduling.py)."""
+
+    return OnePortalPerRun(config, log)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -216,10 +230,11 @@ def portal(
     reads a seed-set file with a set published for today's cohort, as an operator
     configures it when MLCommons publishes one."""
     base = tmp_path_factory.mktemp("portal")
-    # The demo loaded, as `make run` loads it on an empty database: the buyer's pages read it.
-    registry = {"ENDPOINTS_PORTAL_SEED_SETS_FILE": str(seed_registry.path),
-                "ENDPOINTS_PORTAL_DEMO_DATA": "true"}  # fmt: skip
+    registry = {"ENDPOINTS_PORTAL_SEED_SETS_FILE": str(seed_registry.path)}
     if request.param == "embedded":
+        # The demo, as `make run` loads it on an empty database (the buyer's pages read
+        # it): here a copy of the run's demo, loaded once (tests/support/demo.py).
+        copy_demo_folder(base / "data")
         running = start_portal(base / "data", base / "portal.log", registry)
         yield running
         stop_portal(running, at_once=True)
@@ -242,7 +257,14 @@ def portal(
         running = start_portal(
             base / "web-data",
             base / "portal.log",
-            {**registry, **hosts, "DATABASE_URL": url, "REDIS_URL": redis_db},
+            # The web process loads the demo on the empty database, into the S3 store.
+            {
+                **registry,
+                **hosts,
+                "DATABASE_URL": url,
+                "REDIS_URL": redis_db,
+                "ENDPOINTS_PORTAL_DEMO_DATA": "true",
+            },
             worker_data_dir=base / "worker-data",
         )
         yield running

@@ -7,12 +7,10 @@ submission (ten seconds or more); a copy is a folder copy and, on PostgreSQL, a
 
 from __future__ import annotations
 
-import atexit
 import fcntl
-import os
+import json
 import shutil
 import sqlite3
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,7 +19,12 @@ from pathlib import Path
 
 from app.db.session import Database
 from app.settings import Settings
-from tests.support.services import fresh_postgres_database, migrated_sqlite
+from tests.support.services import (
+    fresh_postgres_database,
+    migrated_sqlite,
+    run_scoped_postgres_database,
+    shared_run_dir,
+)
 
 
 @dataclass(frozen=True)
@@ -33,12 +36,22 @@ class DemoTemplate:
 
 @cache
 def demo_template(backend: str) -> DemoTemplate:
-    """The demo loaded once into a folder and, for *backend* ``postgresql``, a database
-    kept to be copied. On SQLite the folder is the whole demo: the test processes of one
-    run share it (the first to ask loads it, under a lock, while the others wait)."""
-    if backend == "sqlite":
-        return _shared_sqlite_template()
-    return _load_template(Path(tempfile.mkdtemp(prefix="portal-test-demo-")), backend)
+    """The demo loaded once per test run and *backend* into a folder (its blobs and
+    bundles; on SQLite its database too) and, on PostgreSQL, a database kept to be
+    copied. The test processes of one run share it: the first to ask loads it, under a
+    lock, while the others wait; the run's first process drops the database at the end
+    (tests/conftest.py)."""
+    base = shared_run_dir() / f"demo-{backend}"
+    with open(shared_run_dir() / f"demo-{backend}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one process loads; the others wait for it
+        done = base / "loaded.json"
+        if not done.exists():
+            shutil.rmtree(base, ignore_errors=True)  # a load cut short
+            template = _load_template(base, backend)
+            done.write_text(json.dumps([template.postgres_template, template.submissions]))
+            return template
+    postgres_template, submissions = json.loads(done.read_text())
+    return DemoTemplate(base / "data", postgres_template, submissions)
 
 
 def _load_template(base: Path, backend: str) -> DemoTemplate:
@@ -49,10 +62,7 @@ def _load_template(base: Path, backend: str) -> DemoTemplate:
     if backend == "sqlite":
         migrated_sqlite(data_dir)
     else:
-        atexit.register(shutil.rmtree, base, True)
-        manager = fresh_postgres_database(migrated=True)
-        url = manager.__enter__()
-        atexit.register(manager.__exit__, None, None, None)
+        url = run_scoped_postgres_database(migrated=True)
         data_dir.mkdir(parents=True)
     settings = Settings(data_dir=data_dir, database_url=url, redis_url=None)
     database = Database(settings.effective_database_url)
@@ -67,26 +77,10 @@ def _load_template(base: Path, backend: str) -> DemoTemplate:
     return DemoTemplate(data_dir, url.rsplit("/", 1)[1] if url else None, loaded)
 
 
-SHARED_DIR = "ENDPOINTS_PORTAL_TEST_SHARED_DIR"
-
-
-def shared_run_dir() -> Path:
-    """A folder the test processes of this run share (tests/conftest.py makes it before
-    the processes start and removes it at the end)."""
-    return Path(os.environ[SHARED_DIR])
-
-
-def _shared_sqlite_template() -> DemoTemplate:
-    base = shared_run_dir() / "demo-sqlite"
-    with open(shared_run_dir() / "demo-sqlite.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one process loads; the others wait for it
-        done = base / "loaded"
-        if not done.exists():
-            shutil.rmtree(base, ignore_errors=True)  # a load cut short
-            template = _load_template(base, "sqlite")
-            done.write_text(str(template.submissions))
-            return template
-    return DemoTemplate(base / "data", None, int(done.read_text()))
+def copy_demo_folder(data_dir: Path) -> None:
+    """The SQLite demo (database, blobs and bundles) copied to *data_dir*, for a portal
+    to start on it as it would after loading the demo itself."""
+    shutil.copytree(demo_template("sqlite").data_dir, data_dir)
 
 
 @contextmanager

