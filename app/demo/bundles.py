@@ -392,7 +392,7 @@ class BundleFactory:
         )
         (run_dir / "metrics").mkdir()
         (run_dir / "metrics" / "final_snapshot.json").write_text(
-            json.dumps({"n_samples_completed": completed, "tokens": total_tokens})
+            json.dumps(_final_snapshot(summary, completed), indent=2)
         )
         impl = run_dir / "src" / "acme-serving"
         impl.mkdir(parents=True)
@@ -638,6 +638,36 @@ def _load_pattern(curve: CurveSpec, offline: str) -> str:
     if offline == "dedicated":
         return "max_throughput"
     return "agentic_inference" if BENCHMARKS[curve.model].get("agentic") else "concurrency"
+
+
+# The client's series in final_snapshot.json, by the result summary's block they mirror.
+_SNAPSHOT_SERIES = {
+    "sample_latency_ns": "latency",
+    "ttft_ns": "ttft",
+    "tpot_ns": "tpot",
+    "osl": "output_sequence_lengths",
+}
+
+
+def _final_snapshot(summary: dict[str, Any], completed: int) -> dict[str, Any]:
+    """metrics/final_snapshot.json as the client writes it (spec harness-metrics §6.2):
+    counters, and per series its count, total, extremes and sum of squares as integers
+    (nanoseconds squared for the latencies: far past 2^64 on a real run)."""
+    metrics: list[dict[str, Any]] = [
+        {"type": "counter", "name": "total_samples_issued", "value": completed},
+        {"type": "counter", "name": "total_samples_completed", "value": completed},
+    ]
+    for name, block_name in _SNAPSHOT_SERIES.items():
+        block = summary[block_name]
+        avg, std = block["avg"], block["std_dev"]
+        metrics.append({
+            "type": "series", "name": name, "count": completed, "total": round(block["total"]),
+            "min": round(block["min"]), "max": round(block["max"]),
+            "sum_sq": round(completed * (avg * avg + std * std)),
+            "percentiles": block["percentiles"], "histogram": [],
+        })  # fmt: skip
+    return {"counter": completed, "timestamp_ns": summary["duration_ns"], "state": "complete",
+            "n_pending_tasks": 0, "metrics": metrics}  # fmt: skip
 
 
 def _stat_block(avg: float, p90: float, n: int, total: float | None = None) -> dict[str, Any]:

@@ -329,7 +329,7 @@ PORTAL_RULES: tuple[Rule, ...] = (
         _ERROR,
         "Every JSON/YAML file under results/ is UTF-8, at most 8 MiB, nests at most 64 "
         "levels, has no alias bomb, no repeated key, no NaN or Infinity and no integer "
-        "beyond ±2^64; otherwise the bundle is rejected before the checker runs.",
+        "beyond ±2^128; otherwise the bundle is rejected before the checker runs.",
         "Write the file again with the submission CLI; metadata files are UTF-8 JSON or "
         "YAML with finite numbers and each key once.",
     ),

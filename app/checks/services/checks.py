@@ -153,7 +153,7 @@ def _finite(value: float | None) -> float | None:
 
 
 def _bigint(value: int | None) -> int | None:
-    """Counts between 2^63 and 2^64 pass the readable-files rule (seeds need them) but
+    """Counts past 2^63 may pass the readable-files rule (it allows 128 bits) but
     not a BIGINT column: they are kept at its bound, and the checks judge the value."""
     return None if value is None else max(-_BIGINT_MAX, min(_BIGINT_MAX, value))
 

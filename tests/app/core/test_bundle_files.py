@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,7 +19,7 @@ SETTINGS = settings(
 scalars = (
     st.none()
     | st.booleans()
-    | st.integers(min_value=-(2**64) + 1, max_value=2**64 - 1)
+    | st.integers(min_value=-(2**128) + 1, max_value=2**128 - 1)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=20)
 )
@@ -95,3 +96,17 @@ def test_a_mapping_is_read_or_is_none(tmp_path: Path) -> None:
     assert read_mapping(listed) is None
     assert read_mapping(broken) is None
     assert read_mapping(tmp_path / "missing.json") is None
+
+
+def test_the_clients_sum_of_squares_of_a_long_run_reads(tmp_path: Path) -> None:
+    """final_snapshot.json keeps each series' sum of squares in nanoseconds squared: a
+    run of 20,000 requests of 30 s each is past 2^64 and is honest data."""
+    sum_sq = 20_000 * (30 * 10**9) ** 2
+    assert sum_sq > 2**64
+    path = tmp_path / "final_snapshot.json"
+    series = {"type": "series", "name": "sample_latency_ns", "count": 20_000, "sum_sq": sum_sq}
+    path.write_text(json.dumps({"state": "complete", "metrics": [series]}))
+    assert read_data(path) == {"state": "complete", "metrics": [series]}
+    path.write_text(json.dumps({"sum_sq": 2**128}))
+    with pytest.raises(Unreadable, match="beyond ±2\\^128"):
+        read_data(path)
