@@ -26,13 +26,14 @@ install-test: $(VENV)/.installed-test
 run: install
 	$(BIN)/endpoints-portal serve --host 127.0.0.1 --port 8000
 
-# Test processes (pytest-xdist): one per core. At most six: each takes two of Redis's
-# sixteen databases for its portals' queues (tests/support/services.py). One test at a
-# time to whichever process is free, except the deployed portal's tests, which share one
-# process and its one portal (tests/support/scheduling.py); the heaviest first
-# (tests/conftest.py), so that no process is left with a minute-long test at the end
-# while the other sits idle.
-TEST_WORKERS ?= auto
+# Test processes (pytest-xdist): one more than the cores, since the tests spend a third
+# of their time waiting on portals, workers, browsers and timed loads. At most six: each
+# takes two of Redis's sixteen databases for its portals' queues
+# (tests/support/services.py). One test at a time to whichever process is free, except
+# the deployed portal's tests, which share one process and its one portal
+# (tests/support/scheduling.py); the heaviest first (tests/conftest.py), so that no
+# process is left with a minute-long test at the end while the others sit idle.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 XDIST := -n $(TEST_WORKERS) --maxprocesses 6
 
 ## Install everything and run the whole test suite (lint and format, layering contracts,
