@@ -8,6 +8,7 @@ submission (ten seconds or more); a copy is a folder copy and, on PostgreSQL, a
 from __future__ import annotations
 
 import fcntl
+import gc
 import json
 import shutil
 import sqlite3
@@ -71,23 +72,29 @@ def _load_template(base: Path, backend: str) -> DemoTemplate:
     finally:
         database.dispose()  # a template database takes no connections
     if url is None:
-        # Everything in the main file (no -wal beside it), so a plain copy is the database.
-        with sqlite3.connect(data_dir / "portal.sqlite3") as conn:
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        # Everything in the main file, so the main file alone is the database (first the
+        # connections the load left to the garbage collector are closed).
+        gc.collect()
+        conn = sqlite3.connect(data_dir / "portal.sqlite3")
+        try:
+            busy, _frames, _done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            conn.close()
+        assert busy == 0, "the demo's database is still in use: it cannot be checkpointed"
     return DemoTemplate(data_dir, url.rsplit("/", 1)[1] if url else None, loaded)
 
 
 def copy_demo_folder(data_dir: Path) -> None:
     """The SQLite demo (database, blobs and bundles) copied to *data_dir*, for a portal
     to start on it as it would after loading the demo itself."""
-    shutil.copytree(demo_template("sqlite").data_dir, data_dir)
+    _copy_folder(demo_template("sqlite"), data_dir)
 
 
 @contextmanager
 def demo_copy(backend: str, data_dir: Path) -> Iterator[tuple[Settings, Database]]:
     """A writable copy of the demo at *data_dir*: its settings and its database."""
     template = demo_template(backend)
-    shutil.copytree(template.data_dir, data_dir)
+    _copy_folder(template, data_dir)
     with _database_url(template) as url:
         settings = Settings(data_dir=data_dir, database_url=url, redis_url=None)
         database = Database(settings.effective_database_url)
@@ -95,6 +102,15 @@ def demo_copy(backend: str, data_dir: Path) -> Iterator[tuple[Settings, Database
             yield settings, database
         finally:
             database.dispose()
+
+
+def _copy_folder(template: DemoTemplate, data_dir: Path) -> None:
+    """The template's folder, without SQLite's -wal and -shm files: the main file holds
+    the whole database (checkpointed after the load), and a connection of the loading
+    process that the garbage collector closes later deletes them, maybe mid-copy."""
+    shutil.copytree(
+        template.data_dir, data_dir, ignore=shutil.ignore_patterns("*.sqlite3-wal", "*.sqlite3-shm")
+    )
 
 
 @contextmanager

@@ -1,5 +1,7 @@
 """How the test processes share the run (pytest-xdist): one test at a time to whichever
-process is free, except the tests of the deployed portal, which all go to one process.
+process is free, except the tests on the deployed stack (their parameter
+``postgresql+redis``: the session portal's and the fault tests' own portal), which all
+go to one process.
 
 The deployed portal (PostgreSQL, Redis, an S3 store, web and worker on hosts of their
 own) loads the demo through the real pipeline when it starts: half a minute of both
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 from xdist.scheduler import LoadScopeScheduling
 
-DEPLOYED_PORTAL = "postgresql+redis"  # the portal fixture's parameter (tests/conftest.py)
+DEPLOYED_PORTAL = "postgresql+redis"  # the portal fixtures' parameter (tests/conftest.py)
 
 
 class OnePortalPerRun(LoadScopeScheduling):

@@ -26,6 +26,7 @@ from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
 from app.settings import Settings
 from tests.support.portal import RunningPortal, kill_leftovers, start_portal, stop_portal
 from tests.support.rows import must
+from tests.support.scheduling import DEPLOYED_PORTAL
 from tests.support.services import (
     free_port,
     fresh_postgres_database,
@@ -45,7 +46,7 @@ FAST_RECOVERY = {
 }
 
 
-@pytest.fixture(scope="module", params=["embedded", "postgresql+redis"])
+@pytest.fixture(scope="module", params=["embedded", DEPLOYED_PORTAL])
 def faulty(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RunningPortal]:
