@@ -4,6 +4,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 
+# Python's byte-code cache is kept even where the environment turns it off: the tests
+# start the portal's processes (web, worker, CLI) again and again, and pytest rewrites
+# every test module; without the cache each of them compiles everything anew.
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: run test test-fast coverage install install-test lint migrate worker check clean
 
 $(BIN)/python:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from app.db.session import Database
 from app.demo.bundles import PUBLISHED_SEED_SET, BundleFactory, SeedSetSpec, SystemSpec
 from app.settings import Settings, business_calendar
 from tests.support.bundles import broken
-from tests.support.demo import copy_demo_folder, demo_copy
+from tests.support.demo import copy_demo_folder, demo_copy, load_in_background
 from tests.support.fakes import RecordingQueue
 from tests.support.objectstore import shared_object_store
 from tests.support.portal import (
@@ -40,6 +41,7 @@ from tests.support.services import (
 )
 
 _MADE_SHARED_DIR = pytest.StashKey[bool]()
+_DEMO_LOADER = pytest.StashKey[subprocess.Popen[bytes]]()
 
 # Each backend fixture runs on the embedded default; a test (or module) marked
 # ``postgresql`` runs on the deployed stack too: what differs in SQL, in the queue or in
@@ -64,10 +66,16 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput") and SHARED_DIR not in os.environ:
         os.environ[SHARED_DIR] = tempfile.mkdtemp(prefix="portal-test-run-")
         config.stash[_MADE_SHARED_DIR] = True
+        if config.getoption("numprocesses", None):
+            # The SQLite demo loads while the test processes start and run other tests.
+            config.stash[_DEMO_LOADER] = load_in_background("sqlite")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if config.stash.get(_MADE_SHARED_DIR, False):
+        loader = config.stash.get(_DEMO_LOADER, None)
+        if loader is not None:
+            loader.wait()
         drop_run_databases()
         stop_embedded_postgres()
         shutil.rmtree(os.environ.pop(SHARED_DIR), ignore_errors=True)

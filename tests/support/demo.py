@@ -12,14 +12,18 @@ import gc
 import json
 import shutil
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import IO
 
 from app.db.session import Database
 from app.settings import Settings
+from tests.support import PROJECT_ROOT
 from tests.support.services import (
     fresh_postgres_database,
     migrated_sqlite,
@@ -40,19 +44,44 @@ def demo_template(backend: str) -> DemoTemplate:
     """The demo loaded once per test run and *backend* into a folder (its blobs and
     bundles; on SQLite its database too) and, on PostgreSQL, a database kept to be
     copied. The test processes of one run share it: the first to ask loads it, under a
-    lock, while the others wait; the run's first process drops the database at the end
+    lock, while the others wait (or a process of its own loads it from the start:
+    ``load_in_background``); the run's first process drops the database at the end
     (tests/conftest.py)."""
-    base = shared_run_dir() / f"demo-{backend}"
-    with open(shared_run_dir() / f"demo-{backend}.lock", "w") as lock:
+    with _lock_file(backend) as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one process loads; the others wait for it
-        done = base / "loaded.json"
-        if not done.exists():
-            shutil.rmtree(base, ignore_errors=True)  # a load cut short
-            template = _load_template(base, backend)
-            done.write_text(json.dumps([template.postgres_template, template.submissions]))
-            return template
+        return _loaded_under_lock(backend)
+
+
+def _lock_file(backend: str) -> IO[str]:
+    return open(shared_run_dir() / f"demo-{backend}.lock", "w")
+
+
+def _loaded_under_lock(backend: str) -> DemoTemplate:
+    base = shared_run_dir() / f"demo-{backend}"
+    done = base / "loaded.json"
+    if not done.exists():
+        shutil.rmtree(base, ignore_errors=True)  # a load cut short
+        template = _load_template(base, backend)
+        done.write_text(json.dumps([template.postgres_template, template.submissions]))
+        return template
     postgres_template, submissions = json.loads(done.read_text())
     return DemoTemplate(base / "data", postgres_template, submissions)
+
+
+def load_in_background(backend: str) -> subprocess.Popen[bytes]:
+    """Start loading the demo for *backend* in a process of its own, holding the lock
+    from now on (the child inherits it), so that the test processes run other tests
+    while it loads and wait for it only when a test needs the demo. Should the load
+    fail, the lock is released all the same and the first test process to ask loads it
+    (and reports why)."""
+    with _lock_file(backend) as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return subprocess.Popen(
+            [sys.executable, "-m", "tests.support.demo", backend],
+            cwd=PROJECT_ROOT,
+            pass_fds=(lock.fileno(),),  # the lock is the open file's: held until it exits
+            stdout=subprocess.DEVNULL,
+        )
 
 
 def _load_template(base: Path, backend: str) -> DemoTemplate:
@@ -120,3 +149,7 @@ def _database_url(template: DemoTemplate) -> Iterator[str | None]:
         return
     with fresh_postgres_database(template=template.postgres_template) as url:
         yield url
+
+
+if __name__ == "__main__":  # load_in_background's process: the lock is held already
+    _loaded_under_lock(sys.argv[1])
