@@ -66,8 +66,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput") and SHARED_DIR not in os.environ:
         os.environ[SHARED_DIR] = tempfile.mkdtemp(prefix="portal-test-run-")
         config.stash[_MADE_SHARED_DIR] = True
-        if config.getoption("numprocesses", None):
-            # The SQLite demo loads while the test processes start and run other tests.
+        if config.getoption("numprocesses", None) and not config.getoption("cov_source", None):
+            # The SQLite demo loads while the test processes start and run other tests
+            # (under coverage, a test process loads it, where the tracer sees the pipeline).
             config.stash[_DEMO_LOADER] = load_in_background("sqlite")
 
 
