@@ -93,7 +93,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> OnePortalPerRun:
     """The deployed portal's tests in one process (tests/support/scheduling.py)."""
-
     return OnePortalPerRun(config, log)
 
 

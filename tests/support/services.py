@@ -290,15 +290,13 @@ def _postgres_template() -> str:
     ask migrates it, under a lock, while the others wait)."""
     from app.db.migrate import upgrade
 
-    admin_url = _admin_url()
     named = shared_run_dir() / "postgres-migrated"
     with open(shared_run_dir() / "postgres-migrated.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if named.exists():
             return named.read_text()
-        name = f"portal_template_{uuid.uuid4().hex[:12]}"
-        with open(shared_run_dir() / _RUN_DATABASES, "a") as names:
-            names.write(name + "\n")
-        upgrade(_create_database(admin_url, name, None))
+        url = run_scoped_postgres_database()
+        upgrade(url)
+        name = url.rsplit("/", 1)[1]
         named.write_text(name)
         return name

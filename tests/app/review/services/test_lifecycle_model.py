@@ -113,6 +113,8 @@ MAX_RECOUNTS = 2
 STATS: Counter[str] = Counter()
 REFUSED = Refused
 CHARTED = ("verified", "provisional", "unverified")
+# The explorer's whole view of the model's benchmark: every curve of every charted status.
+WHOLE_VIEW = (("benchmark", "llama3_1-8b"), ("limit", "all"), *(("status", s) for s in CHARTED))
 # Whose turn each objection action is (the objector is the "reviewer" account's Cumulus).
 ANSWERED_BY = {
     "acknowledge": "submitter",
@@ -588,8 +590,7 @@ class LifecycleModel(RuleBasedStateMachine):
         return body
 
     def check_results(self, caller: dict[str, str], cohort: str | None, view: dict) -> None:  # type: ignore[type-arg]
-        params: Any = [("benchmark", "llama3_1-8b"), ("limit", "all"),
-                       *(("status", s) for s in CHARTED)]  # fmt: skip
+        params: Any = [*WHOLE_VIEW]
         if cohort is not None:
             params.append(("cohort", cohort))
         body = self.get(caller, "/api/v1/results", params)
@@ -648,8 +649,7 @@ class LifecycleModel(RuleBasedStateMachine):
     def check_pages(self, caller: dict[str, str], view: dict) -> None:  # type: ignore[type-arg]
         """The explorer's page and its embed draw the record's curves (the data each
         page charts, its ranking and its footnote)."""
-        params: Any = [("benchmark", "llama3_1-8b"), ("limit", "all"),
-                       *(("status", s) for s in CHARTED)]  # fmt: skip
+        params: Any = [*WHOLE_VIEW]
         api = self.client.get("/api/v1/results", params=params, headers=caller)
         # The embed is for other sites: no visitor is ever signed in there.
         for path in ("/results", "/embed/results") if not caller else ("/results",):
@@ -715,9 +715,7 @@ class LifecycleModel(RuleBasedStateMachine):
             assert all(c["submission"] in shown for c in agentic.json().get("curves", []))
         page = self.client.get("/agentic", params={"organization": "Acme Corp"}, headers=caller)
         assert page.status_code == agentic.status_code, page.text[:500]
-        names = self.client.get("/api/v1/results", params=[
-            ("benchmark", "llama3_1-8b"), ("limit", "all"),
-            *(("status", st) for st in CHARTED)]).json().get("curves", [])  # fmt: skip
+        names = self.client.get("/api/v1/results", params=[*WHOLE_VIEW]).json().get("curves", [])
         for public_id in sorted(shown)[:2]:
             curve = next(c for c in names if c["submission"] == public_id)
             where = {"organization": curve["organization"], "system": curve["system"],
