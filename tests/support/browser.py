@@ -129,3 +129,33 @@ WATCH_IMAGES = (
     " Plotly.toImage = (fig, opts) => { window.imageNotes.push("
     " fig.layout.annotations.map(a => a.text)); return draw(fig, opts); }; })()"
 )
+
+
+# The elements whose right edge is past the window's, innermost first (a parent that only
+# holds a wide child is left out), each as tag#id.class and its right edge in pixels.
+STICKING_OUT = """() => {
+  const edge = window.innerWidth + 1;
+  const out = [...document.body.querySelectorAll('*')].filter(el => {
+    const box = el.getBoundingClientRect();
+    if (box.right <= edge || box.width === 0) return false;
+    // Inside a box that scrolls sideways it does not widen the page.
+    for (let up = el.parentElement; up; up = up.parentElement) {
+      if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(up).overflowX)) return false;
+    }
+    return true;
+  });
+  const name = el => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
+    + [...el.classList].map(c => '.' + c).join('');
+  return out.filter(el => !out.some(other => other !== el && el.contains(other)))
+    .slice(0, 8)
+    .map(el => `${name(el)} to ${Math.round(el.getBoundingClientRect().right)}px`);
+}"""
+
+
+def sticking_out(page) -> list[str]:  # type: ignore[no-untyped-def]
+    """What makes the page scroll sideways: empty when the page fits the window's width,
+    else the elements past its right edge (so a failure says where to look)."""
+    if page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"):
+        return []
+    found: list[str] = page.evaluate(STICKING_OUT)
+    return found or ["the page is wider than the window (no single element found)"]

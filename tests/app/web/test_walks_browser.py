@@ -15,16 +15,12 @@ import pytest
 
 from app.demo.bundles import BundleFactory, SystemSpec
 from tests.support.accounts import ACCOUNTS, PASSWORD
-from tests.support.browser import sign_in
+from tests.support.browser import sign_in, sticking_out
 from tests.support.portal import RunningPortal
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ZONE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} P[SD]T")  # times in the cohorts' zone
-
-
-def _fits_the_window(page) -> bool:  # type: ignore[no-untyped-def]
-    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"))
 
 
 def _upload(page, portal: RunningPortal, archive: Path, mode: str = "confidential") -> str:  # type: ignore[no-untyped-def]
@@ -68,7 +64,7 @@ def test_the_submitter_walk(page, portal: RunningPortal, tmp_path: Path) -> None
     page.click("#upload-fix a")
     page.wait_for_selector("#rules tr:target")
     assert page.locator("#rules tr:target").get_attribute("id") == "rule-empty-upload"
-    assert _fits_the_window(page)
+    assert sticking_out(page) == []
 
     archive = BundleFactory(
         system=SystemSpec(name="Acme walk", saturation_tps=31_000),
@@ -115,7 +111,7 @@ def test_the_reviewer_walk(page, portal: RunningPortal, tmp_path: Path) -> None:
     table = page.locator("#system-desc-diff")
     cells = table.locator("td.points").all_inner_texts()
     assert cells and all(c.strip() for c in cells)
-    assert _fits_the_window(page)
+    assert sticking_out(page) == []
 
     page.click("#file-objection summary")
     page.fill("#objection-title", "Throughput above the saturation of the hardware")
@@ -164,7 +160,7 @@ def test_the_chair_walk(page, portal: RunningPortal) -> None:  # type: ignore[no
     page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
     page.goto(f"{portal.url}/inbox")
     page.wait_for_selector("#inbox")
-    assert _fits_the_window(page)
+    assert sticking_out(page) == []
 
 
 def test_the_buyer_walk(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
@@ -182,7 +178,7 @@ def test_the_buyer_walk(page, portal: RunningPortal) -> None:  # type: ignore[no
     page.wait_for_url("**tps_per_user_min=50**")
     page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
     assert page.locator("#no-sla").count() == 0
-    assert _fits_the_window(page)  # a wide ranking scrolls in its box, not the page
+    assert sticking_out(page) == []  # a wide ranking scrolls in its box, not the page
     header = page.locator("#ranking thead").inner_text()
     assert "Provisioned kW" in header and "Dataset" not in header
     with page.expect_download() as csv_file:
