@@ -155,6 +155,9 @@ STICKING_OUT = """() => {
 def sticking_out(page) -> list[str]:  # type: ignore[no-untyped-def]
     """What makes the page scroll sideways: empty when the page fits the window's width,
     else the elements past its right edge (so a failure says where to look)."""
+    # After a form's submit the new page's elements are there before its stylesheet: a
+    # measure taken then lays the page out unstyled (a long link that would wrap does not).
+    page.wait_for_load_state("load")
     if page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"):
         return []
     found: list[str] = page.evaluate(STICKING_OUT)
