@@ -3,8 +3,9 @@
 Pages link to `/static/app.css?v=<digest>`. A request carrying the current digest may be
 kept by the browser forever (the link changes when the file does); any other request is
 answered with `no-cache` and an ETag, so an old page after a deploy still gets a file,
-just not a stale one. Compressible files are gzipped once, on first use, and kept in
-memory: the Plotly bundle alone is 4.8 MB raw and about a third of that compressed.
+just not a stale one. Compressible files are gzipped once, when first served compressed,
+and kept in memory: the Plotly bundle alone is 4.8 MB raw and about a third of that
+compressed (a page that only links to it pays for its digest, not for its compression).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 @dataclass(frozen=True)
 class Asset:
     body: bytes
-    gzipped: bytes | None
+    compressible: bool
     media_type: str
     digest: str
 
@@ -46,6 +47,7 @@ class StaticAssets:
         """roots: a URL prefix ("" or "vendor/api-docs/") to the folder it serves."""
         self._roots = dict(roots)
         self._cache: dict[str, Asset] = {}
+        self._gzipped: dict[str, bytes] = {}
         self._lock = threading.Lock()
 
     def _locate(self, path: str) -> Path | None:
@@ -73,13 +75,20 @@ class StaticAssets:
         compressible = media_type.startswith(COMPRESSIBLE) and len(body) > 1024
         asset = Asset(
             body=body,
-            gzipped=gzip.compress(body, compresslevel=9, mtime=0) if compressible else None,
+            compressible=compressible,
             media_type=media_type,
             digest=hashlib.sha256(body).hexdigest()[:16],
         )
         with self._lock:
             self._cache[path] = asset
         return asset
+
+    def _compressed(self, path: str, asset: Asset) -> bytes:
+        if (done := self._gzipped.get(path)) is None:
+            done = gzip.compress(asset.body, compresslevel=9, mtime=0)
+            with self._lock:
+                self._gzipped[path] = done
+        return done
 
     def url(self, path: str) -> str:
         """The link a page uses; a missing file is an error when the page renders."""
@@ -97,7 +106,8 @@ class StaticAssets:
         headers = {"ETag": etag, "Cache-Control": cache, "Vary": "Accept-Encoding"}
         if etag in request.headers.get("if-none-match", ""):
             return Response(status_code=304, headers=headers)
-        if asset.gzipped is not None and "gzip" in request.headers.get("accept-encoding", ""):
+        if asset.compressible and "gzip" in request.headers.get("accept-encoding", ""):
             headers["Content-Encoding"] = "gzip"
-            return Response(asset.gzipped, media_type=asset.media_type, headers=headers)
+            gzipped = self._compressed(path, asset)
+            return Response(gzipped, media_type=asset.media_type, headers=headers)
         return Response(asset.body, media_type=asset.media_type, headers=headers)
