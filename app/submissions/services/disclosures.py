@@ -3,8 +3,11 @@ description compared across points (every point carries its own copy, rules §9.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -182,11 +185,35 @@ def _first_dict(items: Any) -> dict[str, Any]:
     return next((i for i in items if isinstance(i, dict)), {}) if isinstance(items, list) else {}
 
 
+# What a bundle discloses depends only on its archive, which is stored once and never
+# changed: kept per archive and folder, so a results view of many systems reads each
+# bundle's files once, not on every request (the most recently used are kept).
+_DISCLOSED: OrderedDict[tuple[str, str], dict[str, dict[str, Any]]] = OrderedDict()
+_DISCLOSED_KEPT = 512
+_DISCLOSED_LOCK = threading.Lock()
+
+
 def system_disclosures(settings: Settings, submission: Submission) -> dict[str, dict[str, Any]]:
     """Per system folder: the disclosures (label → value, missing ones left out), and per
     point of each curve the declared steady-state window."""
+    key = (submission.archive.sha256, submission.bundle_root or "")
+    with _DISCLOSED_LOCK:
+        if (kept := _DISCLOSED.get(key)) is not None:
+            _DISCLOSED.move_to_end(key)
+            return copy.deepcopy(kept)
+    root = _root(settings, submission)
+    out = _read_disclosures(root)
+    if root is not None:  # a bundle out of reach now is read again next time
+        with _DISCLOSED_LOCK:
+            _DISCLOSED[key] = copy.deepcopy(out)
+            while len(_DISCLOSED) > _DISCLOSED_KEPT:
+                _DISCLOSED.popitem(last=False)
+    return out
+
+
+def _read_disclosures(root: Path | None) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
-    for desc_path, label, desc in _system_desc_copies(_root(settings, submission)):
+    for desc_path, label, desc in _system_desc_copies(root):
         entry = out.setdefault(label.split("/", 1)[0], {"fields": {}, "steady_state": {}})
         point = read_mapping(desc_path.parent / "point.yaml") or {}
         window = point.get("steady_state")
