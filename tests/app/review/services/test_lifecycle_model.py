@@ -536,19 +536,20 @@ class LifecycleModel(RuleBasedStateMachine):
             ),
         )
         if done and str(cohort) not in self.cohort_views:
-            self.cohort_views[str(cohort)] = self.view(session, str(cohort))
-            self.cohort_frozen[str(cohort)] = self.frozen(session, str(cohort))
+            shown = self.record(session, str(cohort))
+            self.cohort_views[str(cohort)], self.cohort_frozen[str(cohort)] = shown
         return done
 
     # --- invariants ----------------------------------------------------------------------
 
-    def the_api_shows_the_record(self, session) -> None:  # type: ignore[no-untyped-def]
+    def the_api_shows_the_record(self, records: dict[str | None, Any]) -> None:
         """Every public-record route (``PUBLIC_RECORD_ROUTES``) and page, as an anonymous
         visitor and as a member of another organisation: the same results, statuses,
-        result ids and points as the record's one read path, "peer review pending" where
-        provisional. Checked again only when the record changed since the last step."""
-        views = {cohort: self.view(session, cohort) for cohort in [None, *self.cohort_views]}
-        frozen = {cohort: self.frozen(session, cohort) for cohort in views}
+        result ids and points as the record's one read path (*records*: per cohort, and
+        None for the current view), "peer review pending" where provisional. Checked
+        again only when the record changed since the last step."""
+        views = {cohort: view for cohort, (view, _frozen) in records.items()}
+        frozen = {cohort: frozen for cohort, (_view, frozen) in records.items()}
         fingerprint = repr(
             (sorted(views.items(), key=lambda kv: kv[0] or ""),
              sorted(frozen.items(), key=lambda kv: kv[0] or ""))
@@ -562,12 +563,11 @@ class LifecycleModel(RuleBasedStateMachine):
         outsider = {"Authorization": f"Bearer {self.tokens['rival']}"}
         # Every cohort's view as a visitor; the current one as a member of another
         # organisation too (it is the one a member's standing could change).
-        for cohort, view in views.items():
-            self.check_results({}, cohort, view)
-        self.check_results(outsider, None, views[None])
-        for caller in ({}, outsider):
-            self.check_pages(caller, views[None])
-            self.check_compare_and_history(caller, views)
+        shown = {cohort: self.check_results({}, cohort, view) for cohort, view in views.items()}
+        to_outsider = self.check_results(outsider, None, views[None])
+        for caller, api in (({}, shown[None]), (outsider, to_outsider)):
+            self.check_pages(caller, views[None], api)
+            self.check_compare_and_history(caller, views, shown[None])
         released = sorted(self.cohort_views)
         listed = self.client.get("/api/v1/cohorts").json()["data"]
         assert sorted(c["id"] for c in listed) == released
@@ -589,11 +589,15 @@ class LifecycleModel(RuleBasedStateMachine):
         body: dict[str, Any] = answer.json()
         return body
 
-    def check_results(self, caller: dict[str, str], cohort: str | None, view: dict) -> None:  # type: ignore[type-arg]
+    def check_results(self, caller: dict[str, str], cohort: str | None, view: dict) -> Any:  # type: ignore[type-arg]
+        """Checks the results API's view (and the plan and accuracy drawn from it); returns
+        its answer, which the pages of the same view are checked against."""
         params: Any = [*WHOLE_VIEW]
         if cohort is not None:
             params.append(("cohort", cohort))
-        body = self.get(caller, "/api/v1/results", params)
+        api = self.client.get("/api/v1/results", params=params, headers=caller)
+        assert api.status_code < 500, api.text
+        body = api.json()
         self.same_curves(body, view, cohort)
         # The numbers beside the points rest on the request records the record froze.
         shown_frozen = {(c["submission"], p["dir"]): (p.get("recount") or {}).get("request_log")
@@ -629,6 +633,7 @@ class LifecycleModel(RuleBasedStateMachine):
             assert [b["id"] for b in benchmarks] == (["llama3_1-8b"] if charted(view) else [])
         if cohort is not None and body.get("curves"):
             STATS["results API of a released cohort checked"] += 1
+        return api
 
     def same_curves(self, body: dict[str, Any], view: dict[str, Any], where: Any) -> None:
         """A results view (the API's, or the data a page draws) shows the record's
@@ -646,11 +651,10 @@ class LifecycleModel(RuleBasedStateMachine):
         assert answer.status_code == 200, (path, answer.text[:500])
         return answer.text
 
-    def check_pages(self, caller: dict[str, str], view: dict) -> None:  # type: ignore[type-arg]
+    def check_pages(self, caller: dict[str, str], view: dict, api: Any) -> None:  # type: ignore[type-arg]
         """The explorer's page and its embed draw the record's curves (the data each
-        page charts, its ranking and its footnote)."""
+        page charts, its ranking and its footnote), as the results API (*api*) does."""
         params: Any = [*WHOLE_VIEW]
-        api = self.client.get("/api/v1/results", params=params, headers=caller)
         # The embed is for other sites: no visitor is ever signed in there.
         for path in ("/results", "/embed/results") if not caller else ("/results",):
             answer = self.client.get(path, params=params, headers=caller)
@@ -691,7 +695,7 @@ class LifecycleModel(RuleBasedStateMachine):
             assert counts == sorted(len(p) for _s, _r, p in view[public_id]), (cohort, version)
         STATS["cohort record checked"] += 1
 
-    def check_compare_and_history(self, caller: dict[str, str], views: dict) -> None:  # type: ignore[type-arg]
+    def check_compare_and_history(self, caller: dict[str, str], views: dict, api: Any) -> None:  # type: ignore[type-arg]
         shown = charted(views[None])
         if len(shown) >= 2:
             pair = sorted(shown)[:2]
@@ -715,7 +719,7 @@ class LifecycleModel(RuleBasedStateMachine):
             assert all(c["submission"] in shown for c in agentic.json().get("curves", []))
         page = self.client.get("/agentic", params={"organization": "Acme Corp"}, headers=caller)
         assert page.status_code == agentic.status_code, page.text[:500]
-        names = self.client.get("/api/v1/results", params=[*WHOLE_VIEW]).json().get("curves", [])
+        names = api.json().get("curves", [])  # the results API's, as a visitor
         for public_id in sorted(shown)[:2]:
             curve = next(c for c in names if c["submission"] == public_id)
             where = {"organization": curve["organization"], "system": curve["system"],
@@ -757,19 +761,20 @@ class LifecycleModel(RuleBasedStateMachine):
         STATS["cohort export checked"] += 1
 
     def view(self, session: Session, cohort: str | None) -> dict[str, tuple[Any, ...]]:
+        return self.record(session, cohort)[0]
+
+    def record(self, session: Session, cohort: str | None) -> tuple[dict, dict]:  # type: ignore[type-arg]
+        """What the record shows as of *cohort* (None: now), in one read: per result its
+        curves' statuses, result ids and points; and the request record each point rests
+        on."""
         shown: dict[str, list[Any]] = {}
+        frozen: dict[tuple[str, str], int | None] = {}
         for c in visible_curves(session, cohort):
             points = tuple(sorted(p.dir for p in c.snapshot.points))
             shown.setdefault(c.submission, []).append((c.status, c.result_id, points))
-        return {k: tuple(sorted(v)) for k, v in shown.items()}
-
-    def frozen(self, session, cohort: str | None) -> dict[tuple[str, str], int | None]:  # type: ignore[no-untyped-def]
-        """The request record each point the record shows as of *cohort* rests on."""
-        return {
-            (c.submission, p.dir): p.recount.request_log if p.recount else None
-            for c in visible_curves(session, cohort)
-            for p in c.snapshot.points
-        }
+            for p in c.snapshot.points:
+                frozen[(c.submission, p.dir)] = p.recount.request_log if p.recount else None
+        return {k: tuple(sorted(v)) for k, v in shown.items()}, frozen
 
     def history(self, session: Session, sub: Submission) -> list[tuple[Any, ...]]:
         """What a failure message shows: the record's versions and the audit log."""
@@ -791,9 +796,11 @@ class LifecycleModel(RuleBasedStateMachine):
             return
         with self.session() as session:
             subs = {s.public_id: s for s in session.scalars(select(Submission))}
+            cohorts = [None, *self.cohort_views]
+            records = {cohort: self.record(session, cohort) for cohort in cohorts}
             # The active page: nothing rejected, withdrawn or invalidated, and only
             # points that are active now; each status as the review says.
-            for public_id, curves in self.view(session, None).items():
+            for public_id, curves in records[None][0].items():
                 sub = subs[public_id]
                 for status, _rid, points in curves:
                     if status not in CHARTED:
@@ -860,7 +867,7 @@ class LifecycleModel(RuleBasedStateMachine):
                 cohort = must(Cohort.parse(release.cohort))
                 assert release.published_at >= cohort.publication_at(PT)
             for cohort_id, was in self.cohort_views.items():
-                now_shown = self.view(session, cohort_id)
+                now_shown = records[cohort_id][0]
                 for public_id, curves in was.items():
                     sub = subs[public_id]
                     where = (cohort_id, public_id, sub.state)
@@ -881,11 +888,11 @@ class LifecycleModel(RuleBasedStateMachine):
             # A re-count shows from the next publication on: what a released cohort
             # showed beside its points never changes (a point may only leave).
             for cohort_id, was_frozen in self.cohort_frozen.items():
-                now_frozen = self.frozen(session, cohort_id)
+                now_frozen = records[cohort_id][1]
                 assert set(now_frozen) <= set(was_frozen), cohort_id
                 assert now_frozen == {k: was_frozen[k] for k in now_frozen}, cohort_id
             # Every public surface shows that record: the results API, as a visitor.
-            self.the_api_shows_the_record(session)
+            self.the_api_shows_the_record(records)
             # Result ids: unique in their first four components, never reused.
             entries = session.scalars(select(ResultEntry)).all()
             assert len({(e.scope, e.entry) for e in entries}) == len(entries)
