@@ -33,7 +33,7 @@ from app.submissions.services.disclosures import system_disclosures
 from app.submissions.services.views import latest_check_run, submission_summary
 from app.submissions.services.visibility import access_to
 from app.submissions.web.access import visible_submission
-from app.web.deps import SessionDep, SettingsDep
+from app.web.deps import SessionDep, SettingsDep, get_now
 from app.web.forms import SubmissionFormRefused
 from app.web.templating import templates
 
@@ -100,7 +100,8 @@ def render_submission(
             "may_attest_same_system": may(actor_of(who, submission), Action.ATTEST_SAME_SYSTEM)
             is None,
             "max_reproduction_runs": settings.reproduction_max_runs,
-            "review": review_context(session, settings, submission, who)
+            # What the page offers now is what the services would decide at the app's now.
+            "review": review_context(session, settings, submission, who, get_now(request))
             if level >= Access.REVIEW
             else None,
             "review_error": refused.told if refused and refused.form != "reproduce" else None,

@@ -89,6 +89,7 @@ def create_objection(
     session: SessionDep,
     settings: SettingsDep,
     who: SignedInDep,
+    now: NowDep,
 ) -> ObjectionView | JSONResponse:
     """File an objection (a committee member's token, from another organisation)."""
     submission = acting_on(session, who, public_id, Action.FILE_OBJECTION)
@@ -104,6 +105,7 @@ def create_objection(
             rule_cited=body.rule_cited,
             evidence=body.evidence,
             point_label=body.point,
+            at=now,
         )
     except ObjectionRefused as exc:
         session.rollback()
@@ -138,6 +140,7 @@ def act_on_objection(
     session: SessionDep,
     settings: SettingsDep,
     who: SignedInDep,
+    now: NowDep,
 ) -> ObjectionView | JSONResponse:
     """Answer, accept, retract, mark unresolved, resolve (chair), comment or join."""
     objection = get_objection(session, objection_id)
@@ -155,6 +158,7 @@ def act_on_objection(
             action=body.action,
             body=body.body,
             scopes=who.scopes,
+            at=now,
         ),
     )
     return refused or objection_view(session, settings, objection)
@@ -171,6 +175,7 @@ def reassign_reviewer(
     session: SessionDep,
     settings: SettingsDep,
     chair: SignedInDep,
+    now: NowDep,
 ) -> ReviewSummary | JSONResponse:
     """The chair assigns (or re-draws) the submission's reviewer."""
     submission = acting_on(session, chair, public_id, Action.ASSIGN_REVIEWER)
@@ -181,7 +186,9 @@ def reassign_reviewer(
             raise HTTPException(404, detail=f"no user {body.email!r}")
     refused = attempt(
         session,
-        lambda: assign_reviewer(session, settings, submission, reviewer=chosen, actor=chair.email),
+        lambda: assign_reviewer(
+            session, settings, submission, reviewer=chosen, actor=chair.email, at=now
+        ),
     )
     return refused or review_summary(session, settings, submission)
 
@@ -221,6 +228,7 @@ def put_embargo(
     session: SessionDep,
     settings: SettingsDep,
     who: SignedInDep,
+    now: NowDep,
 ) -> ReviewSummary | JSONResponse:
     """Change the embargo date (the submitting organisation); the committee is told."""
     submission = acting_on(session, who, public_id, Action.CHANGE_EMBARGO)
@@ -233,6 +241,7 @@ def put_embargo(
             embargo=body.embargo_date,
             actor=who.email,
             who=who,
+            at=now,
         ),
     )
     return refused or review_summary(session, settings, submission)

@@ -23,7 +23,7 @@ from app.core import text_limits as text
 from app.core.authorization import Action, Scope
 from app.core.lifecycle import SubmissionState
 from app.core.refusals import Refused
-from app.db.models import Submission, User, utcnow
+from app.db.models import Submission, User
 from app.publishing.domain.cohorts import current_cohort
 from app.review.domain.objections import ACTIONS, TYPES
 from app.review.domain.policy import (
@@ -77,7 +77,11 @@ def _user(session: Session, who: Principal) -> User:
 
 
 def review_context(
-    session: Session, settings: Settings, submission: Submission, who: Principal | None
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    who: Principal | None,
+    now: dt.datetime,
 ) -> dict[str, Any]:
     """What the review section of the submission page shows and offers to *who*."""
     user = _user(session, who) if who is not None else None
@@ -85,7 +89,6 @@ def review_context(
     asking = actor_of(who, submission)
     facts = facts_of(session, submission)
     clock = review_clock(settings)
-    now = utcnow()
     is_chair = who is not None and who.has(Scope.PUBLISH)
     own_org = user is not None and user.organization_id == submission.organization_id
     return {
@@ -172,6 +175,7 @@ def file_from_page(
     request: Request,
     public_id: str,
     session: SessionDep,
+    now: NowDep,
     settings: SettingsDep,
     type: str = Form("", max_length=text.SHORT),
     title: str = Form("", max_length=text.SHORT),
@@ -195,6 +199,7 @@ def file_from_page(
             rule_cited=rule_cited,
             evidence=evidence,
             point_label=point or None,
+            at=now,
         ),
         form="objection",
         kept={
@@ -222,6 +227,7 @@ def act_from_page(
     request: Request,
     objection_id: str,
     session: SessionDep,
+    now: NowDep,
     settings: SettingsDep,
     action: str = Form("", max_length=text.SHORT),
     body: str = Form("", max_length=text.LONG),
@@ -244,6 +250,7 @@ def act_from_page(
             action=action,
             body=body,
             scopes=who.scopes,
+            at=now,
         ),
         f"objection-{objection_id}",
         form=f"objection-{objection_id}",
@@ -256,6 +263,7 @@ def complete_from_page(
     request: Request,
     public_id: str,
     session: SessionDep,
+    now: NowDep,
     notes: str = Form("", max_length=text.LONG),
     csrf_token: str = Form(""),
 ) -> Response:
@@ -263,7 +271,9 @@ def complete_from_page(
     return _carry_out(
         session,
         public_id,
-        lambda: complete_review(session=session, submission=submission, reviewer=who, notes=notes),
+        lambda: complete_review(
+            session=session, submission=submission, reviewer=who, notes=notes, at=now
+        ),
         form="review-complete",
         kept={"notes": notes},
     )
@@ -274,6 +284,7 @@ def decide_from_page(
     request: Request,
     public_id: str,
     session: SessionDep,
+    now: NowDep,
     settings: SettingsDep,
     action: str = Form("", max_length=text.SHORT),
     reason: str = Form("", max_length=text.REASON),
@@ -293,6 +304,7 @@ def decide_from_page(
             actor=who.email,
             reason=reason or None,
             override=override == "yes",
+            at=now,
         ),
         form="decision",
         kept={"action": action, "reason": reason, "override": override},
@@ -304,6 +316,7 @@ def embargo_from_page(
     request: Request,
     public_id: str,
     session: SessionDep,
+    now: NowDep,
     settings: SettingsDep,
     embargo_date: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
@@ -326,6 +339,7 @@ def embargo_from_page(
             embargo=day,
             actor=who.email,
             who=who,
+            at=now,
         ),
         form="embargo",
         kept={"embargo_date": embargo_date},
@@ -337,6 +351,7 @@ def reviewer_from_page(
     request: Request,
     public_id: str,
     session: SessionDep,
+    now: NowDep,
     settings: SettingsDep,
     email: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
@@ -350,7 +365,9 @@ def reviewer_from_page(
     return _carry_out(
         session,
         public_id,
-        lambda: assign_reviewer(session, settings, submission, reviewer=chosen, actor=who.email),
+        lambda: assign_reviewer(
+            session, settings, submission, reviewer=chosen, actor=who.email, at=now
+        ),
     )
 
 
@@ -359,6 +376,7 @@ def point_state_from_page(
     request: Request,
     public_id: str,
     session: SessionDep,
+    now: NowDep,
     settings: SettingsDep,
     point: str = Form("", max_length=text.SHORT),
     state: str = Form("", max_length=text.SHORT),
@@ -380,6 +398,7 @@ def point_state_from_page(
             state=state,
             who=who,
             reason=reason,
+            at=now,
         ),
         form="point-state",
         kept={"point": point, "state": state, "reason": reason},
@@ -391,6 +410,7 @@ def withdraw_from_page(
     request: Request,
     public_id: str,
     session: SessionDep,
+    now: NowDep,
     settings: SettingsDep,
     reason: str = Form("", max_length=text.REASON),
     csrf_token: str = Form(""),
@@ -401,7 +421,12 @@ def withdraw_from_page(
         session,
         public_id,
         lambda: withdraw(
-            session=session, settings=settings, submission=submission, who=who, reason=reason
+            session=session,
+            settings=settings,
+            submission=submission,
+            who=who,
+            reason=reason,
+            at=now,
         ),
         form="withdraw",
         kept={"reason": reason},

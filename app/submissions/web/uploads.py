@@ -21,6 +21,7 @@ from app.submissions.services.storage import UploadSink, UploadTooLarge
 from app.submissions.services.visibility import access_to
 from app.submissions.web.multipart import MultipartError, ParsedUpload, receive_upload
 from app.web.api_errors import status_of
+from app.web.deps import get_now
 from app.web.ratelimit import enforce
 
 # Multipart framing around the file part; generous, only used for an early refusal.
@@ -126,7 +127,7 @@ async def handle_upload(
                     "the form's security token is missing or stale; reload the page and try again",
                 )
         mode = _publication_mode(parsed.fields)
-        embargo = _embargo(parsed.fields, dt.datetime.now(dt.UTC).date(), settings)
+        embargo = _embargo(parsed.fields, get_now(request).date(), settings)
     except UploadProblem as problem:
         sink.discard()
         problem.fields = kept

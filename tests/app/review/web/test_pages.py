@@ -231,3 +231,41 @@ def test_a_confidential_submission_is_badged_confidential_not_provisional(
     page = client.get(f"/submissions/{sid}").text
     assert '<span class="status status-confidential">confidential</span>' in page
     assert "status-provisional" not in page
+
+
+def test_the_page_offers_an_objection_by_the_clock_the_service_decides_by(
+    settings: Settings, database: Database, good_archive: Path
+) -> None:
+    """The form is offered while the service would take it, at the portal's "now" (the
+    clock the app was built with), not at the host's wall clock."""
+    from app.settings import review_clock
+
+    tokens = create_accounts(database)
+    queue = RecordingQueue()
+    clock = SetClock(dt.datetime.now(dt.UTC))
+    with TestClient(create_app(settings, queue=queue, clock=clock)) as client:
+        sid = _uploaded_and_checked(
+            client, settings, database, queue, good_archive, tokens["submitter"]
+        )
+        with database.session() as session:
+            eligible = session.query(Submission).one().review_eligible_at
+        assert eligible is not None
+        token = _sign_in(client, "reviewer")
+        assert 'id="file-objection"' in client.get(f"/submissions/{sid}").text
+        # Week 4: peer review is over and Week 6 has not come; the wall clock is still in
+        # Week 1 or before.
+        clock.now = review_clock(settings).peer_review_closes(eligible) + dt.timedelta(days=1)
+        assert 'id="file-objection"' not in client.get(f"/submissions/{sid}").text
+        filed = client.post(
+            f"/submissions/{sid}/objections",
+            data={"type": "suspect", "title": "late", "rule_cited": "R §4.1",
+                  "evidence": "seen in Week 4", "csrf_token": token},
+        )  # fmt: skip
+        assert filed.status_code == 409 and "window-closed" in filed.text
+        by_api = client.post(
+            f"/api/v1/submissions/{sid}/objections",
+            json={"type": "suspect", "title": "late", "rule_cited": "R §4.1",
+                  "evidence": "seen in Week 4"},
+            headers=bearer(tokens["reviewer"]),
+        )  # fmt: skip
+        assert by_api.status_code == 409 and "window-closed" in by_api.text
