@@ -121,7 +121,9 @@ def review_context(
         is None,
         "can_change_embargo": may_change_embargo(asking, facts, None, None) is None,
         "withdraw_refusal": may_withdraw(asking, facts),
-        "pool": [u.email for u in reviewer_pool(session, settings, submission)] if is_chair else [],
+        "pool": [u.email for u in reviewer_pool(session, settings, submission, now)]
+        if is_chair
+        else [],
         "point_states": POINT_STATES,
         # Each point with the states this person may move it to now.
         "point_moves": {
