@@ -20,8 +20,7 @@ from app.checks.domain.compliance import ComplianceResult, run_compliance
 from app.checks.domain.findings import Severity, Verdict
 from app.core.authorization import Role, Scope
 from app.settings import Settings, get_settings
-from app.submissions.domain.archive import ArchiveRejected, extract_archive
-from app.submissions.domain.bundle import LayoutRejected, locate_submission
+from app.submissions.domain.archive import ArchiveRejected
 
 if TYPE_CHECKING:  # the commands import what they use, when they run
     from sqlalchemy.orm import Session
@@ -545,14 +544,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_UNUSABLE
     with tempfile.TemporaryDirectory(prefix="endpoints-portal-check-") as tmp:
         if path.is_file():
-            from app.submissions.services.extracted import archive_limits
+            from app.submissions.services.reading import read_archive
 
             try:
-                extracted = extract_archive(path, Path(tmp) / "bundle", archive_limits(settings))
-                root = locate_submission(extracted.root).root
-            except (ArchiveRejected, LayoutRejected) as exc:
+                reading = read_archive(settings, path, keep_events=False, under=Path(tmp))
+            except ArchiveRejected as exc:
                 print(f"error: {path}: {exc.message} ({exc.code})", file=sys.stderr)
                 return EXIT_UNUSABLE
+            root = reading.folder
         else:
             root = path
         result = run_compliance(

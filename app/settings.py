@@ -54,6 +54,13 @@ class Settings(BaseSettings):
     max_compression_ratio: float = 200.0
     # Ratios only mean something once an archive is large enough to matter.
     compression_ratio_floor_bytes: int = 64 * 1024 * 1024
+    # Reading one archive (architecture, decision 18): a child process with this much
+    # processor time and address space (the largest legal archive needs about half the
+    # time on a slow core), killed past a wall-clock deadline (default: twice the time
+    # plus 30 s, for a busy machine).
+    archive_cpu_s: int = Field(default=120, ge=1)
+    archive_memory_bytes: int = Field(default=1024**3, ge=256 * 1024**2)
+    archive_wall_s: float | None = Field(default=None, gt=0)
 
     # Run artifacts (events.jsonl) uploaded per point, and how far a re-count may differ
     # from the reported values before it is a finding (rules §1.3, configurable).

@@ -273,6 +273,50 @@ PORTAL_RULES: tuple[Rule, ...] = (
         _REPACK,
     ),
     _portal(
+        "bad-tar-header",
+        "Plain tar headers",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "Every tar header is read by the portal's own bounded reader before Python's tarfile "
+        "sees it: an extended (PAX) header must be well-formed records of bounded size, "
+        "without the long digit runs that make this Python's tarfile take hours "
+        "(CVE-2024-6232), and at most one extension header may precede a member.",
+        "Pack the bundle with a standard tar (endpoints-submission-cli, GNU tar or bsdtar).",
+    ),
+    _portal(
+        "overlapping-members",
+        "No overlapping zip members",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "Each zip member's data must end before the next member begins; members that share "
+        "their data are the 'quoted-overlap' zip bomb (CVE-2024-0450).",
+        _REPACK,
+    ),
+    _portal(
+        "unwritable-member",
+        "Members the file system takes",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "Every member must be writable as a plain file: a name part of at most 255 bytes, "
+        "and nothing the file system refuses.",
+        "Shorten the file and folder names, then pack again.",
+    ),
+    _portal(
+        "archive-budget",
+        "Archive reading budget",
+        "portal",
+        _UPLOAD,
+        _ERROR,
+        "An archive is read in a process of its own with a budget of processor time "
+        "(ENDPOINTS_PORTAL_ARCHIVE_CPU_S) and memory (ENDPOINTS_PORTAL_ARCHIVE_MEMORY_BYTES); "
+        "one that needs more is stopped and refused, and nothing of it is kept.",
+        "Leave out what the bundle format does not ask for; an archive of the official "
+        "layout reads in a few seconds.",
+    ),
+    _portal(
         "size-mismatch",
         "Declared sizes hold",
         "portal",

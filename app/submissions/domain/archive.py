@@ -6,6 +6,12 @@ the compression ratio. Only an archive that passes is extracted, in a second pas
 a fresh directory that is renamed into place when complete; a failure leaves nothing
 behind. Only regular files and directories are ever created; links, devices and FIFOs
 are refused, never followed.
+
+The standard library's readers see only what the portal's own bounded readers passed:
+tar headers through :mod:`app.submissions.domain.tar_guard`, zip directories through
+:mod:`app.submissions.domain.zip_directory` (Python 3.11.7 has a flaw in each). This
+module runs in a child process under a CPU and memory budget
+(``app.submissions.services.reading``), never in the web process.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import gzip
 import os
 import shutil
 import stat
+import struct
 import tarfile
 import uuid
 import zipfile
@@ -25,9 +32,13 @@ from pathlib import Path, PurePosixPath
 from typing import IO, BinaryIO
 
 from app.core.refusals import Kind, Refused
+from app.submissions.domain.tar_guard import TarHeaderGuard
+from app.submissions.domain.zip_directory import ZipEntry, read_entries
 
 _CHUNK = 1024 * 1024
 _MAX_NAME_LENGTH = 1024
+# What a file system takes as one name, in bytes.
+_MAX_COMPONENT_BYTES = 255
 _MAX_DEPTH = 32
 # Tar headers and padding add to the decompressed stream beyond the members' contents.
 _TAR_OVERHEAD_PER_MEMBER = 3 * 512
@@ -122,7 +133,20 @@ def normalise_member_name(raw: str) -> str:
         raise ArchiveRejected(
             "bad-name", f"member {raw!r} is nested deeper than {_MAX_DEPTH} levels", raw
         )
+    if any(len(part.encode("utf-8", "surrogateescape")) > _MAX_COMPONENT_BYTES for part in parts):
+        raise ArchiveRejected(
+            "bad-name",
+            f"member {raw[:80]!r} has a name part longer than {_MAX_COMPONENT_BYTES} bytes",
+            raw[:80],
+        )
     return "/".join(parts)
+
+
+def _reason(exc: BaseException) -> str:
+    """What went wrong, without the server's paths: an OS error's own words only."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc)
 
 
 class _CountingReader:
@@ -223,14 +247,17 @@ def _tar_stream(
                 "too-large", f"the archive expands to more than {limits.max_total_bytes} bytes"
             ),
         )
+        guard = TarHeaderGuard(reader, limits.max_member_bytes)  # type: ignore[arg-type]
         try:
-            with tarfile.open(fileobj=reader, mode="r|") as tar:  # type: ignore[call-overload]
+            with tarfile.open(fileobj=guard, mode="r|") as tar:  # type: ignore[call-overload]
                 yield tar, reader
         except ArchiveRejected:
             raise
+        except Refused as exc:  # the header guard's refusal
+            raise ArchiveRejected(exc.code, exc.message) from exc
         except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
             raise ArchiveRejected(
-                "corrupt-archive", f"the tar.gz archive cannot be read: {exc}"
+                "corrupt-archive", f"the tar.gz archive cannot be read: {_reason(exc)}"
             ) from exc
 
 
@@ -273,7 +300,7 @@ def _extract_tar(path: Path, dest: Path, inventory: _Inventory) -> None:
             if name not in wanted:
                 continue
             if info.isdir():
-                _safe_target(dest, name).mkdir(parents=True, exist_ok=True)
+                _make_folder(dest, name)
                 continue
             source = tar.extractfile(info)
             if source is None:  # pragma: no cover - pass 1 admitted only regular files
@@ -284,62 +311,74 @@ def _extract_tar(path: Path, dest: Path, inventory: _Inventory) -> None:
 # ---------------------------------------------------------------------- zip
 
 
-def _zip_kind(info: zipfile.ZipInfo) -> str:
-    mode = info.external_attr >> 16
+def _zip_kind(entry: ZipEntry) -> str:
+    mode = entry.external_attr >> 16
     if stat.S_ISLNK(mode):
-        raise ArchiveRejected(
-            "symlink", f"member {info.filename!r} is a symbolic link", info.filename
-        )
+        raise ArchiveRejected("symlink", f"member {entry.name!r} is a symbolic link", entry.name)
     if mode and stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         raise ArchiveRejected(
             "special-file",
-            f"member {info.filename!r} is a device or FIFO, not a regular file",
-            info.filename,
+            f"member {entry.name!r} is a device or FIFO, not a regular file",
+            entry.name,
         )
-    if info.flag_bits & 0x1:
+    if entry.flags & 0x1:
+        raise ArchiveRejected("encrypted-member", f"member {entry.name!r} is encrypted", entry.name)
+    return "dir" if entry.is_dir else "file"
+
+
+def _zip_entries(path: Path, limits: ArchiveLimits) -> list[ZipEntry]:
+    """The central directory, read by the portal's own bounded reader."""
+    try:
+        with path.open("rb") as fh:
+            return read_entries(fh, path.stat().st_size, limits.max_members)
+    except ArchiveRejected:
+        raise
+    except Refused as exc:
+        raise ArchiveRejected(exc.code, exc.message, exc.detail.get("member")) from exc
+    except (OSError, struct.error, ValueError) as exc:
         raise ArchiveRejected(
-            "encrypted-member", f"member {info.filename!r} is encrypted", info.filename
-        )
-    return "dir" if info.is_dir() else "file"
+            "corrupt-archive", f"the zip archive cannot be read: {_reason(exc)}"
+        ) from exc
 
 
 def _open_zip(path: Path) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise ArchiveRejected("corrupt-archive", f"the zip archive cannot be read: {exc}") from exc
+        raise ArchiveRejected(
+            "corrupt-archive", f"the zip archive cannot be read: {_reason(exc)}"
+        ) from exc
 
 
 def _inspect_zip(path: Path, inventory: _Inventory) -> None:
-    with _open_zip(path) as zf:
-        infos = zf.infolist()
-        if len(infos) > inventory.limits.max_members:
-            raise ArchiveRejected(
-                "too-many-members",
-                f"the archive has more than {inventory.limits.max_members} members",
-            )
-        for info in infos:
-            kind = _zip_kind(info)
-            inventory.add(info.filename, kind == "dir", info.file_size if kind == "file" else 0)
-        if not inventory.members:
-            raise ArchiveRejected("empty-archive", "the archive holds no files")
+    for entry in _zip_entries(path, inventory.limits):
+        kind = _zip_kind(entry)
+        inventory.add(entry.name, kind == "dir", entry.size if kind == "file" else 0)
+    if not inventory.members:
+        raise ArchiveRejected("empty-archive", "the archive holds no files")
 
 
 def _extract_zip(path: Path, dest: Path, inventory: _Inventory) -> None:
     wanted = {m.name: m for m in inventory.members}
+    entries = _zip_entries(path, inventory.limits)
+    # zipfile opens only a directory the portal's reader passed: no more members than
+    # the limit, none overlapping; it reads the same entries in the same order.
     with _open_zip(path) as zf:
-        for info in zf.infolist():
-            name = normalise_member_name(info.filename)
+        infos = zf.infolist()
+        if [i.header_offset for i in infos] != [e.header_offset for e in entries]:
+            raise ArchiveRejected("corrupt-archive", "the zip archive's directory is ambiguous")
+        for entry, info in zip(entries, infos, strict=True):
+            name = normalise_member_name(entry.name)
             member = wanted.get(name)
             if member is None:
                 continue
             if member.is_dir:
-                _safe_target(dest, name).mkdir(parents=True, exist_ok=True)
+                _make_folder(dest, name)
                 continue
             try:
                 with zf.open(info) as source:
                     _write_member(dest, name, source, member.size)
-            except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
                 raise ArchiveRejected(
                     "corrupt-archive", f"member {name!r} cannot be decompressed: {exc}", name
                 ) from exc
@@ -356,7 +395,25 @@ def _safe_target(dest: Path, name: str) -> Path:
     return target
 
 
+def _make_folder(dest: Path, name: str) -> None:
+    try:
+        _safe_target(dest, name).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ArchiveRejected(
+            "unwritable-member", f"folder {name!r} cannot be made: {_reason(exc)}", name
+        ) from exc
+
+
 def _write_member(dest: Path, name: str, source: IO[bytes], declared: int) -> None:
+    try:
+        _copy_member(dest, name, source, declared)
+    except OSError as exc:  # a name the file system refuses, a disk full: the member's
+        raise ArchiveRejected(
+            "unwritable-member", f"member {name!r} cannot be written: {_reason(exc)}", name
+        ) from exc
+
+
+def _copy_member(dest: Path, name: str, source: IO[bytes], declared: int) -> None:
     target = _safe_target(dest, name)
     target.parent.mkdir(parents=True, exist_ok=True)
     written = 0

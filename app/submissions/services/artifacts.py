@@ -127,27 +127,6 @@ def register_events(
     return artifact, True
 
 
-def take_bundle_events(
-    session: Session, settings: Settings, submission: Submission, root: Path
-) -> list[RunArtifact]:
-    """Store the ``events.jsonl`` files a bundle carries in its point directories.
-
-    The extracted copies are removed once stored: the checker never reads them, and the
-    compressed blob is the one the re-count streams.
-    """
-    found: list[RunArtifact] = []
-    for path in sorted(root.glob("results/*/*/r*/events.jsonl*")):
-        if path.name not in ("events.jsonl", "events.jsonl.gz") or not path.is_file():
-            continue
-        point_dir = path.parent
-        label = f"{point_dir.parent.parent.name}/{point_dir.parent.name}/{point_dir.name}"
-        stored = store_events_file(settings, path)
-        artifact, _created = register_events(session, submission, label, stored, "bundle")
-        found.append(artifact)
-        path.unlink()
-    return found
-
-
 def latest_events(session: Session, submission: Submission) -> dict[str, RunArtifact]:
     """The newest events artifact of each point."""
     rows = session.scalars(

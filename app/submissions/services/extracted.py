@@ -4,7 +4,8 @@ The archive in the artifact store is the record. The checker reads a folder and 
 read single files, so each host (web or worker) extracts the archive once, into
 ``<storage cache>/bundles/<archive sha256>``, and keeps it as a cache: it is safe to
 delete at any time, as the next reader extracts it again from the store, with the
-hardened reader and the portal's limits, once the archive's hash is checked. Hosts share
+hardened reader and the portal's limits, in a child process under the archive budget
+(``app.submissions.services.reading``), once the archive's hash is checked. Hosts share
 nothing but the store: a worker on another machine extracts its own copy.
 """
 
@@ -13,7 +14,6 @@ from __future__ import annotations
 import os
 import shutil
 import time
-import uuid
 from functools import partial
 from pathlib import Path
 
@@ -22,27 +22,11 @@ from app.db.models import Submission
 from app.settings import Settings
 from app.storage import StorageError, archive_key, artifact_store, check_content
 from app.storage.cache import CacheEntry, evict_least_recent
-from app.submissions.domain.archive import ArchiveLimits, ArchiveRejected, extract_archive
+from app.submissions.domain.archive import ArchiveRejected
+from app.submissions.services.reading import read_archive
 
 # A staging folder this old was left by a process that died while extracting.
 _ABANDONED_S = 6 * 3600
-
-
-def archive_limits(settings: Settings) -> ArchiveLimits:
-    return ArchiveLimits(
-        max_members=settings.max_archive_members,
-        max_total_bytes=settings.max_extracted_bytes,
-        max_member_bytes=settings.max_member_bytes,
-        max_compression_ratio=settings.max_compression_ratio,
-        ratio_floor_bytes=settings.compression_ratio_floor_bytes,
-    )
-
-
-def staging_folder(settings: Settings) -> Path:
-    """A fresh, not yet existing folder beside the cached bundles, for an upload to be
-    extracted into while it is judged (concurrent uploads never share one)."""
-    settings.bundles_dir.mkdir(parents=True, exist_ok=True)
-    return settings.bundles_dir / f".intake-{uuid.uuid4().hex}"
 
 
 def keep_extraction(settings: Settings, staged: Path, sha256: str) -> None:
@@ -88,13 +72,12 @@ def _extract_from_store(settings: Settings, sha256: str, target: Path) -> None:
     # reported, never extracted.
     with archive.open("rb") as raw:
         check_content(key, raw, store.location)
-    settings.bundles_dir.mkdir(parents=True, exist_ok=True)
-    staged = staging_folder(settings)
     try:
-        extract_archive(archive, staged, archive_limits(settings))
+        reading = read_archive(settings, archive, keep_events=False)
     except ArchiveRejected as exc:  # the portal's limits were lowered since it was taken
         raise StorageError(f"the stored archive is refused now: {exc.message}") from exc
-    keep_extraction(settings, staged, sha256)
+    keep_extraction(settings, reading.tree, sha256)
+    reading.discard()
     _evict(settings, keep=target)
 
 

@@ -1,12 +1,19 @@
-"""accept_upload: from a finished upload to a stored submission with a queued check."""
+"""accept_upload: from a finished upload to a stored submission with a queued check.
+
+The archive is read in a child process under the archive budget
+(``app.submissions.services.reading``); this module only registers what the child
+found. The web process calls it from a thread (``accept_upload_in_thread``), so its event
+loop answers other requests while an archive is read.
+"""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
+import anyio
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -17,18 +24,12 @@ from app.core.refusals import Kind, Refused
 from app.db.models import Job, Organization, StoredFile, Submission, User
 from app.jobs.queue import CHECK_SUBMISSION, JobQueue, enqueue_after_commit
 from app.settings import Settings
-from app.storage import StorageError, archive_key, artifact_store
-from app.submissions.domain.archive import ArchiveRejected, extract_archive
-from app.submissions.domain.bundle import (
-    BundleLayout,
-    LayoutRejected,
-    content_digest,
-    declared_organisation,
-    locate_submission,
-)
+from app.storage import StorageError, archive_key, artifact_store, events_key
+from app.submissions.domain.archive import ArchiveRejected
 from app.submissions.services.archives import store_unavailable
-from app.submissions.services.artifacts import take_bundle_events
-from app.submissions.services.extracted import archive_limits, keep_extraction, staging_folder
+from app.submissions.services.artifacts import StoredEvents, register_events
+from app.submissions.services.extracted import keep_extraction
+from app.submissions.services.reading import ArchiveReading, read_archive
 from app.submissions.services.storage import ReceivedFile
 
 
@@ -79,20 +80,38 @@ def _store(put: Callable[[], object]) -> None:
         raise store_unavailable(exc, ", so nothing was recorded") from exc
 
 
-def _relative(root: Path, extraction: Path) -> str:
-    """Where the submission's folder is inside the extracted archive ("" at its top)."""
-    inner = root.relative_to(extraction).as_posix()
-    return "" if inner == "." else inner
-
-
-def _submitting_for(session: Session, layout: BundleLayout, uploader: User | None) -> Organization:
+def _submitting_for(
+    session: Session, reading: ArchiveReading, uploader: User | None
+) -> Organization:
     """The organisation the bundle names (its system description, else its folder): the
     uploader's own, which the bundle must name too, or one made for it."""
-    org_name = declared_organisation(layout.root) or layout.organisation or "unknown"
+    org_name = reading.declared_organisation or reading.organisation or "unknown"
     if uploader is not None and uploader.organization is not None:
         _same_organisation(uploader.organization, org_name)
         return uploader.organization
     return _organisation(session, org_name)
+
+
+def _store_events(
+    session: Session, settings: Settings, submission: Submission, reading: ArchiveReading
+) -> None:
+    """The events the bundle's points carry, compressed by the reader, at their content
+    address, each with its row."""
+    store = artifact_store(settings)
+    for events in reading.events:
+        store.put_file(events_key(events.sha256), events.path)
+        stored = StoredEvents(events.sha256, events.size, events.stored_size)
+        register_events(session, submission, events.label, stored, "bundle")
+
+
+def duplicate_of(session: Session, received: ReceivedFile) -> Submission | None:
+    """The submission already stored with exactly these bytes, if any."""
+    return session.scalar(
+        select(Submission)
+        .join(StoredFile, Submission.archive_id == StoredFile.id)
+        .where(StoredFile.sha256 == received.sha256)
+        .order_by(Submission.id)
+    )
 
 
 def accept_upload(
@@ -112,66 +131,85 @@ def accept_upload(
     behind: no blob, no extracted files, no rows.
     An uploader with an organisation submits for it, and the bundle must say the same.
     """
-    existing = session.scalar(
-        select(Submission)
-        .join(StoredFile, Submission.archive_id == StoredFile.id)
-        .where(StoredFile.sha256 == received.sha256)
-        .order_by(Submission.id)
-    )
+    existing = duplicate_of(session, received)
     if existing is not None:
         received.path.unlink(missing_ok=True)
         return AcceptedUpload(existing, duplicate=True)
-
-    extract_dir = staging_folder(settings)
     try:
-        extracted = extract_archive(received.path, extract_dir, archive_limits(settings))
-        layout = locate_submission(extracted.root)
+        reading = read_archive(settings, received.path, keep_events=True)
     except ArchiveRejected as exc:
         received.path.unlink(missing_ok=True)
         raise IntakeError(exc.code, exc.message, exc.kind, exc.member) from exc
-    except LayoutRejected as exc:
-        received.path.unlink(missing_ok=True)
-        shutil.rmtree(extract_dir, ignore_errors=True)
-        raise IntakeError(exc.code, exc.message) from exc
-
     try:
-        organisation = _submitting_for(session, layout, uploader)
-        stored = session.scalar(select(StoredFile).where(StoredFile.sha256 == received.sha256))
-        if stored is None:
-            stored = StoredFile(sha256=received.sha256, size=received.size, kind="archive")
-            session.add(stored)
-        _store(
-            lambda: artifact_store(settings).put_file(archive_key(received.sha256), received.path)
-        )
-        submission = Submission(
-            organization=organisation,
-            archive=stored,
-            archive_format=extracted.format,
-            original_filename=Path(filename).name[:255] or "upload",
-            bundle_submission_id=layout.submission_dir_name,
-            bundle_root=_relative(layout.root, extract_dir),
-            content_digest=content_digest(layout.root),
-            state=SubmissionState.RECEIVED.value,
-            for_review=for_review,
-            submitted_by=uploader,
-        )
-        session.add(submission)
-        session.flush()
-        _store(lambda: take_bundle_events(session, settings, submission, layout.root))
-        record(
-            session,
-            submission,
-            action="uploaded",
-            to_state=submission.state,
-            reason=f"{submission.original_filename}, sha256 {received.sha256[:16]}…",
-        )
-        job = Job(kind=CHECK_SUBMISSION, submission=submission)
-        session.add(job)
-        session.flush()
-        enqueue_after_commit(session, queue, job)
-    except BaseException:
+        submission = _register(session, settings, queue, received, reading, filename,
+                               for_review, uploader)  # fmt: skip
+        keep_extraction(settings, reading.tree, received.sha256)
+    finally:
         received.path.unlink(missing_ok=True)
-        shutil.rmtree(extract_dir, ignore_errors=True)
-        raise
-    keep_extraction(settings, extract_dir, received.sha256)
+        reading.discard()
     return AcceptedUpload(submission, duplicate=False)
+
+
+async def accept_upload_in_thread(
+    *,
+    session: Session,
+    settings: Settings,
+    queue: JobQueue,
+    received: ReceivedFile,
+    filename: str,
+    for_review: bool,
+    uploader: User | None = None,
+) -> AcceptedUpload:
+    """:func:`accept_upload` from an event loop: it runs in a worker thread, which waits
+    for the reading child without Python's lock, so the loop answers other requests."""
+    work = partial(accept_upload, session=session, settings=settings, queue=queue,
+                   received=received, filename=filename, for_review=for_review,
+                   uploader=uploader)  # fmt: skip
+    return await anyio.to_thread.run_sync(work)
+
+
+def _register(
+    session: Session,
+    settings: Settings,
+    queue: JobQueue,
+    received: ReceivedFile,
+    reading: ArchiveReading,
+    filename: str,
+    for_review: bool,
+    uploader: User | None,
+) -> Submission:
+    """The rows of a read archive, its blob and its events in the store, its check job
+    queued for the commit."""
+    organisation = _submitting_for(session, reading, uploader)
+    stored = session.scalar(select(StoredFile).where(StoredFile.sha256 == received.sha256))
+    if stored is None:
+        stored = StoredFile(sha256=received.sha256, size=received.size, kind="archive")
+        session.add(stored)
+    _store(lambda: artifact_store(settings).put_file(archive_key(received.sha256), received.path))
+    submission = Submission(
+        organization=organisation,
+        archive=stored,
+        archive_format=reading.format,
+        original_filename=Path(filename).name[:255] or "upload",
+        bundle_submission_id=reading.submission_dir_name,
+        bundle_root=reading.root,
+        content_digest=reading.content_digest,
+        state=SubmissionState.RECEIVED.value,
+        for_review=for_review,
+        submitted_by=uploader,
+    )
+    session.add(submission)
+    session.flush()
+    _store(lambda: _store_events(session, settings, submission, reading))
+    record(
+        session,
+        submission,
+        action="uploaded",
+        to_state=submission.state,
+        reason=f"{submission.original_filename}, sha256 {received.sha256[:16]}…",
+    )
+    job = Job(kind=CHECK_SUBMISSION, submission=submission)
+    session.add(job)
+    session.flush()
+    enqueue_after_commit(session, queue, job)
+    return submission

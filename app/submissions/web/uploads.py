@@ -16,7 +16,7 @@ from app.jobs.queue import JobQueue
 from app.settings import Settings
 from app.submissions.domain.embargo import embargo_refusal, latest_embargo
 from app.submissions.domain.visibility import Access
-from app.submissions.services.intake import AcceptedUpload, accept_upload
+from app.submissions.services.intake import AcceptedUpload, accept_upload_in_thread
 from app.submissions.services.storage import UploadSink, UploadTooLarge
 from app.submissions.services.visibility import access_to
 from app.submissions.web.multipart import MultipartError, ParsedUpload, receive_upload
@@ -24,7 +24,6 @@ from app.web.api_errors import status_of
 from app.web.deps import get_now
 from app.web.ratelimit import enforce
 
-# Multipart framing around the file part; generous, only used for an early refusal.
 _TRUE = {"1", "true", "yes", "on"}
 
 
@@ -136,7 +135,8 @@ async def handle_upload(
         sink.discard()
         raise UploadProblem(400, "empty-upload", "the uploaded file is empty", fields=kept)
     try:
-        accepted = accept_upload(
+        # In a thread: the archive is read by a child process while the loop goes on.
+        accepted = await accept_upload_in_thread(
             session=session,
             settings=settings,
             queue=queue,

@@ -15,7 +15,10 @@ from submission_checker.messages import catalog as official_catalog
 
 import app.submissions.domain.archive
 import app.submissions.domain.bundle
+import app.submissions.domain.tar_guard
+import app.submissions.domain.zip_directory
 import app.submissions.services.intake
+import app.submissions.services.reading
 from app.checks.domain.compliance import EarlierUpload, run_compliance
 from app.checks.domain.findings import Finding, Severity, Source
 from app.checks.domain.rules import PORTAL_RULES, Stage, catalogue, is_catalogued, portal_rule
@@ -81,10 +84,14 @@ def _refusal_codes(module: object, *names: str) -> set[str]:
 def test_every_way_an_upload_is_refused_is_an_upload_rule() -> None:
     codes = (
         _refusal_codes(app.submissions.domain.archive, "ArchiveRejected")
+        | _refusal_codes(app.submissions.domain.tar_guard, "TarHeaderRefused")
+        | _refusal_codes(app.submissions.domain.zip_directory, "ZipRefused")
+        | _refusal_codes(app.submissions.services.reading, "ArchiveRejected")
         | _refusal_codes(app.submissions.domain.bundle, "LayoutRejected")
         | _refusal_codes(app.submissions.services.intake, "IntakeError")
     )
     assert {"path-traversal", "symlink", "compression-ratio", "no-submission-root"} <= codes
+    assert {"bad-tar-header", "overlapping-members", "archive-budget"} <= codes
     # What the upload form refuses before the archive is opened.
     codes |= {"no-file", "several-files", "empty-upload", "upload-too-large"}
     for code in codes:

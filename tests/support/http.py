@@ -1,0 +1,72 @@
+"""The portal's app served over real HTTP in this process, on a port the server itself
+took (port 0: no race for a free port), and the processes a test's portal started."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from app.web.server import server_options
+
+
+@contextmanager
+def served(app: Any, settings: Any) -> Iterator[str]:
+    """*app* served by uvicorn as the portal serves it (its protocol, its timeouts) on
+    127.0.0.1; yields the base URL."""
+    options = server_options(settings)
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", **options)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="test-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+def children_running(module: str, parent: int | None = None) -> list[int]:
+    """The process ids of *parent*'s (this process's) children running ``-m module``."""
+    parent = parent or os.getpid()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue  # it ended meanwhile
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == parent and module.encode() in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def wait_for_child(module: str, until: float = 60.0) -> int:
+    """The first child of this process running ``-m module``, once there is one."""
+    deadline = time.monotonic() + until
+    while time.monotonic() < deadline:
+        if found := children_running(module):
+            return found[0]
+        time.sleep(0.005)
+    raise AssertionError(f"no child process ran {module} within {until} s")
+
+
+def process_state(pid: int) -> str:
+    """The kernel's one-letter state of *pid* (R running, S sleeping, T stopped)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat.rsplit(")", 1)[1].split()[0]
