@@ -4,8 +4,10 @@ documentation viewers from local files."""
 from __future__ import annotations
 
 import gzip
+import http.client
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -13,7 +15,9 @@ from fastapi.testclient import TestClient
 from app.db.session import Database
 from app.main import STATIC_DIR, create_app
 from app.settings import Settings
+from app.web.assets import StaticAssets
 from tests.support.fakes import RecordingQueue
+from tests.support.http import served
 
 
 @pytest.fixture
@@ -74,3 +78,41 @@ def test_pages_name_their_icon_so_no_browser_asks_for_a_missing_favicon(
     icon = _linked(client.get("/results").text, "favicon.svg")
     served = client.get(icon)
     assert served.status_code == 200 and served.headers["content-type"] == "image/svg+xml"
+
+
+def test_another_spelling_of_a_file_is_404_and_never_cached_again(
+    settings: Settings, database: Database
+) -> None:
+    """Issue 44: 53 spellings of the Plotly bundle's path grew the web process by 330 MB,
+    each cached anew with its gzip copy. Sent as raw HTTP: clients remove dot segments
+    themselves; an attacker does not."""
+    app = create_app(settings, queue=RecordingQueue())
+    name = "plotly-3.1.0.min.js"
+
+    def status(conn: http.client.HTTPConnection, path: str) -> int:
+        conn.request("GET", path, headers={"Accept-Encoding": "gzip"})
+        answer = conn.getresponse()
+        answer.read()
+        return answer.status
+
+    with served(app, settings) as url:
+        conn = http.client.HTTPConnection(url.removeprefix("http://"), timeout=30)
+        assert status(conn, f"/static/{name}") == 200
+        assert status(conn, "/static/nope.js") == 404  # the error page's own files, once
+        held = app.state.assets.cached_bytes
+        for depth in range(1, 54):
+            assert status(conn, "/static/" + "./" * depth + name) == 404
+        for alias in (f"/static//{name}", f"/static/vendor/../{name}", "/static/results/./x.js"):
+            assert status(conn, alias) == 404, alias
+        assert app.state.assets.cached_bytes == held
+        conn.close()
+
+
+def test_the_cache_is_bounded_least_recently_used_first_out(tmp_path: Path) -> None:
+    for i in range(5):
+        (tmp_path / f"{i}.js").write_text(f"// file {i}\n" + "x" * 1000)
+    assets = StaticAssets({"": tmp_path}, cache_bytes=3000)
+    for i in range(5):
+        asset = assets.get(f"{i}.js")
+        assert asset is not None and asset.body.startswith(f"// file {i}".encode())
+    assert assets.cached_bytes <= 3000
