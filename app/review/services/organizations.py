@@ -70,11 +70,18 @@ def update_organization(
 
 
 def list_organizations(
-    session: Session, settings: Settings, at: dt.datetime | None = None
+    session: Session, settings: Settings, at: dt.datetime | None = None, *, shown: Any = None
 ) -> list[OrganizationView]:
-    """Every organisation, by name, with its jurisdiction and committee seat at *at*."""
+    """The organisations *shown* admits (a clause over ``Organization``; every one when
+    None) and the review committee's (who reviews is no secret, rules §4.4), by name, with
+    their jurisdiction and committee seat at *at*."""
     members = committee_organizations(session, settings, at or utcnow())  # once for all
-    rows = session.scalars(select(Organization).order_by(Organization.name))
+    query = select(Organization).order_by(Organization.name)
+    if shown is not None:
+        query = query.where(
+            shown | Organization.id.in_(members) | Organization.committee_appointed.is_(True)
+        )
+    rows = session.scalars(query)
     return [organization_view(session, settings, o, at, members=members) for o in rows]
 
 

@@ -16,6 +16,7 @@ from app.review.services.organizations import (
     organization_view,
     update_organization,
 )
+from app.submissions.services.visibility import organizations_clause
 from app.web.api_errors import attempt
 from app.web.deps import NowDep, SessionDep, SettingsDep
 
@@ -26,9 +27,14 @@ router = APIRouter(prefix="/api/v1", tags=["organizations"])
 def read_organizations(
     session: SessionDep, settings: SettingsDep, who: MemberDep, now: NowDep
 ) -> Listing[OrganizationView]:
-    """Every organisation with its jurisdiction and whether it is on the review committee
-    now (a finalized result in the last 6 months or 12 cohorts, or appointed)."""
-    return Listing(data=list_organizations(session, settings, now))
+    """The organisations the caller may know of, each with its jurisdiction and whether it
+    is on the review committee now (a finalized result in the last 6 months or 12 cohorts,
+    or appointed): every one for the committee and the chair; for a submitter, its own
+    and those of the submissions it may see (rules §11.9), never one known only from a
+    confidential submission."""
+    return Listing(
+        data=list_organizations(session, settings, now, shown=organizations_clause(session, who))
+    )
 
 
 class OrganizationChange(BaseModel):

@@ -1,11 +1,14 @@
 """Who sees what of a submission (rules §11.9): decided here, and only here.
 
-The review committee and the submitting organisations see every result, with its code
-and its artifacts, during review and after; the review itself (objection threads, the
-timeline, acting on it) is the committee's, the chair's and the submitting
-organisation's of that submission. "Submitting organisations" are read as those that
-have uploaded a submission for review: a member of an organisation that never submitted
-sees what the public sees. The public sees what was
+The review committee and the submitting organisations see every result under review,
+with its code and its artifacts; the review itself (objection threads, the timeline,
+acting on it) is the committee's, the chair's and the submitting organisation's of that
+submission. A "submitting organisation" is read narrowly: one with a submission for
+review (never an unverified or test upload) that passed its checks and is itself in its
+review weeks (1–6, peer review and objection resolution), and it sees another
+submission's results, code and artifacts only while that one is in its review weeks too.
+An upload the checks reject, a submission before or after its review, or one withheld by
+its embargo gives no such standing and is seen by no such peer. The public sees what was
 published: results with their code and artifacts once finalized (or uploaded not for
 review), the results alone while a provisional publication is "peer review pending",
 and the archive entry of a result withdrawn or invalidated after finalization. The
@@ -16,6 +19,11 @@ public. Nothing else exists for the public.
 from __future__ import annotations
 
 import enum
+
+from app.core.lifecycle import ReviewPhase, SubmissionState
+
+# Weeks 1–6 of the review (rules §11.3): the weeks in which submitters see each other's.
+REVIEW_WEEKS = frozenset({ReviewPhase.PEER_REVIEW, ReviewPhase.OBJECTION_RESOLUTION})
 
 
 class Access(enum.IntEnum):
@@ -49,3 +57,10 @@ def access(viewer: Viewer, public_status: str | None) -> Access:
     if public_status is None:
         return Access.NONE
     return _PUBLIC_ACCESS.get(public_status, Access.NONE)
+
+
+def in_review_weeks(state: SubmissionState, for_review: bool, phase: ReviewPhase | None) -> bool:
+    """A submission for review that passed its checks and is in weeks 1–6 of its review:
+    what makes its organisation a submitting organisation (rules §11.9), and what another
+    submitting organisation may see."""
+    return for_review and state == SubmissionState.PASSED_CHECKS and phase in REVIEW_WEEKS

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
@@ -16,7 +18,7 @@ from app.core.lifecycle import (
     status_badge,
 )
 from app.core.views import Timestamp
-from app.db.models import CheckRun, Curve, Publication, Submission
+from app.db.models import CheckRun, Curve, Submission
 from app.jobs.views import JobView
 
 STATE_LABELS = {
@@ -46,18 +48,11 @@ def get_submission(session: Session, public_id: str) -> Submission | None:
 
 
 def list_submissions(
-    session: Session, limit: int = 100, offset: int = 0, *, everything: bool = False
+    session: Session, visible: Any, limit: int = 100, offset: int = 0
 ) -> tuple[list[Submission], int]:
-    """Submissions, newest first. Only published ones unless *everything* (rules §11.9:
-    during review, results are for the committee and the submitters; the public sees what
-    was published). An uploader follows its own submission by its unguessable id."""
-    query = select(Submission)
-    if not everything:
-        query = query.where(
-            Submission.id.in_(
-                select(Publication.submission_id).where(Publication.in_record()).distinct()
-            )
-        )
+    """The submissions the *visible* clause admits (``visibility.visible_clause``, the one
+    rule of rules §11.9), newest first, with how many there are."""
+    query = select(Submission).where(visible)
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
     rows = session.scalars(
         query.options(selectinload(Submission.organization))

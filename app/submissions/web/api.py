@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from app.accounts.web.security import MemberDep, PrincipalDep
 from app.checks.services.findings import CheckReport, check_report
 from app.core.views import Counted
-from app.submissions.domain.visibility import Access, Viewer
+from app.submissions.domain.visibility import Access
 from app.submissions.services.archives import ArchiveUnavailable, archive_download
 from app.submissions.services.status import SubmissionStatus, submission_status
 from app.submissions.services.views import (
@@ -21,7 +21,7 @@ from app.submissions.services.views import (
     submission_summary,
     uploaded_submission,
 )
-from app.submissions.services.visibility import viewer_of
+from app.submissions.services.visibility import visible_clause
 from app.submissions.web.access import visible_submission
 from app.submissions.web.uploads import UploadProblem, handle_upload
 from app.web.api_errors import ErrorBody, error_response, refused
@@ -116,9 +116,11 @@ def read_submissions(
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=2**31)] = 0,
 ) -> Counted[SubmissionSummary]:
-    """Published submissions; signed-in submitters and the committee see every one."""
-    everything = viewer_of(session, who) != Viewer.PUBLIC
-    rows, total = list_submissions(session, limit=limit, offset=offset, everything=everything)
+    """The submissions the caller may see (rules §11.9): the published ones, the caller's
+    organisation's own, those under review while the caller's organisation is under
+    review too, and every one for the committee and the chair."""
+    visible = visible_clause(session, who)
+    rows, total = list_submissions(session, visible, limit=limit, offset=offset)
     return Counted(data=[submission_summary(s) for s in rows], count=total)
 
 

@@ -15,6 +15,7 @@ from app.submissions.services.views import (
     list_submissions,
     submission_summary,
 )
+from app.submissions.services.visibility import visible_clause
 from app.submissions.web.uploads import UploadProblem, handle_upload
 from app.web.deps import QueueDep, SessionDep, SettingsDep
 from app.web.templating import templates
@@ -26,8 +27,7 @@ SEVERITY_LABELS = {"error": "Errors", "warning": "Warnings", "info": "Passed che
 
 @router.get("/submissions", response_class=HTMLResponse)
 def submissions_page(request: Request, session: SessionDep, who: PrincipalDep) -> Response:
-    everything = who is not None and (who.has(Scope.SUBMIT) or who.has(Scope.REVIEW))
-    rows, total = list_submissions(session, limit=100, everything=everything)
+    rows, total = list_submissions(session, visible_clause(session, who), limit=100)
     return templates.TemplateResponse(
         request,
         "submissions/index.html",
