@@ -195,6 +195,8 @@ def cmd_users(args: argparse.Namespace) -> int:
                     email=args.email,
                     role=Role(args.role),
                     organization=args.org or "",
+                    join_organization=args.join,
+                    new_organization=args.new_organization,
                 )
                 session.commit()
                 sent = "e-mailed; " if made.emailed else ""
@@ -219,6 +221,8 @@ def cmd_users(args: argparse.Namespace) -> int:
                     print(f"{user.email}\t{user.role}{state}")
         except AccountError as exc:
             print(f"error: {exc.message}", file=sys.stderr)
+            for org in getattr(exc, "candidates", []):  # an organisation to choose
+                print(f"  --join {org.slug}\t(joins {org.name})", file=sys.stderr)
             return EXIT_UNUSABLE
     return 0
 
@@ -656,6 +660,14 @@ def build_parser() -> argparse.ArgumentParser:
     invited.add_argument("email")
     invited.add_argument("--role", choices=[r.value for r in Role], default="submitter")
     invited.add_argument("--org", default=None, help="a submitter's or reviewer's organisation")
+    invited.add_argument(
+        "--join", default=None, metavar="SLUG", help="they join this existing organisation"
+    )
+    invited.add_argument(
+        "--new-organization",
+        action="store_true",
+        help="--org is a new organisation, though it looks like an existing one",
+    )
     revoke = users_sub.add_parser("revoke-token", help="revoke a token by its prefix")
     revoke.add_argument("prefix")
     users_sub.add_parser("list", help="list the users")

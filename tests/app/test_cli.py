@@ -114,6 +114,13 @@ def test_users_create_and_token(tmp_path: Path) -> None:
     assert member.returncode == 2 and "the organization is required" in member.stderr
     taken = users("invite", "admin@mlc.org", "--role", "admin")
     assert taken.returncode != 0 and "has an account already" in taken.stderr
+    # An organisation that exists is joined only when the operator says so.
+    first = users("invite", "a@fjord.example", "--org", "Fjord Labs")
+    assert first.returncode == 0, first.stderr
+    alike = users("invite", "b@fjord.example", "--org", "Fjord Labs.")
+    assert alike.returncode == 2 and "--join Fjord_Labs" in alike.stderr
+    joined = users("invite", "b@fjord.example", "--join", "Fjord_Labs")
+    assert joined.returncode == 0, joined.stderr
 
 
 @pytest.mark.slow

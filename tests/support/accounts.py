@@ -31,22 +31,16 @@ def create_accounts(database: Database) -> dict[str, str]:
     """The ACCOUNTS users, each with a full-scope API token; returns the tokens by key."""
     from sqlalchemy import select
 
-    from app.accounts.services.accounts import issue_token
+    from app.accounts.services.accounts import issue_token, organisation_for
     from app.core.authorization import Role
-    from app.core.names import slugify
-    from app.db.models import Organization, User
+    from app.db.models import User
 
     tokens = {}
     with database.session() as session:
         for key, (email, role, org) in ACCOUNTS.items():
             user = session.scalar(select(User).where(User.email == email))  # a restart
             if user is None:
-                organization = None
-                if org is not None:
-                    slug = slugify(org)
-                    organization = session.scalar(
-                        select(Organization).where(Organization.slug == slug)
-                    ) or Organization(slug=slug, name=org)
+                organization = organisation_for(session, org) if org is not None else None
                 user = User(
                     email=email,
                     display_name=email.split("@")[0],

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.services.security import hash_password, new_token, token_hash, verify_password
 from app.core.authorization import PermissionDenied, Role, Scope, scopes_for
-from app.core.names import slugify
+from app.core.names import looks_like, organisation_key, slugify
 from app.core.refusals import Kind, Refused
 from app.db.models import ApiToken, Organization, User, WebSession, utcnow
 
@@ -38,6 +38,53 @@ class Principal:
         return scope in self.scopes
 
 
+def organisation_named(session: Session, name: str) -> Organization | None:
+    """The organisation whose name has *name*'s normalised form, if one exists."""
+    return session.scalar(
+        select(Organization).where(Organization.name_key == organisation_key(name))
+    )
+
+
+def organisations_like(session: Session, name: str) -> list[Organization]:
+    """The organisations whose names are, or look like, *name* (``looks_like``)."""
+    return [
+        org
+        for org in session.scalars(select(Organization).order_by(Organization.name))
+        if looks_like(name, org.name)
+    ]
+
+
+def _free_slug(session: Session, name: str) -> str:
+    base = slugify(name)
+    slug, n = base, 1
+    while session.scalar(select(Organization.id).where(Organization.slug == slug)) is not None:
+        n += 1
+        slug = f"{base[:60]}_{n}"
+    return slug
+
+
+def new_organisation(session: Session, name: str) -> Organization:
+    """A new organisation called *name*; refused when one has its normalised form."""
+    existing = organisation_named(session, name)
+    if existing is not None:
+        raise AccountError(
+            "organisation-exists",
+            f"{name!r} is the name of the existing organisation {existing.name!r}",
+            Kind.CONFLICT,
+        )
+    org = Organization(slug=_free_slug(session, name), name=name, name_key=organisation_key(name))
+    session.add(org)
+    session.flush()
+    return org
+
+
+def organisation_for(session: Session, name: str) -> Organization:
+    """The organisation called *name* by its normalised form, made if there is none: for
+    the operator's command line and for uploads made without an account, where the name
+    is the one the operator or the bundle gives."""
+    return organisation_named(session, name) or new_organisation(session, name)
+
+
 def create_user(
     *,
     session: Session,
@@ -45,7 +92,7 @@ def create_user(
     password: str,
     role: Role,
     display_name: str | None = None,
-    organization: str | None = None,
+    organization: str | Organization | None = None,
 ) -> User:
     email = email.strip().lower()
     if "@" not in email:
@@ -56,13 +103,9 @@ def create_user(
         )
     if session.scalar(select(User).where(User.email == email)) is not None:
         raise AccountError("exists", f"a user {email} exists already", Kind.CONFLICT)
-    org = None
-    if organization:
-        slug = slugify(organization)
-        org = session.scalar(select(Organization).where(Organization.slug == slug))
-        if org is None:
-            org = Organization(slug=slug, name=organization)
-            session.add(org)
+    org = organization
+    if isinstance(organization, str):
+        org = organisation_for(session, organization) if organization.strip() else None
     user = User(
         email=email,
         display_name=display_name or email.split("@")[0],

@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.accounts.services.accounts import AccountError, create_user, user_by_email
+from app.accounts.services.accounts import (
+    AccountError,
+    create_user,
+    new_organisation,
+    organisation_named,
+    organisations_like,
+    user_by_email,
+)
 from app.accounts.services.notifications import (
     MAIL_ERRORS,
     chairs,
@@ -27,7 +34,7 @@ from app.accounts.services.notifications import (
 from app.accounts.services.security import new_token, token_hash
 from app.core.authorization import Role, Scope, may_invite
 from app.core.refusals import Kind
-from app.db.models import AccountRequest, Invitation, User, utcnow
+from app.db.models import AccountRequest, Invitation, Organization, User, utcnow
 from app.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -74,6 +81,49 @@ def _name(value: str, field: str, required: bool) -> str | None:
     return value
 
 
+class OrganisationChoice(AccountError):
+    """The organisation an invitation names exists, or looks like one that does: the
+    inviter must say whether the invited person joins it (never the default)."""
+
+    def __init__(self, code: str, message: str, candidates: list[Organization]) -> None:
+        super().__init__(code, message, Kind.CONFLICT)
+        self.candidates = candidates
+
+
+def _joined(session: Session, name: str | None, join: str | None, new: bool) -> Organization | None:
+    """The organisation an invitation's holder joins: the existing one *join* names (the
+    inviter's confirmation), or a new one called *name*, never an existing one by its
+    spelling alone. Refused, with the organisations it looks like, when *name* is an
+    existing organisation's, or looks like one and a new one is not confirmed."""
+    if join:
+        chosen = session.scalar(select(Organization).where(Organization.slug == join))
+        if chosen is None:
+            raise AccountError(
+                "unknown-organization", f"there is no organisation {join!r}", Kind.NOT_FOUND
+            )
+        return chosen
+    if name is None:
+        return None
+    alike = organisations_like(session, name)
+    same = organisation_named(session, name)
+    if same is not None:
+        raise OrganisationChoice(
+            "organisation-exists",
+            f"{name!r} is the existing organisation {same.name!r}: confirm that the invited "
+            "person joins it, or name another organisation",
+            alike,
+        )
+    if alike and not new:
+        names = ", ".join(repr(o.name) for o in alike)
+        raise OrganisationChoice(
+            "organisation-similar",
+            f"{name!r} looks like the existing organisation {names}: confirm that the "
+            "invited person joins it, or that a new organisation is meant",
+            alike,
+        )
+    return new_organisation(session, name)
+
+
 def invite(
     *,
     session: Session,
@@ -83,29 +133,38 @@ def invite(
     email: str,
     role: Role,
     organization: str = "",
+    join_organization: str | None = None,
+    new_organization: bool = False,
     request_id: int | None = None,
     at: dt.datetime | None = None,
 ) -> Invited:
-    """An invitation for *email* as *role* (of *organization*, for a member), from a
+    """An invitation for *email* as *role* (of an organisation, for a member), from a
     caller with *scopes* (*inviter*: None for the operator's command line), answering
-    the account request *request_id* if given. An earlier open invitation to the address
-    is revoked; the link is e-mailed where SMTP is set."""
+    the account request *request_id* if given. The organisation is the existing one
+    *join_organization* names (by slug: the inviter confirmed it), or a new one called
+    *organization* (*new_organization*: confirmed though it looks like an existing one).
+    An earlier open invitation to the address is revoked; the link is e-mailed where SMTP
+    is set."""
     at = at or utcnow()
     request = session.get(AccountRequest, request_id) if request_id is not None else None
     refusal = may_invite(scopes, role)
     if refusal is not None:
         raise AccountError(refusal.code, refusal.message, refusal.kind)
     address = _address(email)
-    org = _name(organization, "organization", required=role in MEMBER_ROLES)
+    org = _name(
+        organization, "organization", required=role in MEMBER_ROLES and not join_organization
+    )
     if user_by_email(session, address) is not None:
         raise AccountError("exists", f"{address} has an account already", Kind.CONFLICT)
+    joined = _joined(session, org, join_organization, new_organization)
     for earlier in open_invitations(session, at, email=address):
         earlier.revoked_at = at
     secret = new_token()
     invitation = Invitation(
         email=address,
         role=role,
-        organization=org,
+        organization_id=joined.id if joined else None,
+        organization=joined.name if joined else None,
         token_hash=token_hash(secret),
         invited_by=inviter,
         created_at=at,
@@ -195,13 +254,18 @@ def accept(
     invitation = invitation_for(session, secret, at)
     if password != repeated:
         raise AccountError("password-mismatch", "the two passwords differ")
+    joined = (
+        session.get(Organization, invitation.organization_id)
+        if invitation.organization_id is not None
+        else invitation.organization  # made before organisations were chosen by identity
+    )
     user = create_user(
         session=session,
         email=invitation.email,
         password=password,
         role=invitation.role,
         display_name=_name(display_name, "name", required=False),
-        organization=invitation.organization,
+        organization=joined,
     )
     invitation.accepted_at = at or utcnow()
     return user

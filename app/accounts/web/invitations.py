@@ -13,10 +13,12 @@ from app.accounts.services.accounts import (
     AccountError,
     Principal,
     get_user,
+    organisations_like,
     start_session,
 )
 from app.accounts.services.invitations import (
     INVITATION_LIFETIME,
+    OrganisationChoice,
     accept,
     decline,
     invitation_for,
@@ -65,16 +67,23 @@ def _invitations_page(
     kept: dict[str, str] | None = None,
 ) -> Response:
     roles = sorted(invitable_roles(who.scopes), key=list(Role).index)
+    requests = open_requests(session)
     return templates.TemplateResponse(
         request,
         "accounts/invitations.html",
         {
             "problem": problem,
+            # The organisations the inviter must choose between (join one, or a new one).
+            "choices": problem.candidates if isinstance(problem, OrganisationChoice) else [],
             "invited": invited,
             "kept": kept or {},
             "roles": roles,
             "invitations": open_invitations(session),
-            "requests": open_requests(session),
+            "requests": requests,
+            "alike": {
+                r.id: [o.name for o in organisations_like(session, r.organization)]
+                for r in requests
+            },  # fmt: skip
             "lifetime_days": INVITATION_LIFETIME.days,
         },
         status_code=status_of(problem) if problem else 200,
@@ -97,9 +106,14 @@ def send_invitation(
     email: str = Form("", max_length=text.SHORT),
     role: str = Form("submitter", max_length=text.SHORT),
     organization: str = Form("", max_length=text.SHORT),
+    join_organization: str = Form("", max_length=text.SHORT),
+    new_organization: str = Form("", max_length=text.SHORT),
     request_id: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
 ) -> Response:
+    """Invite someone. An organisation that exists, or looks like one that does, is
+    joined only when the chair says so (``join_organization``), or made anew only when
+    the chair confirms it (``new_organization``); else the page asks."""
     verify_csrf(request, csrf_token)
     who = _inviter(request)
     if who is None:
@@ -116,14 +130,17 @@ def send_invitation(
             email=email,
             role=Role(role),
             organization=organization,
+            join_organization=join_organization or None,
+            new_organization=new_organization == "1",
             request_id=int(request_id) if request_id.isdigit() else None,
         )
     except AccountError as problem:
         session.rollback()
         return _invitations_page(request, session, who, problem=problem, kept=kept)
     session.commit()
-    base = str(request.base_url).rstrip("/")
-    shown = {"email": made.invitation.email, "link": base + made.link, "emailed": made.emailed}
+    # The portal's configured public address, never the request's Host header.
+    link = request.app.state.settings.public_link(made.link)
+    shown = {"email": made.invitation.email, "link": link, "emailed": made.emailed}
     return _invitations_page(request, session, who, invited=shown)
 
 

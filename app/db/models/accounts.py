@@ -9,6 +9,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     ForeignKey,
+    Index,
     String,
     Text,
 )
@@ -20,10 +21,15 @@ from app.db.models.base import Base, UTCDateTime, enum_of, utcnow
 
 class Organization(Base):
     __tablename__ = "organizations"
+    __table_args__ = (Index("ix_organizations_name_key", "name_key", unique=True),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     slug: Mapped[str] = mapped_column(String(64), unique=True)
     name: Mapped[str] = mapped_column(String(200))
+    # The name's normalised form (app.core.names.organisation_key): one organisation per
+    # form, so "Acme Corp." is never a second Acme Corp, nor silently the first. Always
+    # written; NULL-able only so that SQLite could add it without copying the table.
+    name_key: Mapped[str] = mapped_column(String(200), nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     # Rules §4.4: an assigned review not finished by the end of Week 3 takes the
     # organisation off the committee until it has a newly finalized result.
@@ -92,6 +98,9 @@ class Invitation(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     email: Mapped[str] = mapped_column(String(320), index=True)
     role: Mapped[Role] = mapped_column(enum_of(Role, 32))
+    # The organisation the invited person joins, chosen by the inviter: an existing one
+    # (confirmed, never by default) or one made for the invitation; its name as shown.
+    organization_id: Mapped[int | None] = mapped_column(ForeignKey("organizations.id"))
     organization: Mapped[str | None] = mapped_column(String(200))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     # None: the operator's command line.

@@ -17,9 +17,10 @@ import anyio
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.accounts.services.accounts import organisation_for
 from app.audit import record
 from app.core.lifecycle import SubmissionState
-from app.core.names import slugify
+from app.core.names import organisation_key
 from app.core.refusals import Kind, Refused
 from app.db.models import Job, Organization, StoredFile, Submission, User
 from app.jobs.queue import CHECK_SUBMISSION, JobQueue, enqueue_after_commit
@@ -49,19 +50,9 @@ class AcceptedUpload:
     duplicate: bool  # the very same archive was uploaded before: nothing new was stored
 
 
-def _organisation(session: Session, name: str) -> Organization:
-    slug = slugify(name)
-    org = session.scalar(select(Organization).where(Organization.slug == slug))
-    if org is None:
-        org = Organization(slug=slug, name=name)
-        session.add(org)
-        session.flush()
-    return org
-
-
 def _same_organisation(organisation: Organization, declared: str) -> None:
-    names = {slugify(n) for n in declared.split(",") if n.strip()}
-    if organisation.slug not in names:
+    names = {organisation_key(n) for n in declared.split(",") if n.strip()}
+    if organisation.name_key not in names:
         raise IntakeError(
             "organisation-mismatch",
             f"the bundle's system_desc.json names the submitter {declared!r}, but you submit "
@@ -89,7 +80,7 @@ def _submitting_for(
     if uploader is not None and uploader.organization is not None:
         _same_organisation(uploader.organization, org_name)
         return uploader.organization
-    return _organisation(session, org_name)
+    return organisation_for(session, org_name)
 
 
 def _store_events(

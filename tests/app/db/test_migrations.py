@@ -11,7 +11,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy.orm import Session
 
 from app.db.migrate import upgrade
-from app.db.models import Base, Organization, StoredFile, Submission
+from app.db.models import Base, StoredFile, Submission
 from app.db.session import Database
 
 # PostgreSQL too: the migrations are DDL, which each database takes its own way.
@@ -41,10 +41,15 @@ def test_stored_bundle_folders_become_folders_inside_the_extracted_archive(
     engine = sa.create_engine(url)
     with Session(engine) as session:  # tables 0020 leaves as they are: the models fit
         archive = StoredFile(sha256="ab" * 32, size=1, kind="archive")
-        acme = Organization(slug="acme", name="Acme")
+        # Organisations gained a column since (0026): written as 0019 has them.
+        session.execute(sa.text(
+            "INSERT INTO organizations (slug, name, created_at, committee_appointed) "
+            "VALUES ('acme', 'Acme', '2026-11-01 00:00:00', 0)"
+        ))  # fmt: skip
+        acme_id = session.execute(sa.text("SELECT id FROM organizations")).scalar_one()
         for root in ["bundles/0f1e/Acme/sub-1", "bundles/9a8b", "Acme/x"]:
             session.add(Submission(
-                organization=acme, archive=archive, archive_format="tar.gz",
+                organization_id=acme_id, archive=archive, archive_format="tar.gz",
                 original_filename="a.tar.gz", bundle_submission_id="sub-1", bundle_root=root,
                 content_digest="d", state="received", for_review=True,
             ))  # fmt: skip

@@ -9,9 +9,16 @@ from email import message_from_string
 import pytest
 from sqlalchemy import select
 
-from app.accounts.services.accounts import AccountError, authenticate, user_by_email
+from app.accounts.services.accounts import (
+    AccountError,
+    authenticate,
+    new_organisation,
+    organisation_for,
+    user_by_email,
+)
 from app.accounts.services.invitations import (
     INVITATION_LIFETIME,
+    OrganisationChoice,
     accept,
     decline,
     invitation_for,
@@ -85,7 +92,8 @@ def test_links_expire_are_replaced_and_can_be_withdrawn(
     with database.session() as session:
         first = _invite(session, settings)
         later = NOW + dt.timedelta(hours=1)
-        second = _invite(session, settings, at=later)
+        # The first invitation made Fjord Labs: the second joins it, as the chair says.
+        second = _invite(session, settings, at=later, join_organization="Fjord_Labs")
         session.commit()
         old, new = (i.link.rsplit("/", 1)[1] for i in (first, second))
         with pytest.raises(AccountError, match="replaced by a newer one"):
@@ -181,3 +189,44 @@ def test_the_link_is_emailed_where_smtp_is_configured(
     mail = message_from_string(raw)
     assert mail["To"] == "new@fjord.example"
     assert f"https://portal.example{invited.link}" in mail.get_payload()
+
+
+def test_an_organisation_that_exists_is_joined_only_when_the_inviter_says_so(
+    database: Database, settings: Settings
+) -> None:
+    """Issue 44: an account request for "Acme Corp." became Acme Corp by its slug, and
+    the newcomer read Acme's timeline and archive."""
+    create_accounts(database)
+    with database.session() as session:
+        with pytest.raises(OrganisationChoice) as same:
+            _invite(session, settings, email="eve@elsewhere.example", organization="Acme Corp.")
+        assert same.value.code == "organisation-exists"
+        assert [o.name for o in same.value.candidates] == ["Acme Corp"]
+        with pytest.raises(OrganisationChoice) as alike:
+            _invite(session, settings, email="eve@elsewhere.example",
+                    organization="Acme Corporation")  # fmt: skip
+        assert alike.value.code == "organisation-similar"
+        assert session.scalar(select(Invitation)) is None
+        # A new organisation, confirmed: its own, and no second "Acme Corp" by spelling.
+        made = _invite(session, settings, email="eve@elsewhere.example",
+                       organization="Acme Corporation", new_organization=True)  # fmt: skip
+        assert made.invitation.organization == "Acme Corporation"
+        joined = _invite(session, settings, email="ann@acme.example",
+                         organization="acme corp", join_organization="Acme_Corp")  # fmt: skip
+        session.commit()
+        secret = joined.link.rsplit("/", 1)[1]
+        user = accept(session=session, secret=secret, password=PASSWORD, repeated=PASSWORD, at=NOW)
+        assert user.organization is not None and user.organization.slug == "Acme_Corp"
+        stranger = accept(session=session, secret=made.link.rsplit("/", 1)[1],
+                          password=PASSWORD, repeated=PASSWORD, at=NOW)  # fmt: skip
+        assert stranger.organization is not None
+        assert stranger.organization.id != user.organization.id
+
+
+def test_no_two_organisations_share_a_normalised_name(database: Database) -> None:
+    with database.session() as session:
+        new_organisation(session, "Glacier Inc")
+        with pytest.raises(AccountError) as taken:
+            new_organisation(session, "GLACIER inc.")
+        assert taken.value.code == "organisation-exists"
+        assert organisation_for(session, "glacier, inc").name == "Glacier Inc"

@@ -119,3 +119,42 @@ def test_a_request_from_the_sign_in_page_reaches_the_chairs_inbox(app_) -> None:
         answered = _invite(chair, email="ops@glacier.example", role="submitter",
                            organization="Glacier Inc", request_id=request_id)  # fmt: skip
         assert answered.status_code == 200 and 'id="no-requests"' in answered.text
+
+
+def test_a_request_naming_an_existing_organisation_is_never_joined_in_one_click(app_) -> None:  # type: ignore[no-untyped-def]
+    """The one-click invitation of a request for "Acme Corp." asks the chair; joining
+    Acme takes the chair's own click on "Joins the existing organisation Acme Corp"."""
+    with TestClient(app_) as stranger, TestClient(app_) as chair:
+        stranger.post("/request-account", data={
+            "email": "eve@evil.example", "display_name": "Eve", "organization": "Acme Corp.",
+            "csrf_token": form_token(stranger)})  # fmt: skip
+        _sign_in(chair, "chair")
+        page = chair.get("/invitations").text
+        assert "like the existing Acme Corp" in page
+        request_id = re.search(r'id="request-(\d+)"', page).group(1)  # type: ignore[union-attr]
+        one_click = _invite(chair, email="eve@evil.example", role="submitter",
+                            organization="Acme Corp.", request_id=request_id)  # fmt: skip
+        assert one_click.status_code == 409
+        assert 'data-code="organisation-exists"' in one_click.text
+        assert 'id="invite-link"' not in one_click.text
+        assert 'data-organization="Acme_Corp"' in one_click.text
+        assert 'id="no-invitations"' in chair.get("/invitations").text  # none was made
+        confirmed = _invite(chair, email="eve@evil.example", role="submitter",
+                            organization="Acme Corp.", request_id=request_id,
+                            join_organization="Acme_Corp")  # fmt: skip
+        assert confirmed.status_code == 200 and 'id="invite-link"' in confirmed.text
+
+
+def test_the_link_is_on_the_portals_public_address_whatever_the_host_header(app_) -> None:  # type: ignore[no-untyped-def]
+    with TestClient(app_) as chair:
+        _sign_in(chair, "chair")
+        page = chair.post(
+            "/invitations",
+            data={"csrf_token": form_token(chair), "email": "bo@fjord.example",
+                  "role": "submitter", "organization": "Fjord Labs"},
+            headers={"Host": "evil.example"},
+        )  # fmt: skip
+        link = re.search(r'<code id="invite-link">([^<]+)</code>', page.text)
+        assert link is not None
+        assert link.group(1).startswith("http://127.0.0.1:8000/join/")
+        assert "evil.example" not in page.text
