@@ -310,12 +310,12 @@ def cmd_super_passes(args: argparse.Namespace) -> int:
 
 def cmd_storage(args: argparse.Namespace) -> int:
     """Check the artifact store, or copy this portal's artifacts to another one."""
-    from app.storage import StorageError, artifact_store, open_store
+    from app.storage import StorageError, artifact_store, open_store, private_folder
     from app.storage.s3 import S3Store
     from app.storage.transfer import copy_objects, probe
 
     settings = get_settings()
-    scratch = settings.storage_cache_dir / "transfer"
+    scratch = private_folder(settings.cache_dir) / "transfer"
     try:
         if args.storage_command == "check":
             store = artifact_store(settings)
@@ -327,7 +327,7 @@ def cmd_storage(args: argparse.Namespace) -> int:
         source = artifact_store(settings)
         target = open_store(
             args.to,
-            cache_dir=settings.storage_cache_dir,
+            cache_dir=settings.cache_dir,
             cache_bytes=settings.storage_cache_bytes,
             attempts=settings.storage_attempts,
             timeout_s=settings.storage_timeout_s,

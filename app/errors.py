@@ -28,6 +28,7 @@ TITLES = {
     403: "Not allowed",
     404: "Not found",
     405: "Not here",
+    408: "Too slow",
     409: "Not now",
     413: "Too large",
     415: "Not a file the portal takes",

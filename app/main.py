@@ -44,12 +44,13 @@ from app.review.web import releases as review_releases
 from app.runs.web import api as runs_api
 from app.runs.web import pages as runs_pages
 from app.settings import Settings, get_settings
+from app.storage import private_folder
 from app.submissions.web import api as submissions_api
 from app.submissions.web import pages as submissions_pages
 from app.web.api_errors import ERROR_RESPONSES
 from app.web.assets import StaticAssets, swagger_ui_dir
 from app.web.forms import SubmissionFormRefused
-from app.web.limits import BodyLimit, body_limit
+from app.web.limits import BodyLimit, body_limit, body_pace
 from app.web.ratelimit import RateLimiter
 from app.web.templating import templates
 
@@ -105,6 +106,8 @@ def create_app(
 ) -> FastAPI:
     settings = settings or get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    # A cache folder another user could write to stops the portal here, naming it.
+    private_folder(settings.cache_dir)
     # A broken price presets file stops the portal here, saying where and why, rather
     # than refusing every page that offers a price.
     price_presets(settings.price_presets_file)
@@ -146,7 +149,7 @@ def create_app(
 
     # No body is read past its route's limit. Added first, so it sits innermost: a refusal
     # raised while a route reads the body is that route's error, answered as any other.
-    app.add_middleware(BodyLimit, limit=body_limit(settings))
+    app.add_middleware(BodyLimit, limit=body_limit(settings), pace=body_pace(settings))
     app.middleware("http")(csrf_and_headers)
     # Pages and JSON compressed on the way out; static files come compressed already.
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)

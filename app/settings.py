@@ -7,7 +7,6 @@ operator can change them without touching code.
 from __future__ import annotations
 
 import datetime as dt
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -45,6 +44,11 @@ class Settings(BaseSettings):
     # how long an idle keep-alive connection is kept.
     header_timeout_s: float = 10.0
     idle_timeout_s: float = 5.0
+    # A request's body must keep coming: after this grace, on average at least this many
+    # bytes a second since the request began (a 2G link does 4 KB/s; an upload on any
+    # steady link goes through, a trickle does not hold a connection).
+    min_body_bytes_per_s: float = Field(default=2048.0, gt=0)
+    body_grace_s: float = Field(default=10.0, gt=0)
 
     # Intake limits (architecture §5: nothing in a bundle is trusted).
     max_upload_bytes: int = 512 * 1024 * 1024
@@ -119,9 +123,12 @@ class Settings(BaseSettings):
     # Encrypts endpoint API keys at rest; default: a key file made in the data dir.
     secret_key: str | None = None
 
-    # Rate limits per client (0 turns one off): sign-in attempts a minute, uploads an hour.
+    # Rate limits per client (0 turns one off): sign-in attempts a minute, uploads an hour,
+    # events files an hour; and the distinct events files one point may have.
     login_attempts_per_minute: int = 10
     uploads_per_hour: int = 120
+    events_uploads_per_hour: int = 60
+    events_files_per_point: int = Field(default=5, ge=1)
 
     # Review (rules §11.3, §4.2): windows in days, response clocks in business days, the
     # rules version and first cohort that result ids count from (rules §9.7).
@@ -154,10 +161,11 @@ class Settings(BaseSettings):
 
     # Where archives and event logs are stored (architecture, decision 15): file:///path
     # (default: <data_dir>/blobs) or s3://bucket/prefix, with the store's endpoint and
-    # credentials in the standard AWS_* variables. Workers keep the local copies they
-    # read in a bounded cache outside the data directory, safe to delete at any time.
+    # credentials in the standard AWS_* variables. Each host keeps the local copies it
+    # reads in a bounded cache (default: <data_dir>/cache), private to the portal's user
+    # (app.storage.cache.private_folder), safe to delete at any time.
     storage_url: str | None = None
-    storage_cache_dir: Path = Path(tempfile.gettempdir()) / "endpoints-portal-cache"
+    storage_cache_dir: Path | None = None
     storage_cache_bytes: int = 10 * 1024**3
     # Each call to the store: attempts (with backoff) and the connection timeout.
     storage_attempts: int = 3
@@ -215,9 +223,14 @@ class Settings(BaseSettings):
         return self.storage_url or f"file://{self.blobs_dir.resolve()}"
 
     @property
+    def cache_dir(self) -> Path:
+        """This host's caches: extracted bundles, local copies of S3 objects, scratch."""
+        return self.storage_cache_dir or self.data_dir / "cache"
+
+    @property
     def bundles_dir(self) -> Path:
         """Extracted bundles, a cache of the store's archives (submissions.services.extracted)."""
-        return self.storage_cache_dir / "bundles"
+        return self.cache_dir / "bundles"
 
     @property
     def tmp_dir(self) -> Path:

@@ -17,6 +17,7 @@ from app.jobs.runner import run_job as run_one
 from app.pipeline import JOB_KINDS
 from app.review.services.ticks import advance_clocks
 from app.settings import get_settings
+from app.storage import private_folder
 from worker.celery_app import celery_app, job_queue
 
 log = logging.getLogger(__name__)
@@ -86,6 +87,7 @@ def _after_fork(**_: object) -> None:
 
 
 def _on_ready(**_: object) -> None:
+    private_folder(get_settings().cache_dir)  # refused at start, naming the folder
     recover_once()
     threading.Thread(target=_recovery_loop, name="job-recovery", daemon=True).start()
 

@@ -18,3 +18,8 @@ class JobView(BaseModel):
     progress: float = Field(ge=0, le=1)
     attempts: int
     error: str | None
+
+    def without_details(self) -> JobView:
+        """The job as someone who does not see the review sees it: its state and progress,
+        but not what it waits for or why it failed (an endpoint's address, another run)."""
+        return self.model_copy(update={"stage": None, "error": None})

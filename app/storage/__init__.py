@@ -25,6 +25,7 @@ from app.storage.base import (
     ArtifactStore,
     ObjectCorrupt,
     ObjectMissing,
+    ObjectRefused,
     StorageError,
     StoreUnavailable,
     archive_key,
@@ -34,6 +35,7 @@ from app.storage.base import (
     verified_stream,
     verify,
 )
+from app.storage.cache import private_folder
 from app.storage.factory import open_store, parse_storage_url
 
 
@@ -43,7 +45,9 @@ class StorageSettings(Protocol):
     @property
     def effective_storage_url(self) -> str: ...
 
-    storage_cache_dir: Path
+    @property
+    def cache_dir(self) -> Path: ...
+
     storage_cache_bytes: int
     storage_attempts: int
     storage_timeout_s: float
@@ -54,7 +58,7 @@ def artifact_store(settings: StorageSettings) -> ArtifactStore:
     its connections)."""
     return _store(
         settings.effective_storage_url,
-        settings.storage_cache_dir,
+        private_folder(settings.cache_dir),
         settings.storage_cache_bytes,
         settings.storage_attempts,
         settings.storage_timeout_s,
@@ -74,6 +78,7 @@ __all__ = [
     "ArtifactStore",
     "ObjectCorrupt",
     "ObjectMissing",
+    "ObjectRefused",
     "StorageError",
     "StoreUnavailable",
     "archive_key",
@@ -83,6 +88,7 @@ __all__ = [
     "events_key",
     "open_store",
     "parse_storage_url",
+    "private_folder",
     "verified_stream",
     "verify",
 ]

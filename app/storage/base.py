@@ -27,6 +27,11 @@ class ObjectMissing(StorageError):
     """The object is not in the store: deleted, or never written."""
 
 
+class ObjectRefused(StorageError):
+    """A stored object that was read and is refused by the portal's own rules (an archive
+    past the limits now in force); its message names no store or path."""
+
+
 class ObjectCorrupt(StorageError):
     """The object's bytes are not the content its key names."""
 

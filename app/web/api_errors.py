@@ -41,8 +41,8 @@ ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
 # A stable code for the statuses an HTTP error carries without one of its own.
 STATUS_CODES = {
     400: "bad-request", 401: "unauthorized", 403: "forbidden", 404: "not-found",
-    405: "method-not-allowed", 409: "conflict", 413: "too-large", 415: "unsupported-type",
-    422: "invalid", 429: "too-many-requests", 503: "unavailable",
+    405: "method-not-allowed", 408: "too-slow", 409: "conflict", 413: "too-large",
+    415: "unsupported-type", 422: "invalid", 429: "too-many-requests", 503: "unavailable",
 }  # fmt: skip
 
 

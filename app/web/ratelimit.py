@@ -15,11 +15,18 @@ from collections.abc import Callable
 
 from fastapi import HTTPException, Request
 
+# Idle clients are forgotten once this many are counted, each by its own window.
+MAX_KEYS = 100_000
+
 
 class RateLimiter:
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, max_keys: int = MAX_KEYS
+    ) -> None:
         self._clock = clock
-        self._hits: dict[tuple[str, str], deque[float]] = {}
+        # (action, client): the action's window, and the times of its attempts.
+        self._hits: dict[tuple[str, str], tuple[float, deque[float]]] = {}
+        self._max_keys = max_keys
         self._lock = threading.Lock()
 
     def hit(
@@ -31,7 +38,7 @@ class RateLimiter:
             return None
         now = self._clock()
         with self._lock:
-            hits = self._hits.setdefault((action, client), deque())
+            _, hits = self._hits.setdefault((action, client), (window_s, deque()))
             while hits and hits[0] <= now - window_s:
                 hits.popleft()
             if len(hits) >= limit:
@@ -39,9 +46,18 @@ class RateLimiter:
             if not count:
                 return None
             hits.append(now)
-            if len(self._hits) > 100_000:  # forget idle clients rather than grow forever
-                self._hits = {k: v for k, v in self._hits.items() if v and v[-1] > now - window_s}
+            if len(self._hits) > self._max_keys:
+                self._forget_idle(now)
             return None
+
+    def _forget_idle(self, now: float) -> None:
+        """Forget the clients whose last attempt is older than their own action's window
+        (a burst of sign-ins must not wipe the hour-long upload counts)."""
+        self._hits = {
+            key: (window, hits)
+            for key, (window, hits) in self._hits.items()
+            if hits and hits[-1] > now - window
+        }
 
 
 def client_key(request: Request) -> str:

@@ -12,10 +12,15 @@ one; past it, the connection is closed. Request bodies are bounded by size in th
 from __future__ import annotations
 
 import asyncio
+import copy
+import logging
+import re
 from typing import Any
+from urllib.parse import unquote_plus
 
 import h11
 import uvicorn
+from uvicorn.config import LOGGING_CONFIG
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from app.settings import Settings, get_settings
@@ -60,6 +65,45 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
 
+# Secrets that travel in a request line: an invitation's link, and the signature of a
+# signed URL. The access log keeps the request, never them.
+_SECRET_PATHS = re.compile(r"^(/join/)[^/?]+")
+SECRET_PARAMS = frozenset(
+    {"signature", "sig", "token", "x-amz-signature", "x-amz-credential", "x-amz-security-token"}
+)
+REDACTED = "…"
+
+
+def redacted(path: str) -> str:
+    """*path* (with its query) with every secret in it replaced."""
+    path, mark, query = path.partition("?")
+    path = _SECRET_PATHS.sub(rf"\g<1>{REDACTED}", path)
+    pairs = []
+    for pair in query.split("&") if query else []:
+        name, equals, _value = pair.partition("=")
+        secret = equals and unquote_plus(name).lower() in SECRET_PARAMS
+        pairs.append(f"{name}={REDACTED}" if secret else pair)
+    return path + mark + "&".join(pairs)
+
+
+class RedactSecrets(logging.Filter):
+    """uvicorn's access-log records, with the secrets of their request lines replaced."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) == 5 and isinstance(args[2], str):
+            record.args = (args[0], args[1], redacted(args[2]), args[3], args[4])
+        return True
+
+
+def log_config() -> dict[str, Any]:
+    """uvicorn's logging, with the access log's secrets redacted."""
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["filters"] = {"redact": {"()": RedactSecrets}}
+    config["loggers"]["uvicorn.access"]["filters"] = ["redact"]
+    return config
+
+
 def server_options(settings: Settings) -> dict[str, Any]:
     """What uvicorn is given, whatever starts it (``serve``, ``web``)."""
     return {
@@ -68,6 +112,7 @@ def server_options(settings: Settings) -> dict[str, Any]:
         # The largest request line and headers h11 buffers before refusing them.
         "h11_max_incomplete_event_size": 16 * 1024,
         "server_header": False,
+        "log_config": log_config(),
     }
 
 

@@ -174,9 +174,25 @@ PAGE_CSP = (
 )
 
 
+# An answer to a request that carries credentials is for its caller alone: no shared cache
+# keeps it, and no browser keeps it on disk (static files keep their own, immutable).
+PRIVATE = "private, no-store"
+CREDENTIAL_HEADERS = ("authorization", "x-api-key")
+
+
+def carries_credentials(request: Request) -> bool:
+    return any(request.headers.get(h) for h in CREDENTIAL_HEADERS) or bool(
+        read_cookie(request, SESSION_COOKIE)
+    )
+
+
 def security_headers(request: Request, response: Response) -> Response:
     """The headers every response carries, error pages included."""
     headers = response.headers
+    if not request.url.path.startswith("/static/") and (
+        carries_credentials(request) or "set-cookie" in headers
+    ):
+        headers["Cache-Control"] = PRIVATE
     headers.setdefault("X-Content-Type-Options", "nosniff")
     headers.setdefault("Referrer-Policy", "same-origin")
     embedded = request.url.path.startswith(EMBED_PREFIX)

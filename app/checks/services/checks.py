@@ -8,6 +8,7 @@ attempt wrote, all in one transaction, so a submission never shows half a result
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -38,7 +39,9 @@ from app.jobs.queue import (
     set_progress,
 )
 from app.settings import Settings, business_calendar
-from app.storage import StorageError, StoreUnavailable
+from app.storage import ObjectRefused, StorageError, StoreUnavailable
+
+log = logging.getLogger(__name__)
 
 
 def _earlier_uploads(session: Session, submission: Submission) -> list[EarlierUpload]:
@@ -196,12 +199,7 @@ def check_submission(
     except StoreUnavailable:
         raise  # not now: the job waits for the store and runs again (worker.tasks)
     except StorageError as exc:  # the archive is gone or damaged: no later run reads it
-        fail_check(
-            session=session,
-            job=job,
-            reason=f"the stored archive cannot be read: {exc}",
-            clock=clock,
-        )
+        fail_check(session=session, job=job, reason=_unreadable(exc, submission), clock=clock)
         return job
 
     result = run_compliance(
@@ -221,6 +219,16 @@ def check_submission(
         after_pass(session, settings, submission, finished, queue)
     session.commit()
     return job
+
+
+def _unreadable(exc: StorageError, submission: Submission) -> str:
+    """Why the stored archive cannot be checked, in words for the submitter: the portal's
+    own refusal as it is; a store's words (its address, its paths) for the operator's
+    log only."""
+    if isinstance(exc, ObjectRefused):
+        return str(exc)
+    log.error("submission %s: its stored archive cannot be read: %s", submission.public_id, exc)
+    return "the stored archive is missing or damaged; the operator has been told"
 
 
 def _keep_outcome(

@@ -45,6 +45,7 @@ from app.runs.domain.reproduction import (
 from app.runs.services.points import dataset_file, min_duration_s, point_folder
 from app.runs.services.secrets import decrypt, encrypt
 from app.settings import Settings
+from app.storage import private_folder
 from app.submissions.domain.bundle import point_summary
 from harness.load.agentic import load_agentic
 from harness.load.dataset import DatasetError, load_dataset
@@ -363,8 +364,9 @@ def _measure(
         notes.append(f"no reference tokenizer for {benchmark}: {exc}")
     # The harness's own files of the run: the worker's scratch, beside its other caches
     # (the numbers that matter are kept on the reproduction's row).
-    run_dir = settings.storage_cache_dir / "reproductions" / reproduction.public_id
-    reproduction.run_dir = run_dir.relative_to(settings.storage_cache_dir).as_posix()
+    cache = private_folder(settings.cache_dir)
+    run_dir = cache / "reproductions" / reproduction.public_id
+    reproduction.run_dir = run_dir.relative_to(cache).as_posix()
 
     def on_progress(p: Progress) -> None:
         fraction = min(p.elapsed_s / reproduction.time_cap_s, 1.0) * 0.9

@@ -66,6 +66,11 @@ class ReproductionView(BaseModel):
         description="the id of the first run of the series it was asked for with (runs go "
         "one after the other); null for a run asked for alone",
     )
+    failure: str | None = Field(
+        default=None,
+        description="'could-not-run' when the run failed; why (an endpoint's address, say) "
+        "is in the job's error, for those who see the review only",
+    )
 
 
 def _agentic(r: Reproduction) -> bool:
@@ -82,6 +87,8 @@ def reproduction_view(r: Reproduction, *, private: bool) -> ReproductionView:
     the chair): who asked, where the load went, the verdict's wording. Anyone else sees the
     run's numbers and verdict."""
     agentic = _agentic(r)
+    job = _job(r.job)
+    failed = job is not None and job.state == "failed"
     return ReproductionView(
         id=r.public_id,
         point=r.point_label,
@@ -92,7 +99,7 @@ def reproduction_view(r: Reproduction, *, private: bool) -> ReproductionView:
         requested_by=r.requested_by if private else None,
         created_at=r.created_at,
         finished=r.finished_at is not None,
-        job=_job(r.job),
+        job=job if private or job is None else job.without_details(),
         submitted=SubmittedMetrics(
             system_tps=r.submitted_system_tps, tps_per_user=r.submitted_tps_per_user
         ),
@@ -111,6 +118,7 @@ def reproduction_view(r: Reproduction, *, private: bool) -> ReproductionView:
         per_user_metric=per_user_metric(agentic),
         latency=r.latency,
         series=r.series_first.public_id if r.series_first else None,
+        failure="could-not-run" if failed else None,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import anyio
 from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
@@ -41,12 +42,18 @@ from app.runs.services.views import (
 from app.storage import StorageError
 from app.submissions.domain.visibility import Access
 from app.submissions.services.archives import store_unavailable
-from app.submissions.services.artifacts import EventsSink, register_events
+from app.submissions.services.artifacts import (
+    EventsSink,
+    events_files,
+    events_quota_refusal,
+    register_events,
+)
 from app.submissions.services.storage import UploadTooLarge
 from app.submissions.services.visibility import access_to
 from app.submissions.web.access import acting_on, visible_submission
 from app.web.api_errors import ErrorBody, error_response, refused
 from app.web.deps import QueueDep, SessionDep, SettingsDep
+from app.web.ratelimit import enforce
 
 router = APIRouter(prefix="/api/v1", tags=["runs: re-counts and reproductions"])
 
@@ -91,8 +98,12 @@ async def upload_events(
 ) -> StoredEvents | JSONResponse:
     """Stream a point's ``events.jsonl`` (the request body) to storage; it is hashed,
     compressed at rest and re-counted. Uploading the same file again changes nothing.
-    The submitting organisation (or the chair) uploads."""
+    The submitting organisation (or the chair) uploads, within an hourly rate and a
+    number of files per point."""
     submission = acting_on(session, who, public_id, Action.UPLOAD_EVENTS)
+    # Before a byte is read: a flood of uploads costs the portal nothing.
+    enforce(request, "events upload", settings.events_uploads_per_hour, 3600,
+            key=f"user:{who.user_id}")  # fmt: skip
     label = f"{system}/{model}/{point}"
     known = {
         f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}"
@@ -101,10 +112,15 @@ async def upload_events(
     }
     if label not in known:
         return error_response("no-such-point", f"the submission has no point {label!r}", 404)
+    files = events_files(session, submission, label)
+    if (refusal := events_quota_refusal(settings, label, files + 1)) is not None:
+        return refused(refusal)
     sink = EventsSink(settings)
     try:
         async for chunk in request.stream():
-            sink.write(chunk)
+            # Hashing and compressing in a thread (both let go of Python's lock): the
+            # event loop answers other requests while gigabytes arrive.
+            await anyio.to_thread.run_sync(sink.write, chunk)
     except UploadTooLarge as exc:
         sink.discard()
         return error_response("too-large", str(exc), 413)
@@ -119,6 +135,11 @@ async def upload_events(
     except StorageError as exc:  # nothing recorded: the same upload works once it is back
         return refused(store_unavailable(exc, ", so nothing was recorded"))
     artifact, created = register_events(session, submission, label, stored, "upload")
+    if created and (
+        refusal := events_quota_refusal(settings, label, events_files(session, submission, label))
+    ):
+        session.rollback()  # another upload took the last place meanwhile
+        return refused(refusal)
     queued: list[Retokenization] = []
     if created and submission.state in (SubmissionState.PASSED_CHECKS, SubmissionState.FINALIZED):
         queued = request_retokenization(

@@ -15,9 +15,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.core.refusals import Kind, Refused
 from app.db.models import RunArtifact, Submission
 from app.settings import Settings
 from app.storage import artifact_store, events_key
@@ -125,6 +126,36 @@ def register_events(
     session.add(artifact)
     session.flush()
     return artifact, True
+
+
+def events_files(session: Session, submission: Submission, point_label: str) -> int:
+    """How many distinct events files the point has."""
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(RunArtifact)
+            .where(
+                RunArtifact.submission_id == submission.id,
+                RunArtifact.point_label == point_label,
+                RunArtifact.kind == EVENTS,
+            )
+        )
+        or 0
+    )
+
+
+def events_quota_refusal(settings: Settings, point_label: str, files: int) -> Refused | None:
+    """Why a point may not have *files* events files (at most
+    ``ENDPOINTS_PORTAL_EVENTS_FILES_PER_POINT``); None when it may."""
+    limit = settings.events_files_per_point
+    if files <= limit:
+        return None
+    return Refused(
+        "events-quota",
+        f"the point {point_label} has {limit} events files already, as many as a point may "
+        "have; the newest is the one re-counted",
+        Kind.CONFLICT,
+    )
 
 
 def latest_events(session: Session, submission: Submission) -> dict[str, RunArtifact]:

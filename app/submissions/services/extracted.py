@@ -20,7 +20,13 @@ from pathlib import Path
 from app.core.paths import OutsideFolder, inside
 from app.db.models import Submission
 from app.settings import Settings
-from app.storage import StorageError, archive_key, artifact_store, check_content
+from app.storage import (
+    ObjectRefused,
+    StorageError,
+    archive_key,
+    artifact_store,
+    check_content,
+)
 from app.storage.cache import CacheEntry, evict_least_recent
 from app.submissions.domain.archive import ArchiveRejected
 from app.submissions.services.reading import read_archive
@@ -75,7 +81,7 @@ def _extract_from_store(settings: Settings, sha256: str, target: Path) -> None:
     try:
         reading = read_archive(settings, archive, keep_events=False)
     except ArchiveRejected as exc:  # the portal's limits were lowered since it was taken
-        raise StorageError(f"the stored archive is refused now: {exc.message}") from exc
+        raise ObjectRefused(f"the stored archive is refused now: {exc.message}") from exc
     keep_extraction(settings, reading.tree, sha256)
     reading.discard()
     _evict(settings, keep=target)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from app.settings import Settings
+from app.storage import private_folder
 from app.submissions.domain.archive import ArchiveLimits, ArchiveRejected
 
 log = logging.getLogger(__name__)
@@ -152,6 +153,8 @@ def read_archive(
     bundles (or *under* another folder), with its events compressed to be stored
     (*keep_events*) or dropped. Raises :class:`ArchiveRejected`, leaving nothing behind."""
     budget = budget or budget_of(settings)
+    if under is None:
+        private_folder(settings.cache_dir)
     parent = under or settings.bundles_dir
     parent.mkdir(parents=True, exist_ok=True)
     work = parent / f".reading-{uuid.uuid4().hex}"

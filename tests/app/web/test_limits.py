@@ -19,6 +19,7 @@ from app.main import create_app
 from app.settings import Settings
 from tests.support.accounts import bearer, create_accounts
 from tests.support.fakes import RecordingQueue
+from tests.support.http import served
 from tests.support.portal import RunningPortal
 
 GIB = 1024**3
@@ -141,3 +142,66 @@ def test_a_part_header_over_the_parser_limit_is_a_400(
             headers={"Content-Type": "multipart/form-data; boundary=XX"},
         )
         assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad-multipart"
+
+
+def _slow_settings(settings: Settings, rate: float) -> Settings:
+    return settings.model_copy(update={"min_body_bytes_per_s": rate, "body_grace_s": 1.0})
+
+
+def test_a_body_trickled_a_byte_at_a_time_is_answered_408_and_let_go(
+    settings: Settings, database: Database
+) -> None:
+    """Issue 44: a POST trickling a byte every 2 s stayed open for ever. The pace is an
+    average since the request began: a byte every half second is far below it."""
+    slow = _slow_settings(settings, rate=100.0)
+    tokens = create_accounts(database)
+    with served(create_app(slow, queue=RecordingQueue()), slow) as url:
+        parts = urlsplit(url)
+        with socket.create_connection((parts.hostname, parts.port), timeout=30) as sock:
+            sock.sendall(
+                f"POST /api/v1/submissions HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+                f"Authorization: Bearer {tokens['submitter']}\r\n"
+                "Content-Type: multipart/form-data; boundary=x\r\n"
+                "Content-Length: 100000\r\n\r\n"
+                '--x\r\nContent-Disposition: form-data; name="file"; filename="a.tar.gz"\r\n'
+                "Content-Type: application/gzip\r\n\r\n".encode()
+            )
+            answer = b""
+            for _ in range(120):  # a minute at most; the pace refuses it within seconds
+                try:
+                    sock.sendall(b"a")
+                except (BrokenPipeError, ConnectionResetError):
+                    break
+                if select.select([sock], [], [], 0.5)[0]:
+                    answer = sock.recv(65536)
+                    break
+            assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+            assert b"body-too-slow" in answer
+            sock.settimeout(10)
+            rest = b""
+            while chunk := sock.recv(65536):  # the server closes the connection
+                rest += chunk
+
+
+def test_a_large_body_on_a_slow_but_steady_link_goes_through(
+    settings: Settings, database: Database
+) -> None:
+    """Not a total deadline: 24 KiB sent in 1 KiB pieces, each a while after the last,
+    keeps well above an average of 10 bytes a second, however long it takes."""
+    slow = _slow_settings(settings, rate=10.0)
+    tokens = create_accounts(database)
+    body = json.dumps({"embargo_date": "2027-01-20", "padding": "x" * (24 * 1024)}).encode()
+    with served(create_app(slow, queue=RecordingQueue()), slow) as url:
+        parts = urlsplit(url)
+        with socket.create_connection((parts.hostname, parts.port), timeout=30) as sock:
+            sock.sendall(
+                f"PUT /api/v1/submissions/nope/embargo HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+                f"Authorization: Bearer {tokens['submitter']}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+            )
+            for start in range(0, len(body), 1024):
+                sock.sendall(body[start : start + 1024])
+                time.sleep(0.1)
+            answer = sock.recv(65536)
+    # Read whole and answered by the route (no such submission), not cut off.
+    assert answer.startswith(b"HTTP/1.1 404"), answer[:200]

@@ -32,6 +32,22 @@ def test_the_window_slides() -> None:
     assert limiter.hit("a", "c", 0, 10) is None  # 0: no limit
 
 
+def test_a_burst_of_sign_ins_does_not_forget_the_hour_long_upload_counts() -> None:
+    """Issue 44: idle clients were forgotten by the window of whoever was counted last,
+    so a burst of minute-long sign-in windows wiped the hour-long upload counters."""
+    now = [0.0]
+    limiter = RateLimiter(clock=lambda: now[0], max_keys=50)
+    assert [limiter.hit("upload", "me", 2, 3600) for _ in range(2)] == [None, None]
+    now[0] = 120.0  # two minutes on: the uploads are still inside their hour
+    for client in range(60):  # past the key limit: the table is pruned
+        limiter.hit("sign-in", f"client-{client}", 10, 60)
+    assert limiter.hit("upload", "me", 2, 3600) == 3600 - 120
+    now[0] = 4000.0  # an hour later both windows have passed: both are forgotten
+    for client in range(60, 120):
+        limiter.hit("sign-in", f"client-{client}", 10, 60)
+    assert limiter.hit("upload", "me", 2, 3600) is None
+
+
 def test_password_guessing_is_slowed_down_even_with_the_right_password(
     settings: Settings, database: Database
 ) -> None:

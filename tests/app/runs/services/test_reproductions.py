@@ -17,6 +17,7 @@ from app.pipeline import run_checks
 from app.runs.services.reproductions import (
     ReproductionError,
     earlier_run_on_the_endpoint,
+    fail_reproduction,
     request_reproduction,
     run_reproduction,
 )
@@ -152,7 +153,7 @@ def test_reproduction_runs_the_harness_and_judges_the_result(  # type: ignore[no
         assert r.verdict == "warning" and r.message.startswith(
             "Not evidence yet: the reproduction's issue-time span is"
         )
-        assert (repro_settings.storage_cache_dir / r.run_dir / "events.jsonl").is_file()
+        assert (repro_settings.cache_dir / r.run_dir / "events.jsonl").is_file()
         run = session.scalars(select(CheckRun).where(CheckRun.kind == "reproduction")).one()
         assert run.findings[0].rule == "reproduction-margin" and run.findings[0].point == POINT
         # An independent re-run: the 10% margin. Latency beside it, from both summaries.
@@ -221,6 +222,29 @@ def test_a_series_of_runs_goes_one_at_a_time_on_its_endpoint(  # type: ignore[no
         assert earlier_run_on_the_endpoint(session, session.get(Reproduction, other.id)) is None
 
 
+def test_those_who_do_not_see_the_review_see_no_endpoint_nor_another_run(  # type: ignore[no-untyped-def]
+    database, repro_settings, queue, checked
+) -> None:
+    """Issue 44: a queued run's stage named another submission's run it waited for, and a
+    failed run's error the endpoint's host and port, to anonymous visitors."""
+    first = _request(database, repro_settings, queue, checked)
+    waiting = _request(database, repro_settings, queue, checked)
+    with database.session() as session:
+        held = must(session.get(Reproduction, waiting.id))
+        run_reproduction(session=session, settings=repro_settings, job_id=held.job_id,
+                         queue=queue)  # fmt: skip
+        assert "waiting for run" in (held.job.stage or "")
+        public = reproduction_view(held, private=False)
+        assert public.job is not None and public.job.stage is None and public.job.error is None
+        failed = must(session.get(Reproduction, first.id))
+        fail_reproduction(session=session, job=failed.job,
+                          reason="ConnectError: cannot reach 127.0.0.1:9")  # fmt: skip
+        seen = reproduction_view(failed, private=False).model_dump_json()
+        assert "127.0.0.1" not in seen and failed.public_id[:8] not in str(public)
+        assert reproduction_view(failed, private=False).failure == "could-not-run"
+        assert "127.0.0.1" in (reproduction_view(failed, private=True).job.error or "")  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize("runs", [0, 6])
 def test_a_series_is_one_to_five_runs(database, repro_settings, queue, checked, runs) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ReproductionError, match="runs must be a whole number from 1 to 5"):
@@ -283,7 +307,7 @@ def test_an_agentic_point_is_replayed_as_conversations_and_judged_on_interactivi
         assert r.job.state == "succeeded", r.job.error
         summary = json.loads(
             (
-                repro_settings.storage_cache_dir / r.run_dir / "performance" / "result_summary.json"
+                repro_settings.cache_dir / r.run_dir / "performance" / "result_summary.json"
             ).read_text()
         )
         assert summary["run_config"]["load_pattern"]["type"] == "agentic_inference"

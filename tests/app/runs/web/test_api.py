@@ -252,6 +252,27 @@ def test_bad_uploads_are_refused_and_leave_nothing(setup, database) -> None:  # 
     assert list(settings.tmp_dir.glob("events-*")) == []
 
 
+def test_events_uploads_have_a_rate_and_a_number_of_files_per_point(  # type: ignore[no-untyped-def]
+    settings, database, swept, tmp_path
+) -> None:
+    """Issue 44: 25 distinct events files of up to 8 GiB each were taken in seconds."""
+    limits = {"events_files_per_point": 2, "events_uploads_per_hour": 4}
+    with _uploaded(settings, database, swept, tmp_path, **limits) as env:
+        client, settings, _queue, sid, events = env
+        label, path = events[0]
+        url = f"/api/v1/submissions/{sid}/points/{label}/events"
+        base = path.read_bytes()
+        sent = [client.put(url, content=base + b"\n" * n) for n in range(3)]
+        assert [r.status_code for r in sent[:2]] == [201, 201]
+        assert sent[2].status_code == 409 and sent[2].json()["error"]["code"] == "events-quota"
+        assert client.get(f"/api/v1/submissions/{sid}").status_code == 200
+        fourth = client.put(url, content=base)
+        assert fourth.status_code == 409  # the quota, before the body is read
+        fifth = client.put(url, content=base)
+        assert fifth.status_code == 429 and "retry-after" in fifth.headers
+    assert list(settings.tmp_dir.glob("events-*")) == []
+
+
 def test_cancel_and_retry(setup, database) -> None:  # type: ignore[no-untyped-def]
     client, settings, queue, sid, events = setup
     label, path = events[1]

@@ -238,9 +238,10 @@ def test_an_archive_gone_from_the_store_is_a_check_error_with_a_reason_and_can_b
             session=session, settings=settings, job_id=queue.sent[0][0], clock=lambda: IN_TIME
         )
         assert sub.state == "check_error"
-        word = "not in" if damage == "deleted" else "corrupt"
+        # The submitter is told what is wrong; where the store keeps it is the operator's.
         message = sub.error_message or ""
-        assert "stored archive cannot be read" in message and word in message
+        assert message == "the stored archive is missing or damaged; the operator has been told"
+        assert str(settings.blobs_dir) not in message
         assert not settings.bundles_dir.is_dir() or not any(settings.bundles_dir.iterdir())
         retry = retry_check(session=session, queue=queue, submission=sub)
         session.commit()
