@@ -97,6 +97,8 @@ def start_portal(
         {
             "ENDPOINTS_PORTAL_DATA_DIR": str(data_dir),
             "ENDPOINTS_PORTAL_STORAGE_CACHE_DIR": _cache_of(data_dir),
+            # Links the portal makes (invitations) are on its configured address.
+            "ENDPOINTS_PORTAL_PUBLIC_URL": f"http://127.0.0.1:{port}",
             "PYTHONUNBUFFERED": "1",
             # The review clocks run every 2 s, so tests see the scheduler at work.
             "ENDPOINTS_PORTAL_CLOCK_INTERVAL_S": "2",
