@@ -19,6 +19,9 @@ from typing import Any
 import yaml
 
 MAX_METADATA_BYTES = 8 * 1024 * 1024
+# YAML is parsed in Python, about a megabyte a second: a bundle's YAML files (point.yaml,
+# config.yaml, server configurations) are a few kilobytes.
+MAX_YAML_BYTES = 1024 * 1024
 MAX_YAML_ALIASES = 1000
 MAX_EXPANDED_NODES = 1_000_000  # what the document becomes once its aliases are expanded
 MAX_DEPTH = 64
@@ -122,8 +125,11 @@ def _check_values(value: Any, depth: int = 0) -> None:
 def read_data(path: Path) -> Any:
     """Parse one metadata file under the limits above, or raise Unreadable."""
     size = path.stat().st_size
-    if size > MAX_METADATA_BYTES:
-        raise Unreadable(f"{size} bytes; a metadata file may have {MAX_METADATA_BYTES}")
+    limit = MAX_METADATA_BYTES if path.suffix == ".json" else MAX_YAML_BYTES
+    if size > limit:
+        raise Unreadable(
+            f"{size} bytes; a {path.suffix[1:].upper()} metadata file may have {limit}"
+        )
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8")

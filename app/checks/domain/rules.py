@@ -371,8 +371,8 @@ PORTAL_RULES: tuple[Rule, ...] = (
         "portal",
         Stage.FILES,
         _ERROR,
-        "Every JSON/YAML file under results/ is UTF-8, at most 8 MiB, nests at most 64 "
-        "levels, has no alias bomb, no repeated key, no NaN or Infinity and no integer "
+        "Every JSON/YAML file under results/ is UTF-8, at most 8 MiB (YAML 1 MiB), nests at "
+        "most 64 levels, has no alias bomb, no repeated key, no NaN or Infinity and no integer "
         "beyond ±2^128; otherwise the bundle is rejected before the checker runs.",
         "Write the file again with the submission CLI; metadata files are UTF-8 JSON or "
         "YAML with finite numbers and each key once.",

@@ -67,6 +67,10 @@ class Submission(Base):
     # extracts the archive from the store (app.submissions.services.extracted).
     bundle_root: Mapped[str] = mapped_column(Text)
     content_digest: Mapped[str] = mapped_column(String(64), index=True)
+    # What the bundle discloses (app.submissions.domain.disclosures), read by the child
+    # that read the archive: the pages show it without parsing a bundle file. None for
+    # submissions taken before it was kept.
+    disclosed: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     state: Mapped[SubmissionState] = mapped_column(
         enum_of(SubmissionState, 32), default=SubmissionState.RECEIVED
     )

@@ -24,6 +24,7 @@ from typing import Any
 from app.core.refusals import Refused
 from app.submissions.domain.archive import ArchiveLimits, extract_archive
 from app.submissions.domain.bundle import content_digest, declared_organisation, locate_submission
+from app.submissions.domain.disclosures import read_disclosures
 
 _CHUNK = 1024 * 1024
 _EVENTS_NAMES = ("events.jsonl", "events.jsonl.gz")
@@ -86,6 +87,8 @@ def read_bundle(
         "declared_organisation": declared_organisation(layout.root),
         # Over every file as uploaded: the events go only after it is taken.
         "content_digest": content_digest(layout.root),
+        # Parsed here, under the budget: the pages show it and parse nothing.
+        "disclosed": read_disclosures(layout.root),
     }
     facts["events"] = _take_events(layout.root, events_dir)
     return facts

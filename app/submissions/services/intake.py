@@ -185,6 +185,7 @@ def _register(
         bundle_submission_id=reading.submission_dir_name,
         bundle_root=reading.root,
         content_digest=reading.content_digest,
+        disclosed=reading.disclosed,
         state=SubmissionState.RECEIVED.value,
         for_review=for_review,
         submitted_by=uploader,

@@ -84,6 +84,7 @@ class ArchiveReading:
     submission_dir_name: str | None
     declared_organisation: str | None  # system_desc.json's submitter_org_names
     content_digest: str
+    disclosed: dict[str, Any]  # app.submissions.domain.disclosures.read_disclosures
     events: list[PointEvents] = field(default_factory=list)
 
     @property
@@ -187,6 +188,7 @@ def read_archive(
         submission_dir_name=facts["submission_dir_name"],
         declared_organisation=facts["declared_organisation"],
         content_digest=facts["content_digest"],
+        disclosed=facts["disclosed"],
         events=[
             PointEvents(
                 e["label"], work / "events" / e["file"], e["sha256"], e["size"], e["stored_size"]

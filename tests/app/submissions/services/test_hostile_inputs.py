@@ -101,7 +101,7 @@ CASES: dict[str, tuple[Damage, str]] = {
     "deep-json": (_deep_json, "nested deeper"),
     "utf16-system-desc": (_utf16_system_desc, "not UTF-8"),
     "latin1-config": (_latin1_config, "not UTF-8"),
-    "enormous-line": (_enormous_line, "a metadata file may have"),
+    "enormous-line": (_enormous_line, "a YAML metadata file may have 1048576"),
     "duplicated-keys": (_duplicated_keys, "'n_samples_completed' appears twice"),
     "binary-yaml": (_binary_yaml, "not UTF-8"),
 }
