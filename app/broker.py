@@ -17,6 +17,7 @@ from app.jobs.queue import task_name
 from app.settings import Settings
 
 CLOCK_TASK = "portal.advance_clocks"
+EXPIRE_RUNS_TASK = "portal.expire_runs"
 
 
 def make_celery(settings: Settings, include: tuple[str, ...] = ()) -> Celery:
@@ -34,7 +35,9 @@ def make_celery(settings: Settings, include: tuple[str, ...] = ()) -> Celery:
         worker_concurrency=settings.worker_concurrency,
         # The review clocks (rules §11.3): penalties, phases, embargo releases, e-mail.
         beat_schedule={
-            "review-clocks": {"task": CLOCK_TASK, "schedule": settings.clock_interval_s}
+            "review-clocks": {"task": CLOCK_TASK, "schedule": settings.clock_interval_s},
+            # Measured runs past their expiry that no live submission uses.
+            "expire-runs": {"task": EXPIRE_RUNS_TASK, "schedule": settings.run_expiry_interval_s},
         },
         beat_schedule_filename=str(settings.data_dir / "celerybeat-schedule"),
     )

@@ -15,7 +15,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
-from app.accounts.web.security import principal, security_headers
+from app.accounts.web.security import is_api, principal, security_headers
 from app.core.refusals import Refused
 from app.web.api_errors import STATUS_CODES, error_response, refused, status_of
 from app.web.templating import templates
@@ -41,7 +41,7 @@ TITLES = {
 
 def wants_json(request: Request) -> bool:
     path = request.url.path
-    if path.startswith("/api/") or path == "/openapi.json":
+    if is_api(path) or path == "/openapi.json":
         return True
     accept = request.headers.get("accept", "")
     return "application/json" in accept and "text/html" not in accept

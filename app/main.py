@@ -45,6 +45,8 @@ from app.runs.web import api as runs_api
 from app.runs.web import pages as runs_pages
 from app.settings import Settings, get_settings
 from app.storage import private_folder
+from app.submission_api.web import api as official_api
+from app.submission_api.web import transfers as official_transfers
 from app.submissions.web import api as submissions_api
 from app.submissions.web import pages as submissions_pages
 from app.web.api_errors import ERROR_RESPONSES
@@ -63,7 +65,7 @@ FEATURES = (
     submissions_api, dossier_api, runs_api, review_api, review_releases, results_api,
     checks_api, review_organizations, review_pages, submissions_pages, dossier_pages,
     runs_pages, results_pages,
-    checks_pages, accounts_pages, accounts_invitations,
+    checks_pages, accounts_pages, accounts_invitations, official_api, official_transfers,
 )  # fmt: skip
 
 

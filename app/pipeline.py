@@ -22,6 +22,8 @@ from app.review.services.review import on_checks_passed
 from app.runs.services.jobs import RUNS_JOB_KINDS
 from app.runs.services.retokenization import request_retokenization
 from app.settings import Settings
+from app.submission_api.services.findings import bundle_findings
+from app.submission_api.services.receiving import SUBMISSION_API_JOB_KINDS
 from app.submissions.services.extracted import bundle_folder
 
 
@@ -56,10 +58,12 @@ def run_checks(
         queue=queue,
         bundle_folder=bundle_folder,
         after_pass=after_checks_passed,
+        more_findings=bundle_findings,
     )
 
 
 JOB_KINDS: dict[str, JobKind] = registry(
     JobKind(CHECK_SUBMISSION, "checking", run_checks, fail_check),
     *RUNS_JOB_KINDS,
+    *SUBMISSION_API_JOB_KINDS,
 )

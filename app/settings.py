@@ -130,6 +130,18 @@ class Settings(BaseSettings):
     events_uploads_per_hour: int = 60
     events_files_per_point: int = Field(default=5, ge=1)
 
+    # The official Submission API (/submission-api, the official CLI's): how long an
+    # unpinned run is kept (unless a live submission uses it), how long a signed upload
+    # and download URL works, and the oldest CLI taken (major.minor; default: the pinned
+    # CLI's, as the official service takes only the latest release's).
+    run_expiry_days: float = Field(default=90.0, gt=0)
+    signed_upload_s: int = Field(default=3600, gt=0)
+    signed_download_s: int = Field(default=300, gt=0)
+    submission_api_min_cli: str | None = None
+    # How often a worker looks for a staged upload (S3) and removes expired runs.
+    staged_upload_poll_s: float = Field(default=2.0, gt=0)
+    run_expiry_interval_s: float = Field(default=3600.0, gt=0)
+
     # Review (rules §11.3, §4.2): windows in days, response clocks in business days, the
     # rules version and first cohort that result ids count from (rules §9.7).
     peer_review_days: int = 21
@@ -188,6 +200,16 @@ class Settings(BaseSettings):
     def _endpoints_parse(cls, entries: list[str]) -> list[str]:
         parse_allowed(entries)  # a bad entry stops the portal at start, naming it
         return entries
+
+    @property
+    def submission_api_minimum_cli(self) -> str:
+        """The oldest official CLI the Submission API takes (major.minor): the setting,
+        else the pinned CLI's own release."""
+        if self.submission_api_min_cli:
+            return self.submission_api_min_cli
+        from importlib.metadata import version
+
+        return ".".join(version("endpoints-submission-cli").split(".")[:2])
 
     def public_link(self, path: str) -> str:
         """*path* on the portal's public address: what e-mails and the command line give."""

@@ -9,11 +9,12 @@ from functools import lru_cache
 
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
-from app.broker import CLOCK_TASK
+from app.broker import CLOCK_TASK, EXPIRE_RUNS_TASK
 from app.db.session import Database
 from app.jobs.kinds import JobKind
 from app.jobs.recovery import recover_jobs
 from app.jobs.runner import run_job as run_one
+from app.measurements.services.registry import expire_runs as remove_expired_runs
 from app.pipeline import JOB_KINDS
 from app.review.services.ticks import advance_clocks
 from app.settings import get_settings
@@ -60,6 +61,19 @@ def run_clocks(now: str | None = None) -> list[str]:
 
 
 celery_app.task(name=CLOCK_TASK, ignore_result=True)(run_clocks)
+
+
+def expire_runs() -> list[str]:
+    """Remove the measured runs past their expiry that no live submission uses."""
+    with database().session() as session:
+        gone = remove_expired_runs(session, get_settings())
+        session.commit()
+    if gone:
+        log.info("expired runs removed: %s", ", ".join(gone))
+    return gone
+
+
+celery_app.task(name=EXPIRE_RUNS_TASK, ignore_result=True)(expire_runs)
 
 
 def recover_once() -> list[int]:

@@ -106,6 +106,10 @@ class Action(enum.StrEnum):
     ASSIGN_REVIEWER = "assign-reviewer"
     COMPLETE_REVIEW = "complete-review"
     DECIDE = "decide"  # finalize, reject, invalidate
+    # The official Submission API's acts on what an organisation registers before a
+    # submission exists: its measured runs, and a submission composed from them.
+    MANAGE_RUNS = "manage-runs"
+    COMPOSE = "compose"
 
 
 class Standing(enum.StrEnum):
@@ -141,6 +145,8 @@ WHO_MAY: dict[Action, tuple[tuple[Standing, ...], str]] = {
     Action.ASSIGN_REVIEWER: ((_CH,), "assign the reviewer"),
     Action.COMPLETE_REVIEW: ((_R,), "complete the review"),
     Action.DECIDE: ((_CH,), "decide on the submission"),
+    Action.MANAGE_RUNS: ((_S,), "register, pin or delete the organisation's runs"),
+    Action.COMPOSE: ((_S,), "compose a submission from runs or change which runs it holds"),
 }
 
 

@@ -227,6 +227,14 @@ class BundleFactory:
             edit(root)
         return root
 
+    def run_folders(self, dest: Path) -> list[Path]:
+        """One run folder per point, as the official client and the submitter leave it
+        (what the official CLI's ``runs create --path`` takes), under *dest*."""
+        dest.mkdir(parents=True, exist_ok=True)
+        return [
+            run_dir for curve in self.curves for _run_id, run_dir in self._write_runs(dest, curve)
+        ]
+
     def archive(
         self,
         dest_file: Path,

@@ -26,12 +26,14 @@ from app.storage.base import (
     ObjectCorrupt,
     ObjectMissing,
     ObjectRefused,
+    StagingStore,
     StorageError,
     StoreUnavailable,
     archive_key,
     check_content,
     counts_key,
     events_key,
+    staging,
     verified_stream,
     verify,
 )
@@ -89,6 +91,8 @@ __all__ = [
     "open_store",
     "parse_storage_url",
     "private_folder",
+    "staging",
+    "StagingStore",
     "verified_stream",
     "verify",
 ]

@@ -97,6 +97,27 @@ class ArtifactStore(Protocol):
         ...
 
 
+class StagingStore(ArtifactStore, Protocol):
+    """A store clients write to directly, through presigned URLs (S3): an object is staged
+    under a token, and the portal reads it before it takes it to a content address."""
+
+    def presigned_upload(self, token: str, expires_s: int) -> str: ...
+
+    def presigned_download(self, key: str, expires_s: int, filename: str) -> str: ...
+
+    def staged_size(self, token: str) -> int | None: ...
+
+    def fetch_staged(self, token: str, target: Path, limit: int) -> None: ...
+
+    def delete_staged(self, token: str) -> None: ...
+
+
+def staging(store: ArtifactStore) -> StagingStore | None:
+    """*store* as one clients write to directly, or None (the local store: the portal's
+    own signed URLs carry the bytes)."""
+    return store if hasattr(store, "presigned_upload") else None  # type: ignore[return-value]
+
+
 def check_content(key: str, raw: BinaryIO, where: str) -> None:
     """Raise ``ObjectCorrupt`` unless *raw* (the object *key* read from *where*) holds the
     content its key names: the sha256 of the bytes, or of an event log's decompressed

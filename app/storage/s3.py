@@ -9,6 +9,7 @@ take: checksums are sent and checked only where the API requires them.
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from collections.abc import Iterator
 from functools import partial
@@ -30,6 +31,7 @@ from app.storage.local import LocalStore
 _UNAVAILABLE_CODES = {"500", "502", "503", "504", "SlowDown", "ServiceUnavailable",
                       "InternalError", "RequestTimeout"}  # fmt: skip
 _MISSING_CODES = {"404", "NoSuchKey", "NotFound"}
+_TOKEN = re.compile(r"[0-9a-f]{32}")
 
 
 def _client(attempts: int, timeout_s: float) -> Any:
@@ -177,6 +179,51 @@ class S3Store:
             partial.unlink(missing_ok=True)
         self._evict(keep=key)
         return self.cache.local_path(key)
+
+    # Staging: objects a client puts through a presigned URL, before the portal has read
+    # them; each under a token of its own, never at a content address.
+
+    def _staged(self, token: str) -> str:
+        if not _TOKEN.fullmatch(token):
+            raise ValueError(f"{token!r} is not a staging token")
+        return f"{self.prefix}staging/{token}"
+
+    def presigned_upload(self, token: str, expires_s: int) -> str:
+        """A URL that takes one PUT of ``application/octet-stream`` at the staging object
+        *token*, until it expires: the bytes never pass through the portal's web."""
+        params = {"Bucket": self.bucket, "Key": self._staged(token),
+                  "ContentType": "application/octet-stream"}  # fmt: skip
+        return str(self._s3.generate_presigned_url("put_object", Params=params,
+                                                   ExpiresIn=expires_s))  # fmt: skip
+
+    def presigned_download(self, key: str, expires_s: int, filename: str) -> str:
+        """A URL that GETs the object *key* as *filename* until it expires."""
+        params = {"Bucket": self.bucket, "Key": self._name(key),
+                  "ResponseContentDisposition": f'attachment; filename="{filename}"'}  # fmt: skip
+        return str(self._s3.generate_presigned_url("get_object", Params=params,
+                                                   ExpiresIn=expires_s))  # fmt: skip
+
+    def staged_size(self, token: str) -> int | None:
+        """The staged object's size, or None while nothing is there."""
+        try:
+            head = self._call("looking up", token, self._s3.head_object, Key=self._staged(token))
+        except ObjectMissing:
+            return None
+        return int(head["ContentLength"])
+
+    def fetch_staged(self, token: str, target: Path, limit: int) -> None:
+        """Copy the staged object to *target*, refusing it past *limit* bytes."""
+        answer = self._call("reading", token, self._s3.get_object, Key=self._staged(token))
+        written = 0
+        with answer["Body"] as source, target.open("wb") as out:
+            while chunk := source.read(CHUNK):
+                written += len(chunk)
+                if written > limit:
+                    raise StorageError(f"the staged object is larger than {limit} bytes")
+                out.write(chunk)
+
+    def delete_staged(self, token: str) -> None:
+        self._call("removing", token, self._s3.delete_object, Key=self._staged(token))
 
     def _evict(self, keep: str) -> None:
         """Least recently used copies go until the cache fits its bound again."""

@@ -31,6 +31,8 @@ FRAMING_ALLOWANCE = 64 * 1024
 
 _UPLOADS = {("POST", "/api/v1/submissions"), ("POST", "/upload")}
 _EVENTS = re.compile(r"/api/v1/submissions/[^/]+/points/[^/]+/[^/]+/[^/]+/events")
+# The official CLI's PUT to a signed URL: the archive alone, no form around it.
+_SIGNED_UPLOAD = re.compile(r"/submission-api/uploads/[^/]+")
 
 
 def body_pace(settings: Settings) -> BodyPace:
@@ -45,6 +47,8 @@ def body_limit(settings: Settings) -> Callable[[str, str], tuple[int, str]]:
             return settings.max_upload_bytes + FRAMING_ALLOWANCE, "upload"
         if method == "PUT" and _EVENTS.fullmatch(path):
             return settings.max_events_bytes, "events file"
+        if method == "PUT" and _SIGNED_UPLOAD.fullmatch(path):
+            return settings.max_upload_bytes, "upload"
         return settings.max_request_bytes, "request body"
 
     return limit

@@ -128,6 +128,12 @@ def _principal(user: User, scopes: frozenset[Scope]) -> Principal:
     return Principal(user.id, user.email, Role(user.role), user.organization_id, scopes)
 
 
+def principal_of_user(user: User) -> Principal:
+    """*user* acting with every scope of its role: for what is done on its behalf later,
+    once what it asked for arrives (a bundle through a signed URL)."""
+    return _principal(user, frozenset(scopes_for(Role(user.role))))
+
+
 def issue_token(
     *, session: Session, user: User, name: str, scopes: list[str] | None = None
 ) -> tuple[ApiToken, str]:

@@ -53,14 +53,25 @@ def delete_cookie(response: Response, request: Request, base: str) -> None:
     )
 
 
+# Where the JSON APIs live: the portal's own and the official Submission API.
+API_PREFIXES = ("/api/", "/submission-api/")
+
+
+def is_api(path: str) -> bool:
+    return path.startswith(API_PREFIXES)
+
+
 def principal(request: Request, session: SessionDep) -> Principal | None:
     if hasattr(request.state, "principal"):  # worked out once per request
         cached: Principal | None = request.state.principal
         return cached
     found: Principal | None = None
     auth = request.headers.get("authorization", "")
-    if auth.lower().startswith("bearer "):
-        found = principal_for_token(session, auth[7:].strip())
+    # The official CLI sends its token as X-API-Key: the same tokens, the same scopes.
+    token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
+    token = token or request.headers.get("x-api-key", "").strip() or None
+    if token is not None:
+        found = principal_for_token(session, token)
         session.commit()  # keeps the token's last use
         if found is None:
             raise HTTPException(
@@ -73,7 +84,7 @@ def principal(request: Request, session: SessionDep) -> Principal | None:
         if found is not None and request.method not in SAFE_METHODS:
             # A browser's cookie rides along on any site's request: an API call that
             # changes something with it must also carry the page's token.
-            if request.url.path.startswith("/api/") and not csrf_valid(
+            if is_api(request.url.path) and not csrf_valid(
                 request, request.headers.get(CSRF_HEADER)
             ):
                 raise HTTPException(

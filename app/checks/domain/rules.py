@@ -390,6 +390,29 @@ PORTAL_RULES: tuple[Rule, ...] = (
         "that holds them.",
     ),
     _portal(
+        "bundle-runs",
+        "Built from its registered runs",
+        "§8",
+        Stage.CHECKS,
+        _ERROR,
+        "A submission composed from runs with the official CLI (the Submission API) must be "
+        "built from exactly those runs: every point's result summary is one of them, and "
+        "every run is in the bundle, as the CLI's builder assembles it.",
+        "Build the bundle with endpoints-submission-cli from the submission's runs (submissions "
+        "update rebuilds it).",
+    ),
+    _portal(
+        "bundle-declarations",
+        "Declared as registered",
+        "§11.10",
+        Stage.CHECKS,
+        _ERROR,
+        "What the submission was registered with (division, availability, scenario, target "
+        "availability date) must be what its bundle's system descriptions say.",
+        "Build the bundle with endpoints-submission-cli, which writes the declarations into "
+        "every system_desc.json.",
+    ),
+    _portal(
         "dataset-name",
         "Declared dataset",
         "§6.2",

@@ -22,10 +22,11 @@ from app.checks.domain.compliance import (
     EarlierUpload,
     Registries,
     run_compliance,
+    with_findings,
 )
 from app.checks.domain.compliance.official import ParsedPoint
 from app.checks.domain.datasets import catalogue
-from app.checks.domain.findings import Severity, Verdict
+from app.checks.domain.findings import Finding, Severity, Verdict
 from app.checks.services.findings import record_findings
 from app.core.lifecycle import JobState, SubmissionState
 from app.core.times import Clock
@@ -167,6 +168,9 @@ AfterPass = Callable[[Session, Settings, Submission, dt.datetime, JobQueue | Non
 # Where the submission's files are on this host: the store's errors when they cannot be
 # read (app.submissions.services.extracted, given by app.pipeline).
 BundleFolder = Callable[[Settings, Submission], Path]
+# Rules a feature above adds for some submissions (the Submission API's, for a bundle
+# composed from runs), with the facts it keeps: given by app.pipeline.
+MoreFindings = Callable[[Session, Submission, Path], list[Finding]]
 
 
 def check_submission(
@@ -178,6 +182,7 @@ def check_submission(
     queue: JobQueue | None = None,
     bundle_folder: BundleFolder,
     after_pass: AfterPass | None = None,
+    more_findings: MoreFindings | None = None,
 ) -> Job | None:
     """Run the checks of a job's submission, read from *bundle_folder* (the submission's
     files on this host); *after_pass* is what a pass leads to."""
@@ -210,6 +215,8 @@ def check_submission(
         registries=checker_registries(settings),
         datasets=catalogue(settings.extra_datasets),
     )
+    if more_findings is not None:
+        result = with_findings(result, more_findings(session, submission, root))
     set_progress(session, job, "storing findings and results", 0.8)
 
     finished = clock()

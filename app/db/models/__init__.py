@@ -17,6 +17,7 @@ from app.db.models.audit import AuditEvent
 from app.db.models.base import NAMING, Base, UTCDateTime, enum_of, utcnow
 from app.db.models.checks import CheckRun, FindingRow
 from app.db.models.jobs import Job
+from app.db.models.measurements import MeasuredRun
 from app.db.models.publishing import CohortRelease, Publication, PublishedCurve, ResultEntry
 from app.db.models.review import Objection, ObjectionMessage
 from app.db.models.runs import (
@@ -26,10 +27,13 @@ from app.db.models.runs import (
     Retokenization,
     SuperPassDefinition,
 )
+from app.db.models.submission_api import ApiSubmission, ApiSubmissionRun, TransferGrant
 from app.db.models.submissions import Curve, Point, RunArtifact, StoredFile, Submission, System
 
 __all__ = [
     "AccountRequest",
+    "ApiSubmission",
+    "ApiSubmissionRun",
     "ApiToken",
     "AuditEvent",
     "Base",
@@ -39,6 +43,7 @@ __all__ = [
     "FindingRow",
     "Invitation",
     "Job",
+    "MeasuredRun",
     "NAMING",
     "Notification",
     "Objection",
@@ -57,6 +62,7 @@ __all__ = [
     "Submission",
     "SuperPassDefinition",
     "System",
+    "TransferGrant",
     "UTCDateTime",
     "User",
     "WebSession",

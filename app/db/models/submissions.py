@@ -75,6 +75,9 @@ class Submission(Base):
         enum_of(SubmissionState, 32), default=SubmissionState.RECEIVED
     )
     for_review: Mapped[bool] = mapped_column(Boolean, default=True)
+    # A test submission (the official CLI's --test): checked, never reviewed, never
+    # published nor counted in a cohort.
+    is_test: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     # Rules §11.2, chosen at upload and irrevocable: "confidential" or "provisional".
     publication_mode: Mapped[PublicationMode] = mapped_column(
         enum_of(PublicationMode, 16),

@@ -161,7 +161,10 @@ def due_status(
     now: dt.datetime,
     was_public: bool,
 ) -> ResultStatus | None:
-    """The status the submission's public record carries at *now*, or None (not public)."""
+    """The status the submission's public record carries at *now*, or None (not public).
+    A test submission (the official CLI's ``--test``) is never public."""
+    if submission.is_test:
+        return None
     status = result_status(SubmissionState(submission.state), submission.for_review)
     if status is None:
         return None

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from app.core.bundle_files import read_mapping
+from app.core.digests import canonical_digest
 from app.core.numbers import whole_number
+from app.submissions.domain.bundle import point_summary
 
 # A hostile system description could differ in a million keys: a page shows this many.
 MAX_DIFFERING = 500
@@ -167,9 +169,27 @@ def system_fields(copies: Copies) -> dict[str, dict[str, Any]]:
     return out
 
 
+def summary_digests(root: Path | None) -> dict[str, str | None]:
+    """Per point (``<system>/<model>/r<N>``): the canonical digest of its run summary
+    (None when unreadable), by which the run a point was built from is recognised."""
+    if root is None:
+        return {}
+    found: dict[str, str | None] = {}
+    for folder in sorted(root.glob("results/*/*/r*")):
+        if folder.is_dir():
+            summary = point_summary(folder)
+            label = folder.relative_to(root / "results").as_posix()
+            found[label] = canonical_digest(summary) if summary is not None else None
+    return found
+
+
 def read_disclosures(root: Path | None) -> dict[str, Any]:
     """Everything the pages show of the bundle's own words: ``systems`` (per system
     folder) and ``comparison`` (the system description across points), each point's
-    files read once."""
+    files read once; and each point's summary digest."""
     copies = _system_desc_copies(root)
-    return {"systems": system_fields(copies), "comparison": compare_copies(copies)}
+    return {
+        "systems": system_fields(copies),
+        "comparison": compare_copies(copies),
+        "summaries": summary_digests(root),
+    }

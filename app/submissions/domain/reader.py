@@ -18,6 +18,7 @@ import json
 import os
 import resource
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,13 @@ def read_bundle(
     return facts
 
 
+def _read_bundle(request: dict[str, Any]) -> dict[str, Any]:
+    tree = Path(request["tree"])
+    # The events are compressed beside the tree, in the reading's own folder.
+    events = tree.parent / "events" if request.get("keep_events") else None
+    return read_bundle(Path(request["archive"]), tree, ArchiveLimits(**request["limits"]), events)
+
+
 def _limit_self(budget: dict[str, int]) -> None:
     """The budget, set by the child on itself before it reads a byte (a parent with
     threads cannot safely run code between fork and exec)."""
@@ -106,18 +114,13 @@ def _limit_self(budget: dict[str, int]) -> None:
     os.nice(_NICENESS)
 
 
-def main() -> None:
+def serve_one(read: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """A reading child's whole life: one request in, its budget set, *read* run on it,
+    one answer out (the facts, or the refusal)."""
     request = json.loads(sys.stdin.read())
     _limit_self(request["budget"])
-    events = request.get("events_dir")
     try:
-        facts = read_bundle(
-            Path(request["archive"]),
-            Path(request["tree"]),
-            ArchiveLimits(**request["limits"]),
-            Path(events) if events else None,
-        )
-        answer: dict[str, Any] = {"facts": facts}
+        answer: dict[str, Any] = {"facts": read(request)}
     except Refused as exc:
         member = exc.detail.get("member")
         answer = {"refused": {"code": exc.code, "message": exc.message, "member": member}}
@@ -127,4 +130,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    serve_one(_read_bundle)

@@ -83,16 +83,33 @@ def _submitting_for(
     return organisation_for(session, org_name)
 
 
-def _store_events(
+def store_events(
     session: Session, settings: Settings, submission: Submission, reading: ArchiveReading
 ) -> None:
     """The events the bundle's points carry, compressed by the reader, at their content
-    address, each with its row."""
+    address, each with its row (a store out of reach refuses, nothing recorded)."""
+    _store(lambda: _put_events(session, settings, submission, reading))
+
+
+def _put_events(
+    session: Session, settings: Settings, submission: Submission, reading: ArchiveReading
+) -> None:
     store = artifact_store(settings)
     for events in reading.events:
         store.put_file(events_key(events.sha256), events.path)
         stored = StoredEvents(events.sha256, events.size, events.stored_size)
         register_events(session, submission, events.label, stored, "bundle")
+
+
+def store_archive(session: Session, settings: Settings, received: ReceivedFile) -> StoredFile:
+    """The archive at its content address, with its row (a store out of reach refuses,
+    nothing recorded)."""
+    stored = session.scalar(select(StoredFile).where(StoredFile.sha256 == received.sha256))
+    if stored is None:
+        stored = StoredFile(sha256=received.sha256, size=received.size, kind="archive")
+        session.add(stored)
+    _store(lambda: artifact_store(settings).put_file(archive_key(received.sha256), received.path))
+    return stored
 
 
 def duplicate_of(session: Session, received: ReceivedFile) -> Submission | None:
@@ -114,6 +131,8 @@ def accept_upload(
     filename: str,
     for_review: bool,
     uploader: User | None = None,
+    public_id: str | None = None,
+    is_test: bool = False,
 ) -> AcceptedUpload:
     """Store *received* (already hashed, in the data dir's tmp) as a new submission.
 
@@ -121,6 +140,8 @@ def accept_upload(
     shows it only to a caller who may see it). Anything that is refused leaves nothing
     behind: no blob, no extracted files, no rows.
     An uploader with an organisation submits for it, and the bundle must say the same.
+    *public_id*: the id the submission was registered under (the Submission API's);
+    *is_test*: checked, never reviewed nor published.
     """
     existing = duplicate_of(session, received)
     if existing is not None:
@@ -134,6 +155,9 @@ def accept_upload(
     try:
         submission = _register(session, settings, queue, received, reading, filename,
                                for_review, uploader)  # fmt: skip
+        if public_id is not None:
+            submission.public_id = public_id
+        submission.is_test = is_test
         keep_extraction(settings, reading.tree, received.sha256)
     finally:
         received.path.unlink(missing_ok=True)
@@ -172,11 +196,7 @@ def _register(
     """The rows of a read archive, its blob and its events in the store, its check job
     queued for the commit."""
     organisation = _submitting_for(session, reading, uploader)
-    stored = session.scalar(select(StoredFile).where(StoredFile.sha256 == received.sha256))
-    if stored is None:
-        stored = StoredFile(sha256=received.sha256, size=received.size, kind="archive")
-        session.add(stored)
-    _store(lambda: artifact_store(settings).put_file(archive_key(received.sha256), received.path))
+    stored = store_archive(session, settings, received)
     submission = Submission(
         organization=organisation,
         archive=stored,
@@ -192,7 +212,7 @@ def _register(
     )
     session.add(submission)
     session.flush()
-    _store(lambda: _store_events(session, settings, submission, reading))
+    store_events(session, settings, submission, reading)
     record(
         session,
         submission,

@@ -113,10 +113,10 @@ def _over_budget(what: str) -> ArchiveRejected:
     )
 
 
-def _run_child(request: dict[str, Any], budget: Budget) -> dict[str, Any]:
+def _run_child(reader: str, request: dict[str, Any], budget: Budget) -> dict[str, Any]:
     """The child's answer; a refusal when it was killed or said nothing."""
     child = subprocess.Popen(
-        [sys.executable, "-m", READER],
+        [sys.executable, "-m", reader],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -142,17 +142,34 @@ def _run_child(request: dict[str, Any], budget: Budget) -> dict[str, Any]:
     return answer
 
 
-def read_archive(
+@dataclass(frozen=True)
+class Reading:
+    """A child's reading: its own folder (the extracted tree in ``tree``, whatever else it
+    wrote beside it) and what it found."""
+
+    work: Path
+    facts: dict[str, Any]
+
+    @property
+    def tree(self) -> Path:
+        return self.work / "tree"
+
+    def discard(self) -> None:
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def read_in_child(
     settings: Settings,
     archive: Path,
     *,
-    keep_events: bool,
+    reader: str = READER,
+    extra: dict[str, Any] | None = None,
     budget: Budget | None = None,
     under: Path | None = None,
-) -> ArchiveReading:
-    """Read *archive* in a child process: extracted into a fresh folder beside the cached
-    bundles (or *under* another folder), with its events compressed to be stored
-    (*keep_events*) or dropped. Raises :class:`ArchiveRejected`, leaving nothing behind."""
+) -> Reading:
+    """Have the child module *reader* read *archive* under the budget, in a fresh folder
+    beside the cached bundles (or *under* another); *extra*: what else the request says.
+    Raises :class:`ArchiveRejected`, leaving nothing behind."""
     budget = budget or budget_of(settings)
     if under is None:
         private_folder(settings.cache_dir)
@@ -163,25 +180,41 @@ def read_archive(
     request = {
         "archive": str(archive.resolve()),
         "tree": str(work / "tree"),
-        "events_dir": str(work / "events") if keep_events else None,
         "limits": vars(archive_limits(settings)),
         "budget": {
             "cpu_s": budget.cpu_s,
             "memory_bytes": budget.memory_bytes,
             "file_bytes": budget.file_bytes,
         },
+        **(extra or {}),
     }
     try:
-        answer = _run_child(request, budget)
+        answer = _run_child(reader, request, budget)
         if (refusal := _refusal(answer, budget)) is not None:
             raise refusal
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    facts = answer["facts"]
+    return Reading(work, answer["facts"])
+
+
+def read_archive(
+    settings: Settings,
+    archive: Path,
+    *,
+    keep_events: bool,
+    budget: Budget | None = None,
+    under: Path | None = None,
+) -> ArchiveReading:
+    """Read a submission's *archive* in a child process: extracted into a fresh folder,
+    with its events compressed to be stored (*keep_events*) or dropped."""
+    reading = read_in_child(
+        settings, archive, budget=budget, under=under, extra={"keep_events": keep_events}
+    )
+    facts = reading.facts
     return ArchiveReading(
-        work=work,
-        tree=work / "tree",
+        work=reading.work,
+        tree=reading.tree,
         format=facts["format"],
         root=facts["root"],
         organisation=facts["organisation"],
@@ -191,7 +224,11 @@ def read_archive(
         disclosed=facts["disclosed"],
         events=[
             PointEvents(
-                e["label"], work / "events" / e["file"], e["sha256"], e["size"], e["stored_size"]
+                e["label"],
+                reading.work / "events" / e["file"],
+                e["sha256"],
+                e["size"],
+                e["stored_size"],
             )  # fmt: skip
             for e in facts["events"]
         ],

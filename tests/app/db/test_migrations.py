@@ -8,10 +8,9 @@ import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy.orm import Session
 
 from app.db.migrate import upgrade
-from app.db.models import Base, StoredFile, Submission
+from app.db.models import Base
 from app.db.session import Database
 
 # PostgreSQL too: the migrations are DDL, which each database takes its own way.
@@ -39,21 +38,27 @@ def test_stored_bundle_folders_become_folders_inside_the_extracted_archive(
     url = f"sqlite:///{tmp_path / 'p.sqlite3'}"
     upgrade(url, "0019")
     engine = sa.create_engine(url)
-    with Session(engine) as session:  # tables 0020 leaves as they are: the models fit
-        archive = StoredFile(sha256="ab" * 32, size=1, kind="archive")
-        # Organisations gained a column since (0026): written as 0019 has them.
-        session.execute(sa.text(
+    # Rows as the 0019 schema has them (the models have grown since).
+    with engine.begin() as connection:
+        connection.execute(sa.text(
             "INSERT INTO organizations (slug, name, created_at, committee_appointed) "
             "VALUES ('acme', 'Acme', '2026-11-01 00:00:00', 0)"
         ))  # fmt: skip
-        acme_id = session.execute(sa.text("SELECT id FROM organizations")).scalar_one()
-        for root in ["bundles/0f1e/Acme/sub-1", "bundles/9a8b", "Acme/x"]:
-            session.add(Submission(
-                organization_id=acme_id, archive=archive, archive_format="tar.gz",
-                original_filename="a.tar.gz", bundle_submission_id="sub-1", bundle_root=root,
-                content_digest="d", state="received", for_review=True,
-            ))  # fmt: skip
-        session.commit()
+        connection.execute(sa.text(
+            "INSERT INTO stored_files (sha256, size, kind, created_at) "
+            f"VALUES ('{'ab' * 32}', 1, 'archive', '2026-11-01 00:00:00')"
+        ))  # fmt: skip
+        for n, root in enumerate(["bundles/0f1e/Acme/sub-1", "bundles/9a8b", "Acme/x"]):
+            connection.execute(
+                sa.text(
+                    "INSERT INTO submissions (public_id, organization_id, archive_id, "
+                    "archive_format, original_filename, bundle_submission_id, bundle_root, "
+                    "content_digest, state, for_review, publication_mode, penalty_cohorts, "
+                    "uploaded_at) VALUES (:pid, 1, 1, 'tar.gz', 'a.tar.gz', 'sub-1', :root, "
+                    "'d', 'received', 1, 'confidential', 0, '2026-11-01 00:00:00')"
+                ),
+                {"pid": f"{n:032d}", "root": root},
+            )
     upgrade(url)
     with engine.connect() as connection:
         roots = connection.execute(sa.text("SELECT bundle_root FROM submissions ORDER BY id"))

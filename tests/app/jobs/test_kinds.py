@@ -12,6 +12,7 @@ import app.checks.services.checks
 import app.runs.services.recount_parts
 import app.runs.services.reproductions
 import app.runs.services.retokenization
+import app.submission_api.services.transfers
 import app.submissions.services.intake
 from app.jobs.kinds import registry
 from app.pipeline import JOB_KINDS
@@ -38,19 +39,24 @@ def test_every_job_the_services_make_is_of_a_registered_kind() -> None:
         app.runs.services.retokenization,
         app.runs.services.recount_parts,
         app.runs.services.reproductions,
+        app.submission_api.services.transfers,
     ):
         made |= _kinds_made(module)
-    assert made == {"check_submission", "retokenize_point", "recount_part", "reproduce_point"}
+    assert made == {
+        "check_submission", "retokenize_point", "recount_part", "reproduce_point",
+        "receive_staged",
+    }  # fmt: skip
     assert made == set(JOB_KINDS)
 
 
 def test_the_worker_registers_one_task_per_kind() -> None:
     import worker.tasks  # noqa: F401  (registers the tasks)
-    from app.broker import CLOCK_TASK
+    from app.broker import CLOCK_TASK, EXPIRE_RUNS_TASK
     from worker.celery_app import celery_app
 
     portal_tasks = {name for name in celery_app.tasks if name.startswith("portal.")}
-    assert portal_tasks == {kind.task for kind in JOB_KINDS.values()} | {CLOCK_TASK}
+    periodic = {CLOCK_TASK, EXPIRE_RUNS_TASK}
+    assert portal_tasks == {kind.task for kind in JOB_KINDS.values()} | periodic
     for kind in JOB_KINDS.values():
         assert kind.doing and callable(kind.run) and callable(kind.fail)
 

@@ -25,11 +25,13 @@ from sqlalchemy import select
 from app.db.migrate import upgrade
 from app.db.models import Base
 from app.db.session import Database
+from app.demo.bundles import BundleFactory
 from app.main import FEATURES, create_app
 from app.pipeline import run_checks
 from app.settings import Settings
 from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts, form_token
 from tests.support.fakes import RecordingQueue
+from tests.support.official_cli import registered_run
 
 LATER = (dt.date.today() + dt.timedelta(days=20)).isoformat()
 REFUSED = {401, 403, 404}
@@ -48,6 +50,8 @@ class World:
     objection: str
     recount: str
     archive: bytes
+    run: str  # a measured run of Acme's (the official Submission API's)
+    composed: str  # a submission of Acme's composed from it, awaiting its bundle
 
 
 @pytest.fixture(scope="module")
@@ -104,9 +108,19 @@ def world(
             headers=owner,
         )
         assert events.status_code == 201, events.text
+        folder = BundleFactory(submission_id="authz").run_folders(data.parent / "runs")[0]
+        run = registered_run(database, settings, ACCOUNTS["submitter"][0], folder)
+        composed = client.post(
+            "/submission-api/submissions",
+            json={"division": "standardized", "scenario": "cop", "availability": "available",
+                  "run_ids": [run]},
+            headers=owner,
+        )  # fmt: skip
+        assert composed.status_code == 201, composed.text
         yield World(
             client, database, queue, tokens, sid, point, objection.json()["id"],
-            events.json()["retokenizations"][0], good_archive.read_bytes(),
+            events.json()["retokenizations"][0], good_archive.read_bytes(), run,
+            composed.json()["id"],
         )  # fmt: skip
     database.dispose()
 
@@ -133,6 +147,8 @@ def _paths(world: World, template: str) -> str:
         .replace("{rid}", world.recount)
         .replace("{slug}", "acme-corp")
         .replace("{cohort_id}", "2026-12-C0")
+        .replace("{run_id}", world.run)
+        .replace("{submission_id}", world.composed)
     )
 
 
@@ -179,7 +195,36 @@ def _api_requests(world: World) -> dict[tuple[str, str], dict[str, Any]]:
         ("POST", "/api/v1/submissions/{public_id}/checks"): {},
         # Someone else's exact archive: refused, whoever sends it (issue: upload door).
         ("POST", "/api/v1/submissions"): {"files": {"file": ("b.tar.gz", world.archive)}},
+        # The official Submission API: another organisation's run or submission is not
+        # there for anyone else (404).
+        ("POST", "/submission-api/runs"): {"json": _run_body(world)},
+        ("DELETE", "/submission-api/runs/{run_id}"): {},
+        ("PATCH", "/submission-api/runs/{run_id}/pin"): {},
+        ("PATCH", "/submission-api/runs/{run_id}/unpin"): {},
+        ("DELETE", "/submission-api/runs/{run_id}/archive"): {},
+        ("POST", "/submission-api/submissions"): {
+            "json": {
+                "division": "standardized",
+                "scenario": "cop",
+                "availability": "available",
+                "run_ids": [world.run],
+            }  # fmt: skip
+        },
+        ("PATCH", "/submission-api/submissions/{submission_id}"): {"json": {"run_ids": []}},
+        ("DELETE", "/submission-api/submissions/{submission_id}"): {},
+        ("DELETE", "/submission-api/submissions/{submission_id}/runs/{run_id}"): {},
+        ("POST", "/submission-api/submissions/{submission_id}/runs/{run_id}"): {},
     }
+
+
+def _run_body(world: World) -> dict[str, Any]:
+    """A run registration's body, as the CLI sends it (the world's run's own record)."""
+    got = world.client.get(
+        f"/submission-api/runs/{world.run}", headers=bearer(world.tokens["submitter"])
+    ).json()
+    fields = ("benchmark_version", "started_at", "finished_at", "system_info", "config",
+              "result_summary", "point_config")  # fmt: skip
+    return {name: got[name] for name in fields}
 
 
 def _page_forms(world: World) -> dict[str, dict[str, Any]]:
@@ -227,6 +272,9 @@ def _narrow_token(world: World, key: str, scopes: list[str]) -> str:
 # not refusals, and are left out.
 ALLOWED = {
     ("unassigned reviewer", "/submissions/{public_id}/objections"),
+    # A member registers runs for its own organisation, whichever it is.
+    ("another organisation", "/submission-api/runs"),
+    ("unassigned reviewer", "/submission-api/runs"),
     # The committee sees every submission in review: the same bytes again name it.
     ("unassigned reviewer", "/submissions"),
     ("unassigned reviewer", "/upload"),

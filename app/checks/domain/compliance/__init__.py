@@ -80,6 +80,25 @@ def run_compliance(
     )
 
 
+def with_findings(result: ComplianceResult, more: list[Finding]) -> ComplianceResult:
+    """*result* with *more* of the portal's findings, in order and judged again."""
+    if not more:
+        return result
+    ordered = sorted(
+        enumerate(result.findings + more),
+        key=lambda pair: (SEVERITY_ORDER[pair[1].severity], pair[0]),
+    )
+    findings = [f for _, f in ordered]
+    passed = verdict_of(findings) == Verdict.PASSED
+    return ComplianceResult(
+        verdict=verdict_of(findings),
+        checker_version=result.checker_version,
+        findings=findings,
+        official=result.official,
+        eligible_cohort=result.eligible_cohort if passed else None,
+    )
+
+
 __all__ = [
     "ComplianceResult",
     "EarlierUpload",
@@ -90,4 +109,5 @@ __all__ = [
     "Registries",
     "checker_version",
     "run_compliance",
+    "with_findings",
 ]

@@ -941,6 +941,13 @@ NOT_THE_RECORD = {
     # Catalogues that show no result.
     "/api/v1/rules", "/api/v1/rules/{rule_id}", "/api/v1/objection-types",
     "/api/v1/organizations", "/api/v1/price-presets",
+    # The official Submission API: an organisation's own runs and submissions composed
+    # from them, under the access rule (their own tests).
+    "/submission-api/runs", "/submission-api/runs/{run_id}",
+    "/submission-api/runs/{run_id}/archive", "/submission-api/runs/{run_id}/archive/upload-url",
+    "/submission-api/submissions", "/submission-api/submissions/{submission_id}",
+    "/submission-api/submissions/{submission_id}/archive",
+    "/submission-api/submissions/{submission_id}/archive/upload-url",
 }  # fmt: skip
 
 
