@@ -39,7 +39,7 @@ def run_folders(tmp_path: Path) -> list[Path]:
     """Run folders of a system no other test submits (its own name and speed)."""
     name = f"Acme CLI {uuid.uuid4().hex[:6]}"
     factory = BundleFactory(
-        system=SystemSpec(name=name, saturation_tps=37_000 + uuid.uuid4().int % 997),
+        system=SystemSpec(name=name, peak_tps_per_user=180.0 + uuid.uuid4().int % 97 / 10),
         curves=(CurveSpec(concurrencies=CONCURRENCIES),),
     )
     return factory.run_folders(tmp_path / "runs")
