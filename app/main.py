@@ -46,6 +46,7 @@ from app.runs.web import pages as runs_pages
 from app.settings import Settings, get_settings
 from app.storage import private_folder
 from app.submission_api.web import api as official_api
+from app.submission_api.web import pages as official_pages
 from app.submission_api.web import transfers as official_transfers
 from app.submissions.web import api as submissions_api
 from app.submissions.web import pages as submissions_pages
@@ -66,6 +67,7 @@ FEATURES = (
     checks_api, review_organizations, review_pages, submissions_pages, dossier_pages,
     runs_pages, results_pages,
     checks_pages, accounts_pages, accounts_invitations, official_api, official_transfers,
+    official_pages,
 )  # fmt: skip
 
 

@@ -170,6 +170,20 @@ def read_in_child(
     """Have the child module *reader* read *archive* under the budget, in a fresh folder
     beside the cached bundles (or *under* another); *extra*: what else the request says.
     Raises :class:`ArchiveRejected`, leaving nothing behind."""
+    request = {"archive": str(archive.resolve()), **(extra or {})}
+    return work_in_child(settings, reader, request, budget=budget, under=under)
+
+
+def work_in_child(
+    settings: Settings,
+    reader: str,
+    request: dict[str, Any],
+    *,
+    budget: Budget | None = None,
+    under: Path | None = None,
+) -> Reading:
+    """Run the child module *reader* on *request* under the budget, in a fresh folder of
+    its own (the request's ``tree`` is in it), with the portal's archive limits."""
     budget = budget or budget_of(settings)
     if under is None:
         private_folder(settings.cache_dir)
@@ -178,7 +192,6 @@ def read_in_child(
     work = parent / f".reading-{uuid.uuid4().hex}"
     work.mkdir(mode=0o700)
     request = {
-        "archive": str(archive.resolve()),
         "tree": str(work / "tree"),
         "limits": vars(archive_limits(settings)),
         "budget": {
@@ -186,7 +199,7 @@ def read_in_child(
             "memory_bytes": budget.memory_bytes,
             "file_bytes": budget.file_bytes,
         },
-        **(extra or {}),
+        **request,
     }
     try:
         answer = _run_child(reader, request, budget)

@@ -254,6 +254,14 @@ def _page_forms(world: World) -> dict[str, dict[str, Any]]:
             "data": {"point": world.point, "endpoint_url": "http://127.0.0.1:9"}
         },
         "/upload": {"files": {"file": ("b.tar.gz", world.archive)}},
+        "/runs/compose": {
+            "data": {
+                "run_ids": world.run,
+                "division": "standardized",
+                "scenario": "cop",
+                "availability": "available",
+            }  # fmt: skip
+        },
     }
 
 

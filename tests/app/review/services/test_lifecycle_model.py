@@ -965,6 +965,8 @@ NOT_THE_RECORD_PAGES = {
     "/retokenizations/{rid}", "/objections/{objection_id}", "/review", "/inbox",
     # Accounts: the chair's invitations, an invitation's one-time link, the request form.
     "/invitations", "/join/{secret}", "/request-account",
+    # An organisation's own measured runs (the official Submission API's).
+    "/runs",
 }  # fmt: skip
 
 
