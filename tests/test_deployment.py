@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 import yaml
 
-from app.cli import build_parser
+from app.cli.commands import portal
 from app.settings import Settings
 from tests.support import PROJECT_ROOT
+from tests.support.cli import resolved
 
 COMPOSE = yaml.safe_load((PROJECT_ROOT / "docker-compose.yml").read_text())
 SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]
@@ -87,8 +88,7 @@ def test_workers_scale_and_the_scheduler_is_one() -> None:
 def test_each_portal_command_exists_and_is_the_one_the_readme_documents(name: str) -> None:
     command = SERVICES[name]["command"]
     assert command[0] == "endpoints-portal"
-    args = build_parser().parse_args(command[1:])  # a real subcommand, real options
-    assert callable(args.func)
+    resolved(portal, command[1:])  # a real subcommand, real options
     assert f"endpoints-portal {command[1]}" in README
 
 

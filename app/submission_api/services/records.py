@@ -165,6 +165,25 @@ def record_of(session: Session, who: Principal, public_id: str) -> ApiSubmission
     return record
 
 
+def submissions_by_run(session: Session, who: Principal) -> dict[int, list[str]]:
+    """Each of the organisation's runs' submissions (their ids), where it is in one and
+    was not removed."""
+    if who.organization_id is None:
+        return {}
+    rows = session.execute(
+        select(ApiSubmissionRun.run_id, ApiSubmission.public_id)
+        .join(ApiSubmission, ApiSubmissionRun.api_submission_id == ApiSubmission.id)
+        .where(
+            ApiSubmission.organization_id == who.organization_id,
+            ApiSubmissionRun.removed_at.is_(None),
+        )
+    ).all()
+    used: dict[int, list[str]] = {}
+    for run_id, public_id in rows:
+        used.setdefault(run_id, []).append(public_id)
+    return used
+
+
 def active_runs(record: ApiSubmission) -> list[MeasuredRun]:
     return [link.run for link in record.runs if link.removed_at is None]
 

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 from fastapi import Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal
@@ -16,7 +15,6 @@ from app.accounts.web.pages import sign_in_first
 from app.accounts.web.security import PrincipalDep, page_router, verify_csrf
 from app.core import text_limits as text
 from app.core.refusals import Refused
-from app.db.models import ApiSubmission, ApiSubmissionRun
 from app.measurements.services.registry import organization_runs
 from app.submission_api.services.compose import CheckerRefused, compose_submission
 from app.submission_api.services.records import (
@@ -24,28 +22,13 @@ from app.submission_api.services.records import (
     DIVISIONS,
     SCENARIOS,
     SubmissionCreate,
+    submissions_by_run,
 )
 from app.web.api_errors import status_of
 from app.web.deps import NowDep, QueueDep, SessionDep, SettingsDep
 from app.web.templating import templates
 
 router = page_router()
-
-
-def _used_by(session: Session, organization_id: int) -> dict[int, list[str]]:
-    """Each run's submissions (their ids), where it is in one and was not removed."""
-    rows = session.execute(
-        select(ApiSubmissionRun.run_id, ApiSubmission.public_id)
-        .join(ApiSubmission, ApiSubmissionRun.api_submission_id == ApiSubmission.id)
-        .where(
-            ApiSubmission.organization_id == organization_id,
-            ApiSubmissionRun.removed_at.is_(None),
-        )
-    ).all()
-    used: dict[int, list[str]] = {}
-    for run_id, public_id in rows:
-        used.setdefault(run_id, []).append(public_id)
-    return used
 
 
 def _runs_page(
@@ -62,7 +45,7 @@ def _runs_page(
         "submission_api/runs.html",
         {
             "runs": runs,
-            "used_by": _used_by(session, who.organization_id) if who.organization_id else {},
+            "used_by": submissions_by_run(session, who),
             "problem": problem,
             "checker_errors": problem.errors if isinstance(problem, CheckerRefused) else [],
             "kept": kept or {},

@@ -100,7 +100,7 @@ def test_the_cli_makes_the_bucket_checks_it_and_migrates_a_data_directory(
     checked = _cli("check", env=on_s3)
     assert checked.returncode == 0 and "made the bucket" not in checked.stdout
     missing = _cli("check", env={**env, "ENDPOINTS_PORTAL_STORAGE_URL": "s3://no-such-bucket-x"})
-    assert missing.returncode == 2 and missing.stderr.startswith("error: ")
+    assert missing.returncode == 2 and missing.stderr.startswith("Error: ")
 
     moved = _cli("migrate", "--to", f"s3://{bucket}/portal", env=env)
     assert moved.returncode == 0, moved.stderr

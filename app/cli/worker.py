@@ -1,0 +1,38 @@
+"""``endpoints-portal worker``: a Celery worker process."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from app.settings import get_settings
+
+
+@click.command("worker", short_help="run a Celery worker process")
+@click.option("--concurrency", type=int, default=None, help="default: the setting")
+@click.option("--loglevel", default="INFO", show_default=True)
+@click.option("--beat", is_flag=True, help="also run the scheduler of the review clocks")
+def worker_process(concurrency: int | None, loglevel: str, beat: bool) -> None:
+    """Run a Celery worker process on the portal's queue."""
+    import worker.tasks  # noqa: F401  (registers the tasks)
+    from worker.celery_app import celery_app
+
+    argv = [
+        "worker",
+        "--loglevel",
+        loglevel,
+        "--concurrency",
+        str(concurrency or get_settings().worker_concurrency),
+        "--queues",
+        "portal",
+        "--without-gossip",
+        "--without-mingle",
+        "--hostname",
+        f"portal-worker-{os.getpid()}@%h",
+    ]
+    if beat:
+        # One process also runs the scheduler (the embedded set-up); deployments run
+        # `endpoints-portal scheduler` once instead.
+        argv.append("--beat")
+    celery_app.worker_main(argv)
