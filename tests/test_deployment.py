@@ -55,6 +55,21 @@ def test_portal_services_share_one_image_and_the_services_but_no_volume() -> Non
     assert "-s3" in SERVICES["objects"]["command"]
 
 
+def test_the_object_store_takes_only_the_portals_signed_requests() -> None:
+    """Weed with no identity takes any request, a presigned URL past its expiry too: the
+    store knows one identity, the portal's credentials."""
+    import json
+
+    objects = SERVICES["objects"]
+    [mounted] = objects["configs"]
+    assert f"-s3.config={mounted['target']}" in objects["command"]
+    identities = json.loads(COMPOSE["configs"][mounted["source"]]["content"])["identities"]
+    env = SERVICES["web"]["environment"]
+    assert [c for i in identities for c in i["credentials"]] == [
+        {"accessKey": env["AWS_ACCESS_KEY_ID"], "secretKey": env["AWS_SECRET_ACCESS_KEY"]}
+    ]
+
+
 def test_the_settings_read_the_variables_compose_sets(monkeypatch: pytest.MonkeyPatch) -> None:
     for key, value in SERVICES["web"]["environment"].items():
         monkeypatch.setenv(key, value)

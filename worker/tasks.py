@@ -10,6 +10,7 @@ from functools import lru_cache
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
 from app.broker import CLOCK_TASK, EXPIRE_RUNS_TASK
+from app.db.models import utcnow
 from app.db.session import Database
 from app.jobs.kinds import JobKind
 from app.jobs.recovery import recover_jobs
@@ -19,6 +20,7 @@ from app.pipeline import JOB_KINDS
 from app.review.services.ticks import advance_clocks
 from app.settings import get_settings
 from app.storage import private_folder
+from app.submission_api.services.transfers import sweep_staging
 from worker.celery_app import celery_app, job_queue
 
 log = logging.getLogger(__name__)
@@ -64,12 +66,18 @@ celery_app.task(name=CLOCK_TASK, ignore_result=True)(run_clocks)
 
 
 def expire_runs() -> list[str]:
-    """Remove the measured runs past their expiry that no live submission uses."""
+    """Remove the measured runs past their expiry that no live submission uses, and the
+    staging objects of signed uploads that are over."""
+    settings = get_settings()
     with database().session() as session:
-        gone = remove_expired_runs(session, get_settings())
+        gone = remove_expired_runs(session, settings)
+        session.commit()
+        swept = sweep_staging(session, settings, utcnow())
         session.commit()
     if gone:
         log.info("expired runs removed: %s", ", ".join(gone))
+    if swept:
+        log.info("staging objects of %d finished upload(s) removed", swept)
     return gone
 
 

@@ -47,6 +47,10 @@ def _client(attempts: int, timeout_s: float) -> Any:
         read_timeout=max(timeout_s, 60.0),
         # A self-hosted store is addressed by path (bucket names are no host names there).
         s3={"addressing_style": "path" if endpoint else "auto"},
+        # Presigned URLs in Signature Version 4: their expiry is part of what is signed
+        # (X-Amz-Expires), which every store enforces; some stores take a version-2 URL
+        # after its Expires has passed.
+        signature_version="s3v4",
     )
     region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
     return boto3.client("s3", endpoint_url=endpoint, region_name=region, config=config)

