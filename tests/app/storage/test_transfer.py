@@ -99,8 +99,9 @@ def test_the_cli_makes_the_bucket_checks_it_and_migrates_a_data_directory(
     assert "writes, reads back and removes an object" in made.stdout
     checked = _cli("check", env=on_s3)
     assert checked.returncode == 0 and "made the bucket" not in checked.stdout
-    missing = _cli("check", env={**env, "ENDPOINTS_PORTAL_STORAGE_URL": "s3://no-such-bucket-x"})
-    assert missing.returncode == 2 and missing.stderr.startswith("Error: ")
+    # A store that does not take the portal's credentials: said, with status 2.
+    refused = _cli("check", env={**on_s3, "AWS_SECRET_ACCESS_KEY": "not-the-secret"})
+    assert refused.returncode == 2 and refused.stderr.startswith("Error: "), refused.stdout
 
     moved = _cli("migrate", "--to", f"s3://{bucket}/portal", env=env)
     assert moved.returncode == 0, moved.stderr
