@@ -50,6 +50,19 @@ def request_options(command: F) -> F:
     )(command)
 
 
+def request_fields(options: dict[str, Any]) -> dict[str, Any]:
+    """The RunConfig fields of ``--endpoint``, ``--model`` and :func:`request_options`."""
+    return {
+        "endpoint": options["endpoint"],
+        "model": options["model"],
+        "api": options["api"],
+        "max_tokens": options["max_tokens"],
+        "warmup_requests": options["warmup"],
+        "api_key": options["api_key"],
+        "drain_timeout_s": options["drain_timeout"],
+    }
+
+
 def sla_options(command: F) -> F:
     """The SLA a point is held to: TTFT P90, tokens/s per user, the failed share."""
     return _stacked(

@@ -9,7 +9,13 @@ import click
 import yaml
 
 from harness.cli.kit import Failure, emit_json, json_option, note, warn
-from harness.cli.options import counter_of, request_options, samples_of, tokenizer_options
+from harness.cli.options import (
+    counter_of,
+    request_fields,
+    request_options,
+    samples_of,
+    tokenizer_options,
+)
 from harness.load.engine import LOAD_PATTERNS, RunConfig
 from harness.load.loadgen import run_point
 
@@ -106,20 +112,14 @@ def run(
 
 def _config(s: dict[str, Any]) -> RunConfig:
     return RunConfig(
-        endpoint=s["endpoint"],
-        model=s["model"],
+        **request_fields(s),
         load_pattern=s["load_pattern"],
         concurrency=s["concurrency"],
         target_qps=s["target_qps"],
         duration_s=s["duration"],
         n_samples=s["n_samples"],
-        warmup_requests=s["warmup"],
         streaming=not s["no_streaming"],
-        api=s["api"],
-        max_tokens=s["max_tokens"],
         seed=s["seed"],
-        drain_timeout_s=s["drain_timeout"],
-        api_key=s["api_key"],
         client=s["client"],
         trajectories=s["trajectories"],
         enable_salt=not s["no_salt"],

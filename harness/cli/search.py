@@ -10,6 +10,7 @@ import click
 from harness.cli.kit import EXIT_FAILED, EXIT_OK, Failure, emit_json, json_option
 from harness.cli.options import (
     counter_of,
+    request_fields,
     request_options,
     samples_of,
     sla_of,
@@ -65,17 +66,11 @@ def search(
     counter = counter_of(tokenizer, chat_template, tokenizer_registry)
     poisson = load_pattern == "poisson"
     base = RunConfig(
-        endpoint=s["endpoint"],
-        model=s["model"],
+        **request_fields(s),
         load_pattern=load_pattern,
         target_qps=1.0 if poisson else None,
         streaming=not s["no_streaming"],
-        api=s["api"],
-        max_tokens=s["max_tokens"],
         seed=s["seed"],
-        warmup_requests=s["warmup"],
-        drain_timeout_s=s["drain_timeout"],
-        api_key=s["api_key"],
     )
     if not as_json:
         click.echo(probe_table(load_pattern, []))

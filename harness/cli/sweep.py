@@ -11,6 +11,7 @@ import click
 from harness.cli.kit import EXIT_FAILED, EXIT_OK, Failure, emit_json, json_option
 from harness.cli.options import (
     counter_of,
+    request_fields,
     request_options,
     samples_of,
     sla_of,
@@ -106,7 +107,7 @@ def sweep(
         raise Failure(str(exc)) from None
     seconds = settings["duration_per_point"]
     result = run_sweep(
-        base=_base(settings),
+        base=RunConfig(**request_fields(settings)),
         spec=spec,
         samples=samples,
         counter=counter,
@@ -135,18 +136,6 @@ def sweep(
     else:
         _print(points, result.errors, result.warnings, result.archive, sla is not None)
     return EXIT_OK if not result.errors else EXIT_FAILED
-
-
-def _base(s: dict[str, Any]) -> RunConfig:
-    return RunConfig(
-        endpoint=s["endpoint"],
-        model=s["model"],
-        api=s["api"],
-        max_tokens=s["max_tokens"],
-        warmup_requests=s["warmup"],
-        api_key=s["api_key"],
-        drain_timeout_s=s["drain_timeout"],
-    )
 
 
 def _register(points: list[dict[str, Any]], address: str, token: str, is_test: bool) -> None:

@@ -107,19 +107,17 @@ def registered_run(database: Any, settings: Any, email: str, folder: Path, now: 
     from endpoints_submission_cli.runs.parser import build_archive, parse_run_folder
 
     from app.accounts.services.accounts import principal_of_user, user_by_email
-    from app.measurements.services.registry import RunPayload, register_run, take_run_archive
+    from app.measurements.services.registry import RunCreate, register_run, take_run_archive
     from app.submissions.services.storage import receive_local
 
     payload = parse_run_folder(folder)
-    for name in ("started_at", "finished_at"):
-        payload[name] = dt.datetime.fromisoformat(payload[name])
     archive = build_archive(folder, folder.parent / f"{folder.name}.tar.gz")
     with database.session() as session:
         user = user_by_email(session, email)
         assert user is not None
         run = register_run(
             session=session, settings=settings, who=principal_of_user(user),
-            payload=RunPayload(**payload), now=now or dt.datetime.now(dt.UTC),
+            payload=RunCreate.model_validate(payload), now=now or dt.datetime.now(dt.UTC),
         )  # fmt: skip
         received = receive_local(archive, settings.tmp_dir, settings.max_upload_bytes)
         take_run_archive(session=session, settings=settings, run=run, received=received)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from dataclasses import dataclass
 from typing import Any
 
+from pydantic import AwareDatetime, BaseModel, Field
 from sqlalchemy import delete, exists, select
 from sqlalchemy.orm import Session
 
@@ -49,23 +49,22 @@ class RunRefused(Refused):
     pass
 
 
-@dataclass(frozen=True)
-class RunPayload:
-    """What ``runs create`` sends (RunCreate): the run folder's files as parsed, and the
-    record's own fields."""
+class RunCreate(BaseModel):
+    """What ``runs create`` sends (the official API's RunCreate): the run folder's files as
+    the CLI parsed them, and the record's own fields. Times carry their zone."""
 
-    benchmark_version: str
-    started_at: dt.datetime
-    finished_at: dt.datetime
+    benchmark_version: str = Field(max_length=200)
+    started_at: AwareDatetime
+    finished_at: AwareDatetime
     system_info: dict[str, Any]
     config: dict[str, Any]
     result_summary: dict[str, Any]
     point_config: dict[str, Any]
     system_power: dict[str, Any] | None = None
-    expires_at: dt.datetime | None = None
+    expires_at: AwareDatetime | None = None
     pinned: bool = False
     is_test: bool = False
-    cli_version: str | None = None
+    cli_version: str | None = Field(default=None, max_length=64)
 
 
 def _not_found(public_id: str) -> RunRefused:
@@ -73,7 +72,7 @@ def _not_found(public_id: str) -> RunRefused:
 
 
 def register_run(
-    *, session: Session, settings: Settings, who: Principal, payload: RunPayload, now: dt.datetime
+    *, session: Session, settings: Settings, who: Principal, payload: RunCreate, now: dt.datetime
 ) -> MeasuredRun:
     """A new run of *who*'s organisation, awaiting its archive."""
     if who.organization_id is None:

@@ -23,7 +23,7 @@ from app.accounts.web.security import MemberDep
 from app.core.authorization import Action
 from app.core.refusals import Kind, Refused
 from app.measurements.services.registry import (
-    RunPayload,
+    RunCreate,
     delete_run,
     delete_run_archive,
     organization_runs,
@@ -73,23 +73,6 @@ class SignedURLs(BaseModel):
     upload_url: str | None = None
     download_url: str | None = None
     expires_in: int
-
-
-class RunCreate(BaseModel):
-    """The official CLI's ``POST /runs`` body: the run folder's files as parsed."""
-
-    benchmark_version: str = Field(max_length=200)
-    started_at: dt.datetime
-    finished_at: dt.datetime
-    system_info: dict[str, Any]
-    config: dict[str, Any]
-    result_summary: dict[str, Any]
-    point_config: dict[str, Any]
-    system_power: dict[str, Any] | None = None
-    expires_at: dt.datetime | None = None
-    pinned: bool = False
-    is_test: bool = False
-    cli_version: str | None = Field(default=None, max_length=64)
 
 
 class SubmissionBody(BaseModel):
@@ -153,16 +136,8 @@ def create_run(
     """Register a measured run; its archive follows through ``…/archive/upload-url``."""
     if (old := _too_old(settings, body.cli_version)) is not None:
         return old
-    payload = RunPayload(
-        **{
-            **body.model_dump(),
-            "expires_at": _aware(body.expires_at, "expires_at"),
-            "started_at": _aware(body.started_at, "started_at"),
-            "finished_at": _aware(body.finished_at, "finished_at"),
-        }  # fmt: skip
-    )
     try:
-        run = register_run(session=session, settings=settings, who=who, payload=payload, now=now)
+        run = register_run(session=session, settings=settings, who=who, payload=body, now=now)
     except Refused as exc:
         session.rollback()
         return refused(exc)

@@ -18,7 +18,7 @@ from app.accounts.services.accounts import principal_of_user, user_by_email
 from app.db.models import MeasuredRun, TransferGrant, utcnow
 from app.db.session import Database
 from app.demo.bundles import BundleFactory
-from app.measurements.services.registry import RunPayload, register_run
+from app.measurements.services.registry import RunCreate, register_run
 from app.settings import Settings
 from app.storage import artifact_store, staging
 from app.submission_api.services.receiving import run_receive_staged
@@ -41,13 +41,11 @@ def on_s3(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Settings:
 
 def _run_without_archive(database: Database, settings: Settings, folder: Path) -> str:
     payload = parse_run_folder(folder)
-    for name in ("started_at", "finished_at"):
-        payload[name] = dt.datetime.fromisoformat(payload[name])
     with database.session() as session:
         user = user_by_email(session, ACCOUNTS["submitter"][0])
         assert user is not None
         run = register_run(session=session, settings=settings, who=principal_of_user(user),
-                           payload=RunPayload(**payload), now=utcnow())  # fmt: skip
+                           payload=RunCreate.model_validate(payload), now=utcnow())  # fmt: skip
         session.commit()
         return run.public_id
 
