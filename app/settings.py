@@ -153,6 +153,16 @@ class Settings(BaseSettings):
     reviewer_draw_seed: int | None = None
     rules_version: str = "1.0"
     first_cohort: str = "2026-10-C1"
+    # Publication status (rules §11.10): the Preview window from the first public cohort,
+    # its one extension (at most, asked how many days ahead), the submitter's notices
+    # before expiry; RDI cooling-off; how far an Available result's throughput may fall
+    # from its Preview's, point by point.
+    preview_window_days: int = Field(default=180, gt=0)
+    preview_extension_max_days: int = Field(default=60, ge=0)
+    preview_extension_lead_days: int = Field(default=30, ge=0)
+    preview_notice_days: list[int] = [30, 7]
+    rdi_cooling_off_days: int = Field(default=221, ge=0)
+    preview_continuity_drop: float = Field(default=0.05, ge=0, lt=1)
     # How often the worker's scheduler runs the review clocks.
     clock_interval_s: float = 60.0
 

@@ -23,5 +23,29 @@
                     : { orientation: "h", y: -0.2 }
     };
   }
-  window.EndpointsPoints = { fmt: fmt, tail: tail, phone: phone, legendAndMargin: legendAndMargin };
+  // Plotly text is its own small markup: escaping &, < and > keeps a name from opening a
+  // tag; quotes are plain text there (Plotly shows "&quot;" as it is).
+  function esc(text) {
+    return String(text).replace(/[&<>]/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;" }[c];
+    });
+  }
+  // A result's standing as every chart says it (app/publishing/domain/standing.py makes
+  // the words): its status, publication status, division and scenario, then its tags.
+  function standing(curve) {
+    return [curve.status, curve.availability, curve.division, curve.scenario]
+      .filter(function (part) { return part; }).map(esc).join(" · ");
+  }
+  function tags(curve) {
+    return (curve.tags || []).length ? "tags: " + curve.tags.map(esc).join("; ") : "";
+  }
+  // What a point's numbers rest on, where it is not the steady-state window.
+  function basis(p) {
+    var b = p.reporting_basis;
+    return b && !b.steady ? "basis: " + esc(b.label) : "";
+  }
+  // RDI results stand apart (rules §11.10): drawn dash-dotted, with diamonds.
+  function isRdi(curve) { return curve.availability === "RDI"; }
+  window.EndpointsPoints = { fmt: fmt, tail: tail, phone: phone, legendAndMargin: legendAndMargin,
+                             esc: esc, standing: standing, tags: tags, basis: basis, isRdi: isRdi };
 })();

@@ -115,6 +115,9 @@ class RecordStatus(enum.StrEnum):
     UNVERIFIED = "unverified"
     WITHDRAWN = "withdrawn"
     INVALIDATED = "invalidated"
+    # A Preview result that expired without its Available result or an extension: removed
+    # at the next cohort, not archived; this entry says so, and why (rules §11.10).
+    REMOVED = "removed"
 
 
 class PointState(enum.StrEnum):

@@ -62,21 +62,21 @@
   var DASH = { verified: "solid", provisional: "dash", unverified: "dot" };
   var OPACITY = { verified: 1, provisional: 0.95, unverified: 0.5 };
 
+  var P = window.EndpointsPoints;  // static/points.js
   // Plotly text is its own small markup: escaping &, < and > keeps a name from opening a
   // tag; quotes are plain text there (Plotly shows "&quot;" as it is).
-  function esc(text) {
-    return String(text).replace(/[&<>]/g, function (c) {
-      return { "&": "&amp;", "<": "&lt;", ">": "&gt;" }[c];
-    });
-  }
+  var esc = P.esc;
   function fmt(v, d) { return v === null || v === undefined ? "—" : Number(v).toFixed(d); }
 
 
   function label(curve, short) {
     var tag = curve.peer_review_pending ? (short ? "*" : " — peer review pending*") : "";
+    var status = curve.status + (curve.availability && curve.availability !== "Available" ? " · " + esc(curve.availability) : "");
     return esc(curve.system) + (short ? "<br>" : " ") + "(" + esc(curve.organization) + ", " +
-      curve.status + tag + ")";
+      status + tag + ")";
   }
+  // A curve's line: its status's dash, or the RDI style whatever its status.
+  function dash(curve) { return P.isRdi(curve) ? "dashdot" : DASH[curve.status]; }
 
   // Log axes: a label at each power of ten (and, for concurrency, at each power of two the
   // points sit on), written out in full, never a bare "2" or "5" between decades.
@@ -91,15 +91,18 @@
     return { tickvals: ticks, ticktext: ticks.map(function (t) { return t.toLocaleString("en-US"); }) };
   }
 
-  var tail = window.EndpointsPoints.tail;  // static/points.js
+  var tail = P.tail;
 
   function hover(curve, p, r) {
     return [
       "<b>" + esc(curve.system) + "</b> · " + esc(curve.organization),
-      "status: " + curve.status + (curve.peer_review_pending ? " (peer review pending)" : ""),
+      esc(curve.result_name) + " · " + P.standing(curve),
+      P.tags(curve),
+      P.basis(p),
       "concurrency " + p.concurrency + (p.region ? " · " + esc(p.region_name) : "") +
         (p.offline !== "none" ? " · Offline (" + p.offline + ")" : ""),
-      "system " + fmt(p.system_tps, 1) + " tok/s · per kW " + fmt(p.system_tps_per_kw, 1),
+      "system " + fmt(p.system_tps, 1) + " tok/s · per kW " + fmt(p.system_tps_per_kw, 1) +
+        (curve.power_estimated && p.system_tps_per_kw !== undefined ? " (MLC Estimated Power)" : ""),
       (curve.is_agentic ? "interactivity " + fmt(p.e2e_avg_interactivity, 2)
                         : fmt(p.tps_per_user, 2) + " tok/s per user"),
       "TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms · TPOT P90 " + fmt(p.tpot_p90_ms, 2) + " ms",
@@ -154,7 +157,7 @@
         type: "scatter", mode: "lines", name: label(curve, short), legendgroup: "c" + curve.id,
         x: curve.step_line.map(function (v) { return v[0]; }),
         y: curve.step_line.map(function (v) { return v[1]; }),
-        line: { color: color, width: 2, dash: DASH[curve.status] },
+        line: { color: color, width: 2, dash: dash(curve) },
         opacity: OPACITY[curve.status], hoverinfo: "skip"
       });
       traces.push({
@@ -168,7 +171,7 @@
         // A reproduced point's spread over its runs (min to max), where y is throughput.
         error_y: spread(pts, r),
         marker: {
-          color: color, symbol: pts.map(function (p) { return p.offline === "elected" ? "star" : "circle"; }),
+          color: color, symbol: pts.map(function (p) { return p.offline === "elected" ? "star" : (P.isRdi(curve) ? "diamond" : "circle"); }),
           size: pts.map(function (p) { return filtering && p.admissible ? 13 : 8; }),
           opacity: pts.map(function (p) { return filtering && !p.admissible ? 0.2 : OPACITY[curve.status]; }),
           line: { width: pts.map(function (p) { return p.dir === curve.best && filtering ? 2 : 0; }), color: "#111" }
@@ -182,6 +185,11 @@
                            text: (short ? "Offline · " : "Offline (dedicated) · ") + esc(curve.system) });
       }
     });
+    if (r.curves.some(P.isRdi)) {  // the legend says what the RDI style means
+      traces.push({ type: "scatter", mode: "lines+markers", x: [null], y: [null], hoverinfo: "skip",
+                    name: "RDI result (research, development, internal: not orderable, §11.10)",
+                    line: { color: "#555", dash: "dashdot", width: 2 }, marker: { symbol: "diamond", color: "#555" } });
+    }
     if (r.sla.tps_per_user_min !== null) {
       shapes.push({ type: "line", yref: "paper", y0: 0, y1: 1, x0: r.sla.tps_per_user_min, x1: r.sla.tps_per_user_min,
                     line: { color: "#555", width: 1, dash: "dashdot" } });
@@ -201,7 +209,9 @@
       }
     }
     return { traces: traces, layout: Object.assign({
-      title: { text: "Pareto curves · " + esc(r.benchmark) + " · " + esc(r.cohort || "current"), font: { size: 15 } },
+      title: { text: "Pareto curves · " + esc(r.benchmark) + " · " + esc(r.cohort || "current") +
+                     (r.curves.length && r.curves.every(function (c) { return c.result_name === r.curves[0].result_name; }) ? " · " + esc(r.curves[0].result_name) : ""),
+               font: { size: 15 } },
       shapes: shapes, annotations: annotations, hovermode: "closest",
       xaxis: { title: { text: agentic ? "e2e avg interactivity (tok/s)" : "tokens/s per user (1000 / TPOT P90)" },
                rangemode: "tozero", automargin: true },
@@ -217,7 +227,7 @@
         x: pts.map(function (p) { return p.concurrency; }), y: pts.map(function (p) { return p[key]; }),
         text: pts.map(function (p) { return p.region ? p.region_name.replace(/ Concurrency$/, "") : ""; }),
         hovertext: pts.map(function (p) { return hover(curve, p, r); }), hoverinfo: "text",
-        line: { color: colour(curve), dash: DASH[curve.status] }, opacity: OPACITY[curve.status]
+        line: { color: colour(curve), dash: dash(curve) }, opacity: OPACITY[curve.status]
       };
     });
     var concurrencies = [], values = [];
@@ -276,7 +286,9 @@
         if (r.sla.ttft_p90_max_ms !== null) { sla.push("TTFT P90 ≤ " + r.sla.ttft_p90_max_ms + " ms"); }
         if (r.sla.tps_per_user_min !== null) { sla.push("≥ " + r.sla.tps_per_user_min + " tok/s per user"); }
         if (r.sla.concurrency_min !== null) { sla.push("concurrency ≥ " + r.sla.concurrency_min); }
-        var caption = "MLPerf Endpoints · " + esc(r.benchmark) + " · " +
+        // The results named as the rules name them ("MLPerf Endpoints Serviced", "… RDI").
+        var names = r.curves.map(function (c) { return c.result_name; }).filter(function (n, i, all) { return all.indexOf(n) === i; });
+        var caption = esc(names.length ? names.join(" / ") : "MLPerf Endpoints") + " · " + esc(r.benchmark) + " · " +
           (r.current ? "current results" + (r.cohort ? " (latest: " + esc(r.cohort) + ")" : "") : "cohort " + esc(r.cohort)) +
           " · " + r.statuses.join(", ") + (sla.length ? " · SLA: " + sla.join(", ") : "") +
           (r.derived_label ? " · " + esc(r.derived_label) : "");

@@ -82,6 +82,8 @@ def _store_results(session: Session, submission: Submission, result: ComplianceR
             node_count=_bigint(parsed.node_count),
             serving_framework=parsed.serving_framework,
             provisioned_power_kw=parsed.provisioned_power_kw,
+            target_availability_date=parsed.target_availability_date,
+            power_estimates=parsed.power_estimates or None,
         )
         session.add(system)
         systems[parsed.dir_name] = system

@@ -18,7 +18,13 @@ from app.db.models.base import NAMING, Base, UTCDateTime, enum_of, utcnow
 from app.db.models.checks import CheckRun, FindingRow
 from app.db.models.jobs import Job
 from app.db.models.measurements import MeasuredRun
-from app.db.models.publishing import CohortRelease, Publication, PublishedCurve, ResultEntry
+from app.db.models.publishing import (
+    CohortRelease,
+    PreviewExtension,
+    Publication,
+    PublishedCurve,
+    ResultEntry,
+)
 from app.db.models.review import Objection, ObjectionMessage
 from app.db.models.runs import (
     RecountPart,
@@ -51,6 +57,7 @@ __all__ = [
     "Organization",
     "Point",
     "Publication",
+    "PreviewExtension",
     "PublishedCurve",
     "RecountPart",
     "Reproduction",

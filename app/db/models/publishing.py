@@ -10,6 +10,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    Date,
     Float,
     ForeignKey,
     Index,
@@ -95,6 +96,12 @@ class PublishedCurve(Base):
     accelerator_model: Mapped[str | None] = mapped_column(Text)
     accelerator_count: Mapped[int | None] = mapped_column(BigInteger)
     provisioned_power_kw: Mapped[float | None] = mapped_column(Float)
+    # The result's standing as published (app.publishing.domain.standing): the scenario,
+    # a Preview's committed date (its declared target, or the extension's), and whether
+    # its power comes partly from the rules' defaults.
+    scenario: Mapped[str | None] = mapped_column(String(8))
+    available_by: Mapped[dt.date | None] = mapped_column(Date)
+    power_estimated: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     data: Mapped[dict[str, Any]] = mapped_column(JSON)  # app.publishing.domain.snapshot
     snapshot_version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     # Rules §9.7: <major>.<minor>.<cohort-number>.<model_id>.<dataset_id>.<entry>.
@@ -126,3 +133,25 @@ class ResultEntry(Base):
         UniqueConstraint("scope", "entry"),
         UniqueConstraint("submission_id", "system_dir", "benchmark_model"),
     )
+
+
+class PreviewExtension(Base):
+    """The one extension of a Preview window a result may have (rules §11.10): asked by
+    its submitter at least 30 days before expiry, decided by the chair."""
+
+    __tablename__ = "preview_extensions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), unique=True
+    )
+    asked_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    asked_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    new_date: Mapped[dt.date] = mapped_column(Date)
+    reason: Mapped[str] = mapped_column(Text)
+    decided_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    decided_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    granted: Mapped[bool | None] = mapped_column(Boolean)
+    note: Mapped[str | None] = mapped_column(Text)
+
+    submission: Mapped[Submission] = relationship()

@@ -104,6 +104,12 @@ class Submission(Base):
     error_message: Mapped[str | None] = mapped_column(Text)
     uploaded_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)
     checks_finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    # Where the client ran (rules §2.1): CoP or CoN, as registered or declared at upload.
+    scenario: Mapped[str | None] = mapped_column(String(8))
+    # A Preview result removed at the cohort after its expiry (rules §11.10), and the
+    # notices its submitter was sent before (days before expiry → when).
+    preview_expired_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    preview_notices: Mapped[dict[str, str] | None] = mapped_column(JSON)
 
     organization: Mapped[Organization] = relationship()
     archive: Mapped[StoredFile] = relationship()
@@ -138,6 +144,10 @@ class System(Base):
     node_count: Mapped[int | None] = mapped_column(BigInteger)
     serving_framework: Mapped[str | None] = mapped_column(Text)
     provisioned_power_kw: Mapped[float | None] = mapped_column(Float)
+    # A Preview system's declared date (rules §11.10), and the power figures the checker
+    # filled from the rules' defaults ("MLC Estimated Power"; empty: all sourced).
+    target_availability_date: Mapped[dt.date | None] = mapped_column(Date)
+    power_estimates: Mapped[list[str] | None] = mapped_column(JSON)
 
     submission: Mapped[Submission] = relationship(back_populates="systems")
 

@@ -6,7 +6,8 @@ view but this schema, with its version stored beside each curve; a change of sha
 new version, and the reader keeps reading the old ones.
 
 Version 1 is the shape publications had before the schema was written down, so every
-stored record is valid version 1.
+stored record is valid version 1. Version 2 adds each point's reporting basis (what its
+point.yaml declares of the steady state); a version-1 record reads as one without it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from app.core.accuracy import PointAccuracy
 from app.core.finish import FinishReasons
@@ -23,8 +24,10 @@ from app.core.regions import Offline
 from app.core.run_summary import NewerSummaryFields
 from app.core.views import Metric, left_out_if_none
 from app.publishing.domain.repeatability import Repeatability
+from app.publishing.domain.standing import reporting_basis
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2
+KNOWN_VERSIONS = (1, 2)
 
 
 class Percentiles(BaseModel):
@@ -62,6 +65,29 @@ class EngagedPart(BaseModel):
     share: float = Field(description="nodes engaged / nodes provisioned")
     accelerators: int | None = Field(description="the accelerators of the engaged nodes")
     power_kw: float | None = Field(description="the point's power denominator (§4.5.3)")
+
+
+class ReportingBasisView(BaseModel):
+    """What a point's numbers rest on, as its point.yaml declares it (rules §2.3–2.4):
+    the coverage status and the detector's verdict are stored; whether that makes the
+    steady-state window the official basis, and the words for it, are derived."""
+
+    model_config = ConfigDict(frozen=True)
+
+    status: str | None = None
+    verdict: str | None = None
+
+    @computed_field(description="the steady-state window is the official basis (§2.2)")  # type: ignore[prop-decorator]
+    @property
+    def steady(self) -> bool:
+        basis = reporting_basis(self.status, self.verdict)
+        return basis is not None and basis.steady
+
+    @computed_field(description="the basis in words: steady state, low confidence, ...")  # type: ignore[prop-decorator]
+    @property
+    def label(self) -> str:
+        basis = reporting_basis(self.status, self.verdict)
+        return basis.label if basis is not None else "whole run"
 
 
 class PublishedPoint(BaseModel):
@@ -107,6 +133,10 @@ class PublishedPoint(BaseModel):
     repeatability: Repeatability | None = left_out_if_none(
         "the submitted run and the portal's reproductions of the point, as published: their "
         "spread (derived, not an MLPerf figure)"
+    )
+    reporting_basis: ReportingBasisView | None = left_out_if_none(
+        "the steady state the point declares (point.yaml): left out where it declares none "
+        "(an Offline or agentic run: the whole run, rules §2.4)"
     )
 
     @property
@@ -162,12 +192,13 @@ class CurveSnapshot(BaseModel):
         return self
 
     def stored(self) -> dict[str, Any]:
-        """The document written into the publication (version 1: no derived figure)."""
-        return self.model_dump(mode="json", exclude={"points": {"__all__": {"per_user"}}})
+        """The document written into the publication: no derived figure."""
+        derived: Any = {"per_user": True, "reporting_basis": {"steady": True, "label": True}}
+        return self.model_dump(mode="json", exclude={"points": {"__all__": derived}})
 
 
 def read_snapshot(version: int, data: dict[str, Any]) -> CurveSnapshot:
     """A stored curve, whatever version it was written in."""
-    if version != SNAPSHOT_VERSION:
+    if version not in KNOWN_VERSIONS:
         raise ValueError(f"publication snapshot version {version} is not known to this portal")
     return CurveSnapshot.model_validate(data)

@@ -65,11 +65,14 @@ from app.publishing.domain.snapshot import (
     InvalidatedPoint,
     Percentiles,
     PublishedPoint,
+    ReportingBasisView,
     read_snapshot,
 )
 from app.publishing.services.curves import offline_of, step_line_of, x_metric_of
 from app.publishing.services.embargo import embargo_release
+from app.publishing.services.standing import granted_extension, published_standing
 from app.settings import Settings
+from app.submissions.services.disclosures import system_disclosures
 
 _NOT_COPIED = frozenset({"id", "publication_id"})
 ARCHIVE_TAGS = frozenset({SubmissionState.WITHDRAWN.value, SubmissionState.INVALIDATED.value})
@@ -299,6 +302,7 @@ def published_point(
     recount: FrozenRecount | None = None,
     reproduced: Reproduced | None = None,
     agentic: bool = False,
+    basis: dict[str, Any] | None = None,
 ) -> PublishedPoint:
     return PublishedPoint(
         dir=point.dir_name,
@@ -333,6 +337,11 @@ def published_point(
             (point.system_tps, per_user(point, agentic)),
             reproduced or [],
         ),
+        reporting_basis=(
+            ReportingBasisView(status=basis.get("status"), verdict=basis.get("verdict"))
+            if basis
+            else None
+        ),
     )
 
 
@@ -340,9 +349,11 @@ def curve_snapshot(
     curve: Curve,
     recounts: dict[str, FrozenRecount] | None = None,
     runs: Runs | None = None,
+    bases: dict[str, dict[str, Any]] | None = None,
 ) -> CurveSnapshot:
     """What a publication keeps of a curve: its active points and their step line, each
-    with the re-count it has now (*recounts*, by point label)."""
+    with the re-count it has now (*recounts*, by point label) and the steady state it
+    declares (*bases*, by point label)."""
     active = [p for p in curve.points if p.state == "active"]
     recounts = recounts or {}
     prefix = f"{curve.system.dir_name}/{curve.benchmark_model}/"
@@ -364,6 +375,7 @@ def curve_snapshot(
                 recounts.get(prefix + p.dir_name),
                 (runs or {}).get(prefix + p.dir_name),
                 agentic=curve.is_agentic,
+                basis=(bases or {}).get(prefix + p.dir_name),
             )
             for p in active
         ],
@@ -381,15 +393,21 @@ def curve_snapshot(
 
 
 def _snapshot(
+    session: Session,
+    settings: Settings,
     submission: Submission,
     ids: dict[tuple[str, str], str],
     recounts: dict[str, FrozenRecount],
     runs: Runs,
 ) -> list[PublishedCurve]:
     systems = {s.dir_name: s for s in submission.systems}
+    disclosed = system_disclosures(settings, submission)
+    extended = granted_extension(session, submission)
     published = []
     for curve in submission.curves:
         system = systems.get(curve.system.dir_name)
+        declared = disclosed.get(curve.system.dir_name, {})
+        standing = published_standing(submission, system, extended)
         published.append(
             PublishedCurve(
                 benchmark_model=curve.benchmark_model,
@@ -397,12 +415,15 @@ def _snapshot(
                 is_agentic=curve.is_agentic,
                 system_name=(system.system_name if system else None) or curve.system.dir_name,
                 organization=submission.organization.name,
-                division=system.division if system else None,
-                availability=system.availability if system else None,
+                division=standing.division,
+                availability=standing.availability,
                 accelerator_model=system.accelerator_model if system else None,
                 accelerator_count=system.accelerator_count if system else None,
                 provisioned_power_kw=system.provisioned_power_kw if system else None,
-                data=curve_snapshot(curve, recounts, runs).stored(),
+                scenario=standing.scenario,
+                available_by=standing.available_by,
+                power_estimated=standing.power_estimated,
+                data=curve_snapshot(curve, recounts, runs, declared.get("steady_state")).stored(),
                 snapshot_version=SNAPSHOT_VERSION,
                 result_id=ids.get((curve.system.dir_name, curve.benchmark_model)),
             )
@@ -432,7 +453,10 @@ def _frozen_since(publication: Publication, recounts: dict[str, FrozenRecount], 
 
 
 def _content(curves: list[PublishedCurve]) -> list[tuple[Any, ...]]:
-    return [(c.benchmark_model, c.system_name, c.result_id, c.data) for c in curves]
+    return [
+        (c.benchmark_model, c.system_name, c.result_id, c.data, c.available_by, c.scenario)
+        for c in curves
+    ]
 
 
 # --- keeping the record in step -------------------------------------------------------------
@@ -520,7 +544,7 @@ def sync_record(
             return None
         why = why or "re-counted or reproduced since the last version"
     ids = result_ids(session, settings, submission, target) if status.value in REVIEWED else {}
-    curves = _snapshot(submission, ids, recounts, runs)
+    curves = _snapshot(session, settings, submission, ids, recounts, runs)
     if latest is not None and latest.status == status.value:
         if _content(latest.curves) == _content(curves):
             return None

@@ -2,7 +2,8 @@
 
 A point is admissible when its TTFT P90 is at most the limit, its tokens/s per user (or
 e2e interactivity, for agentic benchmarks) at least the minimum, its concurrency at least
-the minimum, and its region the one asked for. Dedicated Offline runs have no per-user
+the minimum, its region the one asked for, and, when the buyer asks for steady points only,
+its numbers come from its steady-state window (rules §2.2). Dedicated Offline runs have no per-user
 latency and are never admissible. The best admissible point of a curve is the one with the
 highest throughput (``system_tps``, or per kW / per accelerator when normalised, or the
 lowest cost at the buyer's price); ties go to the faster per-user point, then the lower
@@ -40,6 +41,7 @@ class Sla:
     tps_per_user_min: float | None = None
     concurrency_min: int | None = None
     regions: tuple[str, ...] = ()  # any region when empty
+    steady_only: bool = False  # only points whose steady-state window is the basis
 
     @property
     def is_empty(self) -> bool:
@@ -48,6 +50,7 @@ class Sla:
             and self.tps_per_user_min is None
             and self.concurrency_min is None
             and not self.regions
+            and not self.steady_only
         )
 
 
@@ -90,8 +93,18 @@ class Engagement(Protocol):
     def accelerators(self) -> int | None: ...
 
 
+class Basis(Protocol):
+    """What a point's numbers rest on (rules §2.3–2.4)."""
+
+    @property
+    def steady(self) -> bool: ...
+
+
 class OperatingPoint(Protocol):
     """What the SLA reads of a point (a published point is one)."""
+
+    @property
+    def reporting_basis(self) -> Basis | None: ...
 
     @property
     def engaged(self) -> Engagement | None: ...
@@ -128,6 +141,9 @@ class PointTable:
     curve: Ints
     concurrency: Ints
     dedicated: Bools
+    # The point's steady-state window is its basis; an agentic point has none by the
+    # rules (§2.4) and counts as steady, a point that declares nothing does not.
+    steady: Bools
     region: npt.NDArray[np.object_]
     system_tps: Floats
     system_tps_per_kw: Floats
@@ -152,6 +168,13 @@ class PointTable:
             curve=np.array([n for n, _p in rows], dtype=np.int64),
             concurrency=np.array([p.concurrency for _n, p in rows], dtype=np.int64),
             dedicated=np.array([p.offline == "dedicated" for _n, p in rows], dtype=np.bool_),
+            steady=np.array(
+                [
+                    p.reporting_basis.steady if p.reporting_basis is not None else agentic[n]
+                    for n, p in rows
+                ],
+                dtype=np.bool_,
+            ),
             region=np.array([p.region for _n, p in rows], dtype=np.object_),
             system_tps=_floats([p.system_tps for _n, p in rows]),
             system_tps_per_kw=_floats([p.system_tps_per_kw for _n, p in rows]),
@@ -182,6 +205,8 @@ def admissible_rows(table: PointTable, sla: Sla) -> Bools:
         ok &= table.concurrency >= sla.concurrency_min
     if sla.regions:
         ok &= np.isin(table.region, list(sla.regions))
+    if sla.steady_only:
+        ok &= table.steady
     return ok
 
 

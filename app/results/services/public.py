@@ -25,6 +25,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select
@@ -33,6 +35,7 @@ from sqlalchemy.orm import Session, selectinload
 from app.accounts.services.accounts import Principal
 from app.core.caching import remember
 from app.core.cohorts import Cohort
+from app.core.divisions import Availability, availability_of, division_of
 from app.core.pareto import step_curve
 from app.core.refusals import Kind, Refused
 from app.core.regions import Offline
@@ -49,6 +52,13 @@ from app.publishing.domain.snapshot import (
     InvalidatedPoint,
     PublishedPoint,
     read_snapshot,
+)
+from app.publishing.domain.standing import (
+    Contender,
+    SystemIdentity,
+    result_name,
+    superseded,
+    tags_of,
 )
 from app.publishing.services.cohorts import PublicationView, publication_view
 from app.settings import Settings
@@ -93,6 +103,25 @@ class VisibleCurve:
     stored: bytes  # the snapshot as JSON: a view of thousands of curves keeps few objects
     # The status this version was published with (``status`` is the one decided since).
     published_status: str = ""
+    # Its standing (app.publishing.domain.standing): the scenario, a Preview's committed
+    # date, power partly from the rules' defaults, the cohort it became verified in, the
+    # cohort of the newer result of the same system that supersedes it, and its tags.
+    scenario: str | None = None
+    available_by: dt.date | None = None
+    power_estimated: bool = False
+    verified_in: str | None = None
+    superseded_by: str | None = None
+    tags: tuple[str, ...] = ()
+
+    @property
+    def result_name(self) -> str:
+        """How the rules name the result: "MLPerf Endpoints Serviced", "... RDI"."""
+        return result_name(self.division, self.availability)
+
+    @property
+    def current(self) -> bool:
+        """Not superseded by a newer finalized result of the same system (rules §11.8)."""
+        return self.superseded_by is None
 
     @property
     def snapshot(self) -> CurveSnapshot:
@@ -254,7 +283,61 @@ def _with_decisions(
             curve = replace(curve, status=status, stored=snapshot.model_dump_json().encode())
         curves.append(curve)
         snapshots.append(snapshot)
-    return PublishedRecord(key, curves, snapshots)
+    return PublishedRecord(key, with_standing(curves), snapshots)
+
+
+def _official(found: StrEnum | None, written: str | None) -> str | None:
+    """A declaration in the official spelling; one the checker did not know, as written
+    (publications before the spelling was kept)."""
+    return found.value if found is not None else written
+
+
+def in_availabilities(availability: str | None, wanted: Iterable[str]) -> bool:
+    """Whether a result of *availability* is among the *wanted* statuses; one whose
+    status is not one of the three (never since the checker requires it) goes with the
+    Available ones."""
+    chosen = set(wanted)
+    if availability in {a.value for a in Availability}:
+        return availability in chosen
+    return Availability.AVAILABLE.value in chosen
+
+
+def with_standing(curves: list[VisibleCurve]) -> list[VisibleCurve]:
+    """*curves* each with the newer result that supersedes it and its tags: worked out
+    over the record they are shown in (a cohort's, or the current one)."""
+    marks = superseded(
+        [
+            Contender(
+                SystemIdentity.of(
+                    c.organization,
+                    c.system_name,
+                    c.benchmark_model,
+                    c.dataset,
+                    c.division,
+                    c.scenario,
+                ),
+                c.status == "verified",
+                c.verified_in or c.published_in,
+            )  # fmt: skip
+            for c in curves
+        ]
+    )
+    return [
+        replace(
+            c,
+            superseded_by=mark,
+            tags=tuple(
+                tags_of(
+                    status=c.status,
+                    availability=c.availability,
+                    available_by=c.available_by,
+                    power_estimated=c.power_estimated,
+                    superseded_by=mark,
+                )
+            ),
+        )
+        for c, mark in zip(curves, marks, strict=True)
+    ]
 
 
 def cohort_versions(session: Session, cohort: str) -> list[PublicationView]:
@@ -340,9 +423,12 @@ def _as_published(session: Session, cohort: str | None) -> PublishedRecord:
     ).all()
     latest: dict[int, Publication] = {}
     first_in: dict[int, str] = {}  # the cohort each result first appeared in
-    for publication in publications:
+    verified_in: dict[int, str] = {}  # ... and first appeared as verified in
+    for publication in publications:  # newest first: the last one seen is the earliest
         latest.setdefault(publication.submission_id, publication)
         first_in[publication.submission_id] = publication.cohort
+        if publication.status == "verified":
+            verified_in[publication.submission_id] = publication.cohort
     shown = [
         (p, c, _shown(p.status, read_snapshot(c.snapshot_version, c.data)))
         for p in latest.values()
@@ -360,18 +446,22 @@ def _as_published(session: Session, cohort: str | None) -> PublishedRecord:
             is_agentic=c.is_agentic,
             system_name=c.system_name,
             organization=c.organization,
-            division=c.division,
-            availability=c.availability,
+            division=_official(division_of(c.division), c.division),
+            availability=_official(availability_of(c.availability, c.division), c.availability),
             accelerator_model=c.accelerator_model,
             accelerator_count=c.accelerator_count,
             provisioned_power_kw=c.provisioned_power_kw,
             system_dir=snapshot.system_dir,
             stored=snapshot.model_dump_json().encode(),
             published_status=p.status,
+            scenario=c.scenario,
+            available_by=c.available_by,
+            power_estimated=c.power_estimated,
+            verified_in=verified_in.get(p.submission_id),
         )
         for p, c, snapshot in shown
     ]
-    record = PublishedRecord(key, visible, [snapshot for _p, _c, snapshot in shown])
+    record = PublishedRecord(key, with_standing(visible), [snapshot for _p, _c, snapshot in shown])
     return remember(_RECORDS, _RECORDS_SIZE, key, record)
 
 
@@ -413,6 +503,26 @@ def request_logs(session: Session, ids: Iterable[int]) -> dict[int, bytes]:
 ARCHIVED = frozenset({"withdrawn", "invalidated"})
 
 
+STANDING_TAGS = (
+    "the rules' tags, in their wording: peer review pending, Preview \u2014 Available by "
+    "DATE, MLC Estimated Power, Invalidated, Withdrawn, Superseded by COHORT"
+)
+
+
+def standing_fields(curve: VisibleCurve) -> dict[str, Any]:
+    """A curve's standing as every public model carries it (the same names everywhere)."""
+    return {
+        "division": curve.division,
+        "availability": curve.availability,
+        "scenario": curve.scenario,
+        "result_name": curve.result_name,
+        "tags": list(curve.tags),
+        "available_by": curve.available_by,
+        "power_estimated": curve.power_estimated,
+        "superseded_by": curve.superseded_by,
+    }
+
+
 class PublicCurve(BaseModel):
     """One published curve as every public view shows it."""
 
@@ -429,6 +539,14 @@ class PublicCurve(BaseModel):
     peer_review_pending: bool = Field(description="a provisional result: preliminary")
     result_id: str | None
     published_in: str = Field(description="the cohort the result first appeared in")
+    division: str | None = Field(description="Standardized, Serviced or RDI")
+    availability: str | None = Field(description="Available, Preview or RDI")
+    scenario: str | None = Field(description="CoP or CoN (rules §2.1); null: not declared")
+    result_name: str = Field(description='as the rules name it: "MLPerf Endpoints RDI", …')
+    tags: list[str] = Field(description=STANDING_TAGS)
+    available_by: dt.date | None = Field(description="a Preview result's committed date")
+    power_estimated: bool = Field(description="its power comes partly from the rules' defaults")
+    superseded_by: str | None = Field(description="the cohort that superseded it (§11.8)")
     points: list[PublishedPoint] = Field(description="the active points, as published")
     step_line: list[list[float]]
 
@@ -491,6 +609,7 @@ def public_curve(curve: VisibleCurve) -> PublicCurve:
         peer_review_pending=peer_review_pending(curve.status),
         result_id=curve.result_id,
         published_in=curve.published_in,
+        **standing_fields(curve),
         points=list(points),
         step_line=step_line,
     )

@@ -10,6 +10,13 @@ from dataclasses import dataclass, field
 from pydantic import Field
 from sqlalchemy.orm import Session
 
+from app.core.divisions import (
+    Availability,
+    Division,
+    availability_of,
+    division_of,
+    scenario_of,
+)
 from app.core.numbers import whole_number
 from app.core.params import UrlParams
 from app.core.regions import REGIONS
@@ -32,6 +39,12 @@ MOST_CHARTED = 500
 LISTED = 200  # systems not drawn listed in one answer (`more_from` pages on)
 
 
+# RDI results stand apart (rules §11.10): ranked among the others only when asked for.
+DEFAULT_AVAILABILITIES = (Availability.AVAILABLE.value, Availability.PREVIEW.value)
+BASES = ("any", "steady")
+INCLUDE_OR_EXCLUDE = ("include", "exclude")
+
+
 @dataclass
 class ResultsQuery:
     benchmark: str | None = None
@@ -40,7 +53,10 @@ class ResultsQuery:
     statuses: tuple[str, ...] = DEFAULT_STATUSES
     sla: Sla = field(default_factory=Sla)
     division: str | None = None
-    availability: str | None = None
+    availabilities: tuple[str, ...] = DEFAULT_AVAILABILITIES
+    scenario: str | None = None
+    exclude_estimated_power: bool = False
+    include_superseded: bool = False
     organization: str | None = None
     accelerator: str | None = None
     accelerator_count: int | None = None
@@ -92,8 +108,30 @@ class ResultsParams(UrlParams):
     region: str | None = Field(
         None, description=f"{', '.join(REGIONS)}, or any (default: the workload's regions)"
     )
-    division: str | None = None
-    availability: str | None = None
+    division: str | None = Field(None, description="Standardized, Serviced or RDI")
+    availability: list[str] | None = Field(
+        None,
+        description="repeatable: Available, Preview, RDI (rules §11.10); default Available "
+        "and Preview: RDI results are ranked only when asked for",
+    )
+    scenario: str | None = Field(
+        None, description="cop (client on premises) or con (client over the network), §2.1"
+    )
+    estimated_power: str | None = Field(
+        None,
+        description="include (default) or exclude the results whose power comes partly from "
+        "the rules' defaults (tagged MLC Estimated Power)",
+    )
+    basis: str | None = Field(
+        None,
+        description="any (default) or steady: only points whose numbers come from their "
+        "steady-state window (rules §2.2) meet the query",
+    )
+    superseded: str | None = Field(
+        None,
+        description="exclude (default) or include the results a newer finalized result of "
+        "the same system supersedes (rules §11.8; labelled so)",
+    )
     organization: str | None = None
     accelerator: str | None = Field(None, description="matches part of the accelerator name")
     accelerator_count: str | None = Field(None, description=A_COUNT)
@@ -175,7 +213,8 @@ def parse_results_query(
         regions: tuple[str, ...] = ()  # every region, whatever the workload suggests
     else:
         regions = (region,) if region else (workload.regions if workload else ())
-    sla = Sla(ttft_max, tpu_min, _count(params, "concurrency_min"), regions)
+    steady_only = _one_of("basis", text("basis") or "any", BASES) == "steady"
+    sla = Sla(ttft_max, tpu_min, _count(params, "concurrency_min"), regions, steady_only)
     rank_by = _rank_by(text("rank_by") or "throughput", sla, normalize)
     charted, pinned = _charted(params)
     return ResultsQuery(
@@ -184,8 +223,17 @@ def parse_results_query(
         cohort=checked_cohort(session, text("cohort")),
         statuses=statuses,
         sla=sla,
-        division=text("division"),
-        availability=text("availability"),
+        division=_division(text("division")),
+        availabilities=_availabilities(params.availability),
+        scenario=_scenario(text("scenario")),
+        exclude_estimated_power=_one_of(
+            "estimated_power", text("estimated_power") or "include", INCLUDE_OR_EXCLUDE
+        )
+        == "exclude",
+        include_superseded=_one_of(
+            "superseded", text("superseded") or "exclude", INCLUDE_OR_EXCLUDE
+        )
+        == "include",
         organization=text("organization"),
         accelerator=text("accelerator"),
         accelerator_count=_count(params, "accelerator_count"),
@@ -199,6 +247,41 @@ def parse_results_query(
         more_from=_count(params, "more_from") or 1,
         pinned=pinned,
     )
+
+
+def _division(text: str | None) -> str | None:
+    if text is None:
+        return None
+    found = division_of(text)
+    if found is None:
+        raise QueryProblem(
+            "division", f"division must be one of {', '.join(Division)}, not {text!r}"
+        )
+    return found.value
+
+
+def _availabilities(asked: Sequence[str] | None) -> tuple[str, ...]:
+    if not asked:
+        return DEFAULT_AVAILABILITIES
+    chosen = []
+    for text in asked:
+        found = availability_of(text, None)
+        if found is None:
+            raise QueryProblem(
+                "availability",
+                f"availability must be one of {', '.join(Availability)}, not {text!r}",
+            )
+        chosen.append(found.value)
+    return tuple(dict.fromkeys(chosen))
+
+
+def _scenario(text: str | None) -> str | None:
+    if text is None:
+        return None
+    found = scenario_of(text)
+    if found is None:
+        raise QueryProblem("scenario", f"scenario must be cop or con, not {text!r}")
+    return found.value
 
 
 def _one_of(name: str, value: str, allowed: Sequence[str], besides: str = "") -> str:

@@ -25,7 +25,12 @@ from app.core.per_user import per_user_metric
 from app.core.regions import Offline, region_name
 from app.core.run_summary import NewerSummaryFields
 from app.core.views import left_out_if_none
-from app.publishing.domain.snapshot import CurveSnapshot, FrozenRecount, PublishedPoint
+from app.publishing.domain.snapshot import (
+    CurveSnapshot,
+    FrozenRecount,
+    PublishedPoint,
+    ReportingBasisView,
+)
 from app.results.domain.colours import PALETTE, colours, system_key
 from app.results.domain.presets import PricePreset
 from app.results.domain.sla import (
@@ -41,15 +46,18 @@ from app.results.domain.sla import (
 )
 from app.results.services.public import (
     PRELIMINARY_FOOTNOTE,
+    STANDING_TAGS,
     STATUSES,
     QueryProblem,
     RecordKey,
     VisibleCurve,
     checked_cohort,
+    in_availabilities,
     latest_cohort,
     peer_review_pending,
     published_record,
     request_logs,
+    standing_fields,
 )
 from app.results.services.query import (
     LISTED,
@@ -166,7 +174,10 @@ def _matches(curve: VisibleCurve, q: ResultsQuery) -> bool:
 
     return (
         same(curve.division, q.division)
-        and same(curve.availability, q.availability)
+        and in_availabilities(curve.availability, q.availabilities)
+        and same(curve.scenario, q.scenario)
+        and not (q.exclude_estimated_power and curve.power_estimated)
+        and (q.include_superseded or curve.current)
         and same(curve.organization, q.organization)
         and (
             q.accelerator is None
@@ -225,8 +236,18 @@ class ResultCurve(BaseModel):
     system: str
     system_dir: str
     organization: str
-    division: str | None
-    availability: str | None
+    division: str | None = Field(description="Standardized, Serviced or RDI")
+    availability: str | None = Field(
+        description="the publication status, as the rules spell it: Available, Preview or RDI"
+    )
+    scenario: str | None = Field(description="CoP or CoN (rules §2.1); null: not declared")
+    result_name: str = Field(description='as the rules name it: "MLPerf Endpoints Serviced", …')
+    tags: list[str] = Field(description=STANDING_TAGS)
+    available_by: dt.date | None = Field(description="a Preview result's committed date")
+    power_estimated: bool = Field(description="its power comes partly from the rules' defaults")
+    superseded_by: str | None = Field(
+        description="the cohort of the newer finalized result of the same system (§11.8)"
+    )
     accelerator_model: str | None
     accelerator_count: int | None
     provisioned_power_kw: float | None
@@ -438,8 +459,7 @@ def _curve_view(view: View, n: int, q: ResultsQuery, a: Answer) -> ResultCurve:
         system=curve.system_name,
         system_dir=snapshot.system_dir,
         organization=curve.organization,
-        division=curve.division,
-        availability=curve.availability,
+        **standing_fields(curve),
         accelerator_model=curve.accelerator_model,
         accelerator_count=curve.accelerator_count,
         provisioned_power_kw=curve.provisioned_power_kw,
@@ -489,7 +509,11 @@ class RankingRow(BaseModel):
     accelerator_count: int | None
     provisioned_power_kw: float | None
     division: str | None
-    availability: str | None
+    availability: str | None = Field(description="Available, Preview or RDI")
+    scenario: str | None
+    result_name: str
+    tags: list[str] = Field(description=STANDING_TAGS)
+    power_estimated: bool
     point: str = Field(description="the point's folder")
     concurrency: int
     region: str | None
@@ -524,6 +548,9 @@ class RankingRow(BaseModel):
         default=None,
         description="a note when more than 5 % of the point's responses ended on the output "
         "length limit (finish_reason_counts)",
+    )
+    reporting_basis: ReportingBasisView | None = Field(
+        default=None, description="the steady state the point declares (rules §2.3–2.4)"
     )
     runs: int | None = Field(
         default=None, description="where the point was reproduced: its runs (submitted + each)"
@@ -644,6 +671,11 @@ class ResultsPage(BaseModel):
     dataset: str | None
     benchmarks: list[BenchmarkView]
     statuses: list[str]
+    availabilities: list[str] = Field(description="the publication statuses shown")
+    scenario: str | None = Field(description="the scenario asked for, if any")
+    estimated_power: str = Field(description="include or exclude MLC Estimated Power")
+    basis: str = Field(description="any, or steady: only steady-state points meet the query")
+    superseded: str = Field(description="exclude (current results only) or include")
     normalize: str
     derived: bool = Field(
         description="a figure the portal derives is shown: normalised throughput, or a cost "
@@ -722,6 +754,10 @@ def _ranking_row(rank: int, curve: ResultCurve, value: float | None) -> RankingR
         provisioned_power_kw=curve.provisioned_power_kw,
         division=curve.division,
         availability=curve.availability,
+        scenario=curve.scenario,
+        result_name=curve.result_name,
+        tags=curve.tags,
+        power_estimated=curve.power_estimated,
         point=best.dir,
         concurrency=best.concurrency,
         region=best.region,
@@ -737,6 +773,7 @@ def _ranking_row(rank: int, curve: ResultCurve, value: float | None) -> RankingR
         ttft_p90_ms=best.ttft_p90_ms,
         tpot_p90_ms=best.tpot_p90_ms,
         cut_short=best.cut_short,
+        reporting_basis=best.reporting_basis,
         runs=best.repeatability.runs if best.repeatability else None,
         cv=best.repeatability.system_tps.cv if best.repeatability else None,
     )
@@ -810,6 +847,11 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         dataset=dataset,
         benchmarks=benchmarks,
         statuses=list(q.statuses),
+        availabilities=list(q.availabilities),
+        scenario=q.scenario,
+        estimated_power="exclude" if q.exclude_estimated_power else "include",
+        basis="steady" if q.sla.steady_only else "any",
+        superseded="include" if q.include_superseded else "exclude",
         normalize=q.normalize,
         # A price makes a cost column whatever the normalisation: derived too.
         derived=q.normalize in DERIVED or q.price is not None,

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from app.accounts.services.accounts import get_user, principal_of_user
 from app.audit import record as timeline
 from app.checks.services.checks import retry_check
+from app.core.divisions import Scenario, scenario_of
 from app.core.lifecycle import PointState, PublicationMode, SubmissionState
 from app.core.refusals import Kind, Refused
 from app.db.models import ApiSubmission, Submission
@@ -106,6 +107,7 @@ def _first_bundle(
     if record.embargo_at is not None:
         zone = ZoneInfo(settings.cohort_timezone)
         submission.embargo_date = embargo_day(record.embargo_at, zone)
+    submission.scenario = (scenario_of(record.scenario) or Scenario.COP).value
     record.submission = submission
     record.refused_code = record.refused_message = None
     return submission

@@ -149,6 +149,7 @@ def system_fields(copies: Copies) -> dict[str, dict[str, Any]]:
         window = point.get("steady_state")
         if isinstance(window, dict) and window:
             entry["steady_state"][label] = {
+                "status": window.get("status"),
                 "verdict": window.get("verdict"),
                 "window": window.get("window") if isinstance(window.get("window"), dict) else {},
             }

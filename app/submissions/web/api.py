@@ -78,6 +78,12 @@ _UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
                                 "format": "date",
                                 "description": "rules §4.2: hold the publication until then",
                             },
+                            "scenario": {
+                                "type": "string",
+                                "enum": ["cop", "con"],
+                                "description": "rules §2.1: client on premises or over the "
+                                "network; a Serviced result is con",
+                            },
                         },
                     }
                 }

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal, get_user
 from app.accounts.web.security import CSRF_FIELD, csrf_valid
+from app.core.divisions import scenario_of
 from app.core.lifecycle import PublicationMode
 from app.core.refusals import Refused
 from app.jobs.queue import JobQueue
@@ -70,6 +71,23 @@ def _embargo(fields: dict[str, str], today: dt.date, settings: Settings) -> dt.d
     return day
 
 
+def _scenario(fields: dict[str, str]) -> str | None:
+    """Where the client ran (rules §2.1): cop or con; not given, it is not guessed (a
+    Serviced result is CoN whatever is said)."""
+    text = (fields.get("scenario") or "").strip()
+    if not text:
+        return None
+    found = scenario_of(text)
+    if found is None:
+        raise UploadProblem(
+            422,
+            "bad-scenario",
+            f"scenario must be cop (client on premises) or con (client over the network), "
+            f"rules §2.1, not {text!r}",
+        )
+    return found.value
+
+
 def _wants_review(fields: dict[str, str]) -> bool:
     if fields.get("not_for_review", "").strip().lower() in _TRUE:
         return False
@@ -105,7 +123,8 @@ async def handle_upload(
     """Stream, store and register one uploaded archive; commits on success.
 
     The upload page's form carries a CSRF token (``check_csrf``); API clients do not. The
-    publication mode and the embargo date are chosen here (rules §11.2, §4.2).
+    publication mode, the embargo date and the scenario are chosen here (rules §11.2,
+    §4.2, §2.1).
     """
     uploader = get_user(session, who.user_id)
     # Before a byte is read: a flood of uploads costs the portal nothing.
@@ -127,6 +146,7 @@ async def handle_upload(
                 )
         mode = _publication_mode(parsed.fields)
         embargo = _embargo(parsed.fields, get_now(request).date(), settings)
+        scenario = _scenario(parsed.fields)
     except UploadProblem as problem:
         sink.discard()
         problem.fields = kept
@@ -163,5 +183,6 @@ async def handle_upload(
         # Chosen once, at upload (§11.2).
         accepted.submission.publication_mode = PublicationMode(mode)
         accepted.submission.embargo_date = embargo
+        accepted.submission.scenario = scenario
     session.commit()
     return accepted

@@ -11,6 +11,7 @@ second implementation of them.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import math
 import re
 from dataclasses import dataclass, field
@@ -149,6 +150,9 @@ class ParsedSystem:
     node_count: int | None = None
     serving_framework: str | None = None
     provisioned_power_kw: float | None = None
+    target_availability_date: dt.date | None = None
+    # What the checker filled from the rules' defaults (its power-estimated warning).
+    power_estimates: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -400,11 +404,19 @@ def point_label_for(relative_path: str | None) -> str | None:
     return None
 
 
+def _day(text: str | None) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(text) if text else None
+    except ValueError:  # the checker's availability-date-invalid says so
+        return None
+
+
 def _describe_system(system_dir: Path, power: Any) -> ParsedSystem:
     """Display facts from the first readable point ``system_desc.json`` of a system."""
     system = ParsedSystem(dir_name=system_dir.name)
     if power is not None:
         system.provisioned_power_kw = power.provisioned_power_kw
+        system.power_estimates = [str(e) for e in getattr(power, "estimated", None) or []]
     for desc_path in sorted(system_dir.glob("*/r*/system_desc.json")):
         data = read_mapping(desc_path)
         if data is None:
@@ -419,6 +431,7 @@ def _describe_system(system_dir: Path, power: Any) -> ParsedSystem:
         system.submitter_org = text("submitter_org_names")
         system.division = text("division")
         system.availability = text("system_availability_status")
+        system.target_availability_date = _day(text("target_availability_date"))
         system.serving_framework = text("serving_framework")
         nodes_total = 0
         accelerators_total = 0

@@ -49,7 +49,7 @@ def test_metrics_keep_three_decimals() -> None:
 
 
 def test_an_unknown_version_is_refused_not_misread() -> None:
-    with pytest.raises(ValueError, match="version 2"):
+    with pytest.raises(ValueError, match=f"version {SNAPSHOT_VERSION + 1}"):
         read_snapshot(SNAPSHOT_VERSION + 1, STORED_BEFORE)
 
 

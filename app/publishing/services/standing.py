@@ -1,0 +1,73 @@
+"""A result's standing as the record keeps it: what a publication freezes of its
+division, publication status, scenario and Preview date (``published_standing``), and the
+Preview rule's numbers from the settings. The dates and tags themselves are worked out
+by ``app.publishing.domain.standing``."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.core.divisions import Availability, availability_of, division_of, scenario_for
+from app.db.models import PreviewExtension, Submission, System
+from app.publishing.domain.standing import PreviewTerms
+from app.settings import Settings
+
+
+def preview_terms(settings: Settings) -> PreviewTerms:
+    return PreviewTerms(
+        window_days=settings.preview_window_days,
+        extension_max_days=settings.preview_extension_max_days,
+        extension_lead_days=settings.preview_extension_lead_days,
+        notice_days=tuple(sorted(settings.preview_notice_days, reverse=True)),
+    )
+
+
+def extension_of(session: Session, submission: Submission) -> PreviewExtension | None:
+    """The one extension asked for the submission's Preview window, if any."""
+    return session.scalar(
+        select(PreviewExtension).where(PreviewExtension.submission_id == submission.id)
+    )
+
+
+def granted_extension(session: Session, submission: Submission) -> PreviewExtension | None:
+    extension = extension_of(session, submission)
+    return extension if extension is not None and extension.granted else None
+
+
+@dataclass(frozen=True)
+class PublishedStanding:
+    """What a publication keeps of a curve's standing, in the official vocabulary."""
+
+    division: str | None
+    availability: str | None
+    scenario: str | None
+    available_by: dt.date | None  # a Preview's committed date
+    power_estimated: bool
+
+
+def published_standing(
+    submission: Submission, system: System | None, extension: PreviewExtension | None
+) -> PublishedStanding:
+    """A system's standing as its submission declares it: the division and status in the
+    official spelling (an RDI division is RDI; an unknown word is kept as written, the
+    checker having said so), the scenario, a Preview's date (moved by a granted
+    extension), and whether its power comes partly from the rules' defaults."""
+    declared_division = system.division if system else None
+    declared_status = system.availability if system else None
+    division = division_of(declared_division)
+    status = availability_of(declared_status, declared_division)
+    available_by = None
+    if status == Availability.PREVIEW and system is not None:
+        available_by = extension.new_date if extension else system.target_availability_date
+    scenario = scenario_for(submission.scenario, declared_division)
+    return PublishedStanding(
+        division=division.value if division else declared_division,
+        availability=status.value if status else declared_status,
+        scenario=scenario.value if scenario else None,
+        available_by=available_by,
+        power_estimated=bool(system is not None and system.power_estimates),
+    )
