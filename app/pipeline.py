@@ -10,14 +10,18 @@ and the job recovery read.
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 from sqlalchemy.orm import Session
 
+from app.checks.domain.compliance import ComplianceResult
+from app.checks.domain.findings import Finding
 from app.checks.services.checks import check_submission, fail_check
 from app.core.times import Clock
 from app.db.models import Job, Submission, utcnow
 from app.jobs.kinds import JobKind, registry
 from app.jobs.queue import CHECK_SUBMISSION, JobQueue
+from app.publishing.services.standing_findings import standing_findings
 from app.review.services.review import on_checks_passed
 from app.runs.services.jobs import RUNS_JOB_KINDS
 from app.runs.services.retokenization import request_retokenization
@@ -49,7 +53,17 @@ def run_checks(
     clock: Clock = utcnow,
     queue: JobQueue | None = None,
 ) -> Job | None:
-    """A check job, with what a pass leads to."""
+    """A check job, with what a pass leads to, and the rules of the features above the
+    checks: a bundle composed from runs (the Submission API's) and the declared standing
+    (publishing's)."""
+
+    def more_findings(
+        session: Session, submission: Submission, root: Path, result: ComplianceResult
+    ) -> list[Finding]:
+        return bundle_findings(session, submission, root, result) + standing_findings(
+            session, settings, submission, result, clock()
+        )
+
     return check_submission(
         session=session,
         settings=settings,
@@ -58,7 +72,7 @@ def run_checks(
         queue=queue,
         bundle_folder=bundle_folder,
         after_pass=after_checks_passed,
-        more_findings=bundle_findings,
+        more_findings=more_findings,
     )
 
 

@@ -106,6 +106,9 @@ class Action(enum.StrEnum):
     ASSIGN_REVIEWER = "assign-reviewer"
     COMPLETE_REVIEW = "complete-review"
     DECIDE = "decide"  # finalize, reject, invalidate
+    # The one extension of a Preview window (rules §11.10): asked, then decided.
+    ASK_PREVIEW_EXTENSION = "ask-preview-extension"
+    DECIDE_PREVIEW_EXTENSION = "decide-preview-extension"
     # The official Submission API's acts on what an organisation registers before a
     # submission exists: its measured runs, and a submission composed from them.
     MANAGE_RUNS = "manage-runs"
@@ -145,6 +148,8 @@ WHO_MAY: dict[Action, tuple[tuple[Standing, ...], str]] = {
     Action.ASSIGN_REVIEWER: ((_CH,), "assign the reviewer"),
     Action.COMPLETE_REVIEW: ((_R,), "complete the review"),
     Action.DECIDE: ((_CH,), "decide on the submission"),
+    Action.ASK_PREVIEW_EXTENSION: ((_S,), "ask for the Preview window's extension"),
+    Action.DECIDE_PREVIEW_EXTENSION: ((_CH,), "grant or refuse a Preview extension"),
     Action.MANAGE_RUNS: ((_S,), "register, pin or delete the organisation's runs"),
     Action.COMPOSE: ((_S,), "compose a submission from runs or change which runs it holds"),
 }

@@ -9,10 +9,8 @@
   if (!el || !data || typeof Plotly === "undefined") { return; }
   var chart = JSON.parse(data.textContent);
   var DASH = { verified: "solid", provisional: "dash", unverified: "dot" };
-  function esc(text) {
-    return String(text).replace(/[&<>]/g, function (ch) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;" }[ch]; });
-  }
-  function fmt(v, d) { return v === null || v === undefined ? "—" : Number(v).toFixed(d); }
+  var P = window.EndpointsPoints;  // static/points.js
+  var esc = P.esc, fmt = P.fmt;
   var traces = [];
   // On a phone the legend breaks each name before its organisation and status.
   var short = window.EndpointsPoints.phone(el);
@@ -22,16 +20,24 @@
     traces.push({ type: "scatter", mode: "lines", name: legendName(curve.name), legendgroup: "c" + i,
                   x: curve.step_line.map(function (v) { return v[0]; }),
                   y: curve.step_line.map(function (v) { return v[1]; }),
-                  line: { color: colour, width: 2, dash: DASH[curve.status] || "solid" }, hoverinfo: "skip" });
+                  line: { color: colour, width: 2, dash: P.isRdi(curve) ? "dashdot" : (DASH[curve.status] || "solid") },
+                  hoverinfo: "skip" });
     traces.push({ type: "scatter", mode: "markers", showlegend: false, legendgroup: "c" + i,
                   x: curve.points.map(function (p) { return p.x; }), y: curve.points.map(function (p) { return p.y; }),
                   hovertext: curve.points.map(function (p) {
                     return esc(curve.name) + "<br>concurrency " + p.concurrency + "<br>" + fmt(p.y, 1) +
                       " tok/s · TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms" + (p.note ? "<br>" + esc(p.note) : "") +
-                      (p.cut_short ? "<br><b>cut short</b>: " + esc(p.cut_short) : "");
+                      (p.cut_short ? "<br><b>cut short</b>: " + esc(p.cut_short) : "") +
+                      (p.basis ? "<br>basis: " + esc(p.basis) : "") +
+                      (P.tags(curve) ? "<br>" + P.tags(curve) : "");
                   }),
-                  hoverinfo: "text", marker: { color: colour, size: 8 } });
+                  hoverinfo: "text", marker: { color: colour, size: 8, symbol: P.isRdi(curve) ? "diamond" : "circle" } });
   });
+  if (chart.curves.some(P.isRdi)) {  // the legend says what the RDI style means
+    traces.push({ type: "scatter", mode: "lines+markers", x: [null], y: [null], hoverinfo: "skip",
+                  name: "RDI result (not orderable, §11.10)", line: { color: "#555", dash: "dashdot", width: 2 },
+                  marker: { symbol: "diamond", color: "#555" } });
+  }
   // The image travels without the page: it carries the page's caption and footnotes
   // (which view, "peer review pending"); Plotly's own camera button would not.
   function savePng() {

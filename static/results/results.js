@@ -287,8 +287,7 @@
         if (r.sla.tps_per_user_min !== null) { sla.push("≥ " + r.sla.tps_per_user_min + " tok/s per user"); }
         if (r.sla.concurrency_min !== null) { sla.push("concurrency ≥ " + r.sla.concurrency_min); }
         // The results named as the rules name them ("MLPerf Endpoints Serviced", "… RDI").
-        var names = r.curves.map(function (c) { return c.result_name; }).filter(function (n, i, all) { return all.indexOf(n) === i; });
-        var caption = esc(names.length ? names.join(" / ") : "MLPerf Endpoints") + " · " + esc(r.benchmark) + " · " +
+        var caption = esc(r.result_names) + " · " + esc(r.benchmark) + " · " +
           (r.current ? "current results" + (r.cohort ? " (latest: " + esc(r.cohort) + ")" : "") : "cohort " + esc(r.cohort)) +
           " · " + r.statuses.join(", ") + (sla.length ? " · SLA: " + sla.join(", ") : "") +
           (r.derived_label ? " · " + esc(r.derived_label) : "");

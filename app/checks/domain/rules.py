@@ -412,6 +412,50 @@ PORTAL_RULES: tuple[Rule, ...] = (
         "Build the bundle with endpoints-submission-cli, which writes the declarations into "
         "every system_desc.json.",
     ),
+    # A result's publication status over time (rules §11.10).
+    _portal(
+        "rdi-status",
+        "RDI division, RDI status",
+        "§11.10",
+        Stage.CHECKS,
+        _ERROR,
+        "A result of the RDI division always has RDI status (SR §7.2.5): its system "
+        "description cannot declare it Available or Preview.",
+        "Declare system_availability_status RDI, or submit in another division.",
+    ),
+    _portal(
+        "preview-target-date",
+        "Preview date within its window",
+        "§11.10",
+        Stage.CHECKS,
+        _ERROR,
+        "A Preview result declares a target_availability_date within 180 days of the cohort "
+        "in which it first appears (the cohort it is eligible for, before it has appeared).",
+        "Declare a date within the window, or submit the system once it is Available.",
+    ),
+    _portal(
+        "rdi-cooling-off",
+        "RDI cooling-off",
+        "§11.10",
+        Stage.CHECKS,
+        _ERROR,
+        "A component first published as RDI (its accelerator model, its system, its "
+        "serving software) may not be submitted as Available or Preview before the later of "
+        "the cohort date after next and 221 days after that first publication.",
+        "Submit it as RDI until the date the finding names, or wait for it.",
+    ),
+    _portal(
+        "preview-continuity",
+        "Available within 5 % of its Preview",
+        "§11.10",
+        Stage.CHECKS,
+        _ERROR,
+        "The Available result that ships a Preview keeps its throughput: system_tps and "
+        "tps_per_user may each fall by at most 5 % from the Preview's, point by point (the "
+        "concurrencies both have); latency is not gated.",
+        "Submit the configuration the Preview measured, or explain the change to the "
+        "committee (a re-run where the configuration changed).",
+    ),
     _portal(
         "dataset-name",
         "Declared dataset",

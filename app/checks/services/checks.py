@@ -172,7 +172,9 @@ AfterPass = Callable[[Session, Settings, Submission, dt.datetime, JobQueue | Non
 BundleFolder = Callable[[Settings, Submission], Path]
 # Rules a feature above adds for some submissions (the Submission API's, for a bundle
 # composed from runs), with the facts it keeps: given by app.pipeline.
-MoreFindings = Callable[[Session, Submission, Path], list[Finding]]
+# The findings of rules that live above the checks (the Submission API's, the standing's):
+# they read the bundle's root and what the official checker made of it.
+MoreFindings = Callable[[Session, Submission, Path, ComplianceResult], list[Finding]]
 
 
 def check_submission(
@@ -218,7 +220,7 @@ def check_submission(
         datasets=catalogue(settings.extra_datasets),
     )
     if more_findings is not None:
-        result = with_findings(result, more_findings(session, submission, root))
+        result = with_findings(result, more_findings(session, submission, root, result))
     set_progress(session, job, "storing findings and results", 0.8)
 
     finished = clock()

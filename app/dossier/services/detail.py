@@ -3,6 +3,7 @@ review for the committee and the submitters (rules §11.9)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -10,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Submission
 from app.dossier.services.curves import CurveView, curve_view
+from app.dossier.services.standing import SystemStanding, submission_standing
 from app.review.services.summary import ReviewSummary, review_summary
 from app.runs.services.reproductions import list_reproductions
 from app.settings import Settings
@@ -24,10 +26,12 @@ from app.submissions.services.views import (
 
 
 class PublicSubmission(SubmissionSummary):
-    """What anyone who may see the submission sees: its active curves."""
+    """What anyone who may see the submission sees: its active curves, and each system's
+    standing (publication status, tags, a Preview's clock)."""
 
     links: dict[str, str] = Field(description="self, findings and the page")
     curves: list[CurveView]
+    standing: list[SystemStanding] = Field(description="per system (rules §11.10, §11.8)")
 
 
 class FindingCounts(BaseModel):
@@ -61,14 +65,20 @@ class SubmissionDetail(PublicSubmission):
 
 
 def submission_detail(
-    session: Session, settings: Settings, submission: Submission, access: Access
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    access: Access,
+    today: dt.date,
 ) -> PublicSubmission | SubmissionDetail:
     links = links_of(submission.public_id)
+    standing = submission_standing(session, settings, submission, today)
     if access < Access.FULL:
         curves = [curve_view(c, active_only=True) for c in submission.curves]
         return PublicSubmission.model_validate(
-            {**summary_fields(submission), "links": links, "curves": curves}
-        )
+            {**summary_fields(submission), "links": links, "curves": curves,
+             "standing": standing}
+        )  # fmt: skip
     run = latest_check_run(session, submission)
     reproductions = list_reproductions(session, submission)
     disclosures = system_disclosures(settings, submission)
@@ -99,5 +109,6 @@ def submission_detail(
                 for s in submission.systems
             ],
             "curves": [curve_view(c, reproductions) for c in submission.curves],
+            "standing": standing,
         }
     )

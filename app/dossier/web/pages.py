@@ -17,6 +17,7 @@ from app.core.authorization import Action, may
 from app.core.regions import Offline
 from app.db.models import Submission
 from app.dossier.services.curves import CurveView, curve_view
+from app.dossier.services.standing import submission_standing
 from app.results.services.public import PRELIMINARY_FOOTNOTE
 from app.review.web.pages import review_context
 from app.runs.services.reproductions import list_reproductions, reproduction_refusal
@@ -26,7 +27,7 @@ from app.runs.services.retokenization import (
     missing_tokenizers,
 )
 from app.runs.services.views import reproduction_view, retokenization_view
-from app.settings import Settings
+from app.settings import Settings, review_clock
 from app.submissions.domain.visibility import Access
 from app.submissions.services.artifacts import latest_events
 from app.submissions.services.disclosures import system_disclosures
@@ -54,6 +55,8 @@ def render_submission(
     who = principal_of(request)
     submission = visible_submission(session, who, public_id)
     level = access_to(session, who, submission)
+    today = review_clock(settings).local_date(get_now(request))
+    standing = submission_standing(session, settings, submission, today)
     if level < Access.FULL:
         # The public sees a provisional result's curves, nothing of its review (§11.9).
         return templates.TemplateResponse(
@@ -63,6 +66,7 @@ def render_submission(
                 "s": submission_summary(submission),
                 "curves": [curve_view(c, active_only=True) for c in submission.curves],
                 "footnote": PRELIMINARY_FOOTNOTE,
+                "standing": standing,
             },
         )
     run = latest_check_run(session, submission)
@@ -80,6 +84,12 @@ def render_submission(
             **_recounts(session, submission),
             **_reproducing(settings, submission, curves, refused),
             "s": submission_summary(submission),
+            "standing": standing,
+            # The Preview extension's forms: the one rule says who is offered which.
+            "may_ask_extension": may(actor_of(who, submission), Action.ASK_PREVIEW_EXTENSION)
+            is None,
+            "may_decide_extension": may(actor_of(who, submission), Action.DECIDE_PREVIEW_EXTENSION)
+            is None,
             "run": run,
             "groups": group_findings(rows),
             "passed_count": sum(1 for r in rows if r.severity == "info"),

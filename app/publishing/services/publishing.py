@@ -15,7 +15,10 @@ was, while the active page (the latest version of every submission) follows at o
 - finalized results are verified from the first cohort after finalization (delayed by
   penalties) or their embargo date (rules §4.2 B);
 - withdrawn after finalization or invalidated: an archive entry tagged so, with the
-  reason; rejected, or withdrawn before finalization: no public record at all (§11.7).
+  reason; rejected, or withdrawn before finalization: no public record at all (§11.7);
+- a Preview result that expired without its Available result or an extension: an entry
+  saying it was removed and why, on no curve and in no archive listing (§11.10); what
+  earlier cohorts showed of it stays.
 """
 
 from __future__ import annotations
@@ -78,6 +81,12 @@ _NOT_COPIED = frozenset({"id", "publication_id"})
 ARCHIVE_TAGS = frozenset({SubmissionState.WITHDRAWN.value, SubmissionState.INVALIDATED.value})
 # Statuses that are reviewed results of a cohort: they carry result ids (rules §9.7).
 REVIEWED = frozenset({ResultStatus.VERIFIED.value, ResultStatus.PROVISIONAL.value})
+
+
+PREVIEW_REMOVED = (
+    "Preview expired without an Available result or an extension: removed, not archived "
+    "(rules §11.10)"
+)
 
 
 class PublishingError(Refused):
@@ -479,21 +488,24 @@ def _archive_entry(
     session: Session,
     submission: Submission,
     latest: Publication,
-    state: SubmissionState,
+    state: SubmissionState | RecordStatus,
     target: Cohort,
     at: dt.datetime,
     why: str | None,
 ) -> Publication:
     """A finalized result withdrawn or invalidated: the archive entry keeps its result ids
-    and what was last shown, tagged with its state (rules §11.7)."""
+    and what was last shown, tagged with its state (rules §11.7). A Preview removed at
+    expiry: the same entry, tagged removed (no view shows its points)."""
     tombstone = _version(submission, target, state.value, at, why)
     copied = [c.key for c in PublishedCurve.__table__.columns if c.key not in _NOT_COPIED]
     tombstone.curves = [
         PublishedCurve(**{key: getattr(curve, key) for key in copied}) for curve in latest.curves
     ]
     session.add(tombstone)
-    record(session, submission, action="archived",
-           reason=f"{state.value} (tagged in the archive from {target})", at=at)  # fmt: skip
+    what = "removed" if state == RecordStatus.REMOVED else "archived"
+    where = "from the record" if what == "removed" else "in the archive"
+    record(session, submission, action=what,
+           reason=f"{state.value} (tagged {where} from {target})", at=at)  # fmt: skip
     session.flush()
     return tombstone
 
@@ -528,6 +540,11 @@ def sync_record(
             session.flush()
         return None
     target = record_cohort(session, settings, at) if cohort is None else cohort
+    if submission.preview_expired_at is not None:  # removed, not archived (rules §11.10)
+        if latest is None or latest.status == RecordStatus.REMOVED:
+            return None
+        return _archive_entry(session, submission, latest, RecordStatus.REMOVED, target, at,
+                              why or PREVIEW_REMOVED)  # fmt: skip
     if state.value in ARCHIVE_TAGS:
         if latest is None or latest.status == state.value:
             return None

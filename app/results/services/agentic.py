@@ -19,6 +19,7 @@ from app.results.services.public import (
     checked_statuses,
     footnotes,
     public_curves,
+    result_names,
 )
 
 
@@ -27,6 +28,9 @@ class ModelCurve(BaseModel):
     system: str
     status: str
     peer_review_pending: bool = Field(description="a provisional result: preliminary")
+    availability: str | None = Field(description="Available, Preview or RDI")
+    result_name: str = Field(description="as the rules name the result")
+    tags: list[str] = Field(description="the rules' tags")
     result_id: str | None
     submission: str
     points: list[PublishedPoint]
@@ -53,10 +57,12 @@ class AgenticModels(BaseModel):
                     c.status,
                     c.step_line,
                     c.points,
+                    c.availability,
+                    c.tags,
                 )
                 for c in self.curves
             ],
-            caption=f"MLPerf Endpoints · agentic models · {who} · "
+            caption=f"{result_names(self.curves)} · agentic models · {who} · "
             + (f"cohort {self.cohort}" if self.cohort else "the current results")
             + f" · {', '.join(self.statuses)}",
             footnotes=self.footnotes,
@@ -107,6 +113,9 @@ def agentic_models(
                 system=c.system,
                 status=c.status,
                 peer_review_pending=c.peer_review_pending,
+                availability=c.availability,
+                result_name=c.result_name,
+                tags=c.tags,
                 result_id=c.result_id,
                 submission=c.submission,
                 points=c.points,

@@ -24,6 +24,7 @@ from app.results.services.public import (
     present_decisions,
     public_curves,
     public_disclosures,
+    result_names,
 )
 from app.results.services.query import ResultsParams, parse_results_query
 from app.results.services.results import SlaView
@@ -39,6 +40,7 @@ class ChartPoint(BaseModel):
     ttft_p90_ms: float | None
     note: str | None = None  # e.g. its change against a baseline
     cut_short: str | None = None  # app.core.finish's note, when it carries one
+    basis: str | None = None  # its reporting basis in words, where not the steady state
 
 
 class ChartCurve(BaseModel):
@@ -47,6 +49,8 @@ class ChartCurve(BaseModel):
     step_line: list[list[float]]
     points: list[ChartPoint]
     colour: str = Field(default=PALETTE[0], description="the system's colour (one per system)")
+    availability: str | None = Field(default=None, description="Available, Preview or RDI")
+    tags: list[str] = Field(default_factory=list, description="the rules' tags")
 
 
 class Chart(BaseModel):
@@ -81,8 +85,11 @@ def chart_curve(
     status: str | None,
     step_line: list[list[float]],
     points: Sequence[PublishedPoint],
+    availability: str | None = None,
+    tags: Sequence[str] = (),
 ) -> ChartCurve:
-    """A curve for the chart: its step line, and its fixed-concurrency points."""
+    """A curve for the chart: its step line, and its fixed-concurrency points (each with
+    its reporting basis where that is not the steady state)."""
     plotted = []
     for p in points:
         x = p.per_user
@@ -94,9 +101,21 @@ def chart_curve(
                     concurrency=p.concurrency,
                     ttft_p90_ms=p.ttft_p90_ms,
                     cut_short=p.cut_short,
+                    basis=(
+                        p.reporting_basis.label
+                        if p.reporting_basis and not p.reporting_basis.steady
+                        else None
+                    ),
                 )
             )
-    return ChartCurve(name=name, status=status, step_line=step_line, points=plotted)
+    return ChartCurve(
+        name=name,
+        status=status,
+        step_line=step_line,
+        points=plotted,
+        availability=availability,
+        tags=list(tags),
+    )
 
 
 class Compared(BaseModel):
@@ -180,10 +199,13 @@ class Comparison(BaseModel):
                     s.result_status,
                     s.curve.step_line,
                     s.curve.points,
+                    s.curve.availability,
+                    s.curve.tags,
                 )
                 for s in self.submissions
             ],
-            caption=f"MLPerf Endpoints · compared · {self.benchmark} · the current results"
+            caption=f"{result_names(s.curve for s in self.submissions)} · compared · "
+            f"{self.benchmark} · the current results"
             + (f" · baseline: {self.baseline_name}" if self.baseline else ""),
             footnotes=self.footnotes,
         ).coloured([system_key(s.organization, s.system) for s in self.submissions])

@@ -14,12 +14,14 @@ from app.results.services.compare import Chart, chart_curve, x_title
 from app.results.services.public import (
     ARCHIVED,
     PRELIMINARY_FOOTNOTE,
+    REMOVED,
     QueryProblem,
     checked_name,
     list_cohorts,
     present_decisions,
     public_curve,
     public_disclosures,
+    result_names,
     visible_curves,
 )
 from app.settings import Settings
@@ -41,6 +43,9 @@ class HistoryEntry(BaseModel):
     submission: str
     status: str = Field(description="verified, provisional, unverified; withdrawn or invalidated")
     peer_review_pending: bool
+    availability: str | None = Field(description="Available, Preview or RDI")
+    result_name: str = Field(description="as the rules name the result")
+    tags: list[str] = Field(description="the rules' tags it carries now (superseded, …)")
     result_id: str | None
     x_metric: str
     points: list[PublishedPoint]
@@ -75,10 +80,13 @@ class History(BaseModel):
                     e.status,
                     e.step_line,
                     e.points,
+                    e.availability,
+                    e.tags,
                 )
                 for e in shown
             ],
-            caption=f"MLPerf Endpoints · {self.system} ({self.organization}) · {self.benchmark}"
+            caption=f"{result_names(self.entries)} · {self.system} ({self.organization}) · "
+            f"{self.benchmark}"
             " · every released cohort",
             footnotes=self.footnotes,
             # One system's versions: each version is its own line on this chart.
@@ -103,6 +111,8 @@ def system_history(
         return a.strip().lower() == b.strip().lower()
 
     present = present_decisions(session)
+    # Each result's tags as the record stands now (superseded since, say).
+    now = {c.submission: c.tags for c in visible_curves(session, None)}
     entries: dict[int, HistoryEntry] = {}
     names = (organization, system)
     for cohort in reversed([c.id for c in list_cohorts(session)]):  # oldest first
@@ -118,7 +128,7 @@ def system_history(
             if entry is not None:
                 entry.cohorts.append(cohort)
                 continue
-            if curve.published_status in ARCHIVED:
+            if curve.published_status in ARCHIVED or curve.published_status == REMOVED:
                 continue  # the archive entry itself: its result's entries say it left
             shown = public_curve(curve)
             gone = present.archived.get(curve.submission)
@@ -128,6 +138,9 @@ def system_history(
                 submission=curve.submission,
                 status=gone.status if gone else shown.status,
                 peer_review_pending=shown.peer_review_pending and gone is None,
+                availability=shown.availability,
+                result_name=shown.result_name,
+                tags=list(now.get(curve.submission, shown.tags)),
                 result_id=curve.result_id,
                 x_metric=shown.x_metric,
                 points=[] if gone else shown.points,

@@ -47,6 +47,10 @@ class PlanRow(BaseModel):
     organization: str
     status: str
     peer_review_pending: bool
+    availability: str | None = Field(description="Available, Preview or RDI")
+    result_name: str = Field(description="as the rules name the result")
+    tags: list[str] = Field(description="the rules' tags")
+    power_estimated: bool = Field(description="its kW come partly from the rules' defaults")
     point: str = Field(description="the folder of the measured point the sizing rests on")
     concurrency: int = Field(description="the users one system holds at the SLA (measured)")
     requests_per_s: float | None = Field(
@@ -232,6 +236,10 @@ def _row(curve: ResultCurve, held: int, load: Load, query: ResultsQuery) -> Plan
         organization=curve.organization,
         status=curve.status,
         peer_review_pending=curve.peer_review_pending,
+        availability=curve.availability,
+        result_name=curve.result_name,
+        tags=curve.tags,
+        power_estimated=curve.power_estimated,
         point=point.dir,
         concurrency=point.concurrency,
         requests_per_s=round(rate, 3) if rate is not None else None,

@@ -26,7 +26,7 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select
@@ -110,6 +110,7 @@ class VisibleCurve:
     available_by: dt.date | None = None
     power_estimated: bool = False
     verified_in: str | None = None
+    version_in: str = ""  # the cohort this version joined
     superseded_by: str | None = None
     tags: tuple[str, ...] = ()
 
@@ -366,9 +367,9 @@ def cohort_versions(session: Session, cohort: str) -> list[PublicationView]:
 
 
 def _shown(status: str, snapshot: CurveSnapshot) -> CurveSnapshot:
-    """A result that left the record (withdrawn, invalidated) is on no curve: its archive
-    entry keeps its status and reason, never its points."""
-    if status in ARCHIVED and snapshot.points:
+    """A result that left the record (withdrawn, invalidated, a Preview removed) is on no
+    curve: its entry keeps its status and reason, never its points."""
+    if (status in ARCHIVED or status == REMOVED) and snapshot.points:
         return without_points(snapshot, frozenset(p.dir for p in snapshot.points))
     return snapshot
 
@@ -458,6 +459,7 @@ def _as_published(session: Session, cohort: str | None) -> PublishedRecord:
             available_by=c.available_by,
             power_estimated=c.power_estimated,
             verified_in=verified_in.get(p.submission_id),
+            version_in=p.cohort,
         )
         for p, c, snapshot in shown
     ]
@@ -501,6 +503,9 @@ def request_logs(session: Session, ids: Iterable[int]) -> dict[int, bytes]:
 
 
 ARCHIVED = frozenset({"withdrawn", "invalidated"})
+# A Preview that expired: removed from the curves and the archive's listings, while what
+# earlier cohorts showed of it stays (rules §11.10).
+REMOVED = "removed"
 
 
 STANDING_TAGS = (
@@ -552,7 +557,24 @@ class PublicCurve(BaseModel):
 
     @property
     def label(self) -> str:
-        return self.status + (" · peer review pending" if self.peer_review_pending else "")
+        """Its status as a chart's legend says it, with a publication status other than
+        Available beside it."""
+        label = self.status + (" · peer review pending" if self.peer_review_pending else "")
+        if self.availability not in (None, Availability.AVAILABLE):
+            label += f" · {self.availability}"
+        return label
+
+
+class Named(Protocol):
+    @property
+    def result_name(self) -> str: ...
+
+
+def result_names(curves: Iterable[Named]) -> str:
+    """The results of a view named as the rules name them ("MLPerf Endpoints",
+    "MLPerf Endpoints RDI", …), each once: what a caption starts with."""
+    names = list(dict.fromkeys(c.result_name for c in curves))
+    return " / ".join(names) or "MLPerf Endpoints"
 
 
 def checked_cohort(session: Session, cohort: str | None) -> str | None:

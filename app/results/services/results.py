@@ -57,6 +57,7 @@ from app.results.services.public import (
     peer_review_pending,
     published_record,
     request_logs,
+    result_names,
     standing_fields,
 )
 from app.results.services.query import (
@@ -703,6 +704,9 @@ class ResultsPage(BaseModel):
     more_from: int = Field(description="the rank `more` lists from (`more_from=`)")
     no_admissible_point: list[Unranked]
     footnote: str | None
+    result_names: str = Field(
+        default="MLPerf Endpoints", description="the drawn results named as the rules name them"
+    )
 
 
 def _shown(view: View, q: ResultsQuery) -> tuple[str | None, str | None, list[int]]:
@@ -885,4 +889,5 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         footnote=PRELIMINARY_FOOTNOTE
         if any(peer_review_pending(c.status) for c in curves)
         else None,
+        result_names=result_names(curves),
     )

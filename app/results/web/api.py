@@ -21,6 +21,7 @@ from app.accounts.web.security import PrincipalDep
 from app.core.cohorts import Cohort
 from app.core.refusals import Kind, Refused
 from app.core.views import SHOWN_PERCENTILES, Listing
+from app.publishing.domain.snapshot import ReportingBasisView
 from app.publishing.services.cohorts import PublicationView
 from app.results.services.accuracy import AccuracyParams, AccuracyView, accuracy_view
 from app.results.services.agentic import AgenticModels, agentic_models
@@ -44,14 +45,17 @@ from app.results.services.query import ResultsParams, parse_results_query
 from app.results.services.results import (
     BenchmarkView,
     PresetView,
+    RankingRow,
     ResultPoint,
     ResultsPage,
     list_benchmarks,
     query_results,
 )
+from app.results.services.tracker import PreviewTracker, preview_tracker
 from app.results.web.deps import PresetsDep
+from app.settings import review_clock
 from app.web.api_errors import ErrorBody, refused
-from app.web.deps import SessionDep, SettingsDep
+from app.web.deps import NowDep, SessionDep, SettingsDep
 
 router = APIRouter(prefix="/api/v1", tags=["results"])
 
@@ -65,11 +69,12 @@ RANKING_COLUMNS = (
     "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
     "rank", "result_id", "organization", "system", "status", "peer_review_pending",
     "accelerator_model",
-    "accelerator_count", "provisioned_power_kw", "division", "availability", "point",
+    "accelerator_count", "provisioned_power_kw", "division", "availability", "scenario",
+    "result_name", "tags", "power_estimated", "point",
     "concurrency", "region", "throughput", "usd_per_million_tokens", "tokens_per_usd",
     "slo_attainment", "goodput_tps", "goodput_window", "system_tps",
     "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
-    "cut_short", "runs", "cv", "derived",
+    "cut_short", "reporting_basis", "steady_state", "runs", "cv", "derived",
 )  # fmt: skip
 # The summary's tail beside the official P90s, one column each.
 TAIL_COLUMNS = tuple(
@@ -81,12 +86,14 @@ TAIL_COLUMNS = tuple(
 POINT_COLUMNS = (
     "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
     "result_id", "organization", "system", "division", "status", "peer_review_pending",
+    "availability", "scenario", "result_name", "tags", "power_estimated", "superseded_by",
     "provisioned_power_kw", "dir",
     "concurrency", "region", "offline", "admissible", "usd_per_million_tokens",
     "slo_attainment", "goodput_tps", "goodput_requests", "goodput_window", "goodput_missing",
     "system_tps",
     "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
-    "accuracy", *TAIL_COLUMNS, "length_limited_share", "cut_short", "derived",
+    "accuracy", *TAIL_COLUMNS, "length_limited_share", "cut_short", "reporting_basis",
+    "steady_state", "derived",
 )  # fmt: skip
 
 
@@ -162,15 +169,34 @@ def point_rows(result: ResultsPage) -> list[dict[str, Any]]:
             "division": c.division,
             "status": c.status,
             "peer_review_pending": c.peer_review_pending,
+            "availability": c.availability,
+            "scenario": c.scenario,
+            "result_name": c.result_name,
+            "tags": "; ".join(c.tags),
+            "power_estimated": c.power_estimated,
+            "superseded_by": c.superseded_by,
             "provisioned_power_kw": c.provisioned_power_kw,
             **p.model_dump(mode="json"),
             **_tail(p),
             "length_limited_share": p.finish_reasons.length_share if p.finish_reasons else None,
             "cut_short": p.cut_short,
+            **_basis(p.reporting_basis),
         }
         for c in result.curves
         for p in c.points
     ]
+
+
+def _basis(basis: ReportingBasisView | None) -> dict[str, Any]:
+    """A point's reporting basis as two cells: in words, and whether it is steady."""
+    if basis is None:
+        return {"reporting_basis": "whole run", "steady_state": None}
+    return {"reporting_basis": basis.label, "steady_state": basis.steady}
+
+
+def _ranking_row(row: RankingRow) -> dict[str, Any]:
+    cells = row.model_dump(mode="json")
+    return {**cells, "tags": "; ".join(row.tags), **_basis(row.reporting_basis)}
 
 
 def _tail(point: ResultPoint) -> dict[str, float]:
@@ -183,6 +209,14 @@ def _tail(point: ResultPoint) -> dict[str, float]:
         for metric, values in measured.items()
         for key, value in values.items()
     }
+
+
+@router.get("/preview-tracker", response_model=PreviewTracker)
+def read_preview_tracker(session: SessionDep, settings: SettingsDep, now: NowDep) -> PreviewTracker:
+    """Every Preview result the record has shown (rules §11.10): its "Available by" date,
+    the days its window has left, its extension, and how it ended (shipped, removed,
+    withdrawn, invalidated), the soonest to expire first."""
+    return preview_tracker(session, settings, review_clock(settings).local_date(now))
 
 
 @router.get("/cohorts", response_model=Listing[CohortView])
@@ -302,9 +336,7 @@ def read_results(
         return refused(problem)
     if format == "csv":
         rows = (
-            [r.model_dump(mode="json") for r in result.ranking]
-            if export == "ranking"
-            else point_rows(result)
+            [_ranking_row(r) for r in result.ranking] if export == "ranking" else point_rows(result)
         )
         columns = RANKING_COLUMNS if export == "ranking" else POINT_COLUMNS
         context = _context(result)

@@ -28,9 +28,11 @@ from app.results.services.public import (
 )
 from app.results.services.query import LISTED, ResultsParams, ResultsQuery, parse_results_query
 from app.results.services.results import ResultsPage, list_benchmarks, query_results
+from app.results.services.tracker import preview_tracker
 from app.results.web.deps import PresetsDep
+from app.settings import review_clock
 from app.web.api_errors import status_of
-from app.web.deps import SessionDep, SettingsDep
+from app.web.deps import NowDep, SessionDep, SettingsDep
 from app.web.templating import templates
 
 router = page_router()
@@ -148,6 +150,18 @@ def history_page(
         )
     return templates.TemplateResponse(
         request, "results/history.html", {"h": history, "problem": None}
+    )
+
+
+@router.get("/preview-tracker", response_class=HTMLResponse)
+def preview_tracker_page(
+    request: Request, session: SessionDep, settings: SettingsDep, now: NowDep
+) -> Response:
+    """Which Preview results are due, and did they ship (rules §11.10): the same answer
+    as GET /api/v1/preview-tracker."""
+    today = review_clock(settings).local_date(now)
+    return templates.TemplateResponse(
+        request, "results/preview_tracker.html", {"t": preview_tracker(session, settings, today)}
     )
 
 

@@ -33,6 +33,7 @@ from app.db.models import (
 )
 from app.review.domain.objections import CLOSED
 from app.review.services.clocks import submitter_clock
+from app.review.services.previews import tick_previews
 from app.review.services.review import (
     ClockReport,
     blocking_objections,
@@ -306,6 +307,8 @@ def advance_clocks(
     ).all()
     for submission in reviewing:
         _tick_submission(session, settings, submission, now, report)
+    # Preview windows (rules §11.10): the notices before expiry, and a removal at it.
+    tick_previews(session, settings, now, report)
     record_changes(session, settings, now, report)  # after the ticks: what they finalized
     session.flush()
     swept = sweep_tmp(settings.tmp_dir, older_than_s=TMP_MAX_AGE_S)

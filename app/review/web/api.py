@@ -8,6 +8,7 @@ import datetime as dt
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal, get_user, user_by_email
 from app.accounts.services.notifications import Inbox, inbox_view, mark_read
@@ -17,7 +18,8 @@ from app.checks.services.checks import retry_check
 from app.core import text_limits as text
 from app.core.authorization import Action
 from app.core.views import Listing
-from app.db.models import User
+from app.db.models import Submission, User
+from app.publishing.services.previews import preview_facts
 from app.review.domain.objections import ObjectionRefused
 from app.review.domain.policy import may_recheck
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
@@ -32,6 +34,12 @@ from app.review.services.objections import (
     objections_of,
 )
 from app.review.services.policy import facts_of
+from app.review.services.previews import (
+    PreviewView,
+    ask_extension,
+    decide_extension,
+    preview_view,
+)
 from app.review.services.review import assign_reviewer, change_embargo, complete_review
 from app.review.services.summary import (
     QueuedSubmission,
@@ -39,6 +47,7 @@ from app.review.services.summary import (
     review_queue,
     review_summary,
 )
+from app.settings import Settings, review_clock
 from app.submissions.domain.visibility import Access
 from app.submissions.services.views import SubmissionSummary, links_of, submission_summary
 from app.submissions.web.access import acting_on, visible_submission
@@ -245,6 +254,66 @@ def put_embargo(
         ),
     )
     return refused or review_summary(session, settings, submission)
+
+
+class ExtensionRequest(BaseModel):
+    new_date: dt.date = Field(description="the date the result is to be Available by")
+    reason: str = Field(max_length=text.REASON, description="why the extension is needed")
+
+
+class ExtensionDecision(BaseModel):
+    grant: bool
+    note: str | None = Field(default=None, max_length=text.REASON)
+
+
+def _preview(
+    session: Session, settings: Settings, submission: Submission, now: dt.datetime
+) -> PreviewView:
+    facts = preview_facts(session, settings, submission)
+    assert facts is not None  # the service refused a submission without a Preview
+    return preview_view(facts, review_clock(settings).local_date(now))
+
+
+@router.post("/submissions/{public_id}/preview-extension", response_model=PreviewView)
+def post_preview_extension(
+    public_id: str,
+    body: ExtensionRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    who: SignedInDep,
+    now: NowDep,
+) -> PreviewView | JSONResponse:
+    """Ask for the Preview window's one extension (the submitting organisation; rules
+    §11.10: at most 60 days, at least 30 days before expiry); the chair decides."""
+    submission = acting_on(session, who, public_id, Action.ASK_PREVIEW_EXTENSION)
+    refused = attempt(
+        session,
+        lambda: ask_extension(session=session, settings=settings, who=who,
+                              submission=submission, new_date=body.new_date,
+                              reason=body.reason, now=now),
+    )  # fmt: skip
+    return refused or _preview(session, settings, submission, now)
+
+
+@router.post("/submissions/{public_id}/preview-extension/decision", response_model=PreviewView)
+def post_preview_decision(
+    public_id: str,
+    body: ExtensionDecision,
+    session: SessionDep,
+    settings: SettingsDep,
+    chair: SignedInDep,
+    now: NowDep,
+) -> PreviewView | JSONResponse:
+    """The chair grants or refuses the extension asked for; a grant moves the result's
+    "Available by" date on the record."""
+    submission = acting_on(session, chair, public_id, Action.DECIDE_PREVIEW_EXTENSION)
+    refused = attempt(
+        session,
+        lambda: decide_extension(session=session, settings=settings, who=chair,
+                                 submission=submission, grant=body.grant, note=body.note,
+                                 now=now),
+    )  # fmt: skip
+    return refused or _preview(session, settings, submission, now)
 
 
 class PointStateRequest(BaseModel):

@@ -44,6 +44,7 @@ from app.review.services.objections import (
     offered_actions,
 )
 from app.review.services.policy import facts_of
+from app.review.services.previews import ask_extension, decide_extension
 from app.review.services.releases import CohortPlan, release_plan
 from app.review.services.review import (
     assign_reviewer,
@@ -346,6 +347,68 @@ def embargo_from_page(
         form="embargo",
         kept={"embargo_date": embargo_date},
     )
+
+
+@router.post("/submissions/{public_id}/preview-extension")
+def preview_extension_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    now: NowDep,
+    settings: SettingsDep,
+    new_date: str = Form("", max_length=text.SHORT),
+    reason: str = Form("", max_length=text.REASON),
+    csrf_token: str = Form(""),
+) -> Response:
+    """The submitter asks for the Preview window's one extension (rules §11.10)."""
+    who, submission = _form(request, session, public_id, csrf_token, Action.ASK_PREVIEW_EXTENSION)
+    kept = {"new_date": new_date, "reason": reason}
+    try:
+        day = dt.date.fromisoformat(new_date.strip())
+    except ValueError:
+        raise SubmissionFormRefused(
+            public_id, "preview-extension", f"{new_date!r} is not a date", 422, kept
+        ) from None
+    return _carry_out(
+        session,
+        public_id,
+        lambda: ask_extension(session=session, settings=settings, who=who,
+                              submission=submission, new_date=day, reason=reason, now=now),
+        "standing",
+        form="preview-extension",
+        kept=kept,
+    )  # fmt: skip
+
+
+@router.post("/submissions/{public_id}/preview-extension/decision")
+def preview_decision_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    now: NowDep,
+    settings: SettingsDep,
+    decision: str = Form("", max_length=text.SHORT),
+    note: str = Form("", max_length=text.REASON),
+    csrf_token: str = Form(""),
+) -> Response:
+    """The chair grants or refuses the extension asked for."""
+    who, submission = _form(
+        request, session, public_id, csrf_token, Action.DECIDE_PREVIEW_EXTENSION
+    )
+    if decision not in ("grant", "refuse"):
+        raise SubmissionFormRefused(
+            public_id, "preview-decision", "decide: grant or refuse", 422, {"note": note}
+        )
+    return _carry_out(
+        session,
+        public_id,
+        lambda: decide_extension(session=session, settings=settings, who=who,
+                                 submission=submission, grant=decision == "grant", note=note,
+                                 now=now),
+        "standing",
+        form="preview-decision",
+        kept={"note": note},
+    )  # fmt: skip
 
 
 @router.post("/submissions/{public_id}/reviewer")

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.checks.domain.compliance import ComplianceResult
 from app.checks.domain.findings import Finding
 from app.core.bundle_files import read_mapping
 from app.core.digests import canonical_digest
@@ -34,7 +35,9 @@ def _descriptions(root: Path) -> dict[str, Any]:
     return found
 
 
-def bundle_findings(session: Session, submission: Submission, root: Path) -> list[Finding]:
+def bundle_findings(
+    session: Session, submission: Submission, root: Path, _result: ComplianceResult
+) -> list[Finding]:
     """The rules of a submission composed from runs; none for any other."""
     record = session.scalar(
         select(ApiSubmission).where(ApiSubmission.submission_id == submission.id)

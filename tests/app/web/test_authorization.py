@@ -173,6 +173,12 @@ def _api_requests(world: World) -> dict[tuple[str, str], dict[str, Any]]:
         },
         ("POST", "/api/v1/submissions/{public_id}/review-complete"): {"json": {"notes": "ok"}},
         ("PUT", "/api/v1/submissions/{public_id}/embargo"): {"json": {"embargo_date": LATER}},
+        ("POST", "/api/v1/submissions/{public_id}/preview-extension"): {
+            "json": {"new_date": LATER, "reason": "the parts ship late"}
+        },
+        ("POST", "/api/v1/submissions/{public_id}/preview-extension/decision"): {
+            "json": {"grant": True}
+        },
         ("POST", "/api/v1/submissions/{public_id}/points/{system}/{model}/{point}/state"): {
             "json": {"state": "withdrawn", "reason": "faulty"}
         },
@@ -242,6 +248,10 @@ def _page_forms(world: World) -> dict[str, dict[str, Any]]:
         "/submissions/{public_id}/review-complete": {"data": {"notes": "ok"}},
         "/submissions/{public_id}/decisions": {"data": {"action": "reject", "reason": "x"}},
         "/submissions/{public_id}/embargo": {"data": {"embargo_date": LATER}},
+        "/submissions/{public_id}/preview-extension": {
+            "data": {"new_date": LATER, "reason": "the parts ship late"}
+        },
+        "/submissions/{public_id}/preview-extension/decision": {"data": {"decision": "grant"}},
         "/submissions/{public_id}/reviewer": {"data": {"email": ACCOUNTS["reviewer2"][0]}},
         "/submissions/{public_id}/points/state": {
             "data": {"point": world.point, "state": "withdrawn", "reason": "faulty"}

@@ -78,8 +78,9 @@ def test_a_recount_published_since_is_a_change_in_the_history() -> None:
         point = PublishedPoint(dir="r64", concurrency=64, system_tps=100.0, recount=recount)
         return HistoryEntry(
             first_cohort="2026-12-C0", cohorts=["2026-12-C0"], submission="s", status="verified",
-            peer_review_pending=False, result_id=None, x_metric="tps_per_user", points=[point],
-            step_line=[], changes=[],
+            peer_review_pending=False, availability="Available", result_name="MLPerf Endpoints",
+            tags=[], result_id=None, x_metric="tps_per_user", points=[point], step_line=[],
+            changes=[],
         )  # fmt: skip
 
     [change] = _recount_change(entry(100_000), entry(98_800))
