@@ -149,7 +149,12 @@ class SystemSpec:
     c_max: int = 1024
     division: str = "Standardized"
     availability: str = "Available"
+    available_by: str = "2027-03-31"  # a Preview's target_availability_date
     framework: str = "vLLM 0.11"
+    # The accelerators' TDP taken from the rules' defaults (Appendix D.3, which must have
+    # the model): the checker says
+    # "power-estimated", and the result is tagged "MLC Estimated Power".
+    estimated_power: bool = False
     # Throughput model: per-user speed falls and system throughput saturates with load.
     peak_tps_per_user: float = 190.0
     saturation_tps: float = 42_000.0
@@ -170,6 +175,9 @@ class CurveSpec:
     # From this concurrency on, this share of the responses ends on the length limit
     # (finish_reason_counts.length); below it, 2 %.
     cut_short_from: int | None = None
+    # From this concurrency on the fixed-concurrency points declare a steady-state window
+    # shorter than the §6.2 minimum (rules §2.3: low confidence, not the official basis).
+    short_window_from: int | None = None
     cut_short_share: float = 0.12
     # The share of accuracy lost per doubling of concurrency (up to 1,024): 0 holds it.
     accuracy_drift: float = 0.0
@@ -548,11 +556,16 @@ class BundleFactory:
         }
         if region is not None:
             point["region"] = region
+        short = curve.short_window_from
+        if short is not None and concurrency >= short and offline == "none":
+            point["steady_state"]["status"] = "insufficient_duration"
         return point
 
     def _system_desc(self) -> dict[str, Any]:
         s = self.system
-        preview = {"target_availability_date": "2027-03-31"} if s.availability == "Preview" else {}
+        preview = {}
+        if s.availability == "Preview":
+            preview = {"target_availability_date": s.available_by}
         return {
             **preview,
             "submitter_org_names": s.org,
@@ -628,7 +641,13 @@ class BundleFactory:
                         "accelerator": {
                             "model": s.accelerator,
                             "count_per_node": s.accelerators_per_node,
-                            "tdp_per_unit": watts(s.accelerator_tdp_w),
+                            "tdp_per_unit": {
+                                **watts(s.accelerator_tdp_w),
+                                "source_type": "mlc_default",
+                                "source": "D.3",  # the accelerators' defaults
+                            }
+                            if s.estimated_power
+                            else watts(s.accelerator_tdp_w),
                         },
                         "scale_up_network": {
                             "method": "declared_tdp",

@@ -113,6 +113,7 @@ SYSTEMS = {
         accelerator="NVIDIA GB200",
         accelerator_tdp_w=1200,
         accelerators_per_node=4,
+        estimated_power=True,  # its TDP from the rules' defaults: "MLC Estimated Power"
         peak_tps_per_user=260,
         saturation_tps=52_000,
         ttft_base_ms=22,
@@ -180,9 +181,21 @@ DEMO: tuple[DemoSubmission, ...] = (
     ),
     DemoSubmission(
         "ember",
-        (CurveSpec(), CurveSpec(model="kimi-k3", offline="none", speed=0.6)),
+        # Its busiest points' steady-state windows are short of the §6.2 minimum: low
+        # confidence, their whole runs the official basis (rules §2.3).
+        (CurveSpec(short_window_from=512), CurveSpec(model="kimi-k3", offline="none", speed=0.6)),
         "2026-11-C1",
         "provisional",
+    ),
+    # Borealis again, on a newer stack: finalized, it supersedes its first result (rules
+    # §11.8), which stays in its history.
+    DemoSubmission(
+        "borealis",
+        (CurveSpec(offline="elected", speed=1.06),),
+        "2026-11-C1",
+        "verified",
+        finalize_in="2026-11-C1",
+        mode="confidential",
     ),
     DemoSubmission(
         "fjord",

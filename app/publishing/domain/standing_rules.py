@@ -105,7 +105,10 @@ def cooling_off_findings(
     days: int,
 ) -> list[Finding]:
     """A system declared Available or Preview whose component was first published as RDI
-    (*first_rdi*: the cohort of that first publication) before its cooling-off ends."""
+    (*first_rdi*: the cohort of that first publication) before its cooling-off ends. The
+    hardware (the accelerator, the system) is an error; the serving software a warning
+    for the committee, since an RDI result may run public software that nothing had shown
+    before."""
     rule = portal_rule("rdi-cooling-off")
     out = []
     for system in systems:
@@ -119,7 +122,7 @@ def cooling_off_findings(
             if today < until:
                 out.append(
                     rule.finding(
-                        Severity.ERROR,
+                        Severity.WARNING if what == "serving software" else Severity.ERROR,
                         f"{system.dir_name}: its {what} was first published as RDI in "
                         f"{cohort}; it may be submitted as {system.status} from {until}",
                     )

@@ -86,12 +86,19 @@ class PreviewFacts:
     def shipped(self) -> bool:
         return self.successor is not None
 
+    @property
+    def awaiting_decision(self) -> bool:
+        """An extension was asked (in time) and the chair has not decided it yet."""
+        return self.extension is not None and self.extension.granted is None
+
     def expired_by(self, today: dt.date) -> bool:
-        """Past its expiry with no Available result to ship it: due for removal."""
+        """Past its expiry with no Available result to ship it and no extension awaiting
+        the chair's decision (asked in time, it holds the removal): due for removal."""
         return (
             self.clock is not None
             and not self.shipped
             and not self.removed
+            and not self.awaiting_decision
             and today > self.clock.expires
         )
 

@@ -23,11 +23,11 @@ from app.settings import Settings
 pytestmark = pytest.mark.postgresql
 
 
-def test_the_demo_is_six_submissions_each_checked(demo_env: tuple[Settings, Database]) -> None:
+def test_the_demo_is_seven_submissions_each_checked(demo_env: tuple[Settings, Database]) -> None:
     _settings, database = demo_env
     with database.session() as session:
         submissions = session.scalars(select(Submission)).all()
-        assert len(submissions) == 6
+        assert len(submissions) == 7
         assert all(s.check_runs for s in submissions)
 
 
@@ -40,7 +40,7 @@ def test_every_demo_curve_has_one_point_with_a_request_record(
         logs = session.scalars(select(RequestLogRow)).all()
         labels = {log.point_label for log in logs}
         expected = {f"{c.system.dir_name}/{c.benchmark_model}/r{EVENTS_AT}" for c in curves}
-        assert labels == expected and len(logs) == len(curves) == 9
+        assert labels == expected and len(logs) == len(curves) == 10
         for log in logs:
             curve = next(c for c in curves if log.point_label.startswith(
                 f"{c.system.dir_name}/{c.benchmark_model}/"))  # fmt: skip
@@ -61,7 +61,7 @@ def test_every_demo_curve_has_one_point_with_a_request_record(
                 assert log.requests == point.n_samples_completed
                 assert log.duration_ms == point.duration_ms
         recounts = session.scalars(select(Retokenization)).all()
-        assert len(recounts) == 9 and {r.tokenizer for r in recounts} == {DEMO_TOKENIZER}
+        assert len(recounts) == 10 and {r.tokenizer for r in recounts} == {DEMO_TOKENIZER}
         for recount in recounts:
             assert recount.job is not None and recount.job.state == "succeeded"
             assert recount.recount is not None and recount.reported is not None
