@@ -23,7 +23,9 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("power_estimates", sa.JSON(), nullable=True))
     with op.batch_alter_table("submissions", schema=None) as batch_op:
         batch_op.add_column(sa.Column("scenario", sa.String(length=8), nullable=True))
-        batch_op.add_column(sa.Column("preview_expired_at", sa.DateTime(timezone=True), nullable=True))
+        batch_op.add_column(
+            sa.Column("preview_expired_at", sa.DateTime(timezone=True), nullable=True)
+        )
         batch_op.add_column(sa.Column("preview_notices", sa.JSON(), nullable=True))
     with op.batch_alter_table("published_curves", schema=None) as batch_op:
         batch_op.add_column(sa.Column("scenario", sa.String(length=8), nullable=True))
