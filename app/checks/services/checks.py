@@ -203,6 +203,7 @@ def check_submission(
     change_state(session, submission, SubmissionState.CHECKING, action="checks started", at=clock())
     set_progress(session, job, "running the official checker", 0.1)
 
+    checked_archive = submission.archive_id
     try:
         root = bundle_folder(settings, submission)
     except StoreUnavailable:
@@ -224,6 +225,13 @@ def check_submission(
     set_progress(session, job, "storing findings and results", 0.8)
 
     finished = clock()
+    session.refresh(submission, ["archive_id"])
+    if submission.archive_id != checked_archive:
+        # The bundle was replaced while this check ran: its outcome is of a bundle the
+        # submission no longer has, and the check the replacement queued decides.
+        mark_succeeded(job, finished)
+        session.commit()
+        return job
     passed = _keep_outcome(session, submission, job, result, finished)
     mark_succeeded(job, finished)
     if passed and after_pass is not None:

@@ -224,7 +224,7 @@ def parse_results_query(
         statuses=statuses,
         sla=sla,
         division=_division(text("division")),
-        availabilities=_availabilities(params.availability),
+        availabilities=_availabilities(params.availability, _division(text("division"))),
         scenario=_scenario(text("scenario")),
         exclude_estimated_power=_one_of(
             "estimated_power", text("estimated_power") or "include", INCLUDE_OR_EXCLUDE
@@ -260,8 +260,12 @@ def _division(text: str | None) -> str | None:
     return found.value
 
 
-def _availabilities(asked: Sequence[str] | None) -> tuple[str, ...]:
+def _availabilities(asked: Sequence[str] | None, division: str | None) -> tuple[str, ...]:
+    """The publication statuses asked for; by default Available and Preview, and RDI
+    when the RDI division is what is asked for (its results are never anything else)."""
     if not asked:
+        if division == Division.RDI:
+            return (*DEFAULT_AVAILABILITIES, Availability.RDI.value)
         return DEFAULT_AVAILABILITIES
     chosen = []
     for text in asked:

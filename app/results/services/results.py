@@ -147,6 +147,8 @@ def _benchmarks(visible: list[VisibleCurve]) -> list[BenchmarkView]:
     for curve in visible:
         if curve.status not in STATUSES:
             continue  # withdrawn/invalidated: an archive entry, not a curve
+        if not curve.current:
+            continue  # superseded: the newer result of its system is the one counted
         model = curve.benchmark_model
         curves[model] = curves.get(model, 0) + 1
         agentic.setdefault(model, curve.is_agentic)

@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import get_user, principal_of_user
+from app.audit import change_state
 from app.audit import record as timeline
 from app.checks.services.checks import retry_check
 from app.core.divisions import Scenario, scenario_of
@@ -185,6 +186,9 @@ def _replacing_bundle(
         session, submission, action="bundle replaced", actor=record.user.email, at=now,
         reason=f"rebuilt by endpoints-submission-cli, sha256 {received.sha256[:16]}…",
     )  # fmt: skip
+    # Checks pending for the new bundle: nothing reads the old one's outcome as its own.
+    change_state(session, submission, SubmissionState.CHECKING, action="checks queued",
+                 at=now)  # fmt: skip
     retry_check(session=session, queue=queue, submission=submission)
     return submission
 

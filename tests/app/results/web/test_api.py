@@ -17,7 +17,7 @@ from app.results.services.query import ResultsParams
 pytestmark = pytest.mark.postgresql
 
 
-def systems(client: TestClient, **params: str | float) -> set[str]:
+def systems(client: TestClient, **params: str | float | list[str]) -> set[str]:
     response = client.get("/api/v1/results", params={"benchmark": "llama3_1-8b", **params})
     assert response.status_code == 200, response.text
     return {c["system"] for c in response.json()["curves"]}
@@ -26,7 +26,7 @@ def systems(client: TestClient, **params: str | float) -> set[str]:
 def test_cohorts_and_benchmarks(client: TestClient) -> None:
     cohorts = client.get("/api/v1/cohorts").json()["data"]
     latest = {k: v for k, v in cohorts[0].items() if k != "published_at"}
-    assert latest == {"id": "2026-11-C1", "date": "2026-11-18", "publications": 2}
+    assert latest == {"id": "2026-11-C1", "date": "2026-11-18", "publications": 3}
     assert cohorts[0]["published_at"].startswith("2026-11-18T16:00")
     older = client.get("/api/v1/benchmarks", params={"cohort": "2026-10-C1"}).json()["data"]
     assert {b["id"] for b in older} == {"llama3_1-8b", "gpt-oss-120b"}
@@ -46,7 +46,9 @@ def test_statuses_default_and_repeatable(client: TestClient) -> None:
 
 def test_cohort_filter(client: TestClient) -> None:
     assert systems(client, cohort="2026-10-C1") == {"Acme H200 x8", "Borealis MI355X x8"}
-    assert len(systems(client)) == 5  # the latest cohort by default
+    # The latest cohort by default; RDI results (Fjord) only when asked for (rules §11.10).
+    assert len(systems(client)) == 4
+    assert len(systems(client, availability=["Available", "Preview", "RDI"])) == 5
 
 
 def test_system_filters(client: TestClient) -> None:

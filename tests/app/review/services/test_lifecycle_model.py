@@ -938,6 +938,9 @@ NOT_THE_RECORD = {
     "/api/v1/retokenizations/{rid}/steady-state", "/api/v1/retokenizations/{rid}/timeseries",
     # A signed-in member's own lists.
     "/api/v1/inbox", "/api/v1/review/queue",
+    # The Preview tracker: read from the record, and checked against it by a model of its
+    # own (tests/app/review/services/test_preview_model.py).
+    "/api/v1/preview-tracker",
     # Catalogues that show no result.
     "/api/v1/rules", "/api/v1/rules/{rule_id}", "/api/v1/objection-types",
     "/api/v1/organizations", "/api/v1/price-presets",
@@ -967,6 +970,8 @@ NOT_THE_RECORD_PAGES = {
     "/invitations", "/join/{secret}", "/request-account",
     # An organisation's own measured runs (the official Submission API's).
     "/runs",
+    # The Preview tracker: its own model checks it against the record.
+    "/preview-tracker",
 }  # fmt: skip
 
 

@@ -203,6 +203,34 @@ def test_running_a_job_again_is_a_no_op_and_a_redelivery_replaces(
         assert session.scalars(select(Submission.state)).one() == "passed_checks"
 
 
+def test_a_check_of_a_bundle_replaced_while_it_ran_keeps_no_outcome(
+    database: Database, settings: Settings, queue: RecordingQueue, good_archive: Path,
+    bad_archive: Path,
+) -> None:  # fmt: skip
+    """The bundle is replaced (the official CLI's rebuilt one) while its check runs: what
+    that check found is of a bundle the submission no longer has, so nothing of it is
+    kept; the check the replacement queued decides."""
+    from app.checks.services.checks import check_submission
+    from app.submissions.services.intake import store_archive
+
+    accept(database, settings, queue, good_archive)
+    job_id = queue.sent[0][0]
+
+    def replaced_meanwhile(session, submission, root, result):  # type: ignore[no-untyped-def]
+        received = receive_local(bad_archive, settings.tmp_dir, settings.max_upload_bytes)
+        submission.archive = store_archive(session, settings, received)
+        session.flush()
+        return []
+
+    with database.session() as session:
+        check_submission(session=session, settings=settings, job_id=job_id,
+                         clock=lambda: IN_TIME, bundle_folder=bundle_folder,
+                         more_findings=replaced_meanwhile)  # fmt: skip
+        assert must(session.get(Job, job_id)).state == "succeeded"
+        assert session.scalars(select(Submission.state)).one() == "checking"
+    assert _count(database, CheckRun) == 0 and _count(database, Point) == 0
+
+
 def test_a_host_without_the_extracted_bundle_extracts_it_from_the_store(
     database: Database, settings: Settings, queue: RecordingQueue, good_archive: Path
 ) -> None:
