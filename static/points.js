@@ -46,6 +46,12 @@
   }
   // RDI results stand apart (rules §11.10): drawn dash-dotted, with diamonds.
   function isRdi(curve) { return curve.availability === "RDI"; }
+  // The server's picture of the chart (app/web/svgchart.py), shown until Plotly draws.
+  function dropFirstView(el) {
+    if (!el) { return; }
+    Array.prototype.forEach.call(el.querySelectorAll(".first-view"), function (svg) { svg.remove(); });
+  }
   window.EndpointsPoints = { fmt: fmt, tail: tail, phone: phone, legendAndMargin: legendAndMargin,
-                             esc: esc, standing: standing, tags: tags, basis: basis, isRdi: isRdi };
+                             esc: esc, standing: standing, tags: tags, basis: basis, isRdi: isRdi,
+                             dropFirstView: dropFirstView };
 })();

@@ -19,7 +19,7 @@ from harness.analysis.steady_state import Method, window_text
 from harness.metrics.summary import SummaryOptions
 from harness.metrics.tokens import TokenCounter
 
-PLOTLY_JS = "plotly-3.1.0.min.js"
+PLOTLY_JS = "plotly-basic-3.1.0.min.js"
 
 _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>

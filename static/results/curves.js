@@ -57,6 +57,7 @@
   }
   var button = document.getElementById("export-curves-png");
   if (button) { button.addEventListener("click", savePng); }
+  P.dropFirstView(el);
   Plotly.newPlot(el, traces, Object.assign({
     title: { text: esc(chart.title), font: { size: 15 } }, hovermode: "closest",
     xaxis: { title: { text: chart.x_title }, rangemode: "tozero", automargin: true },

@@ -254,6 +254,7 @@
                                              icon: Plotly.Icons.camera,
                                              click: savePng }] };
       var main = pareto(r);
+      P.dropFirstView(document.getElementById("chart-pareto"));
       Plotly.newPlot("chart-pareto", main.traces, main.layout, config).then(function () {
         document.getElementById("chart-pareto").dataset.rendered = "true";
       });

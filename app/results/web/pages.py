@@ -29,6 +29,7 @@ from app.results.services.public import (
 from app.results.services.query import LISTED, ResultsParams, ResultsQuery, parse_results_query
 from app.results.services.results import ResultsPage, list_benchmarks, query_results
 from app.results.services.tracker import preview_tracker
+from app.results.web import first_views
 from app.results.web.deps import PresetsDep
 from app.settings import review_clock
 from app.web.api_errors import status_of
@@ -36,6 +37,8 @@ from app.web.deps import NowDep, SessionDep, SettingsDep
 from app.web.templating import templates
 
 router = page_router()
+# The charts' first views, drawn in the page from the answer it embeds for Plotly.
+templates.env.globals.update(pareto_svg=first_views.pareto, curves_svg=first_views.step_curves)
 
 
 @router.get("/", response_class=HTMLResponse)

@@ -35,8 +35,8 @@ def _linked(html: str, name: str) -> str:
 def test_plotly_is_linked_by_digest_cached_for_good_and_sent_compressed(
     client: TestClient,
 ) -> None:
-    link = _linked(client.get("/results").text, "plotly-3.1.0.min.js")
-    raw = (STATIC_DIR / "plotly-3.1.0.min.js").read_bytes()
+    link = _linked(client.get("/results").text, "plotly-basic-3.1.0.min.js")
+    raw = (STATIC_DIR / "plotly-basic-3.1.0.min.js").read_bytes()
     # httpx would decode gzip for us: ask for the bytes as they travel.
     with client.stream("GET", link, headers={"accept-encoding": "gzip"}) as sent:
         wire = b"".join(sent.iter_raw())
@@ -87,7 +87,7 @@ def test_another_spelling_of_a_file_is_404_and_never_cached_again(
     each cached anew with its gzip copy. Sent as raw HTTP: clients remove dot segments
     themselves; an attacker does not."""
     app = create_app(settings, queue=RecordingQueue())
-    name = "plotly-3.1.0.min.js"
+    name = "plotly-basic-3.1.0.min.js"
 
     def status(conn: http.client.HTTPConnection, path: str) -> int:
         conn.request("GET", path, headers={"Accept-Encoding": "gzip"})

@@ -309,3 +309,40 @@ def test_accuracy_at_speed_draws_each_system_and_the_threshold(page, portal: Run
                  "accuracy_scores", "gate compared"):  # fmt: skip
         assert name in details.inner_text()
     assert details.locator("tr.point-detail").first.is_visible()
+
+
+def test_each_chart_shows_before_its_script_and_gives_way_to_it(  # type: ignore[no-untyped-def]
+    browser, page, portal: RunningPortal
+) -> None:
+    """Issue 47: a phone on a slow network sees the curves in the page itself (the
+    server's picture), and Plotly's chart replaces the picture when its script comes."""
+    curves = page.request.get(f"{portal.url}/api/v1/results?benchmark=llama3_1-8b").json()["curves"]
+    first, second = curves[0], curves[1]
+    views = {
+        "/results?benchmark=llama3_1-8b": ("#chart-pareto", len(curves)),
+        f"/compare?submission={first['submission']}&submission={second['submission']}": (
+            "#chart-curves",
+            2,
+        ),
+        "/embed/results?benchmark=llama3_1-8b": ("#chart-pareto", len(curves)),
+    }
+    for width, shown, hidden in ((1280, "wide", "narrow"), (390, "narrow", "wide")):
+        context = browser.new_context(
+            java_script_enabled=False, viewport={"width": width, "height": 900}
+        )
+        still = context.new_page()
+        for path, (chart, drawn) in views.items():
+            still.goto(f"{portal.url}{path}")
+            picture = still.locator(f"{chart} .first-view.{shown}-view")
+            assert picture.is_visible() and still.locator(f"{chart} .{hidden}-view").is_hidden()
+            assert picture.locator("polyline").count() == drawn, path
+            box = picture.bounding_box()
+            assert box and box["width"] > 0.9 * min(width, 1100) - 80, (path, box)
+            # Every curve is named in its legend, as the script's legend names it.
+            legend = picture.text_content() or ""
+            assert first["system"] in legend and second["system"] in legend
+        context.close()
+    for path, (chart, _) in views.items():
+        page.goto(f"{portal.url}{path}")
+        page.wait_for_selector(f"{chart}{RENDERED}", timeout=20_000)
+        assert page.locator(f"{chart} .first-view").count() == 0, path
