@@ -15,6 +15,7 @@ from celery import Celery
 
 from app.jobs.queue import task_name
 from app.settings import Settings
+from app.wakeup import wakeful
 
 CLOCK_TASK = "portal.advance_clocks"
 EXPIRE_RUNS_TASK = "portal.expire_runs"
@@ -23,7 +24,9 @@ EXPIRE_RUNS_TASK = "portal.expire_runs"
 def make_celery(settings: Settings, include: tuple[str, ...] = ()) -> Celery:
     """*include*: the modules that register tasks (the worker's; the web sends only)."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    app = Celery("endpoints_portal", broker=settings.broker_url, include=list(include))
+    # The embedded broker rings its consumers when a job is stored (app.wakeup).
+    broker = wakeful(settings.broker_url)
+    app = Celery("endpoints_portal", broker=broker, include=list(include))
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,

@@ -142,6 +142,13 @@ def normalise_member_name(raw: str) -> str:
     return "/".join(parts)
 
 
+def _out_of_memory(exc: BaseException) -> None:
+    """zlib reports the memory it could not have as its error -4 (Z_MEM_ERROR), not as a
+    MemoryError: under a reading's memory budget that is the budget, not a bad archive."""
+    if isinstance(exc, zlib.error) and str(exc).startswith("Error -4 "):
+        raise MemoryError(str(exc)) from exc
+
+
 def _reason(exc: BaseException) -> str:
     """What went wrong, without the server's paths: an OS error's own words only."""
     if isinstance(exc, OSError) and exc.strerror:
@@ -256,6 +263,7 @@ def _tar_stream(
         except Refused as exc:  # the header guard's refusal
             raise ArchiveRejected(exc.code, exc.message) from exc
         except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+            _out_of_memory(exc)
             raise ArchiveRejected(
                 "corrupt-archive", f"the tar.gz archive cannot be read: {_reason(exc)}"
             ) from exc
@@ -379,6 +387,7 @@ def _extract_zip(path: Path, dest: Path, inventory: _Inventory) -> None:
                 with zf.open(info) as source:
                     _write_member(dest, name, source, member.size)
             except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+                _out_of_memory(exc)
                 raise ArchiveRejected(
                     "corrupt-archive", f"member {name!r} cannot be decompressed: {exc}", name
                 ) from exc
