@@ -7,7 +7,8 @@ import socket
 import threading
 from pathlib import Path
 
-from kombu import Connection, Exchange, Queue
+from kombu.connection import Connection
+from kombu.entity import Exchange, Queue
 
 from app.wakeup import Bell, wakeful
 
@@ -24,10 +25,10 @@ def test_a_sent_message_wakes_a_consumer_long_before_its_next_poll(tmp_path: Pat
     """The consumer polls once an hour here: without the bell it would find the message
     only after that hour, long past the minute it is given."""
     url = wakeful(f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")
-    queue = Queue("portal", Exchange("portal"), routing_key="portal")
+    queue = Queue("portal", Exchange("portal"), routing_key="portal")  # type: ignore[no-untyped-call]
     got: list[object] = []
     waiting = threading.Event()
-    with Connection(url) as consumer_side:
+    with Connection(url) as consumer_side:  # type: ignore[no-untyped-call]
         consumer_side.transport.polling_interval = 3600
         with consumer_side.Consumer(queue, callbacks=[lambda body, message: got.append(body)],
                                     accept=["json"]):  # fmt: skip
@@ -44,7 +45,7 @@ def test_a_sent_message_wakes_a_consumer_long_before_its_next_poll(tmp_path: Pat
             thread = threading.Thread(target=consume, daemon=True)
             thread.start()
             waiting.wait()
-            with Connection(url) as sender:
+            with Connection(url) as sender:  # type: ignore[no-untyped-call]
                 sender.Producer().publish({"job": 7}, exchange=queue.exchange,
                                           routing_key="portal", declare=[queue])  # fmt: skip
             thread.join(timeout=60)
