@@ -8,6 +8,7 @@ the sample standard deviation. The portal's re-tokenization calls this same code
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,26 +37,24 @@ def percentile_key(p: float) -> str:
 def log_histogram(
     sorted_values: Sequence[float], buckets: int = HISTOGRAM_BUCKETS
 ) -> dict[str, Any]:
-    """30 log-spaced buckets from ``max(min, 1)`` to ``max(max, 10·lo)``, values clipped in."""
+    """30 log-spaced buckets from ``max(min, 1)`` to ``max(max, 10·lo)``, values clipped in.
+
+    A value belongs to the bucket whose lower edge it reaches and whose upper edge it does
+    not (the last bucket is closed); the values are sorted, so each bucket's count is the
+    distance between two bisections, not a pass over every value."""
     lo = max(sorted_values[0], 1.0)
     hi = max(sorted_values[-1], 10 * lo)
     log_lo, log_hi = math.log(lo), math.log(hi)
     edges = [math.exp(log_lo + i * (log_hi - log_lo) / buckets) for i in range(buckets + 1)]
-    counts = [0] * buckets
-    step = (log_hi - log_lo) / buckets
-    for value in sorted_values:
-        clipped = min(max(value, edges[0]), edges[-1])
-        index = int((math.log(clipped) - log_lo) / step) if step > 0 else 0
-        # The last bucket is closed; floating error must not push a value past it.
-        index = min(max(index, 0), buckets - 1)
-        if index + 1 < buckets and clipped >= edges[index + 1]:
-            index += 1
-        elif index > 0 and clipped < edges[index]:
-            index -= 1
-        counts[index] += 1
+    # Below the first edge is clipped into the first bucket, above the last into the last.
+    below = [
+        0,
+        *(bisect_left(sorted_values, edge) for edge in edges[1:buckets]),
+        len(sorted_values),
+    ]
     return {
         "buckets": [[edges[i], edges[i + 1]] for i in range(buckets)],
-        "counts": counts,
+        "counts": [below[i + 1] - below[i] for i in range(buckets)],
     }
 
 

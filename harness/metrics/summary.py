@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -23,7 +25,10 @@ from harness.metrics.definitions import rate, stat_block
 from harness.metrics.events import Output, Prompt, read_events
 from harness.metrics.tokens import TokenCounter
 
-TOKENIZE_BATCH = 256
+# Responses counted together: enough that encode_batch keeps every core busy, and at most
+# so many characters that two batches (one counted, one read) keep memory flat.
+TOKENIZE_BATCH = 1024
+TOKENIZE_BATCH_CHARS = 8_000_000
 FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "function_call", "other")
 VERSION = "0.1.0"
 
@@ -112,6 +117,28 @@ class LiveCounts:
     def prompt(self, line: int, prompt: Prompt) -> int | None:
         return self.counter.count_prompt(prompt)
 
+    def prompts(self, prompts: list[Prompt]) -> list[int | None]:
+        """ISL of many prompts: the plain-text ones in one batch."""
+        counts: list[int | None] = [None] * len(prompts)
+        plain = [i for i, p in enumerate(prompts) if p.token_ids is None and p.text is not None]
+        texts = [prompts[i].text or "" for i in plain]
+        for i, n in zip(plain, self.counter.count_texts(texts) if texts else [], strict=True):
+            counts[i] = n
+        batched = set(plain)
+        for i, prompt in enumerate(prompts):
+            if i not in batched:
+                counts[i] = self.counter.count_prompt(prompt)
+        return counts
+
+    def batch(
+        self, prompts: list[Prompt], outputs: list[Output], with_tail: list[bool]
+    ) -> tuple[list[int | None], list[tuple[int, int | None]]]:
+        """A background batch: its prompts' and its responses' counts."""
+        return (
+            self.prompts(prompts) if prompts else [],
+            self.counter.count_outputs(outputs, with_tail) if outputs else [],
+        )
+
 
 def summarize(
     path: Path,
@@ -125,10 +152,17 @@ def summarize(
     ``progress(lines, bytes)`` is called as the file is read. *counter* is a tokenizer, or
     counts made before (:class:`Counts`)."""
     counts: Counts | None = LiveCounts(counter) if isinstance(counter, TokenCounter) else counter
-    tally = _Tally(options, counts, observer)
-    for line, event in read_events(path, strict=False, progress=progress):
-        tally.read(line, event)
-    tally.end()
+    # Live counting runs beside the reading: one batch is tokenized (encode_batch lets go of
+    # the interpreter) while the next is read and parsed.
+    with (
+        ThreadPoolExecutor(1, "tokenize")
+        if isinstance(counts, LiveCounts)
+        else nullcontext() as pool
+    ):
+        tally = _Tally(options, counts, observer, pool)
+        for line, event in read_events(path, strict=False, progress=progress):
+            tally.read(line, event)
+        tally.end()
     notes = tally.notes()
     return Summary(
         result=tally.result(notes), snapshot=tally.snapshot(), notes=notes, problems=tally.problems
@@ -146,6 +180,7 @@ class _Tally:
     options: SummaryOptions
     counts: Counts | None
     observer: Callable[[Completed], None] | None
+    background: ThreadPoolExecutor | None = None
     rows: dict[str, _Row] = field(default_factory=dict)
     tracking: bool = False
     started: bool = False
@@ -174,6 +209,16 @@ class _Tally:
     # Responses wait here to be tokenized together: encode_batch runs on all cores, and
     # the wait is bounded, so memory stays flat however large the file is.
     pending: list[_Pending] = field(default_factory=list)
+    pending_chars: int = 0
+    prompts: list[Prompt] = field(default_factory=list)  # their ISL counted in the batch too
+    # The batch being counted in the background, and its counts to come. Its results are
+    # taken (settle) before anything else is observed, so every list and the observer see
+    # the responses in the order they would without the background.
+    in_flight: (
+        tuple[list[_Pending], Future[tuple[list[int | None], list[tuple[int, int | None]]]]] | None
+    ) = None
+    # Each series' stat block, computed once for the summary and its snapshot.
+    blocks: dict[tuple[int, bool], dict[str, Any]] = field(default_factory=dict)
     agentic: bool = field(init=False)
 
     def __post_init__(self) -> None:
@@ -218,6 +263,9 @@ class _Tally:
             first = self.first_issue_ns
             self.first_issue_ns = ts if first is None else min(first, ts)
             if self.counts is not None and self.options.count_input_tokens:
+                if self.background is not None:  # counted with the next batch
+                    self.prompts.append(prompt)
+                    return
                 count = self.counts.prompt(line, prompt)
                 if count is not None:
                     self.isl.append(count)
@@ -231,6 +279,7 @@ class _Tally:
             return
         self.block_last = max(self.block_last, ts)
         if row.failed and not self.options.failures_as_completions:
+            self.settle()
             self.observe(uuid, line, row, ts, Output(None), None, failed=True)
             return
         self.completed += 1
@@ -244,10 +293,12 @@ class _Tally:
             self.finish[reason if reason in self.finish else "other"] += 1
         output = Output.from_data(event.get("data"))
         if output is None or self.counts is None:
+            self.settle()
             self.observe(uuid, line, row, ts, output or Output(None), reason, failed=row.failed)
             return
         self.pending.append((uuid, line, output, reason, row, ts))
-        if len(self.pending) >= TOKENIZE_BATCH:
+        self.pending_chars += len(output.content) + len(output.reasoning_text or "")
+        if len(self.pending) >= TOKENIZE_BATCH or self.pending_chars >= TOKENIZE_BATCH_CHARS:
             self.flush()
 
     def on_late_turn(self, line: int, uuid: str, ts: int, event: dict[str, Any]) -> None:
@@ -255,6 +306,7 @@ class _Tally:
         the trajectories' interactivity."""
         if not self.agentic or self.counts is None:
             return
+        self.settle()
         late = Output.from_data(event.get("data"))
         turn = self.late_turns.pop(uuid, None)
         if late is not None:
@@ -288,13 +340,34 @@ class _Tally:
         )  # fmt: skip
 
     def flush(self) -> None:
-        pending = self.pending
-        if not pending:
+        """Count the waiting responses (and prompts): in the background where there is one,
+        after taking the batch before it, else here."""
+        pending, prompts = self.pending, self.prompts
+        if not pending and not prompts:
             return
         assert self.counts is not None
+        self.pending, self.prompts, self.pending_chars = [], [], 0
+        lines = [item[1] for item in pending]
         outputs = [item[2] for item in pending]
         with_tail = [item[4].recv_first_ns is not None for item in pending]
-        counted = self.counts.outputs([item[1] for item in pending], outputs, with_tail)
+        if self.background is None:
+            self.take(pending, self.counts.outputs(lines, outputs, with_tail))
+            return
+        assert isinstance(self.counts, LiveCounts)
+        self.settle()
+        counted = self.background.submit(self.counts.batch, prompts, outputs, with_tail)
+        self.in_flight = (pending, counted)
+
+    def settle(self) -> None:
+        """Take the counts of the batch in the background, if one is."""
+        if self.in_flight is not None:
+            pending, counted = self.in_flight
+            self.in_flight = None
+            isl, outputs = counted.result()
+            self.isl.extend(n for n in isl if n is not None)
+            self.take(pending, outputs)
+
+    def take(self, pending: list[_Pending], counted: list[tuple[int, int | None]]) -> None:
         for (uuid, line, output, reason, row, ts), (n_out, n_after) in zip(
             pending, counted, strict=True
         ):
@@ -310,7 +383,14 @@ class _Tally:
                 self.tpot.append(value)
             self.observe(uuid, line, row, ts, output, reason, failed=row.failed,
                          counted=(n_out, n_after), server_tokens=row.server_tokens)  # fmt: skip
-        pending.clear()
+
+    def block(self, values: list[Any], integer: bool = False) -> dict[str, Any]:
+        """*values*' stat block, once (the summary and its snapshot both show it)."""
+        key = (id(values), integer)
+        found = self.blocks.get(key)
+        if found is None:
+            found = self.blocks[key] = stat_block(values, integer=integer)
+        return found
 
     def close_block(self) -> None:
         if self.block_last > self.block_start:
@@ -318,6 +398,7 @@ class _Tally:
 
     def end(self) -> None:
         self.flush()
+        self.settle()
         if self.tracking or self.block_last > self.block_start:
             self.close_block()
         if self.observer is not None:
@@ -390,11 +471,11 @@ class _Tally:
             "duration_ns": self.duration_ns or None,
             "state": "complete",
             "complete": True,
-            "ttft": stat_block(self.ttft, integer=True),
-            "tpot": stat_block(self.tpot),
-            "latency": stat_block(self.latency, integer=True),
-            "output_sequence_lengths": stat_block(self.osl, integer=True),
-            "input_sequence_lengths": stat_block(self.isl, integer=True),
+            "ttft": self.block(self.ttft, integer=True),
+            "tpot": self.block(self.tpot),
+            "latency": self.block(self.latency, integer=True),
+            "output_sequence_lengths": self.block(self.osl, integer=True),
+            "input_sequence_lengths": self.block(self.isl, integer=True),
             "legacy_loadgen_window_duration_ns": legacy_ns,
             "qps": qps,
             "tps": tps,
@@ -430,7 +511,7 @@ class _Tally:
                 {"type": "counter", "name": "legacy_loadgen_window_duration_ns",
                  "value": legacy_ns},
                 *(
-                    _series(name, values)
+                    _series(name, values, self.block(values, integer=name != "tpot_ns"))
                     for name, values in (
                         ("sample_latency_ns", self.latency),
                         ("isl", self.isl),
@@ -443,8 +524,8 @@ class _Tally:
         }  # fmt: skip
 
 
-def _series(name: str, values: list[Any]) -> dict[str, Any]:
-    block = stat_block(values)
+def _series(name: str, values: list[Any], block: dict[str, Any]) -> dict[str, Any]:
+    """A series of the snapshot, from its stat block (the one the summary shows)."""
     return {
         "type": "series",
         "name": name,

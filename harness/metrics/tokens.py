@@ -135,8 +135,10 @@ class TokenCounter:
         return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
 
     def count_texts(self, texts: list[str]) -> list[int]:
-        encoded = self.tokenizer.encode_batch(texts, add_special_tokens=False)
-        return [len(e.ids) for e in encoded]
+        # The same ids as encode_batch, without the character offsets a count never reads
+        # (about a third of the batch's time).
+        encoded = self.tokenizer.encode_batch_fast(texts, add_special_tokens=False)
+        return [len(e) for e in encoded]
 
     def _count_rendered(
         self,

@@ -6,6 +6,8 @@ import math
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness.metrics.definitions import (
     PERCENTILES,
@@ -81,3 +83,25 @@ def test_histogram_distance_is_zero_for_one_shape_and_grows_apart() -> None:
     far = histogram_distance(same, apart)
     assert far is not None and far > 0.6
     assert histogram_distance(same, {"buckets": [], "counts": []}) is None
+
+
+@given(
+    st.lists(
+        st.one_of(st.integers(0, 10**12), st.floats(0, 1e12, allow_nan=False)),
+        min_size=1,
+        max_size=300,
+    )
+)
+@settings(max_examples=200, derandomize=True, database=None)
+def test_each_value_is_counted_in_the_bucket_whose_edges_hold_it(values: list[float]) -> None:
+    """The histogram counts by bisecting the sorted values; each value, clipped into the
+    span, belongs where a scan of the edges puts it (the last bucket closed)."""
+    ordered = sorted(values)
+    hist = log_histogram(ordered)
+    edges = [lo for lo, _ in hist["buckets"]] + [hist["buckets"][-1][1]]
+    expected = [0] * len(hist["counts"])
+    for value in ordered:
+        clipped = min(max(value, edges[0]), edges[-1])
+        inner = [i for i in range(1, len(edges) - 1) if clipped >= edges[i]]
+        expected[inner[-1] if inner else 0] += 1
+    assert hist["counts"] == expected
