@@ -17,7 +17,7 @@ import pytest
 from app.demo.bundles import BundleFactory
 from tests.support import PROJECT_ROOT
 from tests.support.portal import wait_until_serving
-from tests.support.services import free_port
+from tests.support.services import listening_socket
 
 
 def test_every_package_of_the_checkout_is_in_the_wheel() -> None:
@@ -80,13 +80,14 @@ def test_the_installed_wheel_migrates_serves_and_checks(installed: Path, tmp_pat
          "--password-stdin", *user, cwd=home, env=env, stdin="a long password\n")  # fmt: skip
     token = _run(*portal, "users", "token", "--name", "ci", *user, cwd=home, env=env).strip()
 
-    port = free_port()
     log = (home / "serve.log").open("wb")
-    serve = subprocess.Popen(
-        [*portal, "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=home, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
+    with listening_socket() as listener:
+        fd = listener.fileno()
+        serve = subprocess.Popen(
+            [*portal, "serve", "--fd", str(fd)], cwd=home, env=env, stdout=log,
+            stderr=subprocess.STDOUT, start_new_session=True, pass_fds=(fd,),
+        )  # fmt: skip
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
     try:
         wait_until_serving(url, serve, home / "serve.log")
         with httpx.Client(base_url=url, timeout=30) as client:

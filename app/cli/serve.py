@@ -19,8 +19,15 @@ def _exit_on_sigterm(signum: int, _frame: object) -> None:
 @click.command("serve", short_help="run the web portal and one worker process")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=int, default=8000, show_default=True)
+@click.option(
+    "--fd",
+    type=int,
+    default=None,
+    help="serve on this socket, already bound and listening (a service manager's, or a "
+    "test's), instead of --host and --port",
+)
 @click.option("--no-worker", is_flag=True, help="start the web process only")
-def serve(host: str, port: int, no_worker: bool) -> None:
+def serve(host: str, port: int, no_worker: bool, fd: int | None) -> None:
     """Run the web portal and one worker process: what ``make run`` starts."""
     from app.main import create_app
     from app.submissions.services.storage import sweep_tmp
@@ -36,13 +43,14 @@ def serve(host: str, port: int, no_worker: bool) -> None:
     supervisor = None if no_worker else WorkerSupervisor()
     if supervisor is not None:
         supervisor.start()
-    click.echo(f"Endpoints Portal on http://{host}:{port} (data in {settings.data_dir})")
+    where = f"the socket given (fd {fd})" if fd is not None else f"http://{host}:{port}"
+    click.echo(f"Endpoints Portal on {where} (data in {settings.data_dir})")
     # uvicorn shuts down gracefully on SIGTERM, then raises the signal again; with the
     # default action that ends the process before `finally` stops the worker. Ours turns
     # it into an exit that runs the cleanup (exit status 143, as a SIGTERM'd process).
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
-        server.run(create_app(settings), host=host, port=port)
+        server.run(create_app(settings), host=host, port=port, fd=fd)
     finally:
         if supervisor is not None:
             supervisor.stop()

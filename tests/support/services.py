@@ -48,9 +48,17 @@ def once_per_run(name: str, make: Callable[[], str]) -> str:
 
 
 def free_port() -> int:
+    """A port free when asked: for servers that cannot take a socket, which must retry
+    if another process takes the port first (tests/support/objectstore.py)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def listening_socket() -> socket.socket:
+    """A socket bound to a free port on loopback and listening, for a server process to
+    serve on (``serve --fd``): no other process can take the port in between."""
+    return socket.create_server(("127.0.0.1", 0))
 
 
 def _package_dir(name: str) -> Path | None:

@@ -20,7 +20,7 @@ from app.settings import Settings
 from tests.support import PROJECT_ROOT
 from tests.support.accounts import bearer, create_accounts
 from tests.support.portal import RunningPortal
-from tests.support.services import free_port
+from tests.support.services import listening_socket
 
 # PostgreSQL and Redis too: the worker there is how deployments run.
 pytestmark = [pytest.mark.slow, pytest.mark.postgresql]
@@ -72,7 +72,7 @@ def test_same_content_repacked_is_rejected_as_duplicate(
     assert dup["severity"] == "error" and str(first["id"]) in dup["message"]
 
 
-def _spawn(*args: str, data: Path) -> subprocess.Popen[bytes]:
+def _spawn(*args: str, data: Path, pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env["ENDPOINTS_PORTAL_DATA_DIR"] = str(data)
     env["ENDPOINTS_PORTAL_DEMO_DATA"] = "false"  # an empty portal: only this test's work
@@ -83,6 +83,7 @@ def _spawn(*args: str, data: Path) -> subprocess.Popen[bytes]:
         start_new_session=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        pass_fds=pass_fds,
     )
 
 
@@ -108,9 +109,10 @@ def test_work_queued_while_no_worker_runs_is_done_when_one_starts(
 ) -> None:
     """Uploads are accepted with no worker running; the embedded broker keeps the job."""
     data = tmp_path / "data"
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    web = _spawn("serve", "--no-worker", "--port", str(port), data=data)
+    with listening_socket() as listener:
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        fd = listener.fileno()
+        web = _spawn("serve", "--no-worker", "--fd", str(fd), data=data, pass_fds=(fd,))
     worker = None
     try:
         deadline = time.monotonic() + 60
