@@ -6,7 +6,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Any, Generic, TypeVar
 
-from pydantic import AfterValidator, BaseModel, Field, PlainSerializer, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    Field,
+    PlainSerializer,
+    ValidationInfo,
+    WithJsonSchema,
+)
 
 # Moments go out as ``datetime.isoformat()`` writes them (``+00:00``, as the API always
 # wrote them), and the schema still says they are date-times.
@@ -16,9 +23,21 @@ Timestamp = Annotated[
     WithJsonSchema({"type": "string", "format": "date-time"}),
 ]
 
+# What a record read back as it was stored passes as its validation context: its metrics
+# were rounded when it was written, and rounding them again on every read of a large
+# record took seconds.
+AS_STORED = {"as_stored": True}
+
+
+def _three_decimals(value: float, info: ValidationInfo) -> float:
+    if info.context is AS_STORED:
+        return value
+    return round(value, 3)
+
+
 # Every API, page and publication shows a point's metrics to the same precision: three
 # decimals, whatever the bundle carried.
-Metric = Annotated[float, AfterValidator(lambda value: round(value, 3))]
+Metric = Annotated[float, AfterValidator(_three_decimals)]
 # The percentiles of a run summary the portal shows beside the official P90 (rules §1.1).
 SHOWN_PERCENTILES = ("50", "90", "95", "99")
 

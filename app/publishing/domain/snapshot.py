@@ -22,7 +22,7 @@ from app.core.finish import FinishReasons
 from app.core.per_user import per_user
 from app.core.regions import Offline
 from app.core.run_summary import NewerSummaryFields
-from app.core.views import Metric, left_out_if_none
+from app.core.views import AS_STORED, Metric, left_out_if_none
 from app.publishing.domain.repeatability import Repeatability
 from app.publishing.domain.standing import reporting_basis
 
@@ -183,12 +183,12 @@ class CurveSnapshot(BaseModel):
     def _per_user_on_every_point(self) -> Self:
         # Derived from the curve's kind, so never stored: every reader of a record gets
         # it, whenever the record was written.
-        self.points = [
-            p
-            if p.per_user == (figure := per_user(p, self.is_agentic))
-            else p.model_copy(update={"per_user": figure})
-            for p in self.points
-        ]
+        for p in self.points:
+            figure = per_user(p, self.is_agentic)
+            if p.per_user != figure:
+                # Set on the point as it is being read, before anyone holds it: a copy of
+                # each of a large record's points took seconds.
+                p.__dict__["per_user"] = figure
         return self
 
     def stored(self) -> dict[str, Any]:
@@ -199,6 +199,17 @@ class CurveSnapshot(BaseModel):
 
 def read_snapshot(version: int, data: dict[str, Any]) -> CurveSnapshot:
     """A stored curve, whatever version it was written in."""
+    _known(version)
+    return CurveSnapshot.model_validate(data)
+
+
+def read_stored_snapshot(version: int, text: str) -> CurveSnapshot:
+    """A stored curve from its JSON text as the database keeps it (read straight into
+    the model, no dictionaries between)."""
+    _known(version)
+    return CurveSnapshot.model_validate_json(text, context=AS_STORED)
+
+
+def _known(version: int) -> None:
     if version not in KNOWN_VERSIONS:
         raise ValueError(f"publication snapshot version {version} is not known to this portal")
-    return CurveSnapshot.model_validate(data)

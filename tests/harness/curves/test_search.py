@@ -115,8 +115,11 @@ def test_sweep_marks_the_points_within_the_sla(  # type: ignore[no-untyped-def]
 ) -> None:
     from tests.support.sweeps import spec_file
 
-    # Per-user speed falls with load (1 + 0.05 (C − 1)): the low points meet the SLA.
-    endpoint = sim(SimConfig(ttft_ms=2, tpot_ms=0.3, output_tokens=12, max_batch=100,
+    # Per-user speed falls with load: 100 / (1 + 0.05 (C − 1)) tok/s, 55.6 at C = 17 and
+    # 37.7 at C = 34, so ≥ 45 tok/s holds up to 17 users with a fifth to spare either side:
+    # 10 ms a token is long against a busy machine's scheduling noise (at 0.3 ms a token,
+    # the client's own overhead decided the verdict on a loaded machine).
+    endpoint = sim(SimConfig(ttft_ms=2, tpot_ms=10, output_tokens=12, max_batch=100,
                              batch_slowdown=0.05, output_spread=0))  # fmt: skip
     tokenizer = tmp_path / "tokenizer"
     tokenizer.mkdir()
@@ -127,7 +130,7 @@ def test_sweep_marks_the_points_within_the_sla(  # type: ignore[no-untyped-def]
         "sweep", "--endpoint", endpoint.url, "--model", "sim", "--max-concurrency", "64",
         "--dataset", str(prompts), "--submission", str(spec_file(tmp_path)),
         "--tokenizer", str(tokenizer), "--duration-per-point", "0.4",
-        "--output", str(tmp_path / "out"), "--tps-per-user-min", "1000",
+        "--output", str(tmp_path / "out"), "--tps-per-user-min", "45",
     ])  # fmt: skip
     printed = capsys.readouterr().out
     assert code == 0, printed
@@ -138,5 +141,6 @@ def test_sweep_marks_the_points_within_the_sla(  # type: ignore[no-untyped-def]
     ]
     assert len(marks) == 8  # every planned point, the Offline one included
     fixed = [ok for _c, role, ok in sorted(marks) if role != "offline"]
-    assert fixed[0] and not fixed[-1], printed
     assert fixed == sorted(fixed, reverse=True), printed  # within up to a load, then not
+    within = [c for c, role, ok in sorted(marks) if role != "offline" and ok]
+    assert within and max(within) == 17 and not fixed[-1], printed

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from app.core.regions import Offline
-from app.publishing.domain.snapshot import SNAPSHOT_VERSION, read_snapshot
+from app.publishing.domain.snapshot import SNAPSHOT_VERSION, read_snapshot, read_stored_snapshot
 
 # A curve as publications stored it before the schema was written down (version 1).
 STORED_BEFORE: dict[str, Any] = {
@@ -61,3 +62,18 @@ def test_every_point_read_carries_the_per_user_figure_its_curve_is_drawn_on() ->
     assert agentic.points[0].per_user == 12.5
     # Derived from the curve's kind, so the record keeps only what was measured.
     assert "per_user" not in agentic.stored()["points"][0]
+
+
+def test_a_record_read_back_from_its_stored_text_is_the_record_read_from_its_values() -> None:
+    """The public read path reads each stored curve's JSON text straight into the model,
+    without rounding again what was rounded when it was written."""
+    text = json.dumps(STORED_BEFORE)
+    assert read_stored_snapshot(1, text) == read_snapshot(1, STORED_BEFORE)
+    first = {**STORED_BEFORE["points"][0], "e2e_avg_interactivity": 12.5}
+    agentic = {**STORED_BEFORE, "is_agentic": True, "points": [first]}
+    assert read_stored_snapshot(1, json.dumps(agentic)).points[0].per_user == 12.5
+    with pytest.raises(ValueError, match=f"version {SNAPSHOT_VERSION + 1}"):
+        read_stored_snapshot(SNAPSHOT_VERSION + 1, text)
+    # Values a bundle gave are rounded once, when the record is made.
+    unrounded = {**STORED_BEFORE, "points": [{**STORED_BEFORE["points"][0], "system_tps": 1.23456}]}
+    assert read_snapshot(1, unrounded).points[0].system_tps == 1.235
