@@ -28,6 +28,12 @@
       if (pending) { window.clearTimeout(pending); }
       pending = window.setTimeout(function () { form.requestSubmit(); }, 700);
     }
+    function priced() {
+      return ["f-price-acc", "f-price-sys", "f-preset"].some(function (id) {
+        var el = document.getElementById(id);
+        return el && el.value;
+      });
+    }
     form.addEventListener("change", function (event) {
       if (event.target.id === "f-workload") {
         // The workload suggests its own limits and regions; the benchmark (and its
@@ -44,6 +50,14 @@
           if (el) { el.value = ""; el.dataset.fresh = "1"; }
         });
       }
+      // Cost is computed from the buyer's price: without one, ask for it here rather than
+      // send a view the portal can only refuse.
+      if (event.target.id === "f-normalize" && event.target.value === "usd_per_mtok" && !priced()) {
+        var hint = document.getElementById("price-needed");
+        if (hint) { hint.hidden = false; }
+        document.getElementById("f-price-acc").focus();
+        return;
+      }
       // Another benchmark has datasets of its own: let the page pick its default one.
       if (event.target.id === "f-benchmark") {
         var dataset = document.getElementById("f-dataset");
@@ -51,9 +65,8 @@
       }
       later();
     });
-    form.addEventListener("input", function (event) {
-      if (event.target.type === "number" || event.target.type === "text") { later(); }
-    });
+    // A number or a name applies when it is complete: on change (leaving the field, or a
+    // spinner's step) or Enter, never mid-typing ("500" typed with pauses is not "5").
   }
 
   // One colour per system, assigned where the curves are served (app/results/domain/
@@ -245,7 +258,7 @@
   // The page's own data, embedded by the server: the same computation the API serves,
   // done once. Absent when the query was refused (the page says why).
   var embedded = document.getElementById("results-data");
-  if (!embedded) { return; }
+  if (!embedded || !document.getElementById("chart-pareto")) { return; }  // nothing to draw
   (function (r) {
       // Plotly's own camera button would save the chart without its caption and
       // footnote: this one saves what "chart (PNG)" saves.

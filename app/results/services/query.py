@@ -132,7 +132,7 @@ class ResultsParams(UrlParams):
         description="exclude (default) or include the results a newer finalized result of "
         "the same system supersedes (rules §11.8; labelled so)",
     )
-    organization: str | None = None
+    organization: str | None = Field(None, description="matches part of the organisation's name")
     accelerator: str | None = Field(None, description="matches part of the accelerator name")
     accelerator_count: str | None = Field(None, description=A_COUNT)
     normalize: str | None = Field(

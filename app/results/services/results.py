@@ -181,7 +181,8 @@ def _matches(curve: VisibleCurve, q: ResultsQuery) -> bool:
         and same(curve.scenario, q.scenario)
         and not (q.exclude_estimated_power and curve.power_estimated)
         and (q.include_superseded or curve.current)
-        and same(curve.organization, q.organization)
+        # Part of the name, any case: "acme" finds Acme Corp.
+        and (q.organization is None or q.organization.lower() in curve.organization.lower())
         and (
             q.accelerator is None
             or q.accelerator.lower() in (curve.accelerator_model or "").lower()
@@ -477,6 +478,12 @@ def _curve_view(view: View, n: int, q: ResultsQuery, a: Answer) -> ResultCurve:
         elected_offline=snapshot.elected_offline,
         best=None if best < 0 else snapshot.points[best - first].dir,
     )
+
+
+def default_benchmark(benchmarks: list[BenchmarkView]) -> str | None:
+    """The benchmark a view shows when none is asked for."""
+    chosen = _choose_benchmark(benchmarks, ResultsQuery())
+    return chosen.id if chosen else None
 
 
 def _choose_benchmark(benchmarks: list[BenchmarkView], q: ResultsQuery) -> BenchmarkView | None:

@@ -27,7 +27,12 @@ from app.results.services.public import (
     list_cohorts,
 )
 from app.results.services.query import LISTED, ResultsParams, ResultsQuery, parse_results_query
-from app.results.services.results import ResultsPage, list_benchmarks, query_results
+from app.results.services.results import (
+    ResultsPage,
+    default_benchmark,
+    list_benchmarks,
+    query_results,
+)
 from app.results.services.tracker import preview_tracker
 from app.results.web import first_views
 from app.results.web.deps import PresetsDep
@@ -180,6 +185,7 @@ def plan_page(request: Request, session: SessionDep, presets: PresetsDep) -> Res
             plan = capacity_plan(session, PlanParams.of(params), presets)
         except QueryProblem as refused:
             problem = refused
+    benchmarks = list_benchmarks(session)
     return templates.TemplateResponse(
         request,
         "results/plan.html",
@@ -187,7 +193,10 @@ def plan_page(request: Request, session: SessionDep, presets: PresetsDep) -> Res
             "p": plan,
             "problem": problem,
             "params": params,
-            "benchmarks": list_benchmarks(session),
+            "benchmarks": benchmarks,
+            # The menu shows the benchmark the plan is for, the default one included.
+            "chosen_benchmark": params.get("benchmark")
+            or (plan.benchmark if plan else default_benchmark(benchmarks)),
             "cohorts": list_cohorts(session),
             "workloads": list(workloads().values()),
             "presets": list(presets.values()),

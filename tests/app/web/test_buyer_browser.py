@@ -250,8 +250,9 @@ def test_changing_one_control_keeps_every_other(page, portal: RunningPortal) -> 
         ("f-normalize", "select", "kw", "normalize=kw"),
     ]
     for name, how, value, in_url in changes:
-        if how == "fill":
+        if how == "fill":  # a number applies when it is complete: Enter
             page.fill(f"#{name}", value)
+            page.press(f"#{name}", "Enter")
         else:
             page.select_option(f"#{name}", value)
         page.wait_for_url(f"**{in_url}**")
@@ -346,3 +347,46 @@ def test_each_chart_shows_before_its_script_and_gives_way_to_it(  # type: ignore
         page.goto(f"{portal.url}{path}")
         page.wait_for_selector(f"{chart}{RENDERED}", timeout=20_000)
         assert page.locator(f"{chart} .first-view").count() == 0, path
+
+
+def test_a_number_applies_when_it_is_complete_never_mid_typing(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    """Issue 48: typing "500" with a pause after the 5 reloaded the page with 5 ms, jumped
+    to the top and closed a phone's keyboard."""
+    for width, height in ((1400, 1000), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        page.click("#f-ttft")
+        page.keyboard.type("5")
+        page.wait_for_timeout(1500)  # twice the pause that used to submit the form
+        assert "ttft_p90_max_ms" not in page.url
+        assert page.evaluate("document.activeElement.id") == "f-ttft"  # still typing there
+        page.keyboard.type("00")
+        page.keyboard.press("Enter")
+        page.wait_for_url("**ttft_p90_max_ms=500**")
+        assert page.locator("#f-ttft").input_value() == "500"
+
+
+def test_cost_before_a_price_asks_for_the_price_where_it_is_typed(  # type: ignore[no-untyped-def]
+    page, portal: RunningPortal
+) -> None:
+    """Issue 48: choosing cost with no price sent a view the portal refused: a 422 page,
+    chart and table gone, the message in the API's parameter names."""
+    for width, height in ((1400, 1000), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        before = page.url
+        page.select_option("#f-normalize", "usd_per_mtok")
+        hint = page.locator("#price-needed")
+        hint.wait_for(state="visible")
+        assert "price" in hint.inner_text() and "_" not in hint.inner_text()
+        assert page.evaluate("document.activeElement.id") == "f-price-acc"
+        page.wait_for_timeout(1500)  # past the form's debounce: nothing was sent
+        assert page.url == before
+        page.keyboard.type("2.5")
+        page.keyboard.press("Enter")
+        page.wait_for_url("**price_per_accelerator_hour=2.5**")
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        assert "normalize=usd_per_mtok" in page.url
+        assert "not an MLPerf figure" in page.locator("#derived-cost").inner_text()

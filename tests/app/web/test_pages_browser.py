@@ -172,7 +172,8 @@ def test_results_explorer_answers_an_sla_question(page, portal: RunningPortal) -
     assert page.locator("#footnote").is_visible()
 
     page.fill("#f-ttft", "80")
-    page.fill("#f-tpu", "150")  # the page applies the filter by itself
+    page.fill("#f-tpu", "150")
+    page.press("#f-tpu", "Enter")  # a number applies when it is complete
     page.wait_for_url("**tps_per_user_min=150**")
     page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
     assert "ttft_p90_max_ms=80" in page.url  # the whole view is in the URL
@@ -454,6 +455,12 @@ def test_the_submitter_withdraws_a_point_then_the_submission_from_the_page(  # t
     timeline = page.locator("#timeline").inner_text()
     assert f"{label}: active → withdrawn: ran on a degraded node" in timeline
     assert page.locator("#chair-actions").count() == 0
+    # Withdrawing the whole submission is its own step, under its own heading, and its
+    # button reads as what cannot be undone (outlined in red), not as the page's primary.
+    withdraw = page.locator("#withdraw-form")
+    assert withdraw.locator("h3").inner_text() == "Withdraw the whole submission"
+    colour = withdraw.locator("button").evaluate("b => getComputedStyle(b).color")
+    assert colour == "rgb(180, 35, 24)", colour
     # Withdrawing the submission asks first: answered "no", nothing happens.
     page.watch.accept_dialogs = False
     page.fill("#withdraw-reason", "we found a fault in the harness config")

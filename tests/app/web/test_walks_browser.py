@@ -175,6 +175,7 @@ def test_the_buyer_walk(page, portal: RunningPortal) -> None:  # type: ignore[no
     assert page.locator("#f-dataset").input_value()
     page.fill("#f-ttft", "2000")
     page.fill("#f-tpu", "50")
+    page.press("#f-tpu", "Enter")
     page.wait_for_url("**tps_per_user_min=50**")
     page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
     assert page.locator("#no-sla").count() == 0

@@ -301,7 +301,7 @@ def test_a_refused_choice_keeps_the_others(client: TestClient) -> None:
     other = next(b for b in benchmarks if b["id"] != "llama3_1-8b")
     params = {"benchmark": other["id"], "cohort": "2026-11-C0", "normalize": "usd_per_mtok"}
     page = client.get("/results", params=params)
-    assert page.status_code == 422 and "needs your price" in page.text
+    assert page.status_code == 422 and "Cost is worked out from your price" in page.text
     kind = "yes" if other["agentic"] else "no"
     assert f'<option value="{other["id"]}" data-agentic="{kind}" selected>' in page.text
     assert '<option value="2026-11-C0" selected>' in page.text

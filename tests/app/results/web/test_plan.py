@@ -99,3 +99,20 @@ def test_a_request_rate_is_sized_on_each_curves_fastest_point_at_the_sla(
     assert bare.json()["error"]["field"] == "output_tokens_per_request"
     page = client.get("/plan", params=params)
     assert page.status_code == 200 and "40 requests/s of 250 output tokens" in page.text
+
+
+def test_the_benchmark_menu_shows_the_benchmark_planned_for(client: TestClient) -> None:
+    """Issue 48: with no benchmark in the address the plan was for the default one while
+    the menu showed its first option, and "Size it" then planned another benchmark."""
+    import re
+
+    page = client.get("/plan", params={"users": "200"}).text
+    planned = re.search(r"<h1>Capacity plan · ([\w.-]+)", page)
+    selected = re.findall(
+        r'<option value="([^"]+)" selected>',
+        page.split('id="p-benchmark"')[1].split("</select>")[0],
+    )
+    assert planned and selected == [planned.group(1)]
+    # Before any load is asked about, the menu offers the benchmark a plan would take.
+    empty = client.get("/plan").text.split('id="p-benchmark"')[1].split("</select>")[0]
+    assert re.findall(r'<option value="([^"]+)" selected>', empty) == [planned.group(1)]

@@ -21,7 +21,7 @@ from app.demo.bundles import BundleFactory
 from app.measurements.services.registry import RunCreate, register_run
 from app.settings import Settings
 from app.storage import artifact_store, staging
-from app.submission_api.services.receiving import run_receive_staged
+from app.submission_api.services.receiving import next_look_s, run_receive_staged
 from app.submission_api.services.transfers import sweep_staging, upload_url
 from tests.support.accounts import ACCOUNTS, create_accounts
 from tests.support.fakes import RecordingQueue
@@ -132,3 +132,15 @@ def test_an_expired_s3_url_is_refused_by_the_store_and_the_watch_ends(
     assert httpx.put(url, content=archive, headers=OCTETS, timeout=30).status_code == 403
     assert _look(database, brief, queue, job_id).outcome == "expired, nothing arrived"
     assert _archive_of(database, run_id) is None
+
+
+def test_a_fresh_grant_is_looked_at_soon_and_an_old_one_every_interval(settings: Settings) -> None:
+    """A client uploads as soon as it has the URL: the first looks come within a fraction
+    of a second (each was two seconds away, a wait the CLI showed on every run), later
+    ones every configured interval."""
+    created = dt.datetime(2026, 12, 6, 12, 0, tzinfo=dt.UTC)
+    grant = TransferGrant(created_at=created)
+    looks = [
+        next_look_s(settings, grant, created + dt.timedelta(seconds=s)) for s in (0, 0.5, 1, 3, 60)
+    ]
+    assert looks == [0.2, 0.25, 0.5, 1.5, settings.staged_upload_poll_s]
