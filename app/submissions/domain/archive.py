@@ -144,9 +144,13 @@ def normalise_member_name(raw: str) -> str:
 
 def _out_of_memory(exc: BaseException) -> None:
     """zlib reports the memory it could not have as its error -4 (Z_MEM_ERROR), not as a
-    MemoryError: under a reading's memory budget that is the budget, not a bad archive."""
-    if isinstance(exc, zlib.error) and str(exc).startswith("Error -4 "):
-        raise MemoryError(str(exc)) from exc
+    MemoryError, and tarfile passes it on as a ReadError("zlib error: Error -4 …"): under
+    a reading's memory budget that is the budget, not a bad archive."""
+    said = str(exc)
+    if isinstance(exc, zlib.error | tarfile.ReadError) and said.removeprefix(
+        "zlib error: "
+    ).startswith("Error -4 "):
+        raise MemoryError(said) from exc
 
 
 def _reason(exc: BaseException) -> str:
