@@ -21,6 +21,27 @@ if TYPE_CHECKING:  # the commands import what they use, when they run
     from app.core.refusals import Refused
 
 
+# Where a web server listens: an address, or a socket already bound and listening.
+address_options = [
+    click.option("--host", default="127.0.0.1", show_default=True),
+    click.option("--port", type=int, default=8000, show_default=True),
+    click.option(
+        "--fd",
+        type=int,
+        default=None,
+        help="serve on this socket, already bound and listening (a service manager's, or a "
+        "test's), instead of --host and --port",
+    ),
+]
+
+
+def listening(command: F) -> F:
+    """*command* with the web server's address options."""
+    for option in reversed(address_options):
+        command = option(command)
+    return command
+
+
 def migrate_database(settings: Settings) -> None:
     from app.db.migrate import upgrade
 

@@ -6,7 +6,7 @@ import signal
 
 import click
 
-from app.cli.common import migrate_database
+from app.cli.common import listening, migrate_database
 from app.cli.demo import load_demo_if_empty
 from app.cli.supervisor import WorkerSupervisor
 from app.settings import get_settings
@@ -17,15 +17,7 @@ def _exit_on_sigterm(signum: int, _frame: object) -> None:
 
 
 @click.command("serve", short_help="run the web portal and one worker process")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=int, default=8000, show_default=True)
-@click.option(
-    "--fd",
-    type=int,
-    default=None,
-    help="serve on this socket, already bound and listening (a service manager's, or a "
-    "test's), instead of --host and --port",
-)
+@listening
 @click.option("--no-worker", is_flag=True, help="start the web process only")
 def serve(host: str, port: int, no_worker: bool, fd: int | None) -> None:
     """Run the web portal and one worker process: what ``make run`` starts."""

@@ -4,17 +4,11 @@ from __future__ import annotations
 
 import click
 
+from app.cli.common import listening
+
 
 @click.command("web", short_help="run web processes only (deployments)")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=int, default=8000, show_default=True)
-@click.option(
-    "--fd",
-    type=int,
-    default=None,
-    help="serve on this socket, already bound and listening (a service manager's, or a "
-    "test's), instead of --host and --port",
-)
+@listening
 @click.option("--workers", type=int, default=1, help="web processes")
 def web(host: str, port: int, workers: int, fd: int | None) -> None:
     """Run web processes only (a deployment runs its workers and migrations apart), with
