@@ -104,3 +104,17 @@ def test_peer_review_pending_results_are_marked_and_their_disclosures_withheld(
         params=[("submission", verified["submission"]), ("submission", pending["submission"])],
     ).text
     assert 'id="withheld"' in page and 'id="compare-footnote"' in page
+
+
+def test_the_sla_set_on_the_results_goes_along_to_compare(client: TestClient) -> None:
+    """Issue 48: "Compare the selected systems" dropped the buyer's SLA."""
+    import re
+
+    sla = {"benchmark": "llama3_1-8b", "ttft_p90_max_ms": "2000", "tps_per_user_min": "30"}
+    page = client.get("/results", params=sla).text
+    form = page.split('<form id="compare-form"')[1].split("</form>")[0]
+    carried = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', form))
+    assert carried == sla
+    ticked = re.findall(r'name="submission" value="(\w+)" form="compare-form"[^>]*checked', page)
+    compare = client.get("/compare", params={**carried, "submission": ticked}).text
+    assert 'id="c-ttft" value="2000"' in compare and 'id="c-tpu" value="30"' in compare
