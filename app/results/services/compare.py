@@ -307,8 +307,10 @@ def compare(
         public_disclosures(session, settings, who, c.submission, c.curve.system_dir)
         for c in compared
     ]
-    facts = [f or {} for f in shown]
+    # The record's own facts are everyone's; the rest of the disclosures wait (§11.9).
+    facts = [{**c.curve.record_facts(), **(f or {})} for c, f in zip(compared, shown, strict=True)]
     withheld = [i for i, f in zip(ids, shown, strict=True) if f is None]
+    public = {label for c in compared for label in c.curve.record_facts()}
     base = ids.index(baseline) if baseline is not None else None
     rows = _point_rows(compared, base)
     best = [_best_at(c.curve, sla) for c in compared]
@@ -321,7 +323,7 @@ def compare(
                 "per_user_delta_pct": best_per_user[n] if best_per_user else None,
             }
         )
-    differences, same = _disclosed(ids, facts, withheld)
+    differences, same = _disclosed(ids, facts, withheld, public)
     return Comparison(
         benchmark=chosen,
         benchmarks=common,
@@ -416,18 +418,20 @@ def _point_rows(compared: list[Compared], base: int | None) -> list[PointRow]:
 
 
 def _disclosed(
-    ids: Sequence[str], facts: list[dict[str, str]], withheld: list[str]
+    ids: Sequence[str], facts: list[dict[str, str]], withheld: list[str], public: set[str]
 ) -> tuple[list[Difference], list[Difference]]:
     """The disclosures that differ and those that are the same, compared among the
-    results whose disclosures may be shown."""
-    open_facts = [f for i, f in zip(ids, facts, strict=True) if i not in withheld]
-    labels = list(dict.fromkeys(label for f in open_facts for label in f))
+    results whose disclosures may be shown; a *public* one (the record's) for every result."""
+    labels = list(dict.fromkeys(label for f in facts for label in f))
     differences: list[Difference] = []
     same: list[Difference] = []
     for label in labels:
-        values = [None if i in withheld else f.get(label) for i, f in zip(ids, facts, strict=True)]
-        compared_values = [f.get(label) for f in open_facts]
-        (same if len(set(compared_values)) == 1 and not withheld else differences).append(
+        hidden = [] if label in public else withheld
+        values = [None if i in hidden else f.get(label) for i, f in zip(ids, facts, strict=True)]
+        if all(v is None for v in values):
+            continue
+        compared_values = [v for i, v in zip(ids, values, strict=True) if i not in hidden]
+        (same if len(set(compared_values)) == 1 and not hidden else differences).append(
             Difference(field=label, values=values)
         )
     return differences, same

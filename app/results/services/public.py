@@ -585,8 +585,23 @@ class PublicCurve(BaseModel):
     available_by: dt.date | None = Field(description="a Preview result's committed date")
     power_estimated: bool = Field(description="its power comes partly from the rules' defaults")
     superseded_by: str | None = Field(description="the cohort that superseded it (§11.8)")
+    accelerator_model: str | None = Field(default=None, description="as the record has it")
+    accelerator_count: int | None = Field(default=None, description="as the record has it")
+    provisioned_power_kw: float | None = Field(default=None, description="as the record has it")
     points: list[PublishedPoint] = Field(description="the active points, as published")
     step_line: list[list[float]]
+
+    def record_facts(self) -> dict[str, str]:
+        """What the public record says of the system, whoever asks (the ranking shows it):
+        its accelerators, provisioned power, division and publication status."""
+        facts = {
+            "Accelerator": self.accelerator_model,
+            "Accelerators": self.accelerator_count,
+            "Provisioned power (kW)": self.provisioned_power_kw,
+            "Division": self.division,
+            "Availability": self.availability,
+        }
+        return {k: str(v) for k, v in facts.items() if v is not None and v != ""}
 
     @property
     def label(self) -> str:
@@ -665,6 +680,9 @@ def public_curve(curve: VisibleCurve) -> PublicCurve:
         result_id=curve.result_id,
         published_in=curve.published_in,
         **standing_fields(curve),
+        accelerator_model=curve.accelerator_model,
+        accelerator_count=curve.accelerator_count,
+        provisioned_power_kw=curve.provisioned_power_kw,
         points=list(points),
         step_line=step_line,
     )

@@ -97,7 +97,10 @@ def test_peer_review_pending_results_are_marked_and_their_disclosures_withheld(
     ).json()
     assert body["withheld"] == [pending["submission"]]
     assert [s["peer_review_pending"] for s in body["submissions"]] == [False, True]
-    assert all(d["values"][1] is None for d in body["differences"] + body["same"])
+    # What only its bundle discloses waits; what the record says of it is everyone's.
+    rows = body["differences"] + body["same"]
+    assert all(d["values"][1] is None for d in rows if d["field"] not in PUBLIC)
+    assert all(d["values"][1] is not None for d in rows if d["field"] in PUBLIC)
     assert body["footnotes"] and "peer review pending" in body["footnotes"][0]
     page = client.get(
         "/compare",
@@ -118,3 +121,23 @@ def test_the_sla_set_on_the_results_goes_along_to_compare(client: TestClient) ->
     ticked = re.findall(r'name="submission" value="(\w+)" form="compare-form"[^>]*checked', page)
     compare = client.get("/compare", params={**carried, "submission": ticked}).text
     assert 'id="c-ttft" value="2000"' in compare and 'id="c-tpu" value="30"' in compare
+
+
+def test_what_the_record_says_of_each_system_is_compared_while_review_withholds_the_rest(
+    client: TestClient,
+) -> None:
+    """Issue 48: for provisional systems "What differs" was all dashes, while the ranking
+    showed their accelerators, power and division."""
+    pending = _top_two(client, "provisional")
+    answer = client.get(
+        "/api/v1/compare", params={"submission": [r["submission"] for r in pending]}
+    ).json()
+    assert set(answer["withheld"]) == {r["submission"] for r in pending}
+    rows = {d["field"]: d["values"] for d in answer["differences"] + answer["same"]}
+    for field in ("Accelerator", "Accelerators", "Provisioned power (kW)", "Division"):
+        assert field in rows and all(v is not None for v in rows[field]), (field, rows)
+    # What only the bundle discloses still waits for the end of peer review.
+    assert all(v is None for f, vs in rows.items() if f not in PUBLIC for v in vs)
+
+
+PUBLIC = {"Accelerator", "Accelerators", "Provisioned power (kW)", "Division", "Availability"}
