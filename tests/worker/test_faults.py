@@ -226,7 +226,9 @@ def test_worker_killed_mid_recount_redoes_it_once(faulty: RunningPortal, tmp_pat
     wait_for(lambda: _state(faulty, public_id) == "passed_checks", 60, step=0.2)
     label, source = events[-1]
     big = tmp_path / "big.jsonl"
-    _big_events(source, big, copies=250)
+    # Long enough that the kill lands mid-count on a busy machine (250 copies were counted
+    # before it once the summary tokenized beside its reading).
+    _big_events(source, big, copies=1000)
     with faulty.client("chair") as client:
         put = client.put(
             f"/api/v1/submissions/{public_id}/points/{label}/events",

@@ -385,8 +385,16 @@ def test_the_review_in_the_browser_objection_answer_decision(  # type: ignore[no
     assert "once the chair publishes it" in page.locator("#due-cohort").inner_text()
     assert page.locator("#published-in").count() == 0
     page.click("#bundle-files")
+    # No file chosen: the list takes the width (issue 48: a 230 px column, paths broken).
+    listed = page.locator("#file-list").bounding_box()
+    assert listed and listed["width"] > 0.6 * (page.viewport_size or {"width": 1280})["width"]
     page.locator("#file-list a", has_text="system_desc.json").first.click()
     assert '"submitter_org_names"' in page.locator("#file-content").inner_text()
+    # On a phone a file's content takes the whole width, below the list.
+    page.set_viewport_size({"width": 390, "height": 844})
+    shown = page.locator("#file-content").bounding_box()
+    assert shown and shown["width"] > 300, shown
+    page.set_viewport_size({"width": 1280, "height": 1600})
 
     # A provisional result whose names are markup, published in the same cohort: the
     # public explorer must show them as text.
