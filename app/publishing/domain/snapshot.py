@@ -189,6 +189,7 @@ class CurveSnapshot(BaseModel):
                 # Set on the point as it is being read, before anyone holds it: a copy of
                 # each of a large record's points took seconds.
                 p.__dict__["per_user"] = figure
+                p.__pydantic_fields_set__.add("per_user")
         return self
 
     def stored(self) -> dict[str, Any]:
