@@ -15,7 +15,7 @@ from app.core.authorization import Scope
 from app.core.refusals import Refused
 from app.publishing.services.cohorts import PublicationView, publication_view
 from app.review.services.releases import publish_cohort
-from app.web.api_errors import refused
+from app.web.api_errors import ErrorBody, refused
 from app.web.deps import NowDep, SessionDep, SettingsDep
 
 router = APIRouter(prefix="/api/v1", tags=["cohorts"])
@@ -29,7 +29,17 @@ class Released(BaseModel):
     data: list[PublicationView]
 
 
-@router.post("/cohorts/{cohort_id}/publish", response_model=Released)
+@router.post(
+    "/cohorts/{cohort_id}/publish",
+    response_model=Released,
+    responses={
+        409: {
+            "model": ErrorBody,
+            "description": "Not the cohort due now, or before its publication time "
+            "(Wednesday 08:00 Pacific): nothing was published",
+        }
+    },
+)
 def publish(
     cohort_id: str,
     session: SessionDep,

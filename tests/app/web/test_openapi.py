@@ -78,3 +78,11 @@ def test_the_document_names_the_bearer_token_and_tags_every_operation(settings: 
         if not operation.get("tags")
     ]
     assert untagged == []
+
+
+def test_the_chairs_publication_documents_its_conflict(settings: Settings) -> None:
+    """Issue 48: /docs listed the publish operation's 409 as "Undocumented"."""
+    answers = _spec(settings)["paths"]["/api/v1/cohorts/{cohort_id}/publish"]["post"]["responses"]
+    conflict = answers["409"]
+    assert "publication time" in conflict["description"]
+    assert conflict["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")
