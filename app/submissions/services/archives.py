@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -42,7 +43,7 @@ class ArchiveDownload:
     chunks: Iterator[bytes]
     size: int
     media_type: str
-    filename: str  # made from the submission's id, never from the uploaded file's name
+    filename: str  # the bundle's submission id, made safe, and the portal's short id
 
 
 def archive_download(settings: Settings, submission: Submission) -> ArchiveDownload:
@@ -68,5 +69,14 @@ def archive_download(settings: Settings, submission: Submission) -> ArchiveDownl
         chunks,
         size,
         "application/zip" if zipped else "application/gzip",
-        f"{submission.public_id}{'.zip' if zipped else '.tar.gz'}",
+        download_name(submission.bundle_submission_id, submission.public_id)
+        + (".zip" if zipped else ".tar.gz"),
     )
+
+
+def download_name(bundle_id: str | None, public_id: str) -> str:
+    """What a downloaded archive is called: the bundle's own submission id, as a person
+    knows it, with the portal's short id after it. The bundle's id is the bundle's to say,
+    so only letters, digits, dots, dashes and underscores of it reach the header."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", bundle_id or "")[:80].strip("-.")
+    return f"{safe}-{public_id[:8]}" if safe else public_id

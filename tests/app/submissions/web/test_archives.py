@@ -105,7 +105,10 @@ def test_an_upload_lives_in_the_bucket_and_comes_back_byte_for_byte(
         assert download.status_code == 200
         assert download.content == good_archive.read_bytes()
         assert download.headers["content-type"] == "application/gzip"
-        assert download.headers["content-disposition"] == f'attachment; filename="{sid}.tar.gz"'
+        # Named as a person knows the bundle: its own id, then the portal's short one.
+        own = client.get(f"/api/v1/submissions/{sid}", headers=bearer(tokens["submitter"]))
+        named = f"{own.json()['bundle_submission_id']}-{sid[:8]}.tar.gz"
+        assert download.headers["content-disposition"] == f'attachment; filename="{named}"'
         # The committee and the chair may have it too; another organisation and the
         # public may not, and learn nothing of it.
         for who in ("reviewer", "chair"):
