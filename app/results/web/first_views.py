@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from app.results.services.compare import Chart
+from app.results.services.compare import Chart, x_title
 from app.results.services.results import ResultCurve, ResultPoint, ResultsPage
 from app.web.svgchart import FirstView, Series, render
 
@@ -69,11 +69,7 @@ def pareto(page: ResultsPage) -> Markup:
         FirstView(
             title=f"Pareto curves · {page.benchmark or ''} · {page.cohort or 'current'}"
             + (f" · {page.result_names}" if " / " not in page.result_names else ""),
-            x_title=(
-                "e2e avg interactivity (tok/s)"
-                if agentic
-                else "tokens/s per user (1000 / TPOT P90)"
-            ),
+            x_title=x_title(agentic),
             y_title=y_title,
             series=series,
             keys=[RDI_KEY] if any(c.availability == "RDI" for c in page.curves) else [],
