@@ -538,6 +538,8 @@ def test_a_newcomer_asks_is_invited_joins_and_submits(  # type: ignore[no-untype
     page.click("form.upload button[type=submit]")
     page.wait_for_url(f"{portal.url}/submissions/*")
     assert "Glacier Inc" in page.locator("h1 .org").inner_text()
+    # The page reloads itself when the checks are over; leaving it before would race that.
+    page.wait_for_selector('#submission[data-finished="true"]', timeout=30_000)
     # The link worked once.
     page.goto(link)
     assert "used already" in page.locator("#join-dead").inner_text()
