@@ -8,14 +8,17 @@ is a router in its feature's ``web`` package, listed once in ``FEATURES``.
 from __future__ import annotations
 
 import gc
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.accounts.web import invitations as accounts_invitations
@@ -35,6 +38,7 @@ from app.errors import http_error, refusal_error, server_error, validation_error
 from app.jobs.queue import JobQueue
 from app.keys import derived_key
 from app.results.domain.presets import price_presets
+from app.results.services.results import visible_view
 from app.results.web import api as results_api
 from app.results.web import pages as results_pages
 from app.review.web import api as review_api
@@ -57,6 +61,8 @@ from app.web.limits import BodyLimit, body_limit, body_pace
 from app.web.ratelimit import RateLimiter
 from app.web.templating import templates
 
+log = logging.getLogger(__name__)
+
 # Every page form carries the CSRF field the accounts feature checks.
 templates.env.globals["csrf_input"] = csrf_input
 
@@ -72,12 +78,23 @@ FEATURES = (
 
 
 @asynccontextmanager
-async def _lifespan(_app: FastAPI) -> AsyncIterator[None]:
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    # The public record is read before the first visitor asks for it: on a record of
+    # tens of thousands of curves that is a second or two nobody then waits for.
+    await anyio.to_thread.run_sync(_read_public_record, app.state.db)
     # Everything loaded at start-up lives as long as the process: moving it out of the
     # collector's reach keeps full collections, and the latency spikes they cause, short.
     gc.collect()
     gc.freeze()
     yield
+
+
+def _read_public_record(db: Database) -> None:
+    try:
+        with db.session() as session:
+            visible_view(session, None)
+    except SQLAlchemyError as problem:  # a database not migrated yet, say: the pages say so
+        log.warning("the public record was not read at start-up: %s", problem)
 
 
 BEARER = {

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import httpx
 import numpy as np
+from sqlalchemy.orm import Session
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -50,6 +51,7 @@ from app.db.models import (  # noqa: E402
     utcnow,
 )
 from app.db.session import Database  # noqa: E402
+from app.publishing.domain.point_table import pack  # noqa: E402
 from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint  # noqa: E402
 from app.runs.domain.goodput import RequestLog  # noqa: E402
 from app.settings import Settings  # noqa: E402
@@ -57,7 +59,7 @@ from app.settings import Settings  # noqa: E402
 CONCURRENCIES = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1100)
 
 
-def curve_data(rng: random.Random, system: str) -> dict[str, object]:
+def curve_data(rng: random.Random, system: str) -> CurveSnapshot:
     peak, cap = rng.uniform(120, 260), rng.uniform(10_000, 80_000)
     points = []
     for c in CONCURRENCIES:
@@ -91,7 +93,7 @@ def curve_data(rng: random.Random, system: str) -> dict[str, object]:
         frontier=[list(v) for v in steps.frontier],
         offline_ceiling=None,
         elected_offline=None,
-    ).stored()
+    )
 
 
 def request_log(rng: np.random.Generator, point: PublishedPoint, n: int) -> RequestLog:
@@ -116,43 +118,10 @@ def build(database: Database, curves: int, requests_per_point: int = 0) -> None:
     with database.session() as session:
         session.add(CohortRelease(cohort="2026-12-C0", published_at=utcnow(), published_by="bench"))
         for i in range(curves):
-            org = Organization(slug=f"org-{i}", name=f"Organisation {i}")
-            blob = StoredFile(sha256=f"{i:064x}", size=1, kind="archive")
-            sub = Submission(
-                organization=org,
-                archive=blob,
-                archive_format="tar.gz",
-                original_filename="b.tar.gz",
-                bundle_root="x",
-                content_digest=f"{i}",
-                state="finalized",
-                for_review=True,
-                eligible_cohort="2026-12-C0",
-            )
-            session.add(Job(kind="check_submission", submission=sub, state="succeeded"))
-            publication = Publication(
-                submission=sub, cohort="2026-12-C0", status=("verified", "provisional")[i % 2]
-            )
-            data = curve_data(rng, f"System {i}")
-            publication.curves = [
-                PublishedCurve(
-                    benchmark_model="llama3_1-8b",
-                    dataset="cnn_dailymail",
-                    is_agentic=False,
-                    system_name=f"System {i}",
-                    organization=org.name,
-                    division="Standardized",
-                    availability="Available",
-                    accelerator_model="Accelerator X",
-                    accelerator_count=8,
-                    provisioned_power_kw=10.08,
-                    data=data,
-                )
-            ]
-            session.add(publication)
+            sub, snapshot = add_result(session, rng, i)
             if requests_per_point:
                 session.flush()
-                for point in CurveSnapshot.model_validate(data).points:
+                for point in snapshot.points:
                     label = f"System {i}/llama3_1-8b/{point.dir}"
                     artifact = RunArtifact(
                         submission_id=sub.id, point_label=label, kind="events", sha256="0" * 64,
@@ -178,6 +147,59 @@ def build(database: Database, curves: int, requests_per_point: int = 0) -> None:
                     )
                 session.flush()
                 session.expunge_all()  # the records are large: keep the session small
+        session.commit()
+
+
+def add_result(
+    session: Session, rng: random.Random, i: int, cohort: str = "2026-12-C0"
+) -> tuple[Submission, CurveSnapshot]:
+    """Result *i*: one organisation's finalized submission published in *cohort* with
+    one curve (verified or provisional, every other one)."""
+    org = Organization(slug=f"org-{i}", name=f"Organisation {i}")
+    blob = StoredFile(sha256=f"{i:064x}", size=1, kind="archive")
+    sub = Submission(
+        organization=org,
+        archive=blob,
+        archive_format="tar.gz",
+        original_filename="b.tar.gz",
+        bundle_root="x",
+        content_digest=f"{i}",
+        state="finalized",
+        for_review=True,
+        eligible_cohort=cohort,
+    )
+    session.add(Job(kind="check_submission", submission=sub, state="succeeded"))
+    publication = Publication(
+        submission=sub, cohort=cohort, status=("verified", "provisional")[i % 2]
+    )
+    snapshot = curve_data(rng, f"System {i}")
+    publication.curves = [
+        PublishedCurve(
+            benchmark_model="llama3_1-8b",
+            dataset="cnn_dailymail",
+            is_agentic=False,
+            system_name=f"System {i}",
+            organization=org.name,
+            division="Standardized",
+            availability="Available",
+            accelerator_model="Accelerator X",
+            accelerator_count=8,
+            provisioned_power_kw=10.08,
+            data=snapshot.stored(),
+            point_table=pack(snapshot),
+        )
+    ]
+    session.add(publication)
+    return sub, snapshot
+
+
+def publish_more(database: Database, start: int, count: int) -> None:
+    """*count* more results released in a later cohort, as the chair's release adds them."""
+    rng = random.Random(start)
+    with database.session() as session:
+        session.add(CohortRelease(cohort="2026-12-C1", published_at=utcnow(), published_by="bench"))
+        for i in range(start, start + count):
+            add_result(session, rng, i, cohort="2026-12-C1")
         session.commit()
 
 
@@ -221,9 +243,16 @@ def serve(tmp: str) -> tuple[subprocess.Popen[bytes], str]:
 
 
 def measure(
-    title: str, curves: int, requests_per_point: int, cases: dict[str, list[str]], n: int
-) -> tuple[float, float]:
-    """Builds the view, serves it and times each case; (worst p95, largest JSON sent)."""
+    title: str,
+    curves: int,
+    requests_per_point: int,
+    cases: dict[str, list[str]],
+    n: int,
+    republish: bool = False,
+) -> tuple[float, float, float]:
+    """Builds the view, serves it and times each case; with *republish*, a cohort adding
+    ten results is released while it serves and the first request after it is timed.
+    (Worst p95, largest JSON sent, slowest first request after a start or a release.)"""
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), database_url=os.environ.get("DATABASE_URL"))
         upgrade(settings.effective_database_url)
@@ -248,7 +277,7 @@ def measure(
                     started = time.perf_counter()
                     client.get(urls[0]).raise_for_status()
                     first.append((time.perf_counter() - started) * 1000)
-                print(f"first request after start (cold caches): {first[0]:.0f} ms")
+                print(f"first request after start: {first[0]:.0f} ms")
                 print(
                     f"{'request':<30} {'p50 ms':>8} {'p95 ms':>8} {'decoded B':>10} {'sent B':>9}"
                 )
@@ -258,10 +287,20 @@ def measure(
                     if name.startswith("api"):
                         payload = max(payload, sent)
                     print(f"{name:<30} {p50:>8.1f} {p95:>8.1f} {size:>10} {sent:>9}")
+                slowest_first = first[0]
+                if republish:
+                    database = Database(settings.effective_database_url)
+                    publish_more(database, curves, 10)
+                    database.dispose()
+                    started = time.perf_counter()
+                    client.get(next(iter(cases.values()))[0]).raise_for_status()
+                    after = (time.perf_counter() - started) * 1000
+                    slowest_first = max(slowest_first, after)
+                    print(f"first request after a cohort release adding 10 results: {after:.0f} ms")
         finally:
             server.terminate()
             server.wait()
-    return worst, payload
+    return worst, payload, slowest_first
 
 
 def main() -> None:
@@ -273,7 +312,7 @@ def main() -> None:
     args = parser.parse_args()
     api = "/api/v1/results?benchmark=llama3_1-8b"
     page = "/results?benchmark=llama3_1-8b"
-    worst, payload = measure(
+    worst, payload, first = measure(
         f"results: {args.curves} curves x {len(CONCURRENCIES)} points",
         args.curves,
         0,
@@ -284,8 +323,9 @@ def main() -> None:
             "page with an SLA": [f"{page}&{q}" for q in slas(args.requests)],
         },
         args.requests,
+        republish=True,
     )
-    goodput_worst, goodput_payload = measure(
+    goodput_worst, goodput_payload, _first = measure(
         f"goodput: {args.goodput_curves} curves x {len(CONCURRENCIES)} points x "
         f"{args.requests_per_point:,} requests a point",
         args.goodput_curves,
@@ -301,12 +341,19 @@ def main() -> None:
         },
         args.requests,
     )
-    worst = max(worst, goodput_worst)
+    # Issue 14: p95 under 100 ms at 2,000 curves and for goodput; issue 47: at 20,000
+    # curves, warm p95 under 50 ms and the first request after a start or a release under 1 s.
+    large = args.curves >= 20_000
     print(
-        f"\nlargest JSON payload sent: {max(payload, goodput_payload) / 1e6:.2f} MB "
-        f"(target < 1.5 MB); worst p95 {worst:.1f} ms (target < 100 ms)"
+        f"\nresults at {args.curves:,} curves: worst p95 {worst:.1f} ms "
+        f"(target < {50 if large else 100} ms); first request after a start or a release "
+        f"{first:.0f} ms" + (" (target < 1000 ms)" if large else "")
     )
-    print(f"p95_ms={worst:.1f}")
+    print(
+        f"goodput: worst p95 {goodput_worst:.1f} ms (target < 100 ms); largest JSON payload "
+        f"sent: {max(payload, goodput_payload) / 1e6:.2f} MB (target < 1.5 MB)"
+    )
+    print(f"p95_ms={max(worst, goodput_worst):.1f}")
 
 
 if __name__ == "__main__":

@@ -29,9 +29,14 @@ class Scenario(enum.StrEnum):
     CON = "CoN"
 
 
+# Each vocabulary by its words folded: a large record reads one per curve.
+_FOLDED: dict[type[enum.StrEnum], dict[str, enum.StrEnum]] = {
+    kind: {m.value.casefold(): m for m in kind} for kind in (Availability, Division, Scenario)
+}
+
+
 def _member(kind: type[enum.StrEnum], text: str | None) -> enum.StrEnum | None:
-    wanted = (text or "").strip().casefold()
-    return next((m for m in kind if m.value.casefold() == wanted), None)
+    return _FOLDED[kind].get((text or "").strip().casefold())
 
 
 def division_of(text: str | None) -> Division | None:

@@ -3,6 +3,7 @@ same organisation or look like it (issue 44: "Acme Corp." joined Acme Corp by it
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -25,6 +26,7 @@ def slugify(name: str) -> str:
     return slug[:64] or "unknown"
 
 
+@functools.lru_cache(maxsize=65536)  # a large record asks it of every curve
 def organisation_key(name: str) -> str:
     """An organisation name's normalised form, unique among organisations: compatibility
     characters folded, case folded, anything but letters and digits a single space."""

@@ -67,6 +67,7 @@ class StaticAssets:
         self._cached_bytes = 0
         self._cache_bytes = cache_bytes
         self._lock = threading.Lock()
+        self._urls: dict[str, str] = {}  # a served file's link, by its path
 
     def _locate(self, path: str) -> Path | None:
         """The file *path* names under its one spelling; None for any other."""
@@ -138,10 +139,14 @@ class StaticAssets:
 
     def url(self, path: str) -> str:
         """The link a page uses; a missing file is an error when the page renders."""
+        found = self._urls.get(path)  # pages link the same few files on every view
+        if found is not None:
+            return found
         asset = self.get(path)
         if asset is None:
             raise LookupError(f"no static file {path!r}")
-        return f"/static/{path}?v={asset.digest}"
+        found = self._urls[path] = f"/static/{path}?v={asset.digest}"
+        return found
 
     def response(self, request: Request, path: str) -> Response:
         file = self._locate(path)

@@ -48,7 +48,28 @@ def path_for(context: dict[str, Any], name: str, /, **params: object) -> str:
     a route that moves takes its links with it. Each parameter is escaped as one path
     segment; a query string follows in the template."""
     escaped = {key: quote(str(value), safe="") for key, value in params.items()}
-    return str(context["request"].app.url_path_for(name, **escaped))
+    app = context["request"].app
+    # Finding a route walks the whole table: a page of links asked it dozens of times.
+    known = _paths(app.state)
+    key = (name, tuple(sorted(escaped.items())))
+    path = known.get(key)
+    if path is None:
+        if len(known) > _PATHS_KEPT:
+            known.clear()
+        path = known[key] = str(app.url_path_for(name, **escaped))
+    return path
+
+
+_PATHS_KEPT = 4096
+Paths = dict[tuple[str, tuple[tuple[str, str], ...]], str]
+
+
+def _paths(state: Any) -> Paths:
+    """The paths found so far by the app whose *state* this is."""
+    paths: Paths | None = getattr(state, "paths", None)
+    if paths is None:
+        paths = state.paths = {}
+    return paths
 
 
 templates.env.globals["path_for"] = path_for

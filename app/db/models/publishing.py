@@ -15,6 +15,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -104,6 +105,9 @@ class PublishedCurve(Base):
     power_estimated: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     data: Mapped[dict[str, Any]] = mapped_column(JSON)  # app.publishing.domain.snapshot
     snapshot_version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    # The snapshot's points packed as numbers (app.publishing.domain.point_table): derived
+    # from ``data`` alone, for reading a large record quickly.
+    point_table: Mapped[bytes | None] = mapped_column(LargeBinary)
     # Rules §9.7: <major>.<minor>.<cohort-number>.<model_id>.<dataset_id>.<entry>.
     result_id: Mapped[str | None] = mapped_column(String(200), index=True)
 

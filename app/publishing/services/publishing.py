@@ -59,6 +59,7 @@ from app.db.models import (
     utcnow,
 )
 from app.publishing.domain.cohorts import current_cohort, may_publish, release_at
+from app.publishing.domain.point_table import pack
 from app.publishing.domain.repeatability import repeatability
 from app.publishing.domain.snapshot import (
     SNAPSHOT_VERSION,
@@ -417,6 +418,7 @@ def _snapshot(
         system = systems.get(curve.system.dir_name)
         declared = disclosed.get(curve.system.dir_name, {})
         standing = published_standing(submission, system, extended)
+        snapshot = curve_snapshot(curve, recounts, runs, declared.get("steady_state"))
         published.append(
             PublishedCurve(
                 benchmark_model=curve.benchmark_model,
@@ -432,7 +434,8 @@ def _snapshot(
                 scenario=standing.scenario,
                 available_by=standing.available_by,
                 power_estimated=standing.power_estimated,
-                data=curve_snapshot(curve, recounts, runs, declared.get("steady_state")).stored(),
+                data=snapshot.stored(),
+                point_table=pack(snapshot),
                 snapshot_version=SNAPSHOT_VERSION,
                 result_id=ids.get((curve.system.dir_name, curve.benchmark_model)),
             )

@@ -23,6 +23,15 @@ import numpy as np
 import numpy.typing as npt
 
 from app.core.per_user import per_user
+from app.core.regions import Offline
+from app.publishing.domain.point_table import (
+    BASIS_NONE,
+    BASIS_NOT_STEADY,
+    BASIS_STEADY,
+    OFFLINE,
+    PackedCurve,
+    regions_of,
+)
 from app.results.domain.presets import PricePreset
 
 NORMALISATIONS = ("system", "kw", "accelerator", "usd_per_mtok")
@@ -130,6 +139,25 @@ def _floats(values: Sequence[float | None]) -> Floats:
     return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
 
 
+def _basis(basis: Basis | None) -> int:
+    if basis is None:
+        return BASIS_NONE
+    return BASIS_STEADY if basis.steady else BASIS_NOT_STEADY
+
+
+def _steady(declared: npt.NDArray[np.uint8], agentic: Bools) -> Bools:
+    """The point's steady-state window is its basis; an agentic point has none by the
+    rules (§2.4) and counts as steady, a point that declares nothing does not."""
+    return np.where(declared == BASIS_NONE, agentic, declared == BASIS_STEADY)
+
+
+def _accelerators(engaged: Floats, system: Floats) -> Floats:
+    """What a point ran on: its engaged accelerators where it engaged fewer nodes, else
+    the system's; none where neither is known (or either is zero)."""
+    system = np.where(system > 0, system, np.nan)
+    return np.where(engaged > 0, engaged, system)
+
+
 @dataclass(frozen=True)
 class PointTable:
     """Operating points as columns, one row a point; a missing value is NaN.
@@ -141,9 +169,7 @@ class PointTable:
     curve: Ints
     concurrency: Ints
     dedicated: Bools
-    # The point's steady-state window is its basis; an agentic point has none by the
-    # rules (§2.4) and counts as steady, a point that declares nothing does not.
-    steady: Bools
+    steady: Bools  # see _steady
     region: npt.NDArray[np.object_]
     system_tps: Floats
     system_tps_per_kw: Floats
@@ -164,29 +190,60 @@ class PointTable:
         models: Sequence[str | None] | None = None,
     ) -> PointTable:
         rows = [(n, p) for n, points in enumerate(curves) for p in points]
+        curve = np.array([n for n, _p in rows], dtype=np.int64)
         return cls(
-            curve=np.array([n for n, _p in rows], dtype=np.int64),
+            curve=curve,
             concurrency=np.array([p.concurrency for _n, p in rows], dtype=np.int64),
             dedicated=np.array([p.offline == "dedicated" for _n, p in rows], dtype=np.bool_),
-            steady=np.array(
-                [
-                    p.reporting_basis.steady if p.reporting_basis is not None else agentic[n]
-                    for n, p in rows
-                ],
-                dtype=np.bool_,
+            steady=_steady(
+                np.array([_basis(p.reporting_basis) for _n, p in rows], dtype=np.uint8),
+                np.asarray(agentic, dtype=np.bool_)[curve],
             ),
             region=np.array([p.region for _n, p in rows], dtype=np.object_),
             system_tps=_floats([p.system_tps for _n, p in rows]),
             system_tps_per_kw=_floats([p.system_tps_per_kw for _n, p in rows]),
             per_user=_floats([per_user(p, agentic[n]) for n, p in rows]),
             ttft_p90_ms=_floats([p.ttft_p90_ms for _n, p in rows]),
-            accelerators=_floats(
-                [(p.engaged and p.engaged.accelerators) or accelerators[n] or None for n, p in rows]
+            accelerators=_accelerators(
+                _floats([p.engaged.accelerators if p.engaged else None for _n, p in rows]),
+                _floats(accelerators)[curve],
             ),
             share=_floats([p.engaged.share if p.engaged else 1.0 for _n, p in rows]),
             accelerator_model=np.array(
                 [models[n] if models else None for n, _p in rows], dtype=np.object_
             ),
+        )
+
+    @classmethod
+    def of_packed(
+        cls,
+        curves: Sequence[PackedCurve],
+        rows: npt.NDArray[np.void],
+        agentic: Sequence[bool],
+        accelerators: Sequence[int | None],
+        models: Sequence[str | None],
+    ) -> PointTable:
+        """The table of curves packed when they were published (a large record's);
+        *rows*: their rows joined (``point_table.joined_rows``)."""
+        sizes = [len(c) for c in curves]
+        curve = np.repeat(np.arange(len(curves), dtype=np.int64), sizes)
+        return cls(
+            curve=curve,
+            concurrency=rows["concurrency"].astype(np.int64),
+            dedicated=rows["offline"] == OFFLINE.index(Offline.DEDICATED),
+            steady=_steady(rows["basis"], np.asarray(agentic, dtype=np.bool_)[curve]),
+            region=regions_of(curves, rows),
+            system_tps=rows["system_tps"].astype(np.float64),
+            system_tps_per_kw=rows["system_tps_per_kw"].astype(np.float64),
+            per_user=rows["per_user"].astype(np.float64),
+            ttft_p90_ms=rows["ttft_p90_ms"].astype(np.float64),
+            accelerators=_accelerators(
+                rows["engaged_accelerators"].astype(np.float64), _floats(accelerators)[curve]
+            ),
+            share=rows["share"].astype(np.float64),
+            accelerator_model=np.array(models, dtype=np.object_)[curve]
+            if len(models)
+            else np.zeros(0, dtype=np.object_),
         )
 
     def __len__(self) -> int:
@@ -249,7 +306,9 @@ def best_rows(table: PointTable, ok: Bools, value: Floats, curves: int) -> Ints:
         return best
     scored = np.where(candidate, value, -np.inf)
     top = np.full(curves, -np.inf)
-    np.maximum.at(top, table.curve, scored)
+    # A curve's rows are adjacent: each run of them reduced at once.
+    starts = np.flatnonzero(np.append(True, table.curve[1:] != table.curve[:-1]))
+    top[table.curve[starts]] = np.maximum.reduceat(scored, starts)
     # Only a curve's rows at its top value compete on the tie-breakers.
     rows = np.flatnonzero(candidate & (scored == top[table.curve]))
     speed = np.nan_to_num(table.per_user[rows], nan=0.0)

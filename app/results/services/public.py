@@ -23,13 +23,14 @@ on, and what an earlier cohort showed of the result stays as it was.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
-from sqlalchemy import Text, cast, func, select
+from sqlalchemy import String, Text, cast, func, select, type_coerce
 from sqlalchemy.orm import Session, selectinload
 
 from app.accounts.services.accounts import Principal
@@ -47,6 +48,7 @@ from app.db.models import (
     RequestLogRow,
     Submission,
 )
+from app.publishing.domain.point_table import PackedCurve, packed_now, packed_or_packing
 from app.publishing.domain.snapshot import (
     CurveSnapshot,
     InvalidatedPoint,
@@ -197,11 +199,11 @@ RecordKey = tuple[str | int, ...]
 @dataclass(frozen=True)
 class PublishedRecord:
     """The record as of a cohort: each submission's latest publication up to it, as that
-    cohort showed it (curves, and their snapshots read once); ``key`` names it."""
+    cohort showed it; ``key`` names it."""
 
     key: RecordKey
     curves: list[VisibleCurve]
-    snapshots: list[CurveSnapshot]
+    packed: list[PackedCurve]  # each curve's points as numbers (the snapshot: curve.snapshot)
 
 
 # Publications never change once written, so what a cohort shows can be kept until a newer
@@ -237,9 +239,11 @@ class Decisions:
     @classmethod
     def of(cls, now: PublishedRecord) -> Decisions:
         invalidated = {
-            (curve.submission, curve.system_dir, curve.benchmark_model): s.invalidated_points
-            for curve, s in zip(now.curves, now.snapshots, strict=True)
-            if s.invalidated_points
+            (curve.submission, curve.system_dir, curve.benchmark_model): (
+                curve.snapshot.invalidated_points
+            )
+            for curve, packed in zip(now.curves, now.packed, strict=True)
+            if packed.invalidated
         }
         return cls({c.submission: c.status for c in now.curves}, invalidated)
 
@@ -266,26 +270,29 @@ def _with_decisions(
     shown: PublishedRecord, now: PublishedRecord, key: RecordKey
 ) -> PublishedRecord:
     decided = Decisions.of(now)
-    curves, snapshots = [], []
-    for curve, snapshot in zip(shown.curves, shown.snapshots, strict=True):
+    curves, packed = [], []
+    for curve, points in zip(shown.curves, shown.packed, strict=True):
         status = decided.status_of(curve.submission, curve.status)
-        gone = decided.gone(curve.submission, status, snapshot, curve.benchmark_model)
-        if status != curve.status or any(p.dir in gone for p in snapshot.points):
-            # The archive keeps an invalidated point tagged, with the chair's reason.
-            tagged = decided.tagged(curve.submission, curve.system_dir, curve.benchmark_model)
-            known = {p.dir for p in snapshot.invalidated_points}
-            snapshot = without_points(snapshot, gone).model_copy(
-                update={
-                    "invalidated_points": [
-                        *snapshot.invalidated_points,
-                        *(p for p in tagged if p.dir not in known),
-                    ]
-                }
-            )
-            curve = replace(curve, status=status, stored=snapshot.model_dump_json().encode())
+        tagged = decided.tagged(curve.submission, curve.system_dir, curve.benchmark_model)
+        if status != curve.status or tagged:  # else nothing decided since touches it
+            snapshot = curve.snapshot
+            gone = decided.gone(curve.submission, status, snapshot, curve.benchmark_model)
+            if status != curve.status or any(p.dir in gone for p in snapshot.points):
+                # The archive keeps an invalidated point tagged, with the chair's reason.
+                known = {p.dir for p in snapshot.invalidated_points}
+                snapshot = without_points(snapshot, gone).model_copy(
+                    update={
+                        "invalidated_points": [
+                            *snapshot.invalidated_points,
+                            *(p for p in tagged if p.dir not in known),
+                        ]
+                    }
+                )
+                curve = replace(curve, status=status, stored=snapshot.model_dump_json().encode())
+                points = packed_now(snapshot)
         curves.append(curve)
-        snapshots.append(snapshot)
-    return PublishedRecord(key, with_standing(curves), snapshots)
+        packed.append(points)
+    return PublishedRecord(key, with_standing(curves), packed)
 
 
 def _official(found: StrEnum | None, written: str | None) -> str | None:
@@ -294,14 +301,18 @@ def _official(found: StrEnum | None, written: str | None) -> str | None:
     return found.value if found is not None else written
 
 
-def in_availabilities(availability: str | None, wanted: Iterable[str]) -> bool:
-    """Whether a result of *availability* is among the *wanted* statuses; one whose
-    status is not one of the three (never since the checker requires it) goes with the
-    Available ones."""
-    chosen = set(wanted)
-    if availability in {a.value for a in Availability}:
-        return availability in chosen
-    return Availability.AVAILABLE.value in chosen
+_AVAILABILITIES = frozenset(a.value for a in Availability)
+
+
+def availability_filed_as(availability: str | None) -> str:
+    """The publication status a result is filtered as: its own, or, where it is not one
+    of the three (never since the checker requires one), Available."""
+    return availability if availability in _AVAILABILITIES else Availability.AVAILABLE.value
+
+
+@functools.lru_cache(maxsize=262_144)  # asked of every curve of a record, every time
+def _identity(*named: str | None) -> SystemIdentity:
+    return SystemIdentity.of(*named)  # type: ignore[arg-type]
 
 
 def with_standing(curves: list[VisibleCurve]) -> list[VisibleCurve]:
@@ -310,7 +321,7 @@ def with_standing(curves: list[VisibleCurve]) -> list[VisibleCurve]:
     marks = superseded(
         [
             Contender(
-                SystemIdentity.of(
+                _identity(
                     c.organization,
                     c.system_name,
                     c.benchmark_model,
@@ -324,11 +335,13 @@ def with_standing(curves: list[VisibleCurve]) -> list[VisibleCurve]:
             for c in curves
         ]
     )
-    return [
-        replace(
-            c,
-            superseded_by=mark,
-            tags=tuple(
+    out = []
+    known: dict[tuple[Any, ...], tuple[str, ...]] = {}  # most curves share their tags
+    for c, mark in zip(curves, marks, strict=True):
+        facts = (c.status, c.availability, c.available_by, c.power_estimated, mark)
+        tags = known.get(facts)
+        if tags is None:
+            tags = known[facts] = tuple(
                 tags_of(
                     status=c.status,
                     availability=c.availability,
@@ -336,10 +349,12 @@ def with_standing(curves: list[VisibleCurve]) -> list[VisibleCurve]:
                     power_estimated=c.power_estimated,
                     superseded_by=mark,
                 )
-            ),
-        )
-        for c, mark in zip(curves, marks, strict=True)
-    ]
+            )
+        if mark != c.superseded_by or tags != c.tags:
+            # A record holds thousands: built directly, dataclasses.replace is slower.
+            c = VisibleCurve(**{**c.__dict__, "superseded_by": mark, "tags": tags})
+        out.append(c)
+    return out
 
 
 def cohort_versions(session: Session, cohort: str) -> list[PublicationView]:
@@ -398,29 +413,98 @@ def without_points(snapshot: CurveSnapshot, gone: frozenset[str]) -> CurveSnapsh
     )
 
 
-def _latest_curves(session: Session, publications: list[int]) -> list[Any]:
-    """The curves of *publications*, each with its submission's public id and its
-    snapshot as the stored JSON text (parsed once, by the snapshot's own model)."""
-    columns = (
-        PublishedCurve.id, PublishedCurve.publication_id, PublishedCurve.result_id,
-        PublishedCurve.benchmark_model, PublishedCurve.dataset, PublishedCurve.is_agentic,
-        PublishedCurve.system_name, PublishedCurve.organization, PublishedCurve.division,
-        PublishedCurve.availability, PublishedCurve.accelerator_model,
-        PublishedCurve.accelerator_count, PublishedCurve.provisioned_power_kw,
-        PublishedCurve.scenario, PublishedCurve.available_by, PublishedCurve.power_estimated,
-        PublishedCurve.snapshot_version, cast(PublishedCurve.data, Text).label("text"),
-        Submission.public_id,
-    )  # fmt: skip
-    rows: list[Any] = []
-    for start in range(0, len(publications), 10_000):  # bound the statement's parameters
-        chunk = publications[start : start + 10_000]
-        rows += session.execute(
-            select(*columns)
+_CURVE_COLUMNS = (
+    PublishedCurve.id, PublishedCurve.publication_id, PublishedCurve.result_id,
+    PublishedCurve.benchmark_model, PublishedCurve.dataset, PublishedCurve.is_agentic,
+    PublishedCurve.system_name, PublishedCurve.organization, PublishedCurve.division,
+    PublishedCurve.availability, PublishedCurve.accelerator_model,
+    PublishedCurve.accelerator_count, PublishedCurve.provisioned_power_kw,
+    PublishedCurve.scenario, PublishedCurve.available_by, PublishedCurve.power_estimated,
+    PublishedCurve.snapshot_version, cast(PublishedCurve.data, Text).label("text"),
+    PublishedCurve.point_table, Submission.public_id, Publication.cohort,
+    type_coerce(Publication.status, String).label("status"),  # as stored: no enum per row
+)  # fmt: skip
+
+# A published curve never changes once written (nor does its version's status): each is
+# read from the database once, as every view shows it, and a record read again after a
+# publication reads only the curves that publication added. By database, then by id (a
+# database restored from a backup under a running portal needs the portal restarted).
+_WRITTEN: dict[str, dict[int, tuple[VisibleCurve, PackedCurve]]] = {}
+_WRITTEN_SIZE = 250_000
+
+_PARAMETERS = 10_000  # the most ids one statement binds
+
+
+def _curves_of(
+    session: Session, database: str, publications: list[int]
+) -> tuple[list[tuple[int, int]], dict[int, tuple[VisibleCurve, PackedCurve]]]:
+    """The curves of *publications*, (publication, curve id), by publication in the order
+    given, then by id; and the written forms by id, each of them among them."""
+    written = _WRITTEN.setdefault(database, {})
+    ids: list[tuple[int, int]] = []
+    for start in range(0, len(publications), _PARAMETERS):
+        chunk = publications[start : start + _PARAMETERS]
+        ids += [
+            (publication, curve)
+            for publication, curve in session.execute(
+                select(PublishedCurve.publication_id, PublishedCurve.id)
+                .where(PublishedCurve.publication_id.in_(chunk))
+                .order_by(PublishedCurve.publication_id, PublishedCurve.id)
+            )
+        ]
+    unread = [curve for _p, curve in ids if curve not in written]
+    if len(written) + len(unread) > _WRITTEN_SIZE:
+        _WRITTEN[database] = written = {}  # a fresh one: a view being built keeps the old
+        unread = [curve for _p, curve in ids]
+    for start in range(0, len(unread), _PARAMETERS):
+        for row in session.execute(
+            select(*_CURVE_COLUMNS)
             .join(Publication, Publication.id == PublishedCurve.publication_id)
             .join(Submission, Submission.id == Publication.submission_id)
-            .where(PublishedCurve.publication_id.in_(chunk))
-        ).all()
-    return rows
+            .where(PublishedCurve.id.in_(unread[start : start + _PARAMETERS]))
+        ):
+            written[row.id] = _as_written(row)
+    order = {p: n for n, p in enumerate(publications)}
+    ids.sort(key=lambda pair: order[pair[0]])  # stable: by id within a publication
+    return ids, written
+
+
+def _as_written(c: Any) -> tuple[VisibleCurve, PackedCurve]:
+    """A curve's row as every view shows it (its cohort facts and standing left blank)."""
+    text = c.text
+    if c.status in ARCHIVED or c.status == REMOVED:  # its entry shows no points
+        shown = _shown(c.status, read_stored_snapshot(c.snapshot_version, text))
+        text = shown.model_dump_json()
+        points = packed_now(shown)
+    else:
+        points = packed_or_packing(
+            c.point_table, lambda: read_stored_snapshot(c.snapshot_version, text)
+        )
+    curve = VisibleCurve(
+        id=c.id,
+        submission=c.public_id,
+        status=c.status,
+        published_in="",
+        result_id=c.result_id,
+        benchmark_model=c.benchmark_model,
+        dataset=c.dataset,
+        is_agentic=c.is_agentic,
+        system_name=c.system_name,
+        organization=c.organization,
+        division=_official(division_of(c.division), c.division),
+        availability=_official(availability_of(c.availability, c.division), c.availability),
+        accelerator_model=c.accelerator_model,
+        accelerator_count=c.accelerator_count,
+        provisioned_power_kw=c.provisioned_power_kw,
+        system_dir=points.system_dir,
+        stored=text.encode(),
+        published_status=c.status,
+        scenario=c.scenario,
+        available_by=c.available_by,
+        power_estimated=c.power_estimated,
+        version_in=c.cohort,
+    )
+    return curve, points
 
 
 def _as_published(session: Session, cohort: str | None) -> PublishedRecord:
@@ -445,7 +529,12 @@ def _as_published(session: Session, cohort: str | None) -> PublishedRecord:
     # Columns, not ORM objects: a record of 20,000 curves is read on a cold start, and
     # only the latest version of each result needs its curves.
     versions = session.execute(
-        select(Publication.id, Publication.submission_id, Publication.cohort, Publication.status)
+        select(
+            Publication.id,
+            Publication.submission_id,
+            Publication.cohort,
+            type_coerce(Publication.status, String).label("status"),
+        )
         .where(scope)
         .order_by(Publication.submission_id, Publication.cohort.desc(), Publication.id.desc())
     ).all()
@@ -457,46 +546,23 @@ def _as_published(session: Session, cohort: str | None) -> PublishedRecord:
         first_in[version.submission_id] = version.cohort
         if version.status == "verified":
             verified_in[version.submission_id] = version.cohort
-    order = {v.id: n for n, v in enumerate(latest.values())}
-    rows = sorted(
-        _latest_curves(session, list(order)), key=lambda row: (order[row.publication_id], row.id)
-    )
-    by_id = {v.id: v for v in latest.values()}
-    visible, snapshots = [], []
-    for c in rows:
-        p = by_id[c.publication_id]
-        snapshot = read_stored_snapshot(c.snapshot_version, c.text)
-        shown = _shown(p.status, snapshot)
-        snapshots.append(shown)
-        visible.append(
-            VisibleCurve(
-                id=c.id,
-                submission=c.public_id,
-                status=p.status,
-                published_in=first_in[p.submission_id],
-                result_id=c.result_id,
-                benchmark_model=c.benchmark_model,
-                dataset=c.dataset,
-                is_agentic=c.is_agentic,
-                system_name=c.system_name,
-                organization=c.organization,
-                division=_official(division_of(c.division), c.division),
-                availability=_official(availability_of(c.availability, c.division), c.availability),
-                accelerator_model=c.accelerator_model,
-                accelerator_count=c.accelerator_count,
-                provisioned_power_kw=c.provisioned_power_kw,
-                system_dir=shown.system_dir,
-                # The stored text as it is, unless the view changed the curve.
-                stored=c.text.encode() if shown is snapshot else shown.model_dump_json().encode(),
-                published_status=p.status,
-                scenario=c.scenario,
-                available_by=c.available_by,
-                power_estimated=c.power_estimated,
-                verified_in=verified_in.get(p.submission_id),
-                version_in=p.cohort,
+    by_id = {v.id: v.submission_id for v in latest.values()}
+    visible, packed = [], []
+    pairs, written = _curves_of(session, key[0], list(by_id))
+    for publication, curve_id in pairs:
+        curve, points = written[curve_id]
+        submission = by_id[publication]
+        facts = (first_in[submission], verified_in.get(submission))
+        if (curve.published_in, curve.verified_in) != facts:
+            curve = VisibleCurve(
+                **{**curve.__dict__, "published_in": facts[0], "verified_in": facts[1]}
             )
-        )
-    record = PublishedRecord(key, with_standing(visible), snapshots)
+        visible.append(curve)
+        packed.append(points)
+    visible = with_standing(visible)
+    for (_publication, curve_id), curve in zip(pairs, visible, strict=True):
+        written[curve_id] = (curve, written[curve_id][1])  # the next view of the scope reuses it
+    record = PublishedRecord(key, visible, packed)
     return remember(_RECORDS, _RECORDS_SIZE, key, record)
 
 

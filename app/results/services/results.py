@@ -8,8 +8,9 @@ explorer's table, its SLA answers, the ranking and goodput. It reads no live row
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,8 +26,8 @@ from app.core.per_user import per_user_metric
 from app.core.regions import Offline, region_name
 from app.core.run_summary import NewerSummaryFields
 from app.core.views import left_out_if_none
+from app.publishing.domain.point_table import NO_REQUEST_LOG, PackedCurve, joined_rows
 from app.publishing.domain.snapshot import (
-    CurveSnapshot,
     FrozenRecount,
     PublishedPoint,
     ReportingBasisView,
@@ -51,8 +52,8 @@ from app.results.services.public import (
     QueryProblem,
     RecordKey,
     VisibleCurve,
+    availability_filed_as,
     checked_cohort,
-    in_availabilities,
     latest_cohort,
     peer_review_pending,
     published_record,
@@ -73,36 +74,58 @@ class View:
     curve adjacent, in the snapshot's order) for questions over every point at once."""
 
     curves: list[VisibleCurve]
+    packed: list[PackedCurve]  # per curve, its points as published
     table: PointTable
     first_row: npt.NDArray[np.int64]  # per curve, its first row; one more entry at the end
-    dirs: list[str]  # per row, the point's folder
-    recounts: list[FrozenRecount | None]  # per row, the re-count published with the point
-    by_name: list[int]  # the curves in the order tables list them: organisation, system
+    request_log: npt.NDArray[np.int64]  # per row, its re-count's record (NO_REQUEST_LOG)
+    by_name: npt.NDArray[np.int64]  # the curves in the order tables list them: org, system
     benchmarks: list[BenchmarkView]
     goodput_plans: dict[Any, GoodputPlan] = field(default_factory=dict)
+    matching: dict[tuple[Any, ...], list[int]] = field(default_factory=dict)  # by filters
 
     @classmethod
-    def of(cls, curves: list[VisibleCurve], snapshots: list[CurveSnapshot]) -> View:
-        table = PointTable.of(
-            [s.points for s in snapshots],
+    def of(cls, curves: list[VisibleCurve], packed: list[PackedCurve]) -> View:
+        rows = joined_rows(packed)
+        table = PointTable.of_packed(
+            packed,
+            rows,
             [c.is_agentic for c in curves],
             [c.accelerator_count for c in curves],
             [c.accelerator_model for c in curves],
         )
-        sizes = [len(s.points) for s in snapshots]
+        sizes = [len(p) for p in packed]
         return cls(
             curves,
+            packed,
             table,
             np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
-            [p.dir for s in snapshots for p in s.points],
-            [p.recount for s in snapshots for p in s.points],
-            sorted(
-                range(len(curves)),
-                key=lambda n: (curves[n].organization.lower(), curves[n].system_name.lower()),
+            rows["request_log"].astype(np.int64),
+            np.array(
+                sorted(
+                    range(len(curves)),
+                    key=lambda n: (curves[n].organization.lower(), curves[n].system_name.lower()),
+                ),
+                dtype=np.int64,
             ),
             _benchmarks(curves),
         )
 
+    @functools.cached_property
+    def columns(self) -> CurveColumns:
+        return CurveColumns.of(self.curves)
+
+    def dir_of(self, row: int) -> str:
+        """The folder of the point in *row*."""
+        n = int(self.table.curve[row])
+        return self.curves[n].snapshot.points[row - int(self.first_row[n])].dir
+
+    def recount_of(self, row: int) -> FrozenRecount | None:
+        """The re-count published with the point in *row*."""
+        n = int(self.table.curve[row])
+        return self.packed[n].recount(row - int(self.first_row[n]))
+
+
+_MATCHING_KEPT = 256
 
 # A view is built once per record (the record's key names it).
 _CACHE: dict[RecordKey, View] = {}
@@ -115,7 +138,7 @@ def visible_view(session: Session, cohort: str | None) -> View:
     cached = _CACHE.get(record.key)
     if cached is not None:
         return cached
-    return remember(_CACHE, _CACHE_SIZE, record.key, View.of(record.curves, record.snapshots))
+    return remember(_CACHE, _CACHE_SIZE, record.key, View.of(record.curves, record.packed))
 
 
 class DatasetCount(BaseModel):
@@ -171,24 +194,70 @@ def _benchmarks(visible: list[VisibleCurve]) -> list[BenchmarkView]:
     return sorted(out, key=lambda b: (b.agentic, b.id))
 
 
-def _matches(curve: VisibleCurve, q: ResultsQuery) -> bool:
-    def same(value: str | None, wanted: str | None) -> bool:
-        return wanted is None or (value or "").lower() == wanted.lower()
+@dataclass(frozen=True)
+class CurveColumns:
+    """What the explorer's filters read of every curve of a view, as columns: a query
+    over tens of thousands of curves is a few array comparisons."""
 
-    return (
-        same(curve.division, q.division)
-        and in_availabilities(curve.availability, q.availabilities)
-        and same(curve.scenario, q.scenario)
-        and not (q.exclude_estimated_power and curve.power_estimated)
-        and (q.include_superseded or curve.current)
-        # Part of the name, any case: "acme" finds Acme Corp.
-        and (q.organization is None or q.organization.lower() in curve.organization.lower())
-        and (
-            q.accelerator is None
-            or q.accelerator.lower() in (curve.accelerator_model or "").lower()
+    benchmark: npt.NDArray[np.object_]
+    dataset: npt.NDArray[np.object_]  # None where the bundles do not say
+    status: npt.NDArray[np.object_]
+    availability: npt.NDArray[np.object_]  # as filtered (availability_filed_as)
+    division: npt.NDArray[np.object_]  # lower case, "" where none
+    scenario: npt.NDArray[np.object_]  # lower case, "" where none
+    power_estimated: npt.NDArray[np.bool_]
+    current: npt.NDArray[np.bool_]
+    organization: list[str]  # lower case, for a part of the name
+    accelerator: list[str]  # lower case, "" where none
+    accelerator_count: npt.NDArray[np.float64]  # NaN where none
+
+    @classmethod
+    def of(cls, curves: list[VisibleCurve]) -> CurveColumns:
+        def words(values: Iterable[str | None]) -> npt.NDArray[np.object_]:
+            return np.array(list(values), dtype=np.object_)
+
+        return cls(
+            benchmark=words(c.benchmark_model for c in curves),
+            dataset=words(c.dataset or None for c in curves),
+            status=words(c.status for c in curves),
+            availability=words(availability_filed_as(c.availability) for c in curves),
+            division=words((c.division or "").lower() for c in curves),
+            scenario=words((c.scenario or "").lower() for c in curves),
+            power_estimated=np.array([c.power_estimated for c in curves], dtype=np.bool_),
+            current=np.array([c.current for c in curves], dtype=np.bool_),
+            organization=[c.organization.lower() for c in curves],
+            accelerator=[(c.accelerator_model or "").lower() for c in curves],
+            accelerator_count=np.array(
+                [np.nan if c.accelerator_count is None else c.accelerator_count for c in curves],
+                dtype=np.float64,
+            ),
         )
-        and (q.accelerator_count is None or curve.accelerator_count == q.accelerator_count)
-    )
+
+    def matching(self, benchmark: str, dataset: str | None, q: ResultsQuery) -> list[int]:
+        """The curves of *benchmark* on *dataset* that the query's statuses and filters
+        keep, by their place in the view."""
+        keep = (self.benchmark == benchmark) & np.isin(self.status, list(q.statuses))
+        keep &= np.array([d == dataset for d in self.dataset], dtype=np.bool_)
+        keep &= np.isin(self.availability, list(q.availabilities))
+        # A filter left blank keeps every curve; one given matches in any case.
+        if q.division is not None:
+            keep &= self.division == q.division.lower()
+        if q.scenario is not None:
+            keep &= self.scenario == q.scenario.lower()
+        if q.exclude_estimated_power:
+            keep &= ~self.power_estimated
+        if not q.include_superseded:
+            keep &= self.current
+        # Part of the name, any case: "acme" finds Acme Corp.
+        if q.organization is not None:
+            part = q.organization.lower()
+            keep &= np.array([part in name for name in self.organization], dtype=np.bool_)
+        if q.accelerator is not None:
+            part = q.accelerator.lower()
+            keep &= np.array([part in name for name in self.accelerator], dtype=np.bool_)
+        if q.accelerator_count is not None:
+            keep &= self.accelerator_count == q.accelerator_count
+        return np.flatnonzero(keep).tolist()
 
 
 class ResultPoint(PublishedPoint):
@@ -310,13 +379,14 @@ def _goodput_plan(view: View, curves: list[int]) -> GoodputPlan:
     # The request record each point was published with (frozen: a later re-count shows
     # from the next publication on).
     wanted: list[tuple[int, tuple[int, bool], float, str]] = []
-    for n in curves:
-        curve = view.curves[n]
-        for row in range(int(view.first_row[n]), int(view.first_row[n + 1])):
-            frozen = view.recounts[row]
-            if frozen is not None and not view.table.dedicated[row]:
-                log = (frozen.request_log, curve.is_agentic)
-                wanted.append((row, log, (frozen.duration_ms or 0) / 1000, frozen.window))
+    chosen = np.zeros(len(view.curves), dtype=np.bool_)
+    chosen[curves] = True
+    with_log = chosen[view.table.curve] & (view.request_log != NO_REQUEST_LOG)
+    for row in np.flatnonzero(with_log & ~view.table.dedicated).tolist():
+        frozen = view.recount_of(row)
+        assert frozen is not None
+        log = (frozen.request_log, view.curves[int(view.table.curve[row])].is_agentic)
+        wanted.append((row, log, (frozen.duration_ms or 0) / 1000, frozen.window))
     logs = tuple(sorted({log for _r, log, _s, _w in wanted}))
     place = {log: n for n, log in enumerate(logs)}
     return GoodputPlan(
@@ -379,7 +449,9 @@ def answer(session: Session, view: View, shown: list[int], q: ResultsQuery) -> A
     """The query's SLA, normalisation, price and goodput over every point of the view's
     *shown* curves at once, and each curve's best point."""
     table = view.table
-    in_view = np.isin(table.curve, shown)
+    chosen = np.zeros(len(view.curves), dtype=np.bool_)
+    chosen[shown] = True
+    in_view = chosen[table.curve]
     ok = admissible_rows(table, q.sla)
     cost = usd_per_million_tokens_rows(table, q.price)
     goodput = point_goodput(session, view, shown, q) if q.wants_goodput else None
@@ -730,15 +802,16 @@ def _shown(view: View, q: ResultsQuery) -> tuple[str | None, str | None, list[in
         raise QueryProblem(
             "dataset", f"{benchmark} has no published curves on dataset {dataset!r} ({known})"
         )
-    shown = [
-        n
-        for n, curve in enumerate(view.curves)
-        if curve.benchmark_model == benchmark
-        and curve.status in q.statuses
-        and (curve.dataset or None) == dataset
-        and _matches(curve, q)
-    ]
-    return benchmark, dataset, shown
+    # Buyers move the SLA far more often than the filters: each filter's curves are kept.
+    asked = (benchmark, dataset, q.statuses, q.availabilities, q.division, q.scenario,
+             q.exclude_estimated_power, q.include_superseded, q.organization, q.accelerator,
+             q.accelerator_count)  # fmt: skip
+    shown = view.matching.get(asked)
+    if shown is None:
+        shown = remember(
+            view.matching, _MATCHING_KEPT, asked, view.columns.matching(benchmark, dataset, q)
+        )
+    return benchmark, dataset, list(shown)
 
 
 def _charted(view: View, q: ResultsQuery, shown: list[int], in_order: list[int]) -> set[int]:
@@ -747,7 +820,8 @@ def _charted(view: View, q: ResultsQuery, shown: list[int], in_order: list[int])
     if q.limit is None or len(shown) <= q.limit:
         return set(shown)
     pinned = set(q.pinned)
-    return set(in_order[: q.limit]) | {n for n in shown if view.curves[n].id in pinned}
+    best = set(in_order[: q.limit])
+    return best | {n for n in shown if view.curves[n].id in pinned} if pinned else best
 
 
 def _ranking_row(rank: int, curve: ResultCurve, value: float | None) -> RankingRow:
@@ -795,39 +869,41 @@ def _ranking_row(rank: int, curve: ResultCurve, value: float | None) -> RankingR
 def _ranked(
     view: View,
     q: ResultsQuery,
-    ranked: list[int],
-    best_row: list[int],
-    value_of: list[float],
+    ranked: npt.NDArray[np.int64],
+    a: Answer,
+    charted: set[int],
     on_chart: dict[int, ResultCurve],
 ) -> tuple[list[RankingRow], list[dict[str, Any]], int]:
     """The ranking's lines of the charted curves, and the page of the other ranked
     systems `more` lists (from rank ``more_from``), with how many there are in all
-    (*best_row*: each curve's best row; *value_of*: each row's ranked value)."""
-    ranking: list[RankingRow] = []
+    (*ranked*: the curves with a best point, best first)."""
+    drawn = np.isin(ranked, np.fromiter(charted, dtype=np.int64, count=len(charted)))
+    ranking = [
+        _ranking_row(rank, on_chart[view.curves[n].id], _rounded(float(a.y[a.best[n]]), 3))
+        for rank, n in zip(
+            (np.flatnonzero(drawn) + 1).tolist(), ranked[drawn].tolist(), strict=True
+        )
+    ]
+    others = np.flatnonzero(~drawn)  # places in the ranking, best first
+    listed = others[np.searchsorted(others, q.more_from - 1) :][:LISTED].tolist()
+    # Plain data: the page model validates it in one pass, faster than a model each.
     more: list[dict[str, Any]] = []
-    more_total = 0
-    for rank, n in enumerate(ranked, 1):
-        curve = view.curves[n]
-        row = best_row[n]
-        if curve.id in on_chart:
-            ranking.append(_ranking_row(rank, on_chart[curve.id], _rounded(value_of[row], 3)))
-            continue
-        more_total += 1
-        if rank >= q.more_from and len(more) < LISTED:
-            # Plain data: the page model validates it in one pass, faster than a model each.
-            more.append(
-                {
-                    "rank": rank,
-                    "curve": curve.id,
-                    "system": curve.system_name,
-                    "organization": curve.organization,
-                    "status": curve.status,
-                    "point": view.dirs[row],
-                    "concurrency": int(view.table.concurrency[row]),
-                    "throughput": _rounded(value_of[row], 3),
-                }
-            )
-    return ranking, more, more_total
+    for place in listed:
+        n = int(ranked[place])
+        curve, row = view.curves[n], int(a.best[n])
+        more.append(
+            {
+                "rank": place + 1,
+                "curve": curve.id,
+                "system": curve.system_name,
+                "organization": curve.organization,
+                "status": curve.status,
+                "point": view.dir_of(row),
+                "concurrency": int(view.table.concurrency[row]),
+                "throughput": _rounded(float(a.y[row]), 3),
+            }
+        )
+    return ranking, more, len(others)
 
 
 def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
@@ -837,22 +913,22 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
     benchmarks = view.benchmarks
     benchmark, dataset, shown = _shown(view, q)
     a = answer(session, view, shown, q)
-    # Plain lists: read item by item below.
-    best_row, value_of = a.best.tolist(), a.y.tolist()
-    in_query = set(shown)
-    by_name = [n for n in view.by_name if n in in_query]
-    ranked = [n for n in by_name if best_row[n] >= 0]
+    in_query = np.zeros(len(view.curves), dtype=np.bool_)
+    in_query[shown] = True
+    by_name = view.by_name[in_query[view.by_name]]
+    has_best = a.best[by_name] >= 0
+    ranked = by_name[has_best]
     # Highest first; the sort is stable, so equal values keep the names' order.
-    ranked.sort(key=lambda n: -value_of[best_row[n]])
-    unranked = [n for n in by_name if best_row[n] < 0]
-    charted = _charted(view, q, shown, ranked + unranked)
-    curves = [_curve_view(view, n, q, a) for n in by_name if n in charted]
+    ranked = ranked[np.argsort(-a.y[a.best[ranked]], kind="stable")]
+    unranked = by_name[~has_best].tolist()
+    charted = _charted(view, q, shown, ranked[: q.limit or 0].tolist() + unranked)
+    curves = [_curve_view(view, n, q, a) for n in by_name.tolist() if n in charted]
     for shown_curve, colour in zip(
         curves, colours([system_key(c.organization, c.system) for c in curves]), strict=True
     ):
         shown_curve.colour = colour  # one per system, the same as on every other chart
     on_chart = {c.id: c for c in curves}
-    ranking, more, more_total = _ranked(view, q, ranked, best_row, value_of, on_chart)
+    ranking, more, more_total = _ranked(view, q, ranked, a, charted, on_chart)
     return ResultsPage(
         cohort=cohort,
         current=not q.cohort,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ from alembic.migration import MigrationContext
 from app.db.migrate import upgrade
 from app.db.models import Base
 from app.db.session import Database
+from app.publishing.domain.point_table import pack
+from app.publishing.domain.snapshot import CurveSnapshot, PublishedPoint, read_snapshot
 
 # PostgreSQL too: the migrations are DDL, which each database takes its own way.
 pytestmark = pytest.mark.postgresql
@@ -65,4 +68,56 @@ def test_stored_bundle_folders_become_folders_inside_the_extracted_archive(
         assert [r for (r,) in roots] == ["Acme/sub-1", "", "Acme/x"]
         waits = connection.execute(sa.text("SELECT store_waits FROM jobs")).all()
         assert waits == []
+    engine.dispose()
+
+
+def test_published_curves_are_packed_for_the_explorer(tmp_path: Path) -> None:
+    """0030: each curve published before it gets its points packed, as publishing packs
+    them now; a curve whose snapshot reads as version 1 is packed as read."""
+    url = f"sqlite:///{tmp_path / 'p.sqlite3'}"
+    upgrade(url, "0029")
+    curve = CurveSnapshot(
+        system="S", system_dir="S1", benchmark_model="m", dataset="d", is_agentic=False,
+        x_metric="tps_per_user", c_max=None, c_min=None, regions=None,
+        points=[PublishedPoint(dir=f"r{c}", concurrency=c, system_tps=100.0 * c,
+                               tps_per_user=90.0 / c, region="med_concurrency")
+                for c in (1, 2, 4)],
+        step_line=[], frontier=[], offline_ceiling=None, elected_offline=None,
+    )  # fmt: skip
+    engine = sa.create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(sa.text(
+            "INSERT INTO organizations (slug, name, created_at, committee_appointed) "
+            "VALUES ('acme', 'Acme', '2026-11-01 00:00:00', 0)"
+        ))  # fmt: skip
+        connection.execute(sa.text(
+            "INSERT INTO stored_files (sha256, size, kind, created_at) "
+            f"VALUES ('{'ab' * 32}', 1, 'archive', '2026-11-01 00:00:00')"
+        ))  # fmt: skip
+        connection.execute(sa.text(
+            "INSERT INTO submissions (public_id, organization_id, archive_id, archive_format, "
+            "original_filename, bundle_submission_id, bundle_root, content_digest, state, "
+            "for_review, publication_mode, penalty_cohorts, uploaded_at) VALUES ('p1', 1, 1, "
+            "'tar.gz', 'a.tar.gz', 'sub-1', 'Acme/sub-1', 'd', 'finalized', 1, "
+            "'confidential', 0, '2026-11-01 00:00:00')"
+        ))  # fmt: skip
+        connection.execute(sa.text(
+            "INSERT INTO publications (submission_id, cohort, status, published_at) "
+            "VALUES (1, '2026-11-C0', 'verified', '2026-11-01 00:00:00')"
+        ))  # fmt: skip
+        for version in (1, 2):
+            connection.execute(
+                sa.text(
+                    "INSERT INTO published_curves (publication_id, benchmark_model, dataset, "
+                    "is_agentic, system_name, organization, data, snapshot_version, "
+                    "power_estimated) VALUES (1, 'm', 'd', 0, 'S', 'Acme', :data, :v, 0)"
+                ),
+                {"data": json.dumps(curve.stored()), "v": version},
+            )
+    upgrade(url)
+    with engine.connect() as connection:
+        packed = connection.execute(
+            sa.text("SELECT point_table FROM published_curves ORDER BY id")
+        ).scalars()
+        assert list(packed) == [pack(read_snapshot(2, curve.stored()))] * 2
     engine.dispose()

@@ -7,8 +7,10 @@ import datetime as dt
 import pytest
 from sqlalchemy import select
 
-from app.db.models import Point, Publication
+from app.db.models import Point, Publication, PublishedCurve
 from app.db.session import Database
+from app.publishing.domain.point_table import pack
+from app.publishing.domain.snapshot import read_snapshot
 from app.publishing.services.publishing import PublishingError
 from app.results.services.public import (
     list_cohorts,
@@ -17,6 +19,7 @@ from app.results.services.query import ResultsQuery
 from app.results.services.results import list_benchmarks, query_results
 from app.review.services.releases import publish_cohort
 from app.settings import Settings
+from tests.support.caches import forget_read_records
 from tests.support.rows import must
 
 # PostgreSQL too: publication steps take locks and unique ids from the database.
@@ -85,6 +88,29 @@ def test_a_publication_is_a_snapshot(demo: Database) -> None:
         assert again.points == acme.points
 
 
+def test_every_published_curve_is_packed_from_its_snapshot(demo: Database) -> None:
+    """The explorer reads a curve's points from its packing: it is the snapshot's."""
+    with demo.session() as session:
+        curves = session.scalars(select(PublishedCurve)).all()
+        assert curves
+        for curve in curves:
+            assert curve.point_table == pack(read_snapshot(curve.snapshot_version, curve.data))
+
+
+def test_curves_without_a_packing_this_reader_knows_are_shown_the_same(demo: Database) -> None:
+    """A curve left unpacked, or packed in another format, is packed again from its
+    snapshot as it is read: the record shows the same points."""
+    q = ResultsQuery(benchmark="llama3_1-8b", statuses=("verified", "provisional", "unverified"),
+                     availabilities=EVERY_AVAILABILITY)  # fmt: skip
+    with demo.session() as session:
+        before = query_results(session, q).model_dump()
+        for n, curve in enumerate(session.scalars(select(PublishedCurve))):
+            curve.point_table = None if n % 2 else b"PT\xff" + (curve.point_table or b"")[3:]
+        session.commit()
+        forget_read_records()
+        assert query_results(session, q).model_dump() == before
+
+
 def test_sla_ranking_on_the_demo(demo: Database) -> None:
     from app.results.domain.sla import Sla
 
@@ -116,9 +142,6 @@ def test_sla_ranking_on_the_demo(demo: Database) -> None:
 def test_curves_of_another_dataset_are_never_ranked_together(demo: Database) -> None:
     """One model measured on two datasets is two measurements: the view picks one dataset
     (the one with most curves unless asked), says which, and offers the other."""
-    from app.db.models import PublishedCurve
-    from app.results.services import results
-
     with demo.session() as session:
         moved = session.scalars(
             select(PublishedCurve).where(
@@ -130,7 +153,7 @@ def test_curves_of_another_dataset_are_never_ranked_together(demo: Database) -> 
         for curve in moved:
             curve.dataset = "long_context_summaries"
         session.commit()
-        results._CACHE.clear()  # a test edit behind the record's back
+        forget_read_records()  # a test edit behind the record's back
         default = query_results(session, ResultsQuery(benchmark="llama3_1-8b"))
         assert default.dataset == "cnn_dailymail"
         assert "Fjord L40S x8" not in {c.system for c in default.curves}
@@ -147,4 +170,4 @@ def test_curves_of_another_dataset_are_never_ranked_together(demo: Database) -> 
                          availabilities=EVERY_AVAILABILITY),  # Fjord is RDI
         )  # fmt: skip
         assert {c.system for c in chosen.curves} == {"Fjord L40S x8"}
-    results._CACHE.clear()
+    forget_read_records()

@@ -183,4 +183,9 @@ def test_a_point_on_part_of_the_system_costs_and_counts_that_part() -> None:
     )
     assert usd_per_million_tokens(unknown, per_system, 16) == pytest.approx(24 / 25.92)
     assert usd_per_million_tokens(unknown, per_gpu, 16) == pytest.approx(48 / 25.92)
+    # A count of none is not known either; nor is a system of no accelerators.
+    none = whole.model_copy(update={"engaged": EngagedPart(share=0.5, accelerators=0,
+                                                           power_kw=None)})  # fmt: skip
+    assert usd_per_million_tokens(none, per_gpu, 16) == pytest.approx(48 / 25.92)
+    assert throughput(whole, "accelerator", 0) is None
     assert Price(per_system_hour=48.0).hourly(None, 0.25) == 12.0
