@@ -147,13 +147,22 @@ def result_status(state: SubmissionState, for_review: bool) -> ResultStatus | No
     return ResultStatus.VERIFIED if state == SubmissionState.FINALIZED else ResultStatus.PROVISIONAL
 
 
-def status_badge(state: SubmissionState, for_review: bool, mode: PublicationMode) -> str | None:
+FINALIZED_BADGE = "finalized"
+
+
+def status_badge(
+    state: SubmissionState, for_review: bool, mode: PublicationMode, published: bool
+) -> str | None:
     """The status a page shows on a submission: its results' status, except that a result
     in confidential review is "confidential" (it is provisional, "peer review pending",
-    only in provisional publication mode; architecture, decision 7)."""
+    only in provisional publication mode) and a finalized one is "verified" only once a
+    cohort published it as verified (*published*), "finalized" until then (architecture,
+    decision 7)."""
     status = result_status(state, for_review)
     if status == ResultStatus.PROVISIONAL and mode == PublicationMode.CONFIDENTIAL:
         return "confidential"
+    if status == ResultStatus.VERIFIED and not published:
+        return FINALIZED_BADGE
     return status.value if status else None
 
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from app.db.models.accounts import Organization, User
     from app.db.models.checks import CheckRun
     from app.db.models.jobs import Job
+    from app.db.models.publishing import Publication
 
 
 class StoredFile(Base):
@@ -124,6 +125,14 @@ class Submission(Base):
     jobs: Mapped[list[Job]] = relationship(back_populates="submission", order_by="Job.id")
     check_runs: Mapped[list[CheckRun]] = relationship(
         back_populates="submission", order_by="CheckRun.id"
+    )
+    # Its versions in the public record as verified: a finalized result is "verified" only
+    # once published (architecture, decision 7). Loaded with every list of submissions.
+    verified_versions: Mapped[list[Publication]] = relationship(
+        primaryjoin="and_(Publication.submission_id == Submission.id, "
+        "Publication.removed_at.is_(None), Publication.status == 'verified')",
+        viewonly=True,
+        lazy="selectin",
     )
 
     __table_args__ = (Index("ix_submissions_archive_org", "archive_id", "organization_id"),)

@@ -99,7 +99,8 @@ class SubmissionSummary(BaseModel):
     result_status: ResultStatus | None = Field(description="the status its results carry")
     status_badge: str | None = Field(
         description="what pages show: the status, or 'confidential' for a result in "
-        "confidential review (never called provisional)"
+        "confidential review (never called provisional), or 'finalized' for one finalized "
+        "but not yet published (verified once a cohort publishes it)"
     )
     verdict: Verdict | None
     checker_version: str | None
@@ -131,6 +132,7 @@ def summary_fields(submission: Submission) -> dict[str, object]:
             SubmissionState(submission.state),
             submission.for_review,
             PublicationMode(submission.publication_mode),
+            published=bool(submission.verified_versions),
         ),
         "verdict": submission.verdict,
         "checker_version": submission.checker_version,

@@ -65,12 +65,18 @@ def test_statuses() -> None:
         assert result_status(state, for_review=True) is None
 
 
-def test_a_result_in_confidential_review_is_never_badged_provisional() -> None:
+def test_a_result_is_badged_verified_only_once_published_and_never_provisional_in_confidence() -> (
+    None
+):
     from app.core.lifecycle import PublicationMode, SubmissionState, status_badge
 
-    review = SubmissionState.PASSED_CHECKS
-    assert status_badge(review, True, PublicationMode.CONFIDENTIAL) == "confidential"
-    assert status_badge(review, True, PublicationMode.PROVISIONAL) == "provisional"
-    assert status_badge(review, False, PublicationMode.CONFIDENTIAL) == "unverified"
-    assert status_badge(SubmissionState.FINALIZED, True, PublicationMode.CONFIDENTIAL) == "verified"
-    assert status_badge(SubmissionState.REJECTED, True, PublicationMode.CONFIDENTIAL) is None
+    review, final = SubmissionState.PASSED_CHECKS, SubmissionState.FINALIZED
+    confidential, provisional = PublicationMode.CONFIDENTIAL, PublicationMode.PROVISIONAL
+    assert status_badge(review, True, confidential, published=False) == "confidential"
+    assert status_badge(review, True, provisional, published=False) == "provisional"
+    assert status_badge(review, False, confidential, published=False) == "unverified"
+    # Verified means finalized and published (architecture, decision 7).
+    assert status_badge(final, True, confidential, published=False) == "finalized"
+    assert status_badge(final, True, provisional, published=False) == "finalized"
+    assert status_badge(final, True, confidential, published=True) == "verified"
+    assert status_badge(SubmissionState.REJECTED, True, confidential, published=False) is None

@@ -381,9 +381,14 @@ def test_the_review_in_the_browser_objection_answer_decision(  # type: ignore[no
     assert "the reviewer is on leave" in timeline
     assert page.locator("#review-incomplete, #decision-override").count() == 0  # decided
     due = page.locator("#due-cohort").get_attribute("data-cohort")
-    # Not "published" before the chair releases the cohort.
+    # Not "published" before the chair releases the cohort, nor called verified.
     assert "once the chair publishes it" in page.locator("#due-cohort").inner_text()
     assert page.locator("#published-in").count() == 0
+    assert page.locator("#status .status").inner_text() == "finalized"
+    page.goto(f"{portal.url}/submissions")
+    badge = page.locator(f'tr:has(a[href$="{url.rsplit("/", 1)[-1]}"]) .status')
+    assert badge.inner_text() == "finalized"
+    page.goto(url)
     page.click("#bundle-files")
     # No file chosen: the list takes the width (issue 48: a 230 px column, paths broken).
     listed = page.locator("#file-list").bounding_box()
@@ -416,6 +421,7 @@ def test_the_review_in_the_browser_objection_answer_decision(  # type: ignore[no
     assert " as verified in " + due in portal.cli("publish", due, "--now", at)
     page.goto(url)
     assert page.locator("#published-in").inner_text() == f"cohort {due}"
+    assert page.locator("#status .status").inner_text() == "verified"
     page.context.clear_cookies()  # the public now sees it on the curves
     page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&cohort={due}")
     page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
