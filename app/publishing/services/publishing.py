@@ -120,14 +120,20 @@ def record_cohort(session: Session, settings: Settings, at: dt.datetime) -> Coho
     return current
 
 
+def cohort_to_release(cohort_id: str) -> Cohort:
+    """The cohort *cohort_id* names; refused where it names none."""
+    cohort = Cohort.parse(cohort_id)
+    if cohort is None:
+        raise PublishingError("bad-cohort", f"{cohort_id!r} is not a cohort id (YYYY-MM-C0/C1)")
+    return cohort
+
+
 def release_cohort(
     session: Session, settings: Settings, cohort_id: str, at: dt.datetime, actor: str
 ) -> tuple[Cohort, bool]:
     """Record the chair's release of a cohort: at its time, and only the one due now.
     Returns the cohort and whether this call released it (False: released before)."""
-    cohort = Cohort.parse(cohort_id)
-    if cohort is None:
-        raise PublishingError("bad-cohort", f"{cohort_id!r} is not a cohort id (YYYY-MM-C0/C1)")
+    cohort = cohort_to_release(cohort_id)
     if released(session, cohort) is not None:
         return cohort, False
     refusal = may_publish(cohort, at, _tz(settings))

@@ -8,7 +8,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from fastapi import Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -24,7 +23,6 @@ from app.core.authorization import Action, Scope
 from app.core.lifecycle import SubmissionState
 from app.core.refusals import Refused
 from app.db.models import Submission, User
-from app.publishing.domain.cohorts import current_cohort
 from app.review.domain.objections import ACTIONS, TYPES
 from app.review.domain.policy import (
     POINT_STATES,
@@ -45,7 +43,7 @@ from app.review.services.objections import (
 )
 from app.review.services.policy import facts_of
 from app.review.services.previews import ask_extension, decide_extension
-from app.review.services.releases import CohortPlan, release_plan
+from app.review.services.releases import CohortPlan, release_plan, upcoming_cohorts
 from app.review.services.review import (
     assign_reviewer,
     change_embargo,
@@ -533,18 +531,27 @@ def _queue_page(
     status_code: int = 200,
 ) -> Response:
     rows = review_queue(session, settings, in_review(session), who.user_id)
+    can_publish = who.has(Scope.PUBLISH)
+    now = request.app.state.clock()
+    upcoming = upcoming_cohorts(session, settings, now)
+    plans = [plan] if plan is not None else []
+    if can_publish and plan is None and error is None:
+        # What is lined up: each upcoming cohort as it would be released at its time.
+        plans = [
+            release_plan(session=session, settings=settings, cohort_id=str(cohort), at=now,
+                         actor=who.email, confirmed=False)
+            for cohort in upcoming
+        ]  # fmt: skip
     return templates.TemplateResponse(
         request,
         "review/review.html",
         {
             "rows": rows,
-            "can_publish": who.has(Scope.PUBLISH),
-            "plan": plan,
+            "can_publish": can_publish,
+            "plans": plans,
             "done": done,
             "publish_error": error,
-            "current_cohort": current_cohort(
-                request.app.state.clock(), ZoneInfo(settings.cohort_timezone)
-            ),
+            "next_cohort": plan.cohort if plan is not None else upcoming[0],
         },
         status_code=status_code,
     )

@@ -14,7 +14,7 @@ from app.accounts.web.security import require
 from app.core.authorization import Scope
 from app.core.refusals import Refused
 from app.publishing.services.cohorts import PublicationView, publication_view
-from app.review.services.releases import publish_cohort
+from app.review.services.releases import CohortPlan, publish_cohort, release_plan
 from app.web.api_errors import ErrorBody, refused
 from app.web.deps import NowDep, SessionDep, SettingsDep
 
@@ -62,3 +62,27 @@ def publish(
     return Released(
         cohort=cohort_id, published_by=chair.email, data=[publication_view(p) for p in created]
     )
+
+
+@router.get(
+    "/cohorts/{cohort_id}/plan",
+    response_model=CohortPlan,
+    responses={409: {"model": ErrorBody, "description": "A past cohort: it cannot be published"}},
+)
+def plan(
+    cohort_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    chair: Annotated[Principal, Depends(require(Scope.PUBLISH))],
+    now: NowDep,
+) -> CohortPlan | JSONResponse:
+    """What releasing the cohort publishes (the chair's token), nothing published: at any
+    time, for the cohort due now or a later one; before its time, what it would publish at
+    its time as things stand (``publishable_now`` false). A released cohort says when and
+    by whom."""
+    try:
+        return release_plan(session=session, settings=settings, cohort_id=cohort_id, at=now,
+                            actor=chair.email, confirmed=False)  # fmt: skip
+    except Refused as exc:
+        session.rollback()
+        return refused(exc)

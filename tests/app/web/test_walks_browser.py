@@ -148,7 +148,12 @@ def test_the_chair_walk(page, portal: RunningPortal) -> None:  # type: ignore[no
     page.click("#nav-review")
     page.wait_for_selector("#review-queue")
     cohort = page.locator("#publish-cohort").input_value()
-    assert re.fullmatch(r"\d{4}-\d{2}-C[01]", cohort)  # the cohort due now, filled in
+    assert re.fullmatch(r"\d{4}-\d{2}-C[01]", cohort)  # the cohort to publish next, filled in
+    # What is lined up is listed without asking: that cohort first, then the one after it.
+    lined_up = page.locator(".publish-plan")
+    assert lined_up.first.get_attribute("data-cohort") == cohort
+    assert lined_up.last.get_attribute("data-publishable") == "false"
+    assert "as things stand it would publish" in lined_up.last.inner_text()
     page.click("#publish-form button[type=submit]")
     # Nothing is published by the first click: the page says what would be, or that the
     # cohort was published already (the demo set published the latest one).

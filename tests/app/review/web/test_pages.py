@@ -6,10 +6,12 @@ import datetime as dt
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.core.cohorts import Cohort
 from app.db.models import Submission
 from app.db.session import Database
 from app.main import create_app
@@ -190,15 +192,63 @@ def test_publishing_from_the_page_shows_the_list_first_then_credits_the_chair(
     assert "publishing it again changes nothing" in again.text
 
 
-def test_a_past_or_early_cohort_is_refused_with_the_reason(
+def test_a_past_cohort_or_an_early_release_is_refused_with_the_reason(
     chair_page: tuple[TestClient, str, str, SetClock],
 ) -> None:
     client, token, _due, _clock = chair_page
-    early = client.post("/review/publish", data={"cohort": "2099-01-C0", "csrf_token": token})
+    # A later cohort can be looked at (what it would publish), never released early.
+    ahead = client.post("/review/publish", data={"cohort": "2099-01-C0", "csrf_token": token})
+    assert ahead.status_code == 200 and 'data-publishable="false"' in ahead.text
+    early = client.post(
+        "/review/publish", data={"cohort": "2099-01-C0", "confirm": "yes", "csrf_token": token}
+    )
     assert early.status_code == 409 and 'id="publish-error"' in early.text
+    assert "not before" in early.text
     past = client.post("/review/publish", data={"cohort": "2020-01-C0", "csrf_token": token})
     assert past.status_code == 409 and 'id="publish-error"' in past.text
     assert client.get("/api/v1/cohorts").json()["data"] == []
+
+
+def _plans(page: str) -> dict[str, str]:
+    """The cohorts the queue page lines up, each with its box's markup."""
+    boxes = page.split('class="alert alert-info publish-plan"')[1:]
+    return {re.search(r'data-cohort="([^"]+)"', box).group(1): box.split("</div>\n</div>")[0]  # type: ignore[union-attr]
+            for box in boxes}  # fmt: skip
+
+
+def test_the_chair_sees_what_the_next_cohorts_will_publish_before_their_time(
+    chair_page: tuple[TestClient, str, str, SetClock],
+) -> None:
+    """Issue 48 #13: the queue page lists what is lined up: the cohort due now while it is
+    not released, and the next one as it would be released at its time; a release waits
+    for its time."""
+    client, token, due, clock = chair_page
+    cohort = Cohort.parse(due)
+    assert cohort is not None
+    when = cohort.publication_at(ZoneInfo("America/Los_Angeles"))
+    clock.now = when - dt.timedelta(hours=1)
+    page = client.get("/review").text
+    now_due = str(cohort.previous())
+    assert list(_plans(page)) == [now_due, due]
+    assert f'id="publish-cohort" value="{now_due}"' in page  # the one to publish first
+    assert 'data-publishable="true"' in _plans(page)[now_due]  # its time has come
+    ahead = _plans(page)[due]
+    assert 'data-publishable="false"' in ahead and "as things stand it would publish" in ahead
+    assert "sub-0001" in ahead and "confirm-publish-form" not in ahead and "publish-later" in ahead
+    planned = client.get(f"/api/v1/cohorts/{due}/plan")  # the chair's session
+    assert planned.status_code == 200, planned.text
+    assert planned.json()["publishable_now"] is False
+    assert [e["bundle"] for e in planned.json()["entries"]] == ["sub-0001"]
+    assert client.get("/api/v1/cohorts").json()["data"] == []  # nothing was published
+    # The cohort due now is released; then the next one's time comes, with its button.
+    client.post("/review/publish", data={"cohort": now_due, "confirm": "yes", "csrf_token": token})
+    assert list(_plans(client.get("/review").text)) == [due]
+    clock.now = when
+    page = client.get("/review").text
+    assert list(_plans(page)) == [due, str(cohort.next())]
+    assert "confirm-publish-form" in _plans(page)[due]
+    client.post("/review/publish", data={"cohort": due, "confirm": "yes", "csrf_token": token})
+    assert list(_plans(client.get("/review").text)) == [str(cohort.next())]
 
 
 def test_page_forms_hold_the_apis_length_limits(
