@@ -51,7 +51,53 @@
     if (!el) { return; }
     Array.prototype.forEach.call(el.querySelectorAll(".first-view"), function (svg) { svg.remove(); });
   }
+  // An exported chart travels without its page, so it carries what the page says around
+  // it (its caption, its footnotes) as plain text in a band of its own below the chart:
+  // the chart is drawn as it is, the band grows with the lines, nothing overlaps.
+  var IMAGE = { width: 1400, height: 860, pad: 24, line: 22, font: "15px sans-serif" };
+  function wrapped(ctx, text, width) {
+    var out = [], line = "";
+    String(text).split(/\s+/).forEach(function (word) {
+      var longer = line ? line + " " + word : word;
+      if (line && ctx.measureText(longer).width > width) { out.push(line); line = word; } else { line = longer; }
+    });
+    if (line) { out.push(line); }
+    return out;
+  }
+  function savePng(el, layout, lines, filename) {
+    lines = lines.filter(Boolean);
+    el.dataset.imageText = lines.join("\n");  // what the image says below the chart
+    return Plotly.toImage({ data: el.data, layout: layout },
+                          { format: "png", width: IMAGE.width, height: IMAGE.height })
+      .then(function (url) {
+        return new Promise(function (done, failed) {
+          var chart = new Image();
+          chart.onload = function () { done(chart); };
+          chart.onerror = failed;
+          chart.src = url;
+        });
+      })
+      .then(function (chart) {
+        var canvas = document.createElement("canvas"), ctx = canvas.getContext("2d");
+        ctx.font = IMAGE.font;
+        var rows = [];
+        lines.forEach(function (text) { rows = rows.concat(wrapped(ctx, text, IMAGE.width - 2 * IMAGE.pad)); });
+        canvas.width = IMAGE.width;
+        canvas.height = IMAGE.height + IMAGE.pad + rows.length * IMAGE.line + IMAGE.pad / 2;
+        ctx.fillStyle = "#fff";
+        ctx.fillRect(0, 0, canvas.width, canvas.height);
+        ctx.drawImage(chart, 0, 0);
+        ctx.fillStyle = "#333";
+        ctx.font = IMAGE.font;
+        ctx.textBaseline = "top";
+        rows.forEach(function (text, i) { ctx.fillText(text, IMAGE.pad, IMAGE.height + IMAGE.pad / 2 + i * IMAGE.line); });
+        var link = document.createElement("a");
+        link.href = canvas.toDataURL("image/png");
+        link.download = filename;
+        document.body.appendChild(link); link.click(); link.remove();
+      });
+  }
   window.EndpointsPoints = { fmt: fmt, tail: tail, phone: phone, legendAndMargin: legendAndMargin,
                              esc: esc, standing: standing, tags: tags, basis: basis, isRdi: isRdi,
-                             dropFirstView: dropFirstView };
+                             dropFirstView: dropFirstView, savePng: savePng };
 })();

@@ -41,19 +41,9 @@
   // The image travels without the page: it carries the page's caption and footnotes
   // (which view, "peer review pending"); Plotly's own camera button would not.
   function savePng() {
-    var shown = el.layout, notes = (shown.annotations || []).slice();
-    [chart.caption].concat(chart.footnotes.map(function (n) { return "* " + n; }))
-      .filter(Boolean).forEach(function (text, i) {
-        notes.push({ xref: "paper", yref: "paper", x: 0, y: -0.3 - 0.06 * i, xanchor: "left", yanchor: "top",
-                     showarrow: false, font: { size: 11, color: "#444" }, text: esc(text) });
-      });
-    return Plotly.toImage({ data: el.data, layout: Object.assign({}, shown, { annotations: notes, margin: { t: 40, r: 20, b: 160, l: 70 } }) },
-                          { format: "png", width: 1400, height: 860 })
-      .then(function (url) {
-        var link = document.createElement("a");
-        link.href = url; link.download = (el.dataset.filename || "curves") + ".png";
-        document.body.appendChild(link); link.click(); link.remove();
-      });
+    return P.savePng(el, Object.assign({}, el.layout, { margin: { t: 40, r: 20, b: 50, l: 70 } }),
+                     [chart.caption].concat(chart.footnotes.map(function (n) { return "* " + n; })),
+                     (el.dataset.filename || "curves") + ".png");
   }
   var button = document.getElementById("export-curves-png");
   if (button) { button.addEventListener("click", savePng); }

@@ -291,33 +291,21 @@
       Plotly.newPlot("chart-inter-conc", inter.traces, inter.layout, small);
       document.getElementById("export-png").addEventListener("click", savePng);
       function savePng() {  // also the chart's camera button, the embed's included
-        // The image travels alone: it carries the preliminary-results footnote itself.
-        var chart = document.getElementById("chart-pareto"), shown = chart.layout;
-        var notes = (shown.annotations || []).slice();
-        // The image says what the page says around the chart: which view, which SLA,
-        // what is derived, and the footnote.
+        // The image travels alone: it says what the page says around the chart (which
+        // view, which SLA, what is derived) and carries the preliminary-results footnote.
+        var chart = document.getElementById("chart-pareto");
         var sla = [];
         if (r.sla.ttft_p90_max_ms !== null) { sla.push("TTFT P90 ≤ " + r.sla.ttft_p90_max_ms + " ms"); }
         if (r.sla.tps_per_user_min !== null) { sla.push("≥ " + r.sla.tps_per_user_min + " tok/s per user"); }
         if (r.sla.concurrency_min !== null) { sla.push("concurrency ≥ " + r.sla.concurrency_min); }
         // The results named as the rules name them ("MLPerf Endpoints Serviced", "… RDI").
-        var caption = esc(r.result_names) + " · " + esc(r.benchmark) + " · " +
-          (r.current ? "current results" + (r.cohort ? " (latest: " + esc(r.cohort) + ")" : "") : "cohort " + esc(r.cohort)) +
+        var caption = r.result_names + " · " + r.benchmark + " · " +
+          (r.current ? "current results" + (r.cohort ? " (latest: " + r.cohort + ")" : "") : "cohort " + r.cohort) +
           " · " + r.statuses.join(", ") + (sla.length ? " · SLA: " + sla.join(", ") : "") +
-          (r.derived_label ? " · " + esc(r.derived_label) : "");
-        notes.push({ xref: "paper", yref: "paper", x: 0, y: -0.26, xanchor: "left", yanchor: "top",
-                     showarrow: false, font: { size: 11, color: "#444" }, text: caption });
-        if (r.footnote) {
-          notes.push({ xref: "paper", yref: "paper", x: 0, y: -0.32, xanchor: "left", yanchor: "top",
-                       showarrow: false, font: { size: 11, color: "#444" }, text: "* " + esc(r.footnote) });
-        }
-        Plotly.toImage({ data: chart.data, layout: Object.assign({}, shown, { annotations: notes, margin: { t: 40, r: 20, b: 140, l: 70 } }) },
-                       { format: "png", width: 1400, height: 860 })
-          .then(function (url) {
-            var link = document.createElement("a");
-            link.href = url; link.download = "pareto-" + r.benchmark + "-" + (r.current ? "current" : r.cohort) + ".png";
-            document.body.appendChild(link); link.click(); link.remove();
-          });
+          (r.derived_label ? " · " + r.derived_label : "");
+        return P.savePng(chart, Object.assign({}, chart.layout, { margin: { t: 40, r: 20, b: 50, l: 70 } }),
+                         [caption, r.footnote ? "* " + r.footnote : null],
+                         "pareto-" + r.benchmark + "-" + (r.current ? "current" : r.cohort) + ".png");
       }
   })(JSON.parse(embedded.textContent));
 })();

@@ -7,13 +7,19 @@ fetch the page made), or JSON shown as a page where an HTML page belonged.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.support.accounts import ACCOUNTS, PASSWORD
 from tests.support.portal import RunningPortal
 from tests.support.services import require
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Download, Page
 
 LAUNCH_ARGS = [
     "--no-sandbox",
@@ -124,11 +130,45 @@ def sign_in(page, portal: RunningPortal, key: str = "submitter") -> None:  # typ
 
 # Wraps Plotly.toImage so a test reads what each saved image carried (its annotations'
 # texts, in window.imageNotes, one list per image); Plotly's renderer still draws it.
-WATCH_IMAGES = (
-    "(() => { const draw = Plotly.toImage; window.imageNotes = [];"
-    " Plotly.toImage = (fig, opts) => { window.imageNotes.push("
-    " fig.layout.annotations.map(a => a.text)); return draw(fig, opts); }; })()"
-)
+# A PNG decoded by the browser: its size and the bands of rows that carry ink (a pixel
+# darker than light grey), top to bottom, each [first row, last row].
+_INK_BANDS = """async (b64) => {
+  const image = new Image();
+  await new Promise((done, failed) => { image.onload = done; image.onerror = failed;
+                                        image.src = 'data:image/png;base64,' + b64; });
+  const canvas = document.createElement('canvas');
+  canvas.width = image.width; canvas.height = image.height;
+  const ctx = canvas.getContext('2d');
+  ctx.drawImage(image, 0, 0);
+  const px = ctx.getImageData(0, 0, image.width, image.height).data;
+  const bands = [];
+  for (let y = 0; y < image.height; y++) {
+    let ink = false;
+    for (let x = 0; x < image.width && !ink; x++) {
+      const i = 4 * (y * image.width + x);
+      ink = px[i] + px[i + 1] + px[i + 2] < 450;
+    }
+    if (!ink) continue;
+    const last = bands[bands.length - 1];
+    if (last && last[1] === y - 1) last[1] = y; else bands.push([y, y]);
+  }
+  return [image.width, image.height, bands];
+}"""
+
+CHART_HEIGHT = 860  # of an exported chart, above its caption (static/points.js)
+
+
+def exported_caption(page: Page, png: Download, chart: str) -> list[str]:
+    """The lines an exported chart's PNG carries below the chart, checked in the image:
+    the chart at its size, then a band of text lines below it, all inside the image."""
+    data = base64.b64encode(Path(png.path()).read_bytes()).decode()
+    width, height, bands = page.evaluate(_INK_BANDS, data)
+    lines = (page.locator(chart).get_attribute("data-image-text") or "").split("\n")
+    below = [band for band in bands if band[0] > CHART_HEIGHT]
+    assert width == 1400 and height > CHART_HEIGHT, (width, height)
+    assert lines and len(below) >= len(lines), (lines, below)  # a line of text each, at least
+    assert below[-1][1] < height - 4, (below, height)  # the last one inside the image
+    return lines
 
 
 # The elements whose right edge is past the window's, innermost first (a parent that only

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import WATCH_IMAGES
+from tests.support.browser import exported_caption
 from tests.support.portal import RunningPortal
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -42,6 +42,10 @@ def test_home_workload_cost_and_compare(page, portal: RunningPortal) -> None:  #
     else:
         assert page.locator("#differences tbody tr").count() >= 1
     assert page.locator("#compare-points tbody tr").count() >= 7
+    with page.expect_download() as png:
+        page.click("#export-curves-png")
+    caption = exported_caption(page, png.value, "#chart-curves")[0]
+    assert caption.startswith("MLPerf Endpoints") and "llama3_1-8b" in caption
     # The buyer's current system as the baseline: the other one reads as a % of it, at
     # every concurrency and at their SLA, and the address keeps the choice.
     page.select_option("#c-baseline", index=2)
@@ -113,18 +117,17 @@ def test_history_agentic_models_and_the_embed(page, portal: RunningPortal) -> No
     page.click('#ranking a[href^="/history?"] >> text=Acme H200 x8')
     page.wait_for_selector(f"#chart-curves{RENDERED}", timeout=20_000)
     assert page.locator("#history-entries tbody tr").count() == 2
-    # The history's PNG travels without the page: it carries the caption and footnotes,
-    # from Plotly's camera button as from the page's (watched on their way to Plotly).
-    page.evaluate(WATCH_IMAGES)
+    # The history's PNG travels without the page: it carries the caption and footnotes
+    # below the chart, from Plotly's camera button as from the page's.
     with page.expect_download() as png:
         page.click("#export-curves-png")
     assert png.value.suggested_filename == "history-llama3_1-8b.png"
+    lines = exported_caption(page, png.value, "#chart-curves")
+    assert "Acme H200 x8 (Acme Corp) · llama3_1-8b" in lines[0]
     page.hover("#chart-curves")
-    with page.expect_download():
+    with page.expect_download() as camera:
         page.click("#chart-curves .modebar-btn[data-title^='Download the chart as a PNG']")
-    notes = page.evaluate("window.imageNotes")
-    assert len(notes) == 2 and notes[0] == notes[1]
-    assert any("Acme H200 x8 (Acme Corp) · llama3_1-8b" in n for n in notes[0])
+    assert exported_caption(page, camera.value, "#chart-curves") == lines
     page.goto(f"{portal.url}/results?benchmark=kimi-k3")
     page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
     page.locator("#ranking a >> text=all agentic models").first.click()

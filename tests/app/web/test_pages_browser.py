@@ -10,7 +10,7 @@ import pytest
 
 from app.core.cohorts import Cohort
 from app.demo.bundles import BundleFactory, SystemSpec
-from tests.support.browser import WATCH_IMAGES, sign_in
+from tests.support.browser import exported_caption, sign_in
 from tests.support.portal import RunningPortal
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -237,14 +237,14 @@ def test_the_explorer_shows_its_dataset_keeps_colours_and_refuses_inline(  # typ
     limit = page.evaluate("document.getElementById('chart-ttft-conc').layout.shapes[0].y0")
     assert axis == "log" and limit == 200
     assert page.locator("#export-json").get_attribute("download")  # a file, not a new page
-    # The PNG travels alone, so it carries the preliminary-results footnote (watched on
-    # its way to Plotly's own renderer, which still draws it).
-    page.evaluate(WATCH_IMAGES)
+    # The PNG travels alone, so it carries its caption and the preliminary-results
+    # footnote, in lines of their own below the chart, inside the image.
     with page.expect_download() as png:
         page.click("#export-png")
     assert png.value.suggested_filename == "pareto-llama3_1-8b-current.png"
-    [notes] = page.evaluate("window.imageNotes")
-    assert any("preliminary" in n for n in notes)
+    caption, footnote = exported_caption(page, png.value, "#chart-pareto")
+    assert caption.startswith("MLPerf Endpoints") and "llama3_1-8b · current results" in caption
+    assert footnote.startswith("* ") and "preliminary" in footnote
     # Values the API refuses are refused here in the same words, with the form kept.
     for bad in ("concurrency_min=100000000000000000000", "concurrency_min=-5", "cohort=2099-01-C0"):
         page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&{bad}")
