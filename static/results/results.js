@@ -5,29 +5,65 @@
   var form = document.getElementById("explorer-form");  // absent on an embedded chart
   if (!root || typeof Plotly === "undefined") { return; }
 
-  // The whole view lives in the URL: any change re-submits the form, without the empty
-  // fields, so the address stays short enough to share.
+  // The whole view lives in the URL: any change shows the view at the form's address.
   // With a workload chosen, an SLA limit the buyer emptied is sent empty (no limit), so
   // the workload's suggestion does not come back; a fresh workload's limits are left out,
   // so the page fills in its suggestions.
   var LIMITS = ["f-ttft", "f-tpu"];
   var workload = document.getElementById("f-workload");
   if (form) { wire(form); }
-  function wire(form) {  // the explorer's form: every change is a new view
-    form.addEventListener("submit", function () {
-      Array.prototype.forEach.call(form.elements, function (el) {
-        if ((el.tagName === "INPUT" || el.tagName === "SELECT") && el.type !== "checkbox" && !el.value) {
-          var kept = workload && workload.value && LIMITS.indexOf(el.id) >= 0 && !el.dataset.fresh;
-          if (!kept) { el.disabled = true; }
-        }
-      });
+  // The address of the view the form describes: its fields without the empty ones, so
+  // the address stays short enough to share.
+  function address(form) {
+    var params = new URLSearchParams();
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (!el.name || el.disabled || ((el.type === "checkbox" || el.type === "radio") && !el.checked)) { return; }
+      if ((el.tagName === "INPUT" || el.tagName === "SELECT") && el.type !== "checkbox" && !el.value) {
+        var kept = workload && workload.value && LIMITS.indexOf(el.id) >= 0 && !el.dataset.fresh;
+        if (!kept) { return; }
+      }
+      params.append(el.name, el.value);
     });
-    // Debounced, so typing several limits in a row makes one request.
-    var pending = null;
-    function later() {
-      if (pending) { window.clearTimeout(pending); }
-      pending = window.setTimeout(function () { form.requestSubmit(); }, 700);
-    }
+    return form.action.split("?")[0] + "?" + params.toString();
+  }
+  // A change shows the new view in place: the page at the new address is fetched and its
+  // explorer put in place of this one; the address follows, focus and scroll stay where
+  // they were. The newest change wins. Without script the form is a plain GET.
+  var asked = 0, last = null;
+  function show(url) {
+    if (url === last) { return; }  // Enter in a field both changes it and submits
+    last = url;
+    var mine = ++asked;
+    var focused = document.activeElement && document.activeElement.id;
+    root.setAttribute("aria-busy", "true");
+    fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin" })
+      .then(function (response) { return response.text(); })
+      .then(function (html) {
+        if (mine !== asked) { return; }
+        var page = new DOMParser().parseFromString(html, "text/html");
+        var next = page.getElementById("results");
+        if (!next) { window.location.assign(url); return; }
+        var scrolled = window.scrollY;
+        Array.prototype.forEach.call(root.querySelectorAll(".js-plotly-plot"), function (el) { Plotly.purge(el); });
+        root.innerHTML = next.innerHTML;
+        document.title = page.title;
+        window.history.replaceState(null, "", url);
+        form = document.getElementById("explorer-form");
+        workload = document.getElementById("f-workload");
+        if (form) { wire(form); }
+        draw();
+        var again = focused && document.getElementById(focused);
+        if (again) { again.focus({ preventScroll: true }); }
+        window.scrollTo(0, scrolled);
+        root.removeAttribute("aria-busy");
+      })
+      .catch(function () { window.location.assign(url); });  // the plain page, then
+  }
+  function wire(form) {  // the explorer's form: every change is a new view
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      show(address(form));
+    });
     function priced() {
       return ["f-price-acc", "f-price-sys", "f-preset"].some(function (id) {
         var el = document.getElementById(id);
@@ -63,10 +99,10 @@
         var dataset = document.getElementById("f-dataset");
         if (dataset) { dataset.value = ""; }
       }
-      later();
+      // A number or a name applies when it is complete: on change (leaving the field, or
+      // a spinner's step) or Enter, never mid-typing ("500" typed with pauses is not "5").
+      show(address(form));
     });
-    // A number or a name applies when it is complete: on change (leaving the field, or a
-    // spinner's step) or Enter, never mid-typing ("500" typed with pauses is not "5").
   }
 
   // One colour per system, assigned where the curves are served (app/results/domain/
@@ -257,9 +293,12 @@
 
   // The page's own data, embedded by the server: the same computation the API serves,
   // done once. Absent when the query was refused (the page says why).
-  var embedded = document.getElementById("results-data");
-  if (!embedded || !document.getElementById("chart-pareto")) { return; }  // nothing to draw
-  (function (r) {
+  function draw() {
+    var embedded = document.getElementById("results-data");
+    if (!embedded || !document.getElementById("chart-pareto")) { return; }  // nothing to draw
+    chart(JSON.parse(embedded.textContent));
+  }
+  function chart(r) {
       // Plotly's own camera button would save the chart without its caption and
       // footnote: this one saves what "chart (PNG)" saves.
       var config = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["toImage"],
@@ -307,5 +346,6 @@
                          [caption, r.footnote ? "* " + r.footnote : null],
                          "pareto-" + r.benchmark + "-" + (r.current ? "current" : r.cohort) + ".png");
       }
-  })(JSON.parse(embedded.textContent));
+  }
+  draw();
 })();

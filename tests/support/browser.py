@@ -36,8 +36,9 @@ class Watch:
     # test says otherwise; their messages are kept.
     accept_dialogs: bool = True
     dialogs: list[str] = field(default_factory=list)
-    # Pages the portal answered with an HTML refusal (a form shown again with its error):
-    # the browser logs their status as a console error, which is not a defect.
+    # Pages the portal answered with an HTML refusal (a form shown again with its error),
+    # loaded or fetched to be shown in place: the browser logs their status as a console
+    # error, which is not a defect.
     refused_pages: set[str] = field(default_factory=set)
 
     def on_response(self, response) -> None:  # type: ignore[no-untyped-def]
@@ -47,6 +48,11 @@ class Watch:
             if "json" in kind:
                 self.problems.append(f"JSON shown as a page: {response.status} {response.url}")
             elif response.status >= 400:
+                self.refused_pages.add(response.url)
+        elif request.resource_type == "fetch" and "text/html" in kind and response.status < 500:
+            # A page a script fetched to show in place (the explorer's next view): a
+            # refusal is shown as the page would show it.
+            if response.status >= 400:
                 self.refused_pages.add(response.url)
         elif response.status >= 400:
             self.problems.append(f"request failed: {response.status} {response.url}")

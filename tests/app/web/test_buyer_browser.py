@@ -354,12 +354,16 @@ def test_each_chart_shows_before_its_script_and_gives_way_to_it(  # type: ignore
 
 def test_a_number_applies_when_it_is_complete_never_mid_typing(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
     """Issue 48: typing "500" with a pause after the 5 reloaded the page with 5 ms, jumped
-    to the top and closed a phone's keyboard."""
+    to the top and closed a phone's keyboard. Now the view changes in place: no page
+    load, the address follows, focus and scroll stay."""
     for width, height in ((1400, 1000), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
         page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
         page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        page.evaluate("window.samePage = true")  # gone if the page loads again
+        page.locator("#f-ttft").scroll_into_view_if_needed()
         page.click("#f-ttft")
+        scrolled = page.evaluate("window.scrollY")
         page.keyboard.type("5")
         page.wait_for_timeout(1500)  # twice the pause that used to submit the form
         assert "ttft_p90_max_ms" not in page.url
@@ -367,7 +371,17 @@ def test_a_number_applies_when_it_is_complete_never_mid_typing(page, portal: Run
         page.keyboard.type("00")
         page.keyboard.press("Enter")
         page.wait_for_url("**ttft_p90_max_ms=500**")
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
         assert page.locator("#f-ttft").input_value() == "500"
+        assert page.evaluate("window.samePage") is True
+        assert page.evaluate("document.activeElement.id") == "f-ttft"
+        assert abs(page.evaluate("window.scrollY") - scrolled) <= 2
+        # A menu applies at once, in place too; the address carries the whole view.
+        page.select_option("#f-normalize", "kw")
+        page.wait_for_url("**normalize=kw**")
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        assert "ttft_p90_max_ms=500" in page.url and page.evaluate("window.samePage") is True
+        assert "per kW" in (page.locator("#chart-pareto .ytitle").text_content() or "")
 
 
 def test_cost_before_a_price_asks_for_the_price_where_it_is_typed(  # type: ignore[no-untyped-def]
