@@ -44,8 +44,12 @@
         var next = page.getElementById("results");
         if (!next) { window.location.assign(url); return; }
         var scrolled = window.scrollY;
+        var toggle = document.getElementById("view-toggle");  // a phone's form stays open
+        var open = toggle && toggle.checked;
         Array.prototype.forEach.call(root.querySelectorAll(".js-plotly-plot"), function (el) { Plotly.purge(el); });
         root.innerHTML = next.innerHTML;
+        toggle = document.getElementById("view-toggle");
+        if (toggle) { toggle.checked = open; }
         document.title = page.title;
         window.history.replaceState(null, "", url);
         form = document.getElementById("explorer-form");
@@ -258,9 +262,10 @@
       }
     }
     return { traces: traces, layout: Object.assign({
-      title: { text: "Pareto curves · " + esc(r.benchmark) + " · " + esc(r.cohort || "current") +
+      // On a phone the title takes two lines rather than run off both sides.
+      title: { text: "Pareto curves · " + esc(r.benchmark) + (short ? "<br>" : " · ") + esc(r.cohort || "current") +
                      (r.curves.length && r.curves.every(function (c) { return c.result_name === r.curves[0].result_name; }) ? " · " + esc(r.curves[0].result_name) : ""),
-               font: { size: 15 } },
+               font: { size: short ? 13 : 15 } },
       shapes: shapes, annotations: annotations, hovermode: "closest",
       xaxis: { title: { text: agentic ? "e2e avg interactivity (tok/s)" : "tokens/s per user (1000 / TPOT P90)" },
                rangemode: "tozero", automargin: true },

@@ -127,3 +127,56 @@ def test_every_page_fits_and_the_ranking_shows_its_key_columns(  # type: ignore[
     assert sticking_out(page) == [], "inbox"
     page.goto(f"{portal.url}/upload")
     assert sticking_out(page) == [], "upload"
+
+
+def _past_the_screen(page, headers: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """The shown headers of a table whose right edge is past the window's."""
+    out: list[str] = page.evaluate(
+        """(selector) => [...document.querySelectorAll(selector)]
+             .filter(th => th.offsetParent && th.getBoundingClientRect().right > innerWidth + 1)
+             .map(th => th.innerText.trim())""",
+        headers,
+    )
+    return out
+
+
+def test_on_a_phone_the_answer_comes_first(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    """Issue 48 #5: at 390 px the chart came 1,460 px down the page, after the form, and
+    the ranking's per-user rate, TTFT and status, and the plan's sizing, sat right of the
+    screen; the header's links wrapped to five lines. Now the form folds behind a toggle
+    (the view's summary above the chart), the answers' columns fit, the header is a menu."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&ttft_p90_max_ms=500"
+              "&tps_per_user_min=30&rank_by=goodput")  # fmt: skip
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    assert page.locator("#explorer-form").is_hidden()
+    assert "TTFT P90 ≤ 500 ms" in page.locator("#view-summary").inner_text()
+    chart = page.locator("#chart-pareto").bounding_box()
+    assert chart and chart["y"] < 400, chart  # in the first screen
+    assert _past_the_screen(page, "#ranking thead th") == []
+    shown = [h for h in page.locator("#ranking thead th").all_inner_texts() if h.strip()]
+    assert {"Goodput tok/s", "tok/s per user", "TTFT P90 (ms)", "Status"} <= set(shown), shown
+    # The form opens on demand and stays open while the view changes in place.
+    page.click("label[for=view-toggle]")
+    assert page.locator("#explorer-form").is_visible()
+    page.select_option("#f-normalize", "kw")
+    page.wait_for_url("**normalize=kw**")
+    page.wait_for_selector("#explorer-form", state="visible")
+    # The plan's answer (how many systems, accelerators, kW, dollars) fits the screen.
+    page.goto(f"{portal.url}/plan?benchmark=llama3_1-8b&users=2000&ttft_p90_max_ms=500"
+              "&tps_per_user_min=30&price_per_accelerator_hour=3")  # fmt: skip
+    page.wait_for_selector("#plan-rows")
+    assert _past_the_screen(page, "#plan-rows thead th") == []
+    assert page.locator("#plan-rows td.cost").first.is_visible()
+    # The header is one line and a menu.
+    assert page.locator("#site-nav").is_hidden()
+    header = page.locator("header.site").bounding_box()
+    assert header and header["height"] < 70, header
+    page.click("label.menu-button")
+    page.click("#site-nav >> text=Results")
+    page.wait_for_url("**/results**")
+    # On a laptop nothing is folded.
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    assert page.locator("#explorer-form").is_visible() and page.locator("#site-nav").is_visible()
+    assert page.locator("label.menu-button").is_hidden()

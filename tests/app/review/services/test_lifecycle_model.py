@@ -938,6 +938,8 @@ NOT_THE_RECORD = {
     "/api/v1/retokenizations/{rid}/steady-state", "/api/v1/retokenizations/{rid}/timeseries",
     # A signed-in member's own lists.
     "/api/v1/inbox", "/api/v1/review/queue",
+    # The chair's dry run of a release: nothing published (tests/app/review/web).
+    "/api/v1/cohorts/{cohort_id}/plan",
     # The Preview tracker: read from the record, and checked against it by a model of its
     # own (tests/app/review/services/test_preview_model.py).
     "/api/v1/preview-tracker",
