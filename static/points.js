@@ -97,7 +97,23 @@
         document.body.appendChild(link); link.click(); link.remove();
       });
   }
-  window.EndpointsPoints = { fmt: fmt, tail: tail, phone: phone, legendAndMargin: legendAndMargin,
+  // One way to write each kind of figure: the table is app/web/figures.py's, served with
+  // the page; an exact half rounds up there as here.
+  var FIGURES = (function () {
+    var table = document.getElementById("figure-formats");
+    return table ? JSON.parse(table.textContent) : {};
+  })();
+  function fixed(n, decimals) {
+    return n.toLocaleString("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+  }
+  function figure(v, kind) {
+    var f = FIGURES[kind];
+    if (v === null || v === undefined || !isFinite(v) || !f) { return "—"; }
+    var n = Number(v) * (kind === "percent" ? 100 : 1);
+    if (f.seconds_from !== undefined && Math.abs(n) >= f.seconds_from) { return fixed(n / 1000, 0) + " s"; }
+    return (f.prefix || "") + fixed(n, f.decimals) + (f.suffix || "");
+  }
+  window.EndpointsPoints = { fmt: fmt, figure: figure, tail: tail, phone: phone, legendAndMargin: legendAndMargin,
                              esc: esc, standing: standing, tags: tags, basis: basis, isRdi: isRdi,
                              dropFirstView: dropFirstView, savePng: savePng };
 })();

@@ -17,6 +17,7 @@ from app.core.authorization import invitable_roles
 from app.core.regions import clause_text, region_name
 from app.core.run_summary import flat_config
 from app.core.times import as_utc, local_text
+from app.web.figures import figure, figure_formats_json
 
 TEMPLATES_DIR = bundled_dir("templates")
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
@@ -106,5 +107,7 @@ templates.env.globals["TERMS"] = {
 }
 templates.env.filters["flat_config"] = flat_config
 templates.env.filters["score"] = score_text
+templates.env.filters["figure"] = figure
+templates.env.globals["figure_formats_json"] = figure_formats_json
 # Whether the header offers the invitations page: the one rule of who may invite.
 templates.env.globals["invitable_roles"] = invitable_roles

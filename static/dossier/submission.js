@@ -39,19 +39,18 @@
     });
   }
 
-  function fmt(v, digits) { return v === null || v === undefined ? "—" : Number(v).toFixed(digits); }
-
-  var tail = window.EndpointsPoints.tail;  // static/points.js
+  var P = window.EndpointsPoints;  // static/points.js
+  var tail = P.tail;
 
   function hover(curve, p) {
     return [
       "<b>" + esc(curve.system) + "</b>",
       "concurrency " + p.concurrency + (p.region ? " · " + esc(p.region_name || p.region) : ""),
-      "system " + fmt(p.system_tps, 1) + " tok/s",
-      (curve.is_agentic ? "interactivity " + fmt(p.per_user, 2)
-                        : fmt(p.per_user, 2) + " tok/s per user"),
-      "TPOT P90 " + fmt(p.tpot_p90_ms, 2) + " ms · TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms",
-      "per kW " + fmt(p.system_tps_per_kw, 1) + " tok/s",
+      "system " + P.figure(p.system_tps, "tps") + " tok/s",
+      (curve.is_agentic ? "interactivity " + P.figure(p.per_user, "per_user")
+                        : P.figure(p.per_user, "per_user") + " tok/s per user"),
+      "TPOT P90 " + P.figure(p.tpot_p90_ms, "tpot_ms") + " ms · TTFT P90 " + P.figure(p.ttft_p90_ms, "duration"),
+      "per kW " + P.figure(p.system_tps_per_kw, "tps") + " tok/s",
       tail(p)
     ].filter(function (line) { return line; }).join("<br>");
   }
@@ -84,7 +83,7 @@
         y: repro.map(function (r) { return r.reproduced.system_tps; }),
         hovertext: repro.map(function (r) {
           return "<b>reproduction (unverified)</b><br>" + esc(r.point) + "<br>" +
-                 fmt(r.reproduced.system_tps, 1) + " tok/s · " + fmt(r.reproduced.tps_per_user, 2) + " tok/s per user";
+                 P.figure(r.reproduced.system_tps, "tps") + " tok/s · " + P.figure(r.reproduced.tps_per_user, "per_user") + " tok/s per user";
         }),
         hoverinfo: "text",
         marker: { size: 11, symbol: "diamond-open", color: "#c2410c", line: { width: 2 } }
@@ -96,7 +95,7 @@
                     y1: curve.offline_ceiling.system_tps, line: { dash: "dot", color: "#7a3e9d", width: 2 } });
       annotations.push({ xref: "paper", x: 0.01, xanchor: "left", y: curve.offline_ceiling.system_tps, yanchor: "bottom",
                          text: "Offline (dedicated, c=" + curve.offline_ceiling.concurrency + "): " +
-                               fmt(curve.offline_ceiling.system_tps, 0) + " tok/s", showarrow: false,
+                               P.figure(curve.offline_ceiling.system_tps, "tps") + " tok/s", showarrow: false,
                          font: { color: "#7a3e9d", size: 11 } });
     }
     Plotly.newPlot(el, traces, {

@@ -10,7 +10,7 @@
   var chart = JSON.parse(data.textContent);
   var DASH = { verified: "solid", provisional: "dash", unverified: "dot" };
   var P = window.EndpointsPoints;  // static/points.js
-  var esc = P.esc, fmt = P.fmt;
+  var esc = P.esc;
   var traces = [];
   // On a phone the legend breaks each name before its organisation and status.
   var short = window.EndpointsPoints.phone(el);
@@ -25,8 +25,8 @@
     traces.push({ type: "scatter", mode: "markers", showlegend: false, legendgroup: "c" + i,
                   x: curve.points.map(function (p) { return p.x; }), y: curve.points.map(function (p) { return p.y; }),
                   hovertext: curve.points.map(function (p) {
-                    return esc(curve.name) + "<br>concurrency " + p.concurrency + "<br>" + fmt(p.y, 1) +
-                      " tok/s · TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms" + (p.note ? "<br>" + esc(p.note) : "") +
+                    return esc(curve.name) + "<br>concurrency " + p.concurrency + "<br>" + P.figure(p.y, "tps") +
+                      " tok/s · TTFT P90 " + P.figure(p.ttft_p90_ms, "duration") + (p.note ? "<br>" + esc(p.note) : "") +
                       (p.cut_short ? "<br><b>cut short</b>: " + esc(p.cut_short) : "") +
                       (p.basis ? "<br>basis: " + esc(p.basis) : "") +
                       (P.tags(curve) ? "<br>" + P.tags(curve) : "");

@@ -154,19 +154,19 @@
       P.basis(p),
       "concurrency " + p.concurrency + (p.region ? " · " + esc(p.region_name) : "") +
         (p.offline !== "none" ? " · Offline (" + p.offline + ")" : ""),
-      "system " + fmt(p.system_tps, 1) + " tok/s · per kW " + fmt(p.system_tps_per_kw, 1) +
+      "system " + P.figure(p.system_tps, "tps") + " tok/s · per kW " + P.figure(p.system_tps_per_kw, "tps") +
         (curve.power_estimated && p.system_tps_per_kw !== undefined ? " (MLC Estimated Power)" : ""),
-      (curve.is_agentic ? "interactivity " + fmt(p.e2e_avg_interactivity, 2)
-                        : fmt(p.tps_per_user, 2) + " tok/s per user"),
-      "TTFT P90 " + fmt(p.ttft_p90_ms, 1) + " ms · TPOT P90 " + fmt(p.tpot_p90_ms, 2) + " ms",
+      (curve.is_agentic ? "interactivity " + P.figure(p.e2e_avg_interactivity, "per_user")
+                        : P.figure(p.tps_per_user, "per_user") + " tok/s per user"),
+      "TTFT P90 " + P.figure(p.ttft_p90_ms, "duration") + " · TPOT P90 " + P.figure(p.tpot_p90_ms, "tpot_ms") + " ms",
       tail(p),
-      p.repeatability ? p.repeatability.runs + " runs (submitted + reproductions): " + fmt(p.repeatability.system_tps.min, 1) +
-        "–" + fmt(p.repeatability.system_tps.max, 1) + " tok/s" +
-        (p.repeatability.system_tps.cv !== null ? " · CV " + (100 * p.repeatability.system_tps.cv).toFixed(1) + "%" : "") : "",
+      p.repeatability ? p.repeatability.runs + " runs (submitted + reproductions): " + P.figure(p.repeatability.system_tps.min, "tps") +
+        "–" + P.figure(p.repeatability.system_tps.max, "tps") + " tok/s" +
+        (p.repeatability.system_tps.cv !== null ? " · CV " + P.figure(p.repeatability.system_tps.cv, "percent") : "") : "",
       p.finish_reasons && p.finish_reasons.cut_short ? "<b>cut short</b>: " + esc(p.finish_reasons.cut_short) : "",
-      p.slo_attainment !== undefined ? (100 * p.slo_attainment).toFixed(1) + "% of " + p.goodput_requests +
-        " requests in the SLA · goodput " + fmt(p.goodput_tps, 1) + " tok/s" : (p.goodput_missing ? esc(p.goodput_missing) : ""),
-      p.usd_per_million_tokens !== undefined ? "$" + fmt(p.usd_per_million_tokens, 3) + " per M output tokens (derived, not an MLPerf figure)" : "",
+      p.slo_attainment !== undefined ? P.figure(p.slo_attainment, "percent") + " of " + P.figure(p.goodput_requests, "count") +
+        " requests in the SLA · goodput " + P.figure(p.goodput_tps, "tps") + " tok/s" : (p.goodput_missing ? esc(p.goodput_missing) : ""),
+      p.usd_per_million_tokens !== undefined ? P.figure(p.usd_per_million_tokens, "usd_per_mtok") + " per M output tokens (derived, not an MLPerf figure)" : "",
       r.derived && r.normalize !== "usd_per_mtok" ? "y: " + fmt(xy(curve, p, r)[1], 2) + " (derived, normalised)" : ""
     ].filter(function (line) { return line; }).join("<br>");
   }

@@ -122,13 +122,14 @@ def reproduction_view(r: Reproduction, *, private: bool) -> ReproductionView:
     )
 
 
+# Each compared metric, its label and the kind of figure it is (app/web/figures.py).
 COMPARED = (
-    ("total_output_tokens", "output tokens"),
-    ("system_tps", "system tokens/s"),
-    ("tpot_p90_ms", "TPOT P90 (ms)"),
-    ("tps_per_user", "tokens/s per user"),
-    ("ttft_p90_ms", "TTFT P90 (ms)"),
-    ("n_samples_completed", "completed samples"),
+    ("total_output_tokens", "output tokens", "count"),
+    ("system_tps", "system tokens/s", "tps"),
+    ("tpot_p90_ms", "TPOT P90 (ms)", "tpot_ms"),
+    ("tps_per_user", "tokens/s per user", "per_user"),
+    ("ttft_p90_ms", "TTFT P90 (ms)", "ms"),
+    ("n_samples_completed", "completed samples", "count"),
 )
 
 
@@ -142,6 +143,7 @@ class EventsFile(BaseModel):
 class ComparedMetric(BaseModel):
     metric: str
     label: str
+    kind: str = Field(description="the kind of figure: count, tps, per_user, ms or tpot_ms")
     reported: float | None = Field(description="what the submission says")
     recounted: float | None = Field(description="what the reference tokenizer counted")
 
@@ -252,9 +254,13 @@ def retokenization_view(r: Retokenization, findings: list[FindingRow]) -> Retoke
         job=_job(r.job),
         compared=[
             ComparedMetric(
-                metric=key, label=label, reported=reported.get(key), recounted=recount.get(key)
+                metric=key,
+                label=label,
+                kind=kind,
+                reported=reported.get(key),
+                recounted=recount.get(key),
             )
-            for key, label in COMPARED
+            for key, label, kind in COMPARED
         ],
         recount=recount,
         steady_state=steady_state_view(r),

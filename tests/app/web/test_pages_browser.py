@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import re
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -10,6 +12,7 @@ import pytest
 
 from app.core.cohorts import Cohort
 from app.demo.bundles import BundleFactory, SystemSpec
+from app.web.figures import FORMATS, figure
 from tests.support.browser import exported_caption, sign_in
 from tests.support.portal import RunningPortal
 
@@ -549,3 +552,25 @@ def test_a_newcomer_asks_is_invited_joins_and_submits(  # type: ignore[no-untype
     # The link worked once.
     page.goto(link)
     assert "used already" in page.locator("#join-dead").inner_text()
+
+
+def test_pages_and_scripts_write_each_figure_alike(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    """Issue 48: "22136.0" in the ranking beside "2,000" on the plan, "458917.7 ms" on one
+    page and "459 s" on another. One table (app/web/figures.py), a filter and a script
+    function: the same words for the same figure, whichever wrote them."""
+    rng = random.Random(48)
+    cases = [
+        (value, kind)
+        for kind in FORMATS
+        for value in [0.0, 0.5, 2.5, -2.5, 9999.95, 10_000.0, 1e6 + 0.5]
+        + [round(rng.uniform(-1e7, 1e7), rng.randint(0, 4)) for _ in range(40)]
+    ]
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+    page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
+    written = page.evaluate(
+        "cases => cases.map(([v, kind]) => window.EndpointsPoints.figure(v, kind))", cases
+    )
+    assert written == [figure(value, kind) for value, kind in cases]
+    # The ranking writes its figures so: grouped thousands, a long wait in seconds.
+    tps = page.locator("#ranking tbody tr").first.locator("td.num").first.inner_text()
+    assert re.fullmatch(r"\d{1,3}(,\d{3})*\.\d", tps.split()[0]), tps
