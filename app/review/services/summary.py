@@ -81,6 +81,7 @@ class QueuedSubmission(SubmissionSummary):
 
     review: ReviewSummary
     assigned_to_me: bool = Field(description="the caller is its reviewer")
+    systems: list[str] = Field(description="the systems it submits, by name")
 
 
 def review_queue(
@@ -92,6 +93,7 @@ def review_queue(
                 **summary_fields(s),
                 "review": review_summary(session, settings, s),
                 "assigned_to_me": s.reviewer_id == user_id,
+                "systems": [system.system_name or system.dir_name for system in s.systems],
             }
         )
         for s in submissions

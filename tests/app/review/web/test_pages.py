@@ -230,6 +230,10 @@ def test_the_chair_sees_what_the_next_cohorts_will_publish_before_their_time(
     page = client.get("/review").text
     now_due = str(cohort.previous())
     assert list(_plans(page)) == [now_due, due]
+    # The queue says what each submission submits, when it is due, and its delay in words.
+    row = page.split('id="review-queue"')[1].split("</tr>")[1]
+    assert re.search(r'<td class="systems">[^<—]+</td>', row), row
+    assert f'<td class="due">{due}</td>' in row and "<td>none</td>" in row
     assert f'id="publish-cohort" value="{now_due}"' in page  # the one to publish first
     assert 'data-publishable="true"' in _plans(page)[now_due]  # its time has come
     ahead = _plans(page)[due]
