@@ -1,7 +1,8 @@
 """One colour per system, the same on every chart that shows it.
 
 A system's colour is picked from its organisation and name (a stable hash into a
-colour-blind-safe palette, Okabe and Ito's with yellow left out for contrast on white), so
+colour-blind-safe palette, Okabe and Ito's with yellow left out for contrast on white and
+Tol's indigo for an eighth), so
 the results, compare, the agentic chart and every export agree; on one chart, a system
 whose colour another already holds takes the next free one, so no two share a colour
 while the palette lasts. The charts read the colour from the data the API serves.
@@ -20,7 +21,7 @@ PALETTE = (
     "#E69F00",  # orange
     "#56B4E9",  # sky blue
     "#1A1A1A",  # near black
-    "#8C6D31",  # brown
+    "#332288",  # indigo (Tol's), not a brown that reads as the vermillion's neighbour
 )
 
 

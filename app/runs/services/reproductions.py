@@ -88,9 +88,9 @@ def reproduction_refusal(
     if curve is not None and dataset_file(settings, curve.dataset) is None:
         return ReproductionError(
             "no-dataset",
-            f"the portal has no local copy of dataset {curve.dataset!r}; an operator adds "
-            f"{curve.dataset}.jsonl (or .csv/.parquet) to the datasets folder "
-            "(ENDPOINTS_PORTAL_DATASETS_DIR)",
+            f"this portal has no copy of dataset {curve.dataset!r} to replay yet: its "
+            f"operator adds {curve.dataset}.jsonl (or .csv/.parquet) to the portal's datasets "
+            "folder (README: Reproducing a point)",
         )
     return None
 
@@ -109,8 +109,8 @@ def _allowed_endpoint(
     if not endpoint_allowed(endpoint, settings.reproduction_allowed_endpoints):
         raise ReproductionError(
             "endpoint-not-allowed",
-            f"the portal does not send load to {endpoint.host} port {endpoint.port}; an "
-            "operator adds host:port to ENDPOINTS_PORTAL_REPRODUCTION_ALLOWED_ENDPOINTS",
+            f"the portal does not send load to {endpoint.host} port {endpoint.port}: its "
+            "operator lists the endpoints it may load (README: Reproducing a point)",
             Kind.FORBIDDEN,
             field="endpoint_url",
         )

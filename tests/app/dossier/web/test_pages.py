@@ -30,3 +30,5 @@ def test_the_findings_follow_the_verdict_and_its_counts_lead_to_them(
     order = [page.index(marker) for marker in ('id="status"', 'id="findings"', 'id="review"')]
     assert order == sorted(order)
     assert '<a class="counts" id="counts" href="#findings">' in page
+    # Its bundle carries no events: the page says that nothing of it is re-counted.
+    assert 'id="no-events"' in page and "none is re-counted" in page
