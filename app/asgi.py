@@ -2,4 +2,4 @@
 
 from app.main import create_app
 
-app = create_app()
+app = create_app(serving=True)

@@ -80,16 +80,17 @@ FEATURES = (
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    # The public record is read before the first visitor asks for it: on a record of
-    # tens of thousands of curves that is a second or two nobody then waits for.
-    await anyio.to_thread.run_sync(_read_public_record, app.state.db)
-    # Everything loaded at start-up lives as long as the process: moving it out of the
-    # collector's reach keeps full collections, and the latency spikes they cause, short.
-    gc.collect()
-    gc.freeze()
-    # A page makes thousands of short-lived objects that reference counting frees; the
-    # default threshold (700) ran the young collection five times a page for nothing.
-    gc.set_threshold(20_000, 20, 50)
+    if app.state.serving:  # a server's process, not an app a test or a script makes
+        # The public record is read before the first visitor asks for it: on a record of
+        # tens of thousands of curves that is a second or two nobody then waits for.
+        await anyio.to_thread.run_sync(_read_public_record, app.state.db)
+        # Everything loaded at start-up lives as long as the process: moving it out of the
+        # collector's reach keeps full collections, and the latency spikes they cause, short.
+        gc.collect()
+        gc.freeze()
+        # A page makes thousands of short-lived objects that reference counting frees; the
+        # default threshold (700) ran the young collection five times a page for nothing.
+        gc.set_threshold(20_000, 20, 50)
     yield
 
 
@@ -128,7 +129,10 @@ def create_app(
     settings: Settings | None = None,
     queue: JobQueue | None = None,
     clock: Clock | None = None,
+    serving: bool = False,
 ) -> FastAPI:
+    """The portal's web app; *serving*: for a long-lived server process (``serve``, the
+    ASGI entry point), which readies itself before its first request."""
     settings = settings or get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     # A cache folder another user could write to stops the portal here, naming it.
@@ -147,6 +151,7 @@ def create_app(
         responses=ERROR_RESPONSES,
     )
     app.state.settings = settings
+    app.state.serving = serving
     app.state.rate_limiter = RateLimiter()
     app.state.csrf_key = derived_key(settings, "csrf")
     app.state.db = Database(settings.effective_database_url)

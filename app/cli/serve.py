@@ -42,7 +42,7 @@ def serve(host: str, port: int, no_worker: bool, fd: int | None) -> None:
     # it into an exit that runs the cleanup (exit status 143, as a SIGTERM'd process).
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
-        server.run(create_app(settings), host=host, port=port, fd=fd)
+        server.run(create_app(settings, serving=True), host=host, port=port, fd=fd)
     finally:
         if supervisor is not None:
             supervisor.stop()

@@ -131,11 +131,9 @@ def sign_in(page, portal: RunningPortal, key: str = "submitter") -> None:  # typ
     page.fill("#email", ACCOUNTS[key][0])
     page.fill("#password", PASSWORD)
     page.click("form.upload button[type=submit]")
-    page.wait_for_selector("#who")
+    page.wait_for_selector("#who", state="attached")  # on a phone it is in the folded menu
 
 
-# Wraps Plotly.toImage so a test reads what each saved image carried (its annotations'
-# texts, in window.imageNotes, one list per image); Plotly's renderer still draws it.
 # A PNG decoded by the browser: its size and the bands of rows that carry ink (a pixel
 # darker than light grey), top to bottom, each [first row, last row].
 _INK_BANDS = """async (b64) => {

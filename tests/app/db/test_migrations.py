@@ -33,6 +33,18 @@ def test_sqlite_enforces_foreign_keys_and_uses_wal(tmp_path: Path) -> None:
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
 
 
+def _an_organisation_and_an_archive(connection: sa.Connection) -> None:
+    """Rows as every schema since the first has them: organisation 1 and archive 1."""
+    connection.execute(sa.text(
+        "INSERT INTO organizations (slug, name, created_at, committee_appointed) "
+        "VALUES ('acme', 'Acme', '2026-11-01 00:00:00', 0)"
+    ))  # fmt: skip
+    connection.execute(sa.text(
+        "INSERT INTO stored_files (sha256, size, kind, created_at) "
+        f"VALUES ('{'ab' * 32}', 1, 'archive', '2026-11-01 00:00:00')"
+    ))  # fmt: skip
+
+
 def test_stored_bundle_folders_become_folders_inside_the_extracted_archive(
     tmp_path: Path,
 ) -> None:
@@ -43,14 +55,7 @@ def test_stored_bundle_folders_become_folders_inside_the_extracted_archive(
     engine = sa.create_engine(url)
     # Rows as the 0019 schema has them (the models have grown since).
     with engine.begin() as connection:
-        connection.execute(sa.text(
-            "INSERT INTO organizations (slug, name, created_at, committee_appointed) "
-            "VALUES ('acme', 'Acme', '2026-11-01 00:00:00', 0)"
-        ))  # fmt: skip
-        connection.execute(sa.text(
-            "INSERT INTO stored_files (sha256, size, kind, created_at) "
-            f"VALUES ('{'ab' * 32}', 1, 'archive', '2026-11-01 00:00:00')"
-        ))  # fmt: skip
+        _an_organisation_and_an_archive(connection)
         for n, root in enumerate(["bundles/0f1e/Acme/sub-1", "bundles/9a8b", "Acme/x"]):
             connection.execute(
                 sa.text(
@@ -86,14 +91,7 @@ def test_published_curves_are_packed_for_the_explorer(tmp_path: Path) -> None:
     )  # fmt: skip
     engine = sa.create_engine(url)
     with engine.begin() as connection:
-        connection.execute(sa.text(
-            "INSERT INTO organizations (slug, name, created_at, committee_appointed) "
-            "VALUES ('acme', 'Acme', '2026-11-01 00:00:00', 0)"
-        ))  # fmt: skip
-        connection.execute(sa.text(
-            "INSERT INTO stored_files (sha256, size, kind, created_at) "
-            f"VALUES ('{'ab' * 32}', 1, 'archive', '2026-11-01 00:00:00')"
-        ))  # fmt: skip
+        _an_organisation_and_an_archive(connection)
         connection.execute(sa.text(
             "INSERT INTO submissions (public_id, organization_id, archive_id, archive_format, "
             "original_filename, bundle_submission_id, bundle_root, content_digest, state, "
