@@ -18,6 +18,8 @@
   function legendAndMargin(el) {
     var small = phone(el);
     return {
+      // On a phone Plotly's toolbar stands upright at the right, off the chart's title.
+      modebar: { orientation: small ? "v" : "h" },
       margin: { t: 40, r: small ? 10 : 20, b: 50, l: small ? 55 : 70 },
       legend: small ? { orientation: "h", yref: "container", y: 0, yanchor: "bottom", font: { size: 10 } }
                     : { orientation: "h", y: -0.2 }
