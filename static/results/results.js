@@ -279,7 +279,11 @@
       return {
         type: "scatter", mode: "lines+markers", name: label(curve), showlegend: false,
         x: pts.map(function (p) { return p.concurrency; }), y: pts.map(function (p) { return p[key]; }),
-        text: pts.map(function (p) { return p.region ? p.region_name.replace(/ Concurrency$/, "") : ""; }),
+        // Each region is named once, at its first point: a name on every point piled up.
+        text: pts.map(function (p, i) {
+          var named = i > 0 && pts[i - 1].region === p.region;
+          return p.region && !named ? p.region_name.replace(/ Concurrency$/, "") : "";
+        }),
         hovertext: pts.map(function (p) { return hover(curve, p, r); }), hoverinfo: "text",
         line: { color: colour(curve), dash: dash(curve) }, opacity: OPACITY[curve.status]
       };

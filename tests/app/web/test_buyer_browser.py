@@ -413,3 +413,14 @@ def test_cost_before_a_price_asks_for_the_price_where_it_is_typed(  # type: igno
         page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
         assert "normalize=usd_per_mtok" in page.url
         assert "not an MLPerf figure" in page.locator("#derived-cost").inner_text()
+
+
+def test_the_throughput_chart_names_each_region_once_per_curve(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    """Issue 48: the region's name on every point piled up into an unreadable column."""
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+    page.wait_for_function("(document.getElementById('chart-tps-conc') || {}).data", timeout=20_000)
+    labels = page.evaluate(
+        "document.getElementById('chart-tps-conc').data.map(t => t.text.filter(Boolean))"
+    )
+    assert labels and all(labels), labels  # every curve names its regions
+    assert all(len(names) == len(set(names)) for names in labels), labels  # each once
