@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -79,10 +79,6 @@ class PackedCurve:
     def __len__(self) -> int:
         return len(self.row_bytes) // ROW.itemsize
 
-    @property
-    def rows(self) -> npt.NDArray[np.void]:
-        return np.frombuffer(self.row_bytes, dtype=ROW)
-
     def recount(self, row: int) -> FrozenRecount | None:
         """The re-count published with the point of *row* (of this curve)."""
         r = np.frombuffer(self.row_bytes, dtype=ROW, count=1, offset=row * ROW.itemsize)[0]
@@ -105,17 +101,28 @@ def _number(value: float | None) -> float:
     return np.nan if value is None else value
 
 
+class DeclaredBasis(Protocol):
+    @property
+    def steady(self) -> bool: ...
+
+
+def basis_code(basis: DeclaredBasis | None) -> int:
+    """A row's ``basis``: what a point declares of its steady state."""
+    if basis is None:
+        return BASIS_NONE
+    return BASIS_STEADY if basis.steady else BASIS_NOT_STEADY
+
+
 def pack(snapshot: CurveSnapshot) -> bytes:
     regions: dict[str | None, int] = {}
     windows: dict[str, int] = {}
     rows = np.zeros(len(snapshot.points), dtype=ROW)
     for n, p in enumerate(snapshot.points):
-        basis = p.reporting_basis
         recount = p.recount
         rows[n] = (
             p.concurrency,
             OFFLINE.index(p.offline),
-            BASIS_NONE if basis is None else BASIS_STEADY if basis.steady else BASIS_NOT_STEADY,
+            basis_code(p.reporting_basis),
             regions.setdefault(p.region, len(regions)),
             windows.setdefault(recount.window, len(windows)) if recount else 0,
             p.system_tps,

@@ -26,10 +26,10 @@ from app.core.per_user import per_user
 from app.core.regions import Offline
 from app.publishing.domain.point_table import (
     BASIS_NONE,
-    BASIS_NOT_STEADY,
     BASIS_STEADY,
     OFFLINE,
     PackedCurve,
+    basis_code,
     regions_of,
 )
 from app.results.domain.presets import PricePreset
@@ -139,12 +139,6 @@ def _floats(values: Sequence[float | None]) -> Floats:
     return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
 
 
-def _basis(basis: Basis | None) -> int:
-    if basis is None:
-        return BASIS_NONE
-    return BASIS_STEADY if basis.steady else BASIS_NOT_STEADY
-
-
 def _steady(declared: npt.NDArray[np.uint8], agentic: Bools) -> Bools:
     """The point's steady-state window is its basis; an agentic point has none by the
     rules (§2.4) and counts as steady, a point that declares nothing does not."""
@@ -196,7 +190,7 @@ class PointTable:
             concurrency=np.array([p.concurrency for _n, p in rows], dtype=np.int64),
             dedicated=np.array([p.offline == "dedicated" for _n, p in rows], dtype=np.bool_),
             steady=_steady(
-                np.array([_basis(p.reporting_basis) for _n, p in rows], dtype=np.uint8),
+                np.array([basis_code(p.reporting_basis) for _n, p in rows], dtype=np.uint8),
                 np.asarray(agentic, dtype=np.bool_)[curve],
             ),
             region=np.array([p.region for _n, p in rows], dtype=np.object_),
@@ -241,9 +235,7 @@ class PointTable:
                 rows["engaged_accelerators"].astype(np.float64), _floats(accelerators)[curve]
             ),
             share=rows["share"].astype(np.float64),
-            accelerator_model=np.array(models, dtype=np.object_)[curve]
-            if len(models)
-            else np.zeros(0, dtype=np.object_),
+            accelerator_model=np.array(models, dtype=np.object_)[curve],
         )
 
     def __len__(self) -> int:

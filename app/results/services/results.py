@@ -114,6 +114,12 @@ class View:
     def columns(self) -> CurveColumns:
         return CurveColumns.of(self.curves)
 
+    def marked(self, curves: list[int]) -> npt.NDArray[np.bool_]:
+        """Per curve of the view, whether it is one of *curves*."""
+        mask = np.zeros(len(self.curves), dtype=np.bool_)
+        mask[curves] = True
+        return mask
+
     def dir_of(self, row: int) -> str:
         """The folder of the point in *row*."""
         n = int(self.table.curve[row])
@@ -379,9 +385,7 @@ def _goodput_plan(view: View, curves: list[int]) -> GoodputPlan:
     # The request record each point was published with (frozen: a later re-count shows
     # from the next publication on).
     wanted: list[tuple[int, tuple[int, bool], float, str]] = []
-    chosen = np.zeros(len(view.curves), dtype=np.bool_)
-    chosen[curves] = True
-    with_log = chosen[view.table.curve] & (view.request_log != NO_REQUEST_LOG)
+    with_log = view.marked(curves)[view.table.curve] & (view.request_log != NO_REQUEST_LOG)
     for row in np.flatnonzero(with_log & ~view.table.dedicated).tolist():
         frozen = view.recount_of(row)
         assert frozen is not None
@@ -449,9 +453,7 @@ def answer(session: Session, view: View, shown: list[int], q: ResultsQuery) -> A
     """The query's SLA, normalisation, price and goodput over every point of the view's
     *shown* curves at once, and each curve's best point."""
     table = view.table
-    chosen = np.zeros(len(view.curves), dtype=np.bool_)
-    chosen[shown] = True
-    in_view = chosen[table.curve]
+    in_view = view.marked(shown)[table.curve]
     ok = admissible_rows(table, q.sla)
     cost = usd_per_million_tokens_rows(table, q.price)
     goodput = point_goodput(session, view, shown, q) if q.wants_goodput else None
@@ -913,9 +915,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
     benchmarks = view.benchmarks
     benchmark, dataset, shown = _shown(view, q)
     a = answer(session, view, shown, q)
-    in_query = np.zeros(len(view.curves), dtype=np.bool_)
-    in_query[shown] = True
-    by_name = view.by_name[in_query[view.by_name]]
+    by_name = view.by_name[view.marked(shown)[view.by_name]]
     has_best = a.best[by_name] >= 0
     ranked = by_name[has_best]
     # Highest first; the sort is stable, so equal values keep the names' order.
