@@ -18,7 +18,9 @@
    the seconds and CPU from the load's end to every file written (metrics, token counts,
    summary, steady state, time series), beside the target (5 s on two cores) and the
    official client's 212 s after a 77,058-request run of its own (issue 47's measurement;
-   the official client is not installed here).
+   the official client is not installed here). serve-sim gives one answer to every
+   request, and the harness encodes each distinct text once; the same folder with every
+   answer made distinct is measured again, beside the tokenizer alone on its texts.
 
 The simulator runs in its own process; everything stays on 127.0.0.1.
 The last line is `requests_per_s=<x>` for the harness's default client.
@@ -43,8 +45,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness.load.dataset import Sample  # noqa: E402
 from harness.load.engine import RunConfig  # noqa: E402
-from harness.load.loadgen import run_point  # noqa: E402
+from harness.load.loadgen import run_point, write_measurements  # noqa: E402
 from harness.metrics.events import peak_in_flight  # noqa: E402
+from harness.metrics.summary import TOKENIZE_BATCH  # noqa: E402
 from harness.sim import sim_token_counter  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,11 +138,45 @@ def measure_post_run(url: str, requests: int, out: Path) -> dict[str, float]:
                        max_tokens=100)  # fmt: skip
     result = run_point(config, samples, out, sim_token_counter(), progress=progress)
     wall, cpu = time.monotonic() - ended["wall"], _cpu_s() - ended["cpu"]
+    distinct = measure_post_run_distinct(out, config, len(samples))
     return {
         "requests": result.summary.result["n_samples_completed"],
         "events_mb": (out / "events.jsonl").stat().st_size / 1e6,
         "post_run_s": wall,
         "post_run_cpu_s": cpu,
+        **distinct,
+    }
+
+
+def measure_post_run_distinct(run: Path, config: RunConfig, dataset_size: int) -> dict[str, float]:
+    """The same post-run when no two answers are alike (serve-sim repeats its one answer,
+    as a server decoding deterministically repeats its answer to a prompt, and the
+    harness counts each distinct text once): every answer gets a word of its own, then
+    the run folder is measured again; beside it, the tokenizer alone on those texts."""
+    folder = run.with_name(run.name + "-distinct")
+    folder.mkdir()
+    (folder / "config.yaml").write_bytes((run / "config.yaml").read_bytes())
+    texts: list[str] = []
+    with (run / "events.jsonl").open("rb") as src, (folder / "events.jsonl").open("wb") as dst:
+        for line in src:
+            event = json.loads(line)
+            if event["event_type"] == "sample.complete":
+                first, rest = event["data"][1]
+                event["data"][1] = [first, f"{rest} {len(texts)}"]
+                texts += [first + event["data"][1][1], event["data"][1][1]]
+                line = (json.dumps(event, separators=(",", ":")) + "\n").encode()
+            dst.write(line)
+    counter = sim_token_counter()
+    cpu0, wall0 = _cpu_s(), time.monotonic()
+    write_measurements(folder, config, counter, dataset_size)
+    wall, cpu = time.monotonic() - wall0, _cpu_s() - cpu0
+    wall0 = time.monotonic()
+    for i in range(0, len(texts), 2 * TOKENIZE_BATCH):
+        counter.count_texts(texts[i : i + 2 * TOKENIZE_BATCH])
+    return {
+        "distinct_post_run_s": wall,
+        "distinct_post_run_cpu_s": cpu,
+        "distinct_tokenizer_alone_s": time.monotonic() - wall0,
     }
 
 
@@ -277,6 +314,11 @@ def main() -> None:
             f"after the load of {post['requests']:,.0f} requests ({post['events_mb']:.0f} MB of "
             f"events): {post['post_run_s']:.1f} s, {post['post_run_cpu_s']:.1f} s of CPU to every "
             f"file written (target 5 s; the official client: 212 s after 77,058 requests)"
+        )
+        print(
+            f"  the same run with every answer distinct: {post['distinct_post_run_s']:.1f} s, "
+            f"{post['distinct_post_run_cpu_s']:.1f} s of CPU; the tokenizer alone on its "
+            f"texts (two per answer, all cores): {post['distinct_tokenizer_alone_s']:.1f} s"
         )
     print(json.dumps({"rates": rates, "accuracy": accuracy, "streams": streams, "post_run": post}))
     print(f"requests_per_s={fast['requests_per_s']:.0f}")

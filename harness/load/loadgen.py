@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from harness.analysis.run import regional_minimum_s, write_analysis
+from harness.analysis.run import RunAnalysis, regional_minimum_s, write_analysis
 from harness.analysis.steady_state import Method
 from harness.load.agentic import Conversation
 from harness.load.dataset import Sample
@@ -101,17 +101,25 @@ def _finish(
         progress(f"issued {session.issued}, dropped {session.dropped}; computing metrics")
     write_config(run_dir, config, dataset_size)
     (run_dir / "sample_idx_map.json").write_text(json.dumps({"performance": session.index_map}))
-    timings = RequestTimings()
-    summary = write_summary(run_dir, counter, summary_options(config), observer=timings)
-    # The run over time and its steady state, from the same read (analysis/).
-    method = Method(
-        super_pass_size=dataset_size, min_duration_s=regional_minimum_s(None, config.concurrency)
-    )
-    analysis = write_analysis(run_dir, summary, timings, method, config.load_pattern)
+    summary, analysis, timings = write_measurements(run_dir, config, counter, dataset_size)
     if session.aborted:
         with (run_dir / "report.txt").open("a") as fh:
             fh.write(f"\nNOTE: {session.aborted}\n")
     return RunResult(run_dir, summary, session.aborted, analysis.steady_state, timings.timings())
+
+
+def write_measurements(
+    run_dir: Path, config: RunConfig, counter: TokenCounter | None, dataset_size: int
+) -> tuple[Summary, RunAnalysis, RequestTimings]:
+    """Everything measured from the run folder's ``events.jsonl``, in one read: the
+    summary and its files, then the run over time and its steady state (analysis/)."""
+    timings = RequestTimings()
+    summary = write_summary(run_dir, counter, summary_options(config), observer=timings)
+    method = Method(
+        super_pass_size=dataset_size, min_duration_s=regional_minimum_s(None, config.concurrency)
+    )
+    analysis = write_analysis(run_dir, summary, timings, method, config.load_pattern)
+    return summary, analysis, timings
 
 
 def summary_options(config: RunConfig) -> SummaryOptions:

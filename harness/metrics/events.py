@@ -87,7 +87,12 @@ class Output:
     def _join(value: str | list[str] | None) -> str:
         if value is None:
             return ""
-        return value if isinstance(value, str) else "".join(str(v) for v in value)
+        if isinstance(value, str):
+            return value
+        try:
+            return "".join(value)  # chunks are strings in every log we write or have seen
+        except TypeError:
+            return "".join(str(v) for v in value)
 
     @property
     def content(self) -> str:
@@ -101,9 +106,9 @@ class Output:
         """(content, reasoning) that arrived after the first chunk (digest §4, TPOT)."""
         if self.reasoning:
             rest = self.reasoning[1:] if isinstance(self.reasoning, list) else []
-            return self.content, "".join(str(r) for r in rest)
+            return self.content, self._join(rest)
         if isinstance(self.output, list):
-            return "".join(str(o) for o in self.output[1:]), ""
+            return self._join(self.output[1:]), ""
         return "", ""  # a non-streamed answer has no "after the first chunk"
 
 

@@ -95,6 +95,7 @@ def count_part(
     """Count part *part* of *parts* of the events file (module docstring)."""
     if not 0 <= part < parts:
         raise ValueError(f"part must be between 0 and {parts - 1}, got {part}")
+    counter = counter.remembering()
     output_lines: list[int] = []
     counted: list[tuple[int, int | None]] = []
     prompt_lines: list[int] = []

@@ -151,7 +151,9 @@ def summarize(
     """Compute the summary; ``observer`` sees each tracked response with its counts, and
     ``progress(lines, bytes)`` is called as the file is read. *counter* is a tokenizer, or
     counts made before (:class:`Counts`)."""
-    counts: Counts | None = LiveCounts(counter) if isinstance(counter, TokenCounter) else counter
+    counts: Counts | None = (
+        LiveCounts(counter.remembering()) if isinstance(counter, TokenCounter) else counter
+    )
     # Live counting runs beside the reading: one batch is tokenized (encode_batch lets go of
     # the interpreter) while the next is read and parsed.
     with (

