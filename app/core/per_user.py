@@ -19,5 +19,10 @@ def per_user_metric(agentic: bool) -> str:
     return "e2e_avg_interactivity" if agentic else "tps_per_user"
 
 
+def per_user_title(agentic: bool) -> str:
+    """The figure's name on a chart's axis."""
+    return "e2e avg interactivity (tok/s)" if agentic else "tokens/s per user (1000 / TPOT P90)"
+
+
 def per_user(point: PerUserFigures, agentic: bool) -> float | None:
     return point.e2e_avg_interactivity if agentic else point.tps_per_user

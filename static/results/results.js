@@ -167,7 +167,7 @@
       p.slo_attainment !== undefined ? P.figure(p.slo_attainment, "percent") + " of " + P.figure(p.goodput_requests, "count") +
         " requests in the SLA · goodput " + P.figure(p.goodput_tps, "tps") + " tok/s" : (p.goodput_missing ? esc(p.goodput_missing) : ""),
       p.usd_per_million_tokens !== undefined ? P.figure(p.usd_per_million_tokens, "usd_per_mtok") + " per M output tokens (derived, not an MLPerf figure)" : "",
-      r.derived && r.normalize !== "usd_per_mtok" ? "y: " + fmt(xy(curve, p, r)[1], 2) + " (derived, normalised)" : ""
+      r.derived && r.normalize !== "usd_per_mtok" && p.y !== undefined ? "normalised: " + fmt(p.y, 2) + " (derived)" : ""
     ].filter(function (line) { return line; }).join("<br>");
   }
 
@@ -181,11 +181,18 @@
     };
   }
 
-  // A point's coordinates: x by the curve's metric, y as normalised (or system_tps).
+  // A point's coordinates on the chosen axes: the fields the answer names for them.
   function xy(curve, p, r) {
-    var normalised = r.derived || r.rank_by === "goodput";
-    return [p[curve.x_metric] === undefined ? null : p[curve.x_metric],
-            normalised ? (p.y === undefined ? null : p.y) : p.system_tps];
+    var x = p[r.axes.x.field], y = p[r.axes.y.field];
+    return [x === undefined ? null : x, y === undefined ? null : y];
+  }
+
+  // An SLA limit as a line across the chart, on whichever axis shows its figure.
+  function limitLine(r, axisId, value) {
+    var line = { type: "line", line: { color: "#555", width: 1, dash: "dashdot" } };
+    if (r.axes.x.id === axisId) { return Object.assign(line, { yref: "paper", y0: 0, y1: 1, x0: value, x1: value }); }
+    if (r.axes.y.id === axisId) { return Object.assign(line, { xref: "paper", x0: 0, x1: 1, y0: value, y1: value }); }
+    return null;
   }
 
   function slaActive(r) {
@@ -243,18 +250,17 @@
                     name: "RDI result (research, development, internal: not orderable, §11.10)",
                     line: { color: "#555", dash: "dashdot", width: 2 }, marker: { symbol: "diamond", color: "#555" } });
     }
-    if (r.sla.tps_per_user_min !== null) {
-      shapes.push({ type: "line", yref: "paper", y0: 0, y1: 1, x0: r.sla.tps_per_user_min, x1: r.sla.tps_per_user_min,
-                    line: { color: "#555", width: 1, dash: "dashdot" } });
+    [["per_user", r.sla.tps_per_user_min], ["ttft", r.sla.ttft_p90_max_ms]].forEach(function (limit) {
+      var line = limit[1] !== null ? limitLine(r, limit[0], limit[1]) : null;
+      if (line) { shapes.push(line); }
+    });
+    if (r.axes.better) {  // where the better results sit, as the official visualiser marks it
+      var corner = { "↗": [1, 1], "↖": [0, 1], "↘": [1, 0], "↙": [0, 0] }[r.axes.better];
+      annotations.push({ xref: "paper", yref: "paper", x: corner[0], y: corner[1], showarrow: false,
+                         xanchor: corner[0] ? "right" : "left", yanchor: corner[1] ? "top" : "bottom",
+                         text: "Better " + r.axes.better, font: { size: 11, color: "#555" } });
     }
-    var agentic = r.curves.length && r.curves[0].is_agentic;
-    var ylabel = {
-      kw: "tokens/s per kW (derived)",
-      accelerator: "tokens/s per accelerator (derived)",
-      usd_per_mtok: "output tokens per $ at your price (derived, not an MLPerf figure)"
-    }[r.normalize] || "system tokens/s";
     if (r.rank_by === "goodput") {
-      ylabel = "goodput: tokens/s of the requests in your SLA";
       var drawn = r.curves.some(function (c) { return c.points.some(function (p) { return p.y !== undefined; }); });
       if (!drawn) {  // an empty chart would say nothing: say why
         annotations.push({ xref: "paper", yref: "paper", x: 0.5, y: 0.5, showarrow: false, font: { size: 14, color: "#555" },
@@ -267,9 +273,8 @@
                      (r.curves.length && r.curves.every(function (c) { return c.result_name === r.curves[0].result_name; }) ? " · " + esc(r.curves[0].result_name) : ""),
                font: { size: short ? 13 : 15 } },
       shapes: shapes, annotations: annotations, hovermode: "closest",
-      xaxis: { title: { text: agentic ? "e2e avg interactivity (tok/s)" : "tokens/s per user (1000 / TPOT P90)" },
-               rangemode: "tozero", automargin: true },
-      yaxis: { title: { text: ylabel }, rangemode: "tozero", automargin: true }
+      xaxis: { title: { text: esc(r.axes.x.title) }, rangemode: "tozero", automargin: true },
+      yaxis: { title: { text: esc(r.axes.y.title) }, rangemode: "tozero", automargin: true }
     }, window.EndpointsPoints.legendAndMargin(frame)) };
   }
 

@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
+from app.core.per_user import per_user_title
 from app.publishing.domain.snapshot import PublishedPoint
 from app.results.domain.colours import system_key
-from app.results.services.compare import Chart, chart_curve, x_title
+from app.results.services.compare import Chart, chart_curve
 from app.results.services.public import (
     QueryProblem,
     checked_cohort,
@@ -49,7 +50,7 @@ class AgenticModels(BaseModel):
         who = self.system or self.organization
         return Chart(
             title=f"{who} · agentic models on identical traffic",
-            x_title=x_title(True),
+            x_title=per_user_title(True),
             curves=[
                 chart_curve(
                     f"{c.benchmark} · {c.system} ({c.status}"

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal
+from app.core.per_user import per_user_title
 from app.core.refusals import Kind
 from app.publishing.domain.repeatability import Repeatability
 from app.publishing.domain.snapshot import PublishedPoint
@@ -74,10 +75,6 @@ class Chart(BaseModel):
                 ]
             }
         )
-
-
-def x_title(agentic: bool) -> str:
-    return "e2e avg interactivity (tok/s)" if agentic else "tokens/s per user (1000 / TPOT P90)"
 
 
 def chart_curve(
@@ -192,7 +189,7 @@ class Comparison(BaseModel):
     def chart(self) -> Chart:
         chart = Chart(
             title=f"Pareto step curves · {self.benchmark}",
-            x_title=x_title(self.is_agentic),
+            x_title=per_user_title(self.is_agentic),
             curves=[
                 chart_curve(
                     f"{s.system} ({s.organization}, {s.curve.label})",

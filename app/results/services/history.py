@@ -7,10 +7,10 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal
-from app.core.per_user import per_user_metric
+from app.core.per_user import per_user_metric, per_user_title
 from app.core.views import Timestamp
 from app.publishing.domain.snapshot import PublishedPoint
-from app.results.services.compare import Chart, chart_curve, x_title
+from app.results.services.compare import Chart, chart_curve
 from app.results.services.public import (
     ARCHIVED,
     PRELIMINARY_FOOTNOTE,
@@ -71,7 +71,7 @@ class History(BaseModel):
         shown = [e for e in self.entries if e.points]
         return Chart(
             title=f"{self.system} · {self.benchmark} across cohorts",
-            x_title=x_title(agentic),
+            x_title=per_user_title(agentic),
             curves=[
                 chart_curve(
                     f"{e.first_cohort}: {e.status}"

@@ -20,6 +20,7 @@ from app.core.divisions import (
 from app.core.numbers import whole_number
 from app.core.params import UrlParams
 from app.core.regions import REGIONS
+from app.results.domain.axes import DEFAULT_X, DEFAULT_Y, X_AXES, Y_AXES
 from app.results.domain.presets import PricePreset, price_presets
 from app.results.domain.sla import (
     NORMALISATIONS,
@@ -67,6 +68,8 @@ class ResultsQuery:
     # The SLA values the workload suggested (the buyer gave none of their own).
     suggested: tuple[str, ...] = ()
     rank_by: str = "throughput"
+    x_axis: str = DEFAULT_X  # the chart's axes (app.results.domain.axes)
+    y_axis: str = DEFAULT_Y
     limit: int | None = CHARTED  # None: every curve in full (the exports)
     pinned: tuple[int, ...] = ()  # curve ids drawn past the limit
     more_from: int = 1  # the rank the list of systems not drawn starts from
@@ -161,6 +164,16 @@ class ResultsParams(UrlParams):
         description="throughput (default), or goodput: output tokens/s of the requests that "
         "met the SLA, from each point's re-counted events (needs a TTFT or per-user limit)",
     )
+    x: str | None = Field(
+        None,
+        description=f"the chart's x axis: {', '.join(X_AXES)} (default {DEFAULT_X}; ttft is "
+        "lower-is-better, and the step line turns the other way)",
+    )
+    y: str | None = Field(
+        None,
+        description=f"the chart's y axis: {', '.join(Y_AXES)} (default {DEFAULT_Y}, in the "
+        "normalisation asked for)",
+    )
     limit: str | None = Field(
         None,
         description=f"the most curves drawn in full, best-ranked first (default {CHARTED}, "
@@ -217,6 +230,7 @@ def parse_results_query(
     sla = Sla(ttft_max, tpu_min, _count(params, "concurrency_min"), regions, steady_only)
     rank_by = _rank_by(text("rank_by") or "throughput", sla, normalize)
     charted, pinned = _charted(params)
+    x_axis, y_axis = _axes(text("x"), text("y"))
     return ResultsQuery(
         benchmark=text("benchmark"),
         dataset=text("dataset"),
@@ -243,6 +257,8 @@ def parse_results_query(
         region=None if region == ANY_REGION else region,
         suggested=tuple(suggested),
         rank_by=rank_by,
+        x_axis=x_axis,
+        y_axis=y_axis,
         limit=charted,
         more_from=_count(params, "more_from") or 1,
         pinned=pinned,
@@ -341,6 +357,14 @@ def _rank_by(rank_by: str, sla: Sla, normalize: str) -> str:
                 "use it with normalize=system",
             )
     return rank_by
+
+
+def _axes(x: str | None, y: str | None) -> tuple[str, str]:
+    x_axis = _one_of("x", x or DEFAULT_X, X_AXES)
+    y_axis = _one_of("y", y or DEFAULT_Y, Y_AXES)
+    if x_axis == y_axis:
+        raise QueryProblem("y", f"x and y both show {x_axis}: choose two different axes")
+    return x_axis, y_axis
 
 
 def _charted(params: ResultsParams) -> tuple[int | None, tuple[int, ...]]:

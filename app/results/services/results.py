@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from app.core.accuracy import PointAccuracy
 from app.core.caching import remember
 from app.core.pareto import step_curve
-from app.core.per_user import per_user_metric
+from app.core.per_user import per_user_metric, per_user_title
 from app.core.regions import Offline, region_name
 from app.core.run_summary import NewerSummaryFields
 from app.core.views import left_out_if_none
@@ -32,6 +32,7 @@ from app.publishing.domain.snapshot import (
     PublishedPoint,
     ReportingBasisView,
 )
+from app.results.domain.axes import AXES, Direction, better_corner, with_direction
 from app.results.domain.colours import PALETTE, colours, system_key
 from app.results.domain.presets import PricePreset
 from app.results.domain.sla import (
@@ -343,6 +344,63 @@ class ResultCurve(BaseModel):
     colour: str = Field(default=PALETTE[0], description="the system's colour on the chart")
 
 
+class AxisView(BaseModel):
+    id: str = Field(description="per_user, ttft, concurrency or throughput")
+    field: str = Field(description="the key of each point that holds the axis's figure")
+    title: str = Field(description="the axis's title, with the way that is better")
+    direction: Direction = Field(
+        description="higher or lower is better; none for concurrency (its steps are drawn "
+        "as if more were better, as the official visualiser draws them)"
+    )
+
+
+class ChartAxes(BaseModel):
+    x: AxisView
+    y: AxisView
+    better: str | None = Field(
+        description="the arrow towards the chart's better corner (↗ for the default axes); "
+        "null when an axis has no better way"
+    )
+
+
+THROUGHPUT_TITLES = {
+    "kw": "tokens/s per kW (derived)",
+    "accelerator": "tokens/s per accelerator (derived)",
+    "usd_per_mtok": "output tokens per $ at your price (derived, not an MLPerf figure)",
+}
+GOODPUT_TITLE = "goodput: tokens/s of the requests in your SLA"
+
+
+def _axis_view(axis_id: str, q: ResultsQuery, agentic: bool) -> AxisView:
+    axis = AXES[axis_id]
+    field, title = {
+        "per_user": (per_user_metric(agentic), per_user_title(agentic)),
+        "ttft": ("ttft_p90_ms", "TTFT P90 (ms)"),
+        "concurrency": ("concurrency", "concurrency (users)"),
+    }.get(axis_id) or _throughput_axis(q)
+    return AxisView(
+        id=axis_id, field=field, title=with_direction(title, axis), direction=axis.direction
+    )
+
+
+def _throughput_axis(q: ResultsQuery) -> tuple[str, str]:
+    """Throughput's field and title in the query's normalisation (or goodput)."""
+    if q.rank_by == "goodput":
+        return "y", GOODPUT_TITLE
+    if q.normalize in DERIVED or q.price is not None:
+        return "y", THROUGHPUT_TITLES.get(q.normalize, "system tokens/s")
+    return "system_tps", "system tokens/s"
+
+
+def chart_axes(q: ResultsQuery, agentic: bool) -> ChartAxes:
+    x, y = AXES[q.x_axis], AXES[q.y_axis]
+    return ChartAxes(
+        x=_axis_view(q.x_axis, q, agentic),
+        y=_axis_view(q.y_axis, q, agentic),
+        better=better_corner(x, y),
+    )
+
+
 NO_EVENTS = "no re-counted events for this point"
 # Many small models are validated from plain data in one pass each.
 _POINTS = TypeAdapter(list[ResultPoint])
@@ -516,15 +574,17 @@ def _curve_view(view: View, n: int, q: ResultsQuery, a: Answer) -> ResultCurve:
                 else None,
             }
         )
-        x = point.per_user
         if point.offline == Offline.DEDICATED:
             if y is not None:
                 dedicated = (point, y)
-        elif x is not None and y is not None:
-            plotted.append((x, y))
-    steps = step_curve(plotted)
+            continue
+        at = (_on_axis(q.x_axis, point, y), _on_axis(q.y_axis, point, y))
+        if at[0] is not None and at[1] is not None:
+            plotted.append((at[0], at[1]))
+    steps = step_curve(plotted, AXES[q.x_axis].steps_higher, AXES[q.y_axis].steps_higher)
     ceiling = None
-    if dedicated is not None and not by_goodput:
+    # The Offline ceiling is a throughput: drawn where throughput is the y axis.
+    if dedicated is not None and not by_goodput and q.y_axis == "throughput":
         ceiling = Ceiling(y=round(dedicated[1], 3), concurrency=dedicated[0].concurrency)
     best = int(a.best[n])
     return ResultCurve(
@@ -552,6 +612,17 @@ def _curve_view(view: View, n: int, q: ResultsQuery, a: Answer) -> ResultCurve:
         elected_offline=snapshot.elected_offline,
         best=None if best < 0 else snapshot.points[best - first].dir,
     )
+
+
+def _on_axis(axis_id: str, point: PublishedPoint, throughput: float | None) -> float | None:
+    """*point*'s figure on an axis (throughput as the query normalises it)."""
+    if axis_id == "throughput":
+        return throughput
+    if axis_id == "per_user":
+        return point.per_user
+    if axis_id == "ttft":
+        return point.ttft_p90_ms
+    return float(point.concurrency)
 
 
 def default_benchmark(benchmarks: list[BenchmarkView]) -> str | None:
@@ -790,6 +861,7 @@ class ResultsPage(BaseModel):
     result_names: str = Field(
         default="MLPerf Endpoints", description="the drawn results named as the rules name them"
     )
+    axes: ChartAxes = Field(description="the chart's axes (`x=`, `y=`): figures and directions")
 
 
 def _shown(view: View, q: ResultsQuery) -> tuple[str | None, str | None, list[int]]:
@@ -975,4 +1047,5 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         if any(peer_review_pending(c.status) for c in curves)
         else None,
         result_names=result_names(curves),
+        axes=chart_axes(q, any(b.agentic for b in benchmarks if b.id == benchmark)),
     )

@@ -7,18 +7,13 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from app.results.services.compare import Chart, x_title
+from app.results.services.compare import Chart
 from app.results.services.results import ResultCurve, ResultPoint, ResultsPage
 from app.web.svgchart import FirstView, Series, render
 
 DASH = {"verified": "solid", "provisional": "dash", "unverified": "dot"}
 OPACITY = {"verified": 1.0, "provisional": 0.95, "unverified": 0.5}
 RDI_KEY = ("RDI result (not orderable, §11.10)", "dashdot", "diamond")
-Y_TITLES = {
-    "kw": "tokens/s per kW (derived)",
-    "accelerator": "tokens/s per accelerator (derived)",
-    "usd_per_mtok": "output tokens per $ at your price (derived, not an MLPerf figure)",
-}
 
 
 def _style(status: str | None, availability: str | None) -> tuple[str, str]:
@@ -35,9 +30,10 @@ def _label(curve: ResultCurve) -> str:
     return f"{curve.system} ({curve.organization}, {status}{pending})"
 
 
-def _xy(curve: ResultCurve, point: ResultPoint, page: ResultsPage) -> tuple[float, float] | None:
-    x = getattr(point, curve.x_metric, None)
-    y = point.y if page.derived or page.rank_by == "goodput" else point.system_tps
+def _xy(point: ResultPoint, page: ResultsPage) -> tuple[float, float] | None:
+    """The point on the chart's axes (the fields the page's answer names)."""
+    x = getattr(point, page.axes.x.field, None)
+    y = getattr(point, page.axes.y.field, None)
     if point.offline == "dedicated" or x is None or y is None:
         return None
     return float(x), float(y)
@@ -48,7 +44,7 @@ def pareto(page: ResultsPage) -> Markup:
     series = []
     for curve in page.curves:
         dash, symbol = _style(curve.status, curve.availability)
-        points = [xy for p in curve.points if (xy := _xy(curve, p, page)) is not None]
+        points = [xy for p in curve.points if (xy := _xy(p, page)) is not None]
         series.append(
             Series(
                 name=_label(curve),
@@ -61,16 +57,12 @@ def pareto(page: ResultsPage) -> Markup:
                 ceiling=curve.offline_ceiling.y if curve.offline_ceiling else None,
             )
         )
-    agentic = bool(page.curves) and page.curves[0].is_agentic
-    y_title = Y_TITLES.get(page.normalize, "system tokens/s")
-    if page.rank_by == "goodput":
-        y_title = "goodput: tokens/s of the requests in your SLA"
     return render(
         FirstView(
             title=f"Pareto curves · {page.benchmark or ''} · {page.cohort or 'current'}"
             + (f" · {page.result_names}" if " / " not in page.result_names else ""),
-            x_title=x_title(agentic),
-            y_title=y_title,
+            x_title=page.axes.x.title,
+            y_title=page.axes.y.title,
             series=series,
             keys=[RDI_KEY] if any(c.availability == "RDI" for c in page.curves) else [],
         )

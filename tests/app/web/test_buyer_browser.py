@@ -424,3 +424,35 @@ def test_the_throughput_chart_names_each_region_once_per_curve(page, portal: Run
     )
     assert labels and all(labels), labels  # every curve names its regions
     assert all(len(names) == len(set(names)) for names in labels), labels  # each once
+
+
+def test_the_chart_axes_are_chosen_and_the_steps_follow_them(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    """Issue 49: x and y as the official visualiser offers them, each titled with the way
+    that is better, the better corner marked, the step line turned for a lower-is-better x."""
+    for width, height in ((1400, 1000), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        assert "Better ↗" in page.locator("#chart-pareto .annotation-text").all_text_contents()
+        if width < 700:  # a phone shows the chart first; the form opens on demand
+            page.click("label[for=view-toggle]")
+        page.select_option("#f-x", "ttft")
+        page.wait_for_url("**x=ttft**")
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        x_title = page.locator("#chart-pareto .xtitle").text_content() or ""
+        assert "TTFT P90 (ms)" in x_title and "lower is better" in x_title
+        assert "Better ↖" in page.locator("#chart-pareto .annotation-text").all_text_contents()
+        # The drawn step lines are the API's for the same address.
+        api = page.request.get(page.url.replace("/results?", "/api/v1/results?")).json()
+        drawn = page.evaluate(
+            "document.getElementById('chart-pareto').data"
+            ".filter(t => t.mode === 'lines' && t.x.length && t.x[0] !== null)"
+            ".map(t => t.x.map((x, i) => [x, t.y[i]]))"
+        )
+        assert drawn == [c["step_line"] for c in api["curves"]]
+        page.select_option("#f-y", "per_user")
+        page.wait_for_url("**y=per_user**")
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        assert "x=ttft" in page.url
+        assert "tokens/s per user" in (page.locator("#chart-pareto .ytitle").text_content() or "")
+        assert page.locator("#f-x").input_value() == "ttft"
