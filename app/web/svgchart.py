@@ -186,18 +186,19 @@ def draw(view: FirstView, frame: Frame) -> Markup:
                 f'<polyline points="{path}" fill="none" stroke="{colour}" '
                 f'stroke-width="2"{dashed}/>'
             )
-        if s.ceiling is not None and math.isfinite(s.ceiling):
-            y = py(s.ceiling)
-            group.append(
-                f'<line x1="{left:.0f}" y1="{y:.1f}" x2="{left + plot_w:.0f}" y2="{y:.1f}" '
-                f'stroke="{colour}" stroke-width="1.5" stroke-dasharray="{DASHES["dot"]}"/>'
-            )
         group += [
             _marker(s.symbol, px(x), py(y), s.colour)
             for x, y in s.points
             if len(_finite((x, y))) == 2
         ]
         group.append("</g>")
+        # The ceiling outside the series' opacity: "lighten" fades the curves, not it.
+        if s.ceiling is not None and math.isfinite(s.ceiling):
+            y = py(s.ceiling)
+            group.append(
+                f'<line x1="{left:.0f}" y1="{y:.1f}" x2="{left + plot_w:.0f}" y2="{y:.1f}" '
+                f'stroke="{colour}" stroke-width="1.5" stroke-dasharray="{DASHES["dot"]}"/>'
+            )
         out.append("".join(group))
     y = frame.height - row * (rows - 0.5)
     for lines, key_colour, dash, symbol in legend:

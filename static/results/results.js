@@ -172,7 +172,7 @@
   }
 
   function spread(pts, r) {
-    var measured = !r.derived && r.rank_by !== "goodput";
+    var measured = !r.derived && r.rank_by !== "goodput" && r.axes.y.id === "throughput";
     if (!measured || !pts.some(function (p) { return p.repeatability; })) { return { visible: false }; }
     return {
       type: "data", symmetric: false, visible: true, thickness: 1.5, width: 4,
@@ -207,6 +207,8 @@
     // On a phone legends break their names onto two lines, and labels shorten.
     var frame = document.getElementById("chart-pareto");
     var short = window.EndpointsPoints.phone(frame);
+    // Offline ceiling "lighten": the ceilings stand out over curves drawn faint.
+    var faint = r.offline_ceiling === "lighten" ? 0.3 : 1;
     r.curves.forEach(function (curve) {
       var color = colour(curve);
       var pts = curve.points.filter(function (p) {
@@ -218,7 +220,7 @@
         x: curve.step_line.map(function (v) { return v[0]; }),
         y: curve.step_line.map(function (v) { return v[1]; }),
         line: { color: color, width: 2, dash: dash(curve) },
-        opacity: OPACITY[curve.status], hoverinfo: "skip"
+        opacity: OPACITY[curve.status] * faint, hoverinfo: "skip"
       });
       traces.push({
         type: "scatter", mode: "markers+text", showlegend: false, legendgroup: "c" + curve.id,
@@ -233,11 +235,11 @@
         marker: {
           color: color, symbol: pts.map(function (p) { return p.offline === "elected" ? "star" : (P.isRdi(curve) ? "diamond" : "circle"); }),
           size: pts.map(function (p) { return filtering && p.admissible ? 13 : 8; }),
-          opacity: pts.map(function (p) { return filtering && !p.admissible ? 0.2 : OPACITY[curve.status]; }),
+          opacity: pts.map(function (p) { return (filtering && !p.admissible ? 0.2 : OPACITY[curve.status]) * faint; }),
           line: { width: pts.map(function (p) { return p.dir === curve.best && filtering ? 2 : 0; }), color: "#111" }
         }
       });
-      if (curve.offline_ceiling) {
+      if (curve.offline_ceiling && r.offline_ceiling !== "off") {
         shapes.push({ type: "line", xref: "paper", x0: 0, x1: 1, y0: curve.offline_ceiling.y, y1: curve.offline_ceiling.y,
                       line: { dash: "dot", color: color, width: 1.5 }, opacity: OPACITY[curve.status] });
         annotations.push({ xref: "paper", x: 0.99, xanchor: "right", y: curve.offline_ceiling.y, yanchor: "bottom",

@@ -70,6 +70,8 @@ class ResultsQuery:
     rank_by: str = "throughput"
     x_axis: str = DEFAULT_X  # the chart's axes (app.results.domain.axes)
     y_axis: str = DEFAULT_Y
+    view: str = "pareto"  # or offline: the systems by their Offline throughput
+    offline_ceiling: str = "show"  # off, show, or lighten (the curves, beneath it)
     limit: int | None = CHARTED  # None: every curve in full (the exports)
     pinned: tuple[int, ...] = ()  # curve ids drawn past the limit
     more_from: int = 1  # the rank the list of systems not drawn starts from
@@ -80,6 +82,8 @@ class ResultsQuery:
         return self.sla.ttft_p90_max_ms is not None or self.sla.tps_per_user_min is not None
 
 
+VIEWS = ("pareto", "offline")
+CEILINGS = ("show", "off", "lighten")
 ANY_REGION = "any"
 RANKINGS = ("throughput", "goodput")
 LARGEST_CONCURRENCY = 10_000_000  # far past any served endpoint; bigger is a typo
@@ -174,6 +178,16 @@ class ResultsParams(UrlParams):
         description=f"the chart's y axis: {', '.join(Y_AXES)} (default {DEFAULT_Y}, in the "
         "normalisation asked for)",
     )
+    view: str | None = Field(
+        None,
+        description="pareto (default): the curves; offline: the systems ranked by their "
+        "Offline throughput (a dedicated Offline run, or the point elected as Offline)",
+    )
+    offline_ceiling: str | None = Field(
+        None,
+        description="show (default) each curve's Offline ceiling where y is throughput, "
+        "off, or lighten: the ceiling shown and the curves beneath it lightened",
+    )
     limit: str | None = Field(
         None,
         description=f"the most curves drawn in full, best-ranked first (default {CHARTED}, "
@@ -231,6 +245,13 @@ def parse_results_query(
     rank_by = _rank_by(text("rank_by") or "throughput", sla, normalize)
     charted, pinned = _charted(params)
     x_axis, y_axis = _axes(text("x"), text("y"))
+    view = _one_of("view", text("view") or "pareto", VIEWS)
+    if view == "offline" and rank_by == "goodput":
+        raise QueryProblem(
+            "view",
+            "the Offline view ranks Offline throughput, which no SLA limits: use it with "
+            "rank_by=throughput",
+        )
     return ResultsQuery(
         benchmark=text("benchmark"),
         dataset=text("dataset"),
@@ -259,6 +280,8 @@ def parse_results_query(
         rank_by=rank_by,
         x_axis=x_axis,
         y_axis=y_axis,
+        view=view,
+        offline_ceiling=_one_of("offline_ceiling", text("offline_ceiling") or "show", CEILINGS),
         limit=charted,
         more_from=_count(params, "more_from") or 1,
         pinned=pinned,

@@ -717,6 +717,83 @@ class RankingRow(BaseModel):
     )
 
 
+class OfflineRow(BaseModel):
+    """A system ranked by its Offline throughput: its dedicated Offline run, or the point
+    it elected as its Offline result, whichever is higher (bundle-format §7.3)."""
+
+    rank: int
+    curve: int = Field(description="the published curve's id")
+    system: str
+    organization: str
+    status: str
+    submission: str
+    result_id: str | None
+    division: str | None
+    availability: str | None = Field(description="Available, Preview or RDI")
+    result_name: str
+    tags: list[str] = Field(description=STANDING_TAGS)
+    power_estimated: bool
+    point: str = Field(description="the Offline point's folder")
+    concurrency: int
+    elected: bool = Field(
+        description="the submission elected its highest-concurrency Online point as its "
+        "Offline result (no dedicated run beat it)"
+    )
+    throughput: float = Field(description="in the query's normalisation")
+    system_tps: float
+    colour: str = Field(default=PALETTE[0], description="the system's colour on the charts")
+
+
+def _offline_rows(view: View, shown: list[int], a: Answer) -> list[OfflineRow]:
+    """Every shown system's Offline throughput, highest first."""
+    found: list[tuple[float, int, int]] = []  # (throughput, curve, row)
+    for n in shown:
+        first = int(view.first_row[n])
+        points = view.curves[n].snapshot.points
+        best: tuple[float, int] | None = None
+        for i, point in enumerate(points):
+            y = float(a.y[first + i])
+            if (
+                point.offline != Offline.NONE
+                and not math.isnan(y)
+                and (best is None or y > best[0])
+            ):
+                best = (y, first + i)
+        if best is not None:
+            found.append((best[0], n, best[1]))
+    found.sort(key=lambda f: (-f[0], view.curves[f[1]].organization, view.curves[f[1]].system_name))
+    rows = []
+    for rank, (throughput, n, row) in enumerate(found, start=1):
+        curve = view.curves[n]
+        point = curve.snapshot.points[row - int(view.first_row[n])]
+        standing = standing_fields(curve)
+        rows.append(
+            OfflineRow(
+                rank=rank,
+                curve=curve.id,
+                system=curve.system_name,
+                organization=curve.organization,
+                status=curve.status,
+                submission=curve.submission,
+                result_id=curve.result_id,
+                division=standing["division"],
+                availability=standing["availability"],
+                result_name=standing["result_name"],
+                tags=standing["tags"],
+                power_estimated=standing["power_estimated"],
+                point=point.dir,
+                concurrency=point.concurrency,
+                elected=point.offline == Offline.ELECTED,
+                throughput=round(throughput, 3),
+                system_tps=point.system_tps,
+            )
+        )
+    keys = [system_key(r.organization, r.system) for r in rows]
+    for offline_row, colour in zip(rows, colours(keys), strict=True):
+        offline_row.colour = colour
+    return rows
+
+
 class Unranked(BaseModel):
     """A system none of whose points meets the SLA."""
 
@@ -862,6 +939,14 @@ class ResultsPage(BaseModel):
         default="MLPerf Endpoints", description="the drawn results named as the rules name them"
     )
     axes: ChartAxes = Field(description="the chart's axes (`x=`, `y=`): figures and directions")
+    view: str = Field(default="pareto", description="pareto, or offline (`offline`)")
+    offline_ceiling: str = Field(
+        default="show", description="show, off or lighten: how the chart draws the ceilings"
+    )
+    offline: list[OfflineRow] | None = Field(
+        default=None,
+        description="view=offline: every shown system by its Offline throughput, highest first",
+    )
 
 
 def _shown(view: View, q: ResultsQuery) -> tuple[str | None, str | None, list[int]]:
@@ -1048,4 +1133,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         else None,
         result_names=result_names(curves),
         axes=chart_axes(q, any(b.agentic for b in benchmarks if b.id == benchmark)),
+        view=q.view,
+        offline_ceiling=q.offline_ceiling,
+        offline=_offline_rows(view, shown, a) if q.view == "offline" else None,
     )

@@ -42,6 +42,7 @@ def _xy(point: ResultPoint, page: ResultsPage) -> tuple[float, float] | None:
 def pareto(page: ResultsPage) -> Markup:
     """The explorer's Pareto chart (and the embed's)."""
     series = []
+    lighten = page.offline_ceiling == "lighten"  # the ceilings over faint curves
     for curve in page.curves:
         dash, symbol = _style(curve.status, curve.availability)
         points = [xy for p in curve.points if (xy := _xy(p, page)) is not None]
@@ -53,8 +54,10 @@ def pareto(page: ResultsPage) -> Markup:
                 points=points,
                 dash=dash,
                 symbol=symbol,
-                opacity=OPACITY.get(curve.status, 1.0),
-                ceiling=curve.offline_ceiling.y if curve.offline_ceiling else None,
+                opacity=OPACITY.get(curve.status, 1.0) * (0.3 if lighten else 1.0),
+                ceiling=curve.offline_ceiling.y
+                if curve.offline_ceiling and page.offline_ceiling != "off"
+                else None,
             )
         )
     return render(

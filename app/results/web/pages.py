@@ -86,6 +86,14 @@ def results_page(request: Request, session: SessionDep, presets: PresetsDep) -> 
             "unpaged_query": urlencode(
                 [(k, v) for k, v in params.multi_items() if v.strip() and k != "more_from"]
             ),
+            # The same view's curves, for the Offline view's links to them.
+            "pareto_query": urlencode(
+                [
+                    (k, v)
+                    for k, v in params.multi_items()
+                    if v.strip() and k not in ("view", "more_from")
+                ]
+            ),
             "r_listed": LISTED,
             "presets": list(presets.values()),
             # The cost column the other way up (the API serves both figures).

@@ -456,3 +456,49 @@ def test_the_chart_axes_are_chosen_and_the_steps_follow_them(page, portal: Runni
         assert "x=ttft" in page.url
         assert "tokens/s per user" in (page.locator("#chart-pareto .ytitle").text_content() or "")
         assert page.locator("#f-x").input_value() == "ttft"
+
+
+def test_the_offline_view_and_the_ceiling_choice(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    """Issue 49: the official visualiser's Offline bar view and its Off / Show / Lighten."""
+    for width, height in ((1400, 1000), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        ceilings = (
+            "document.getElementById('chart-pareto').layout.shapes"
+            ".filter(s => s.line.dash === 'dot').length"
+        )
+        assert page.evaluate(ceilings) > 0
+        if width < 700:
+            page.click("label[for=view-toggle]")
+        page.select_option("#f-ceiling", "off")
+        page.wait_for_url("**offline_ceiling=off**")
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        assert page.evaluate(ceilings) == 0
+        page.select_option("#f-ceiling", "lighten")
+        page.wait_for_url("**offline_ceiling=lighten**")
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        assert page.evaluate(ceilings) > 0
+        opacities = page.evaluate(
+            "document.getElementById('chart-pareto').data"
+            ".filter(t => t.mode === 'lines' && t.x.length && t.x[0] !== null).map(t => t.opacity)"
+        )
+        assert opacities and max(opacities) <= 0.3
+        page.select_option("#f-view", "offline")
+        page.wait_for_url("**view=offline**")
+        bars = page.locator("#offline-bars li")
+        bars.first.wait_for()
+        api = page.request.get(page.url.replace("/results?", "/api/v1/results?")).json()
+        assert bars.count() == len(api["offline"])
+        assert page.locator("#offline-bars .tag.elected").count() == sum(
+            r["elected"] for r in api["offline"]
+        )
+        widths = page.evaluate(
+            "[...document.querySelectorAll('#offline-bars .bar')]"
+            ".map(b => b.getBoundingClientRect().width)"
+        )
+        assert widths == sorted(widths, reverse=True) and widths[-1] > 0
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing sideways
+        page.locator("#offline-bars a").first.click()  # back to the curves, that system's drawn
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        assert "view=offline" not in page.url and "curve=" in page.url
