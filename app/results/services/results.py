@@ -1065,6 +1065,20 @@ def _ranked(
     return ranking, more, len(others)
 
 
+def one_curve(session: Session, view: View, n: int, q: ResultsQuery) -> ResultCurve:
+    """Curve *n* of *view* under the query, as the explorer draws it (its own colour)."""
+    curve = _curve_view(view, n, q, answer(session, view, [n], q))
+    curve.colour = colours([system_key(curve.organization, curve.system)])[0]
+    return curve
+
+
+def shown_by_name(view: View, q: ResultsQuery) -> list[int]:
+    """The curves the query shows, in the order tables list them (organisation, system)."""
+    _benchmark, _dataset, shown = _shown(view, q)
+    ordered: list[int] = view.by_name[view.marked(shown)[view.by_name]].tolist()
+    return ordered
+
+
 def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
     # No cohort asked for: the active page, labelled with the latest released cohort.
     cohort = q.cohort or latest_cohort(session)

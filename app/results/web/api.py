@@ -42,6 +42,7 @@ from app.results.services.public import (
     list_cohorts,
 )
 from app.results.services.query import ResultsParams, parse_results_query
+from app.results.services.report import ResultReport, result_report
 from app.results.services.results import (
     BenchmarkView,
     PresetView,
@@ -349,6 +350,31 @@ def read_results(
     # The payload is large: pydantic writes it straight to bytes, without validating the
     # answer again on its way out.
     return Response(result.model_dump_json(), media_type="application/json")
+
+
+@router.get(
+    "/results/{ref}",
+    response_model=ResultReport,
+    responses={404: {"model": ErrorBody}, 422: {"model": ErrorBody}},
+)
+def read_result_report(
+    ref: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    presets: PresetsDep,
+    who: PrincipalDep,
+    now: NowDep,
+    params: Annotated[ResultsParams, Query()],
+) -> ResultReport | JSONResponse:
+    """One result's report: its statement, cards, curve and points (every official
+    figure, tags and status), its neighbours in the view the parameters describe, and a
+    citation. *ref* is the result id (rules §9.7), or the curve id of an unverified one."""
+    try:
+        return result_report(
+            session, settings, who, ref, parse_results_query(session, params, presets), now.date()
+        )
+    except QueryProblem as problem:
+        return refused(problem)
 
 
 @router.get("/plan", response_model=Plan, responses={422: {"model": ErrorBody}})

@@ -8,6 +8,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from app.results.services.compare import Chart
+from app.results.services.report import ResultReport
 from app.results.services.results import ResultCurve, ResultPoint, ResultsPage
 from app.web.svgchart import FirstView, Series, render
 
@@ -68,6 +69,28 @@ def pareto(page: ResultsPage) -> Markup:
             y_title=page.axes.y.title,
             series=series,
             keys=[RDI_KEY] if any(c.availability == "RDI" for c in page.curves) else [],
+        )
+    )
+
+
+def report_pareto(report: ResultReport) -> Markup:
+    """A result report's Pareto chart: its one curve on the report's axes."""
+    curve = report.curve
+    dash, symbol = _style(curve.status, curve.availability)
+    fields = report.axes.x.field, report.axes.y.field
+    points = [
+        (float(x), float(y))
+        for p in curve.points
+        if p.offline != "dedicated"
+        and (x := getattr(p, fields[0], None)) is not None
+        and (y := getattr(p, fields[1], None)) is not None
+    ]
+    return render(
+        FirstView(
+            title=f"{curve.system} · Pareto curve",
+            x_title=report.axes.x.title,
+            y_title=report.axes.y.title,
+            series=[Series(_label(curve), curve.colour, curve.step_line, points, dash, symbol)],
         )
     )
 

@@ -27,6 +27,7 @@ from app.results.services.public import (
     list_cohorts,
 )
 from app.results.services.query import LISTED, ResultsParams, ResultsQuery, parse_results_query
+from app.results.services.report import result_report
 from app.results.services.results import (
     ResultsPage,
     default_benchmark,
@@ -43,7 +44,11 @@ from app.web.templating import templates
 
 router = page_router()
 # The charts' first views, drawn in the page from the answer it embeds for Plotly.
-templates.env.globals.update(pareto_svg=first_views.pareto, curves_svg=first_views.step_curves)
+templates.env.globals.update(
+    pareto_svg=first_views.pareto,
+    curves_svg=first_views.step_curves,
+    report_svg=first_views.report_pareto,
+)
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -119,6 +124,36 @@ def _without_refused(
                 break
             dropped.add(again.field)
     return query_results(session, ResultsQuery())
+
+
+@router.get("/results/{ref}", response_class=HTMLResponse)
+def result_report_page(
+    ref: str,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    presets: PresetsDep,
+    who: PrincipalDep,
+    now: NowDep,
+) -> Response:
+    """One result's report (the same computation as ``GET /api/v1/results/{ref}``); the
+    explorer's parameters in the address decide its neighbours and normalisation."""
+    params = request.query_params
+    try:
+        query = parse_results_query(session, ResultsParams.of(params), presets)
+        report = result_report(session, settings, who, ref, query, now.date())
+    except QueryProblem as problem:
+        return templates.TemplateResponse(
+            request,
+            "results/report.html",
+            {"report": None, "problem": problem},
+            status_code=status_of(problem),
+        )
+    # The neighbours' links keep the view they are neighbours in.
+    query_text = urlencode([(k, v) for k, v in params.multi_items() if v.strip()])
+    return templates.TemplateResponse(
+        request, "results/report.html", {"report": report, "problem": None, "query": query_text}
+    )
 
 
 @router.get("/compare", response_class=HTMLResponse)

@@ -116,7 +116,7 @@ def test_goodput_ranks_and_draws_from_the_demo_events(page, portal: RunningPorta
 def test_history_agentic_models_and_the_embed(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
     page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&cohort=2026-11-C1")
     page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
-    page.click('#ranking a[href^="/history?"] >> text=Acme H200 x8')
+    page.click('#ranking tr[data-system="Acme H200 x8"] a.history-link')
     page.wait_for_selector(f"#chart-curves{RENDERED}", timeout=20_000)
     assert page.locator("#history-entries tbody tr").count() == 2
     # The history's PNG travels without the page: it carries the caption and footnotes
@@ -502,3 +502,27 @@ def test_the_offline_view_and_the_ceiling_choice(page, portal: RunningPortal) ->
         page.locator("#offline-bars a").first.click()  # back to the curves, that system's drawn
         page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
         assert "view=offline" not in page.url and "curve=" in page.url
+
+
+def test_a_result_report_from_the_ranking(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    """Issue 49: the official visualiser's report page, reached from the ranking: the
+    statement, the cards, four charts, the points, the citation, previous and next."""
+    charts = ("pareto", "tps", "ttft", "per-user")
+    for width, height in ((1400, 1000), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        page.locator('#ranking tr[data-system="Acme H200 x8"] a.report-link').click()
+        page.wait_for_url("**/results/1.0.*")
+        for chart in charts:
+            page.wait_for_selector(f"#chart-report-{chart}{RENDERED}", timeout=20_000)
+        assert "Acme H200 x8" in page.locator("h1").inner_text()
+        assert "output tokens/s" in page.locator("#report-statement").inner_text()
+        assert page.locator("#report-cards .card").count() == 5
+        assert "MLPerf Endpoints" in page.locator("#report-citation").inner_text()
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        following = page.locator("#report-next").inner_text().rstrip(" →")
+        page.click("#report-next")
+        page.wait_for_selector(f"#chart-report-pareto{RENDERED}", timeout=20_000)
+        assert following in page.locator("h1").inner_text()
+        assert "benchmark=llama3_1-8b" in page.url  # the view travels with the walk
