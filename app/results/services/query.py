@@ -191,7 +191,8 @@ class ResultsParams(UrlParams):
     limit: str | None = Field(
         None,
         description=f"the most curves drawn in full, best-ranked first (default {CHARTED}, "
-        f"at most {MOST_CHARTED}, or all); the other ranked systems are listed in `more`",
+        f"at most {MOST_CHARTED}, or all; 0: only the curves `curve=` pins); the other "
+        "ranked systems are listed in `more`",
     )
     curve: list[str] | None = Field(
         None, description="repeatable: a curve id from `more`, drawn in full past the limit"
@@ -393,7 +394,9 @@ def _axes(x: str | None, y: str | None) -> tuple[str, str]:
 def _charted(params: ResultsParams) -> tuple[int | None, tuple[int, ...]]:
     """How many curves the chart draws in full (None: all), and the ones pinned to it."""
     every = params.given("limit") == "all"
-    charted = None if every else _count(params, "limit")
+    # limit=0: only the curves pinned (the reports table's "compare on the chart").
+    only_pinned = params.given("limit") == "0"
+    charted = None if every or only_pinned else _count(params, "limit")
     if charted is not None and charted > MOST_CHARTED:
         raise QueryProblem("limit", f"limit must be at most {MOST_CHARTED}, not {charted}")
     pinned = []
@@ -402,6 +405,12 @@ def _charted(params: ResultsParams) -> tuple[int | None, tuple[int, ...]]:
         if curve_id is None:
             raise QueryProblem("curve", f"curve must be a curve id (a whole number), not {raw!r}")
         pinned.append(curve_id)
+    if only_pinned:
+        if not pinned:
+            raise QueryProblem(
+                "limit", "limit=0 draws only the results picked with curve=: pick at least one"
+            )
+        return 0, tuple(dict.fromkeys(pinned))
     return (None if every else (charted or CHARTED)), tuple(dict.fromkeys(pinned))
 
 

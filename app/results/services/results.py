@@ -1072,6 +1072,11 @@ def one_curve(session: Session, view: View, n: int, q: ResultsQuery) -> ResultCu
     return curve
 
 
+def shown_curves(view: View, q: ResultsQuery) -> tuple[str | None, str | None, list[int]]:
+    """The benchmark and dataset the query shows, and its curves by their place in *view*."""
+    return _shown(view, q)
+
+
 def shown_by_name(view: View, q: ResultsQuery) -> list[int]:
     """The curves the query shows, in the order tables list them (organisation, system)."""
     _benchmark, _dataset, shown = _shown(view, q)

@@ -43,6 +43,7 @@ from app.results.services.public import (
 )
 from app.results.services.query import ResultsParams, parse_results_query
 from app.results.services.report import ResultReport, result_report
+from app.results.services.reports import ReportsParams, ReportsTable, query_reports
 from app.results.services.results import (
     BenchmarkView,
     PresetView,
@@ -373,6 +374,19 @@ def read_result_report(
         return result_report(
             session, settings, who, ref, parse_results_query(session, params, presets), now.date()
         )
+    except QueryProblem as problem:
+        return refused(problem)
+
+
+@router.get("/reports", response_model=ReportsTable, responses={422: {"model": ErrorBody}})
+def read_reports(
+    session: SessionDep, presets: PresetsDep, params: Annotated[ReportsParams, Query()]
+) -> ReportsTable | JSONResponse:
+    """Every result the explorer's query shows, a row each (100 a page from
+    `start`), sorted by any column; each row carries every column's value and its report's
+    reference."""
+    try:
+        return query_reports(session, params, presets)
     except QueryProblem as problem:
         return refused(problem)
 

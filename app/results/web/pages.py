@@ -28,6 +28,7 @@ from app.results.services.public import (
 )
 from app.results.services.query import LISTED, ResultsParams, ResultsQuery, parse_results_query
 from app.results.services.report import result_report
+from app.results.services.reports import ReportsParams, query_reports
 from app.results.services.results import (
     ResultsPage,
     default_benchmark,
@@ -91,6 +92,14 @@ def results_page(request: Request, session: SessionDep, presets: PresetsDep) -> 
             "unpaged_query": urlencode(
                 [(k, v) for k, v in params.multi_items() if v.strip() and k != "more_from"]
             ),
+            # The view without its choice of drawn curves: the chips and the table.
+            "view_query": urlencode(
+                [
+                    (k, v)
+                    for k, v in params.multi_items()
+                    if v.strip() and k not in ("curve", "limit", "more_from")
+                ]
+            ),
             # The same view's curves, for the Offline view's links to them.
             "pareto_query": urlencode(
                 [
@@ -124,6 +133,45 @@ def _without_refused(
                 break
             dropped.add(again.field)
     return query_results(session, ResultsQuery())
+
+
+@router.get("/reports", response_class=HTMLResponse)
+def reports_page(request: Request, session: SessionDep, presets: PresetsDep) -> Response:
+    """Every result of the explorer's view in a table: columns chosen, sorted, selected
+    for the chart (the same computation as ``GET /api/v1/reports``)."""
+    params = request.query_params
+    try:
+        table = query_reports(session, ReportsParams.of(params), presets)
+        problem = None
+    except QueryProblem as refused:
+        table, problem = None, refused
+    # The explorer's own parameters: the view the table lists, and the chart it leads to.
+    view_items = [
+        (k, v)
+        for k, v in params.multi_items()
+        if v.strip()
+        and k in ResultsParams.model_fields
+        and k not in ("curve", "limit", "more_from")
+    ]
+    return templates.TemplateResponse(
+        request,
+        "results/reports.html",
+        {
+            "t": table,
+            "problem": problem,
+            "params": params,
+            "view_items": view_items,
+            "view_query": urlencode(view_items),
+            "table_query": urlencode(
+                [
+                    (k, v)
+                    for k, v in params.multi_items()
+                    if v.strip() and k not in ("sort", "order", "start")
+                ]
+            ),
+        },
+        status_code=status_of(problem) if problem else 200,
+    )
 
 
 @router.get("/results/{ref}", response_class=HTMLResponse)

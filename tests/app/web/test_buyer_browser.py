@@ -526,3 +526,34 @@ def test_a_result_report_from_the_ranking(page, portal: RunningPortal) -> None: 
         page.wait_for_selector(f"#chart-report-pareto{RENDERED}", timeout=20_000)
         assert following in page.locator("h1").inner_text()
         assert "benchmark=llama3_1-8b" in page.url  # the view travels with the walk
+
+
+def test_the_reports_table_picks_results_for_the_chart(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    """Issue 49: every result in a table, sorted by a header, the first ten picked and
+    compared on the chart, a chip taken off, and back to the table."""
+    for width, height in ((1400, 1000), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{portal.url}/reports?benchmark=llama3_1-8b&superseded=include")
+        rows = page.locator("#reports-table tbody tr")
+        total = rows.count()
+        assert total >= 3
+        page.click('#reports-table th[data-column="system"] a')
+        page.wait_for_url("**sort=system**")
+        names = page.locator("#reports-table tbody tr td:nth-child(2)").all_inner_texts()
+        assert names == sorted(names, key=str.lower)
+        page.click("#select-first")
+        picked = min(total, 10)
+        assert page.locator("#reports-table input[name=curve]:checked").count() == picked
+        assert f"{picked} picked" in page.locator("#picked-count").inner_text()
+        page.locator("#reports-table input[name=curve]").first.uncheck()
+        page.click("#compare-on-chart")
+        page.wait_for_url("**/results?**limit=0**")
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        assert page.locator("#chart-chips li.chip[data-curve]").count() == picked - 1
+        page.locator("#chart-chips .chip-remove").first.click()
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        assert page.locator("#chart-chips li.chip[data-curve]").count() == picked - 2
+        page.click("#browse-all")
+        page.wait_for_url("**/reports?**")
+        assert page.locator("#reports-table tbody tr").count() == total
+        assert page.evaluate("document.documentElement.scrollWidth") <= width

@@ -85,7 +85,8 @@ def test_limit_all_and_the_exports_hold_every_system(client: TestClient) -> None
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"limit": "0"}, "limit must be a whole number from 1"),
+        ({"limit": "0"}, "limit=0 draws only the results picked with curve=: pick at least one"),
+        ({"limit": "-1"}, "limit must be a whole number from 1"),
         ({"limit": "501"}, "limit must be at most 500"),
         ({"limit": "some"}, "limit must be a whole number"),
         ({"curve": "r64"}, "curve must be a curve id"),
