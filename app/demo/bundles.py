@@ -151,6 +151,9 @@ class SystemSpec:
     availability: str = "Available"
     available_by: str = "2027-03-31"  # a Preview's target_availability_date
     framework: str = "vLLM 0.11"
+    precision: str = "bf16"
+    accelerator_memory: str = "141 GB"
+    interconnect: str = "NVLink"
     # The accelerators' TDP taken from the rules' defaults (Appendix D.3, which must have
     # the model): the checker says
     # "power-estimated", and the result is tagged "MLC Estimated Power".
@@ -533,7 +536,7 @@ class BundleFactory:
             "division": self.system.division,
             "max_supported_concurrency": self.system.c_max,
             "model_name": curve.model,
-            "model_precision": "bf16",
+            "model_precision": self.system.precision,
             "link_to_model": f"https://huggingface.co/{bench['hf_name']}",
             "dataset_name": bench["dataset"],
             "dataset_type": "Performance",
@@ -603,9 +606,9 @@ class BundleFactory:
                         {
                             "accelerator_model_name": s.accelerator,
                             "accelerators_per_node": s.accelerators_per_node,
-                            "accelerator_memory_capacity": "141 GB",
+                            "accelerator_memory_capacity": s.accelerator_memory,
                             "accelerator_memory_type": "HBM3e",
-                            "accelerator_interconnect": "NVLink",
+                            "accelerator_interconnect": s.interconnect,
                             "accelerator_host_interconnect": "PCIe Gen5 x16",
                         }
                     ],

@@ -103,6 +103,8 @@ class PublishedCurve(Base):
     scenario: Mapped[str | None] = mapped_column(String(8))
     available_by: Mapped[dt.date | None] = mapped_column(Date)
     power_estimated: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    # What buyers filter on that the bundle discloses (app.publishing.domain.facts).
+    facts: Mapped[dict[str, str] | None] = mapped_column(JSON)
     data: Mapped[dict[str, Any]] = mapped_column(JSON)  # app.publishing.domain.snapshot
     snapshot_version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     # The snapshot's points packed as numbers (app.publishing.domain.point_table): derived

@@ -59,6 +59,7 @@ from app.db.models import (
     utcnow,
 )
 from app.publishing.domain.cohorts import current_cohort, may_publish, release_at
+from app.publishing.domain.facts import curve_facts
 from app.publishing.domain.point_table import pack
 from app.publishing.domain.repeatability import repeatability
 from app.publishing.domain.snapshot import (
@@ -440,6 +441,11 @@ def _snapshot(
                 scenario=standing.scenario,
                 available_by=standing.available_by,
                 power_estimated=standing.power_estimated,
+                facts=curve_facts(
+                    declared.get("fields") or {},
+                    system.node_count if system else None,
+                    system.serving_framework if system else None,
+                ),
                 data=snapshot.stored(),
                 point_table=pack(snapshot),
                 snapshot_version=SNAPSHOT_VERSION,

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -116,6 +116,9 @@ class VisibleCurve:
     version_in: str = ""  # the cohort this version joined
     superseded_by: str | None = None
     tags: tuple[str, ...] = ()
+    # Disclosed facets buyers filter on: precision, accelerator_memory, interconnect,
+    # serving_software, nodes (app.publishing.domain.facts).
+    facts: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def result_name(self) -> str:
@@ -420,7 +423,8 @@ _CURVE_COLUMNS = (
     PublishedCurve.availability, PublishedCurve.accelerator_model,
     PublishedCurve.accelerator_count, PublishedCurve.provisioned_power_kw,
     PublishedCurve.scenario, PublishedCurve.available_by, PublishedCurve.power_estimated,
-    PublishedCurve.snapshot_version, cast(PublishedCurve.data, Text).label("text"),
+    PublishedCurve.facts, PublishedCurve.snapshot_version,
+    cast(PublishedCurve.data, Text).label("text"),
     PublishedCurve.point_table, Submission.public_id, Publication.cohort,
     type_coerce(Publication.status, String).label("status"),  # as stored: no enum per row
 )  # fmt: skip
@@ -503,6 +507,7 @@ def _as_written(c: Any) -> tuple[VisibleCurve, PackedCurve]:
         available_by=c.available_by,
         power_estimated=c.power_estimated,
         version_in=c.cohort,
+        facts=c.facts or {},
     )
     return curve, points
 

@@ -3,6 +3,7 @@ parameters by one parser for both, so each refuses the same values with the same
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from app.core.divisions import (
 from app.core.numbers import whole_number
 from app.core.params import UrlParams
 from app.core.regions import REGIONS
+from app.publishing.domain.facts import FACETS
 from app.results.domain.axes import DEFAULT_X, DEFAULT_Y, X_AXES, Y_AXES
 from app.results.domain.presets import PricePreset, price_presets
 from app.results.domain.sla import (
@@ -70,6 +72,10 @@ class ResultsQuery:
     rank_by: str = "throughput"
     x_axis: str = DEFAULT_X  # the chart's axes (app.results.domain.axes)
     y_axis: str = DEFAULT_Y
+    # Disclosed facets asked for (app.publishing.domain.facts), each one value.
+    facets: tuple[tuple[str, str], ...] = ()
+    published_from: dt.date | None = None  # the cohort the result first appeared in
+    published_to: dt.date | None = None
     view: str = "pareto"  # or offline: the systems by their Offline throughput
     offline_ceiling: str = "show"  # off, show, or lighten (the curves, beneath it)
     limit: int | None = CHARTED  # None: every curve in full (the exports)
@@ -138,6 +144,25 @@ class ResultsParams(UrlParams):
         None,
         description="exclude (default) or include the results a newer finalized result of "
         "the same system supersedes (rules §11.8; labelled so)",
+    )
+    precision: str | None = Field(
+        None, description="the model precision disclosed, as the record lists it (`facets`)"
+    )
+    accelerator_memory: str | None = Field(
+        None, description="the accelerator memory disclosed, as the record lists it"
+    )
+    interconnect: str | None = Field(
+        None, description="the accelerator interconnect disclosed, as the record lists it"
+    )
+    serving_software: str | None = Field(
+        None, description="the serving framework disclosed, as the record lists it"
+    )
+    nodes: str | None = Field(None, description="the system's node count, as the record lists it")
+    published_from: str | None = Field(
+        None, description="YYYY-MM-DD: results first published in a cohort on or after it"
+    )
+    published_to: str | None = Field(
+        None, description="YYYY-MM-DD: results first published in a cohort on or before it"
     )
     organization: str | None = Field(None, description="matches part of the organisation's name")
     accelerator: str | None = Field(None, description="matches part of the accelerator name")
@@ -246,6 +271,14 @@ def parse_results_query(
     rank_by = _rank_by(text("rank_by") or "throughput", sla, normalize)
     charted, pinned = _charted(params)
     x_axis, y_axis = _axes(text("x"), text("y"))
+    published_from, published_to = (
+        _day(text("published_from"), "published_from"),
+        _day(text("published_to"), "published_to"),
+    )
+    if published_from and published_to and published_from > published_to:
+        raise QueryProblem(
+            "published_to", f"published_to ({published_to}) is before published_from"
+        )
     view = _one_of("view", text("view") or "pareto", VIEWS)
     if view == "offline" and rank_by == "goodput":
         raise QueryProblem(
@@ -281,6 +314,9 @@ def parse_results_query(
         rank_by=rank_by,
         x_axis=x_axis,
         y_axis=y_axis,
+        facets=tuple((f, value) for f in FACETS if (value := text(f)) is not None),
+        published_from=published_from,
+        published_to=published_to,
         view=view,
         offline_ceiling=_one_of("offline_ceiling", text("offline_ceiling") or "show", CEILINGS),
         limit=charted,
@@ -381,6 +417,15 @@ def _rank_by(rank_by: str, sla: Sla, normalize: str) -> str:
                 "use it with normalize=system",
             )
     return rank_by
+
+
+def _day(text: str | None, name: str) -> dt.date | None:
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise QueryProblem(name, f"{name} must be a date, YYYY-MM-DD, not {text!r}") from None
 
 
 def _axes(x: str | None, y: str | None) -> tuple[str, str]:

@@ -21,11 +21,13 @@ from sqlalchemy.orm import Session
 
 from app.core.accuracy import PointAccuracy
 from app.core.caching import remember
+from app.core.cohorts import Cohort
 from app.core.pareto import step_curve
 from app.core.per_user import per_user_metric, per_user_title
 from app.core.regions import Offline, region_name
 from app.core.run_summary import NewerSummaryFields
 from app.core.views import left_out_if_none
+from app.publishing.domain.facts import FACETS
 from app.publishing.domain.point_table import NO_REQUEST_LOG, PackedCurve, joined_rows
 from app.publishing.domain.snapshot import (
     FrozenRecount,
@@ -217,6 +219,8 @@ class CurveColumns:
     organization: list[str]  # lower case, for a part of the name
     accelerator: list[str]  # lower case, "" where none
     accelerator_count: npt.NDArray[np.float64]  # NaN where none
+    facts: dict[str, npt.NDArray[np.object_]]  # per facet, each curve's value, "" where none
+    published: npt.NDArray[np.datetime64]  # the date of the cohort it first appeared in
 
     @classmethod
     def of(cls, curves: list[VisibleCurve]) -> CurveColumns:
@@ -238,7 +242,22 @@ class CurveColumns:
                 [np.nan if c.accelerator_count is None else c.accelerator_count for c in curves],
                 dtype=np.float64,
             ),
+            facts={f: words(c.facts.get(f, "") for c in curves) for f in FACETS},
+            published=np.array(
+                [_cohort_day(c.published_in) for c in curves], dtype="datetime64[D]"
+            ),
         )
+
+    def facet_values(self, benchmark: str, dataset: str | None) -> dict[str, list[str]]:
+        """Per facet, the values the record holds for *benchmark* on *dataset*: what the
+        filters offer, so that none is typed that matches nothing."""
+        of = (self.benchmark == benchmark) & np.array(
+            [d == dataset for d in self.dataset], dtype=np.bool_
+        )
+        return {
+            f: sorted({str(v) for v in values[of] if v}, key=_natural)
+            for f, values in self.facts.items()
+        }
 
     def matching(self, benchmark: str, dataset: str | None, q: ResultsQuery) -> list[int]:
         """The curves of *benchmark* on *dataset* that the query's statuses and filters
@@ -264,7 +283,33 @@ class CurveColumns:
             keep &= np.array([part in name for name in self.accelerator], dtype=np.bool_)
         if q.accelerator_count is not None:
             keep &= self.accelerator_count == q.accelerator_count
+        if q.facets:
+            listed = self.facet_values(benchmark, dataset)
+            for facet, value in q.facets:
+                if value not in listed[facet]:
+                    known = ", ".join(listed[facet]) or "none disclosed"
+                    raise QueryProblem(
+                        facet, f"no {benchmark} result discloses {facet} {value!r} ({known})"
+                    )
+                keep &= self.facts[facet] == value
+        if q.published_from is not None:
+            keep &= self.published >= np.datetime64(q.published_from)
+        if q.published_to is not None:
+            keep &= self.published <= np.datetime64(q.published_to)
         return np.flatnonzero(keep).tolist()
+
+
+def _cohort_day(cohort: str) -> dt.date | None:
+    parsed = Cohort.parse(cohort) if cohort else None
+    return parsed.date if parsed is not None else None
+
+
+def _natural(value: str) -> tuple[float, str]:
+    """Numbers by their value ("2" before "16"), then words."""
+    try:
+        return float(value), value
+    except ValueError:
+        return math.inf, value.lower()
 
 
 class ResultPoint(PublishedPoint):
@@ -939,6 +984,11 @@ class ResultsPage(BaseModel):
         default="MLPerf Endpoints", description="the drawn results named as the rules name them"
     )
     axes: ChartAxes = Field(description="the chart's axes (`x=`, `y=`): figures and directions")
+    facets: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="per disclosed facet (precision, accelerator_memory, interconnect, "
+        "serving_software, nodes), the values the benchmark's results hold: what its filter takes",
+    )
     view: str = Field(default="pareto", description="pareto, or offline (`offline`)")
     offline_ceiling: str = Field(
         default="show", description="show, off or lighten: how the chart draws the ceilings"
@@ -964,7 +1014,7 @@ def _shown(view: View, q: ResultsQuery) -> tuple[str | None, str | None, list[in
     # Buyers move the SLA far more often than the filters: each filter's curves are kept.
     asked = (benchmark, dataset, q.statuses, q.availabilities, q.division, q.scenario,
              q.exclude_estimated_power, q.include_superseded, q.organization, q.accelerator,
-             q.accelerator_count)  # fmt: skip
+             q.accelerator_count, q.facets, q.published_from, q.published_to)  # fmt: skip
     shown = view.matching.get(asked)
     if shown is None:
         shown = remember(
@@ -1152,6 +1202,7 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
         else None,
         result_names=result_names(curves),
         axes=chart_axes(q, any(b.agentic for b in benchmarks if b.id == benchmark)),
+        facets={} if benchmark is None else view.columns.facet_values(benchmark, dataset),
         view=q.view,
         offline_ceiling=q.offline_ceiling,
         offline=_offline_rows(view, shown, a) if q.view == "offline" else None,

@@ -3,10 +3,13 @@ read one curve at a time, would keep."""
 
 from __future__ import annotations
 
+import datetime as dt
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.results.services.public import VisibleCurve
+from app.results.services.public import QueryProblem, VisibleCurve
 from app.results.services.query import ResultsQuery
 from app.results.services.results import CurveColumns
 
@@ -15,7 +18,7 @@ words = st.sampled_from
 
 def curve(n: int, **facts: object) -> VisibleCurve:
     return VisibleCurve(
-        id=n, submission=f"s{n}", published_in="2026-11-C0", result_id=None, is_agentic=False,
+        id=n, submission=f"s{n}", result_id=None, is_agentic=False,
         system_name=f"S{n}", provisioned_power_kw=None, system_dir=f"S{n}", stored=b"{}",
         **facts,  # type: ignore[arg-type]
     )  # fmt: skip
@@ -35,6 +38,10 @@ curves = st.builds(
     organization=words(["Acme Corp", "acme labs", "Borealis"]),
     accelerator_model=words([None, "NVIDIA H200", "AMD MI355X"]),
     accelerator_count=words([None, 4, 8]),
+    published_in=words(["2026-10-C1", "2026-11-C0", "2026-11-C1"]),
+    facts=st.fixed_dictionaries(
+        {}, optional={"precision": words(["bf16", "fp8"]), "nodes": words(["1", "2"])}
+    ),
 )
 
 
@@ -54,6 +61,14 @@ queries = st.builds(
     organization=blank_mostly("ACME", "lab", "zzz"),
     accelerator=blank_mostly("h200", "MI3"),
     accelerator_count=blank_mostly(8),
+    facets=st.lists(
+        st.tuples(words(["precision"]), words(["bf16", "fp8", "fp4"]))
+        | st.tuples(words(["nodes"]), words(["1", "2"])),
+        max_size=2,
+        unique_by=lambda pair: pair[0],
+    ).map(tuple),
+    published_from=blank_mostly(dt.date(2026, 11, 4)),
+    published_to=blank_mostly(dt.date(2026, 11, 4), dt.date(2026, 10, 1)),
 )
 
 
@@ -74,7 +89,17 @@ def kept_one_by_one(c: VisibleCurve, benchmark: str, dataset: str | None, q: Res
         and (q.organization is None or q.organization.lower() in c.organization.lower())
         and (q.accelerator is None or q.accelerator.lower() in (c.accelerator_model or "").lower())
         and (q.accelerator_count is None or c.accelerator_count == q.accelerator_count)
+        and all(c.facts.get(facet) == value for facet, value in q.facets)
+        and (q.published_from is None or DAYS[c.published_in] >= q.published_from)
+        and (q.published_to is None or DAYS[c.published_in] <= q.published_to)
     )
+
+
+DAYS = {  # each cohort's Wednesday
+    "2026-10-C1": dt.date(2026, 10, 21),
+    "2026-11-C0": dt.date(2026, 11, 4),
+    "2026-11-C1": dt.date(2026, 11, 18),
+}
 
 
 @settings(max_examples=300, deadline=None)
@@ -82,5 +107,13 @@ def kept_one_by_one(c: VisibleCurve, benchmark: str, dataset: str | None, q: Res
 def test_the_columns_keep_what_each_curve_would(
     shown: list[VisibleCurve], q: ResultsQuery, benchmark: str, dataset: str | None
 ) -> None:
+    columns = CurveColumns.of(shown)
+    of_it = [c for c in shown if c.benchmark_model == benchmark and (c.dataset or None) == dataset]
+    unlisted = [f for f, value in q.facets if value not in {c.facts.get(f) for c in of_it}]
+    if unlisted:  # a value no result of the benchmark discloses is refused, by name
+        with pytest.raises(QueryProblem) as refused:
+            columns.matching(benchmark, dataset, q)
+        assert refused.value.field == unlisted[0]
+        return
     expected = [n for n, c in enumerate(shown) if kept_one_by_one(c, benchmark, dataset, q)]
-    assert CurveColumns.of(shown).matching(benchmark, dataset, q) == expected
+    assert columns.matching(benchmark, dataset, q) == expected
