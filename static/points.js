@@ -115,6 +115,34 @@
     if (f.seconds_from !== undefined && Math.abs(n) >= f.seconds_from) { return fixed(n / 1000, 0) + " s"; }
     return (f.prefix || "") + fixed(n, f.decimals) + (f.suffix || "");
   }
+  // Every chart in the page's theme: Plotly draws on the page's own background, in its
+  // ink, with its grid (static/theme.js says which theme); a change of theme redraws them.
+  function colours() {
+    var dark = window.EndpointsTheme && window.EndpointsTheme.dark();
+    return { ink: dark ? "#e6edf3" : "#1b2430", grid: dark ? "#30363d" : "#eee" };
+  }
+  function themedLayout(layout) {
+    var c = colours(), out = Object.assign({}, layout, { paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)" });
+    out.font = Object.assign({}, layout && layout.font, { color: c.ink });
+    ["xaxis", "yaxis"].forEach(function (axis) {
+      out[axis] = Object.assign({}, layout && layout[axis], { gridcolor: c.grid, zerolinecolor: c.grid });
+    });
+    return out;
+  }
+  if (window.Plotly && !window.Plotly.themedByPortal) {
+    var newPlot = window.Plotly.newPlot;
+    window.Plotly.newPlot = function (el, data, layout, config) {
+      return newPlot.call(window.Plotly, el, data, themedLayout(layout), config);
+    };
+    window.Plotly.themedByPortal = true;
+    document.addEventListener("endpoints-theme", function () {
+      var c = colours();
+      Array.prototype.forEach.call(document.querySelectorAll(".js-plotly-plot"), function (el) {
+        window.Plotly.relayout(el, { "font.color": c.ink, "xaxis.gridcolor": c.grid, "yaxis.gridcolor": c.grid,
+                                     "xaxis.zerolinecolor": c.grid, "yaxis.zerolinecolor": c.grid });
+      });
+    });
+  }
   window.EndpointsPoints = { fmt: fmt, figure: figure, tail: tail, phone: phone, legendAndMargin: legendAndMargin,
                              esc: esc, standing: standing, tags: tags, basis: basis, isRdi: isRdi,
                              dropFirstView: dropFirstView, savePng: savePng };

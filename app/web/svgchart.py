@@ -149,7 +149,7 @@ def draw(view: FirstView, frame: Frame) -> Markup:
     out = [
         f'<svg class="first-view {frame.name}-view" xmlns="http://www.w3.org/2000/svg" '
         f'role="img" viewBox="0 0 {frame.width:.0f} {frame.height:.0f}" width="100%" '
-        f'height="100%" font-family="sans-serif" font-size="{frame.font:g}" fill="#333">',
+        f'height="100%" font-family="sans-serif" font-size="{frame.font:g}" fill="currentColor">',
         f"<title>{escape(view.title)}</title>",
         f'<text x="{frame.width / 2:.0f}" y="22" text-anchor="middle" '
         f'font-size="{frame.font * 1.25:g}">{escape(view.title)}</text>',
@@ -158,14 +158,14 @@ def draw(view: FirstView, frame: Frame) -> Markup:
         x = px(t)
         out.append(
             f'<line x1="{x:.1f}" y1="{top:.0f}" x2="{x:.1f}" y2="{top + plot_h:.1f}" '
-            f'stroke="#eee"/><text x="{x:.1f}" y="{top + plot_h + 16:.1f}" '
+            f'class="grid" stroke="#eee"/><text x="{x:.1f}" y="{top + plot_h + 16:.1f}" '
             f'text-anchor="middle">{tick_label(t)}</text>'
         )
     for t in y_ticks:
         y = py(t)
         out.append(
             f'<line x1="{left:.0f}" y1="{y:.1f}" x2="{left + plot_w:.0f}" y2="{y:.1f}" '
-            f'stroke="#eee"/><text x="{left - 6:.0f}" y="{y + 4:.1f}" '
+            f'class="grid" stroke="#eee"/><text x="{left - 6:.0f}" y="{y + 4:.1f}" '
             f'text-anchor="end">{tick_label(t)}</text>'
         )
     out.append(

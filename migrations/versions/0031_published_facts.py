@@ -50,8 +50,12 @@ def upgrade() -> None:
     last = 0
     while True:
         rows = bind.execute(
-            sa.select(curves.c.id, curves.c.data, submissions.c.id.label("submission"),
-                      submissions.c.disclosed)  # fmt: skip
+            sa.select(
+                curves.c.id,
+                curves.c.data,
+                submissions.c.id.label("submission"),
+                submissions.c.disclosed,
+            )  # fmt: skip
             .join(publications, publications.c.id == curves.c.publication_id)
             .join(submissions, submissions.c.id == publications.c.submission_id)
             .where(curves.c.id > last)

@@ -31,7 +31,7 @@
   var better = axes.better ? [{ xref: "paper", yref: "paper", showarrow: false, font: { size: 11, color: "#555" },
     x: axes.better === "↗" || axes.better === "↘" ? 1 : 0, y: axes.better === "↗" || axes.better === "↖" ? 1 : 0,
     xanchor: axes.better === "↗" || axes.better === "↘" ? "right" : "left",
-    yanchor: axes.better === "↗" || axes.better === "↖" ? "top" : "bottom", text: "Better " + axes.better }] : [];
+    yanchor: "bottom", text: "Better " + axes.better }] : [];
   draw("chart-report-pareto", [
     { type: "scatter", mode: "lines", x: curve.step_line.map(function (v) { return v[0]; }),
       y: curve.step_line.map(function (v) { return v[1]; }), line: { color: curve.colour, width: 2, dash: dash },

@@ -259,7 +259,9 @@
     if (r.axes.better) {  // where the better results sit, as the official visualiser marks it
       var corner = { "↗": [1, 1], "↖": [0, 1], "↘": [1, 0], "↙": [0, 0] }[r.axes.better];
       annotations.push({ xref: "paper", yref: "paper", x: corner[0], y: corner[1], showarrow: false,
-                         xanchor: corner[0] ? "right" : "left", yanchor: corner[1] ? "top" : "bottom",
+                         // Above the plot at a top corner (the Offline ceilings' labels sit just
+                         // inside it), inside at a bottom one.
+                         xanchor: corner[0] ? "right" : "left", yanchor: "bottom",
                          text: "Better " + r.axes.better, font: { size: 11, color: "#555" } });
     }
     if (r.rank_by === "goodput") {
@@ -307,6 +309,27 @@
     } };
   }
 
+  // Visible zoom buttons (Plotly's own hide in its toolbar, and a phone has no wheel):
+  // in and out about the middle of what is shown, and back to the whole chart.
+  function wireZoom(el) {
+    function zoom(factor) {
+      var full = el._fullLayout;
+      if (!full) { return; }
+      var update = {};
+      ["xaxis", "yaxis"].forEach(function (axis) {
+        var range = full[axis].range, middle = (range[0] + range[1]) / 2, half = (range[1] - range[0]) / 2 * factor;
+        update[axis + ".range"] = [middle - half, middle + half];
+      });
+      Plotly.relayout(el, update);
+    }
+    var controls = { "zoom-in": function () { zoom(0.5); }, "zoom-out": function () { zoom(2); },
+                     "zoom-reset": function () { Plotly.relayout(el, { "xaxis.autorange": true, "yaxis.autorange": true }); } };
+    Object.keys(controls).forEach(function (id) {
+      var button = document.getElementById(id);
+      if (button) { button.hidden = false; button.addEventListener("click", controls[id]); }
+    });
+  }
+
   // The page's own data, embedded by the server: the same computation the API serves,
   // done once. Absent when the query was refused (the page says why).
   function draw() {
@@ -345,6 +368,12 @@
       var inter = byConcurrency(r, key, "Interactivity vs concurrency", agentic ? "interactivity (tok/s)" : "tokens/s per user");
       Plotly.newPlot("chart-inter-conc", inter.traces, inter.layout, small);
       document.getElementById("export-png").addEventListener("click", savePng);
+      document.getElementById("export-svg").addEventListener("click", function () {
+        var chart = document.getElementById("chart-pareto");
+        Plotly.downloadImage(chart, { format: "svg", width: chart.clientWidth, height: chart.clientHeight,
+                                      filename: "pareto-" + r.benchmark + "-" + (r.current ? "current" : r.cohort) });
+      });
+      wireZoom(document.getElementById("chart-pareto"));
       function savePng() {  // also the chart's camera button, the embed's included
         // The image travels alone: it says what the page says around the chart (which
         // view, which SLA, what is derived) and carries the preliminary-results footnote.

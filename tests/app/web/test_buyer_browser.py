@@ -557,3 +557,42 @@ def test_the_reports_table_picks_results_for_the_chart(page, portal: RunningPort
         page.wait_for_url("**/reports?**")
         assert page.locator("#reports-table tbody tr").count() == total
         assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_dark_mode_follows_the_system_and_can_be_chosen(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    """Issue 49: the page and its charts dark when the system is, or when chosen; the
+    choice is kept in this browser."""
+    background = "getComputedStyle(document.body).backgroundColor"
+    chart_ink = "document.getElementById('chart-pareto')._fullLayout.font.color"
+    page.emulate_media(color_scheme="dark")
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    assert page.evaluate(background) == "rgb(13, 17, 23)"
+    assert page.evaluate(chart_ink) == "#e6edf3"
+    page.select_option("#theme-choice", "light")
+    page.wait_for_function(f"{chart_ink} === '#1b2430'")
+    assert page.evaluate(background) == "rgb(255, 255, 255)"
+    page.emulate_media(color_scheme="light")
+    page.select_option("#theme-choice", "dark")
+    page.reload()  # kept: dark though the system is light
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    assert page.evaluate(background) == "rgb(13, 17, 23)"
+    assert page.evaluate(chart_ink) == "#e6edf3"
+    page.select_option("#theme-choice", "")  # back to the system's
+    assert page.evaluate(background) == "rgb(255, 255, 255)"
+
+
+def test_the_zoom_buttons_zoom_the_chart(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    for width, height in ((1400, 1000), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+        page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        span = "(a => a[1] - a[0])(document.getElementById('chart-pareto')._fullLayout.xaxis.range)"
+        whole = page.evaluate(span)
+        page.click("#zoom-in")
+        page.wait_for_function(f"{span} < {whole} * 0.6")
+        page.click("#zoom-out")
+        page.click("#zoom-out")
+        page.wait_for_function(f"{span} > {whole} * 1.5")
+        page.click("#zoom-reset")
+        page.wait_for_function(f"Math.abs({span} - {whole}) < {whole} * 0.01")

@@ -192,9 +192,14 @@ def test_results_explorer_answers_an_sla_question(page, portal: RunningPortal) -
     assert page.locator("#no-admissible li").count() + after_rows == before_rows
     href = page.locator("#export-ranking-csv").get_attribute("href")
     assert "tps_per_user_min=150" in href and "format=csv" in href
+    page.click("#export-menu summary")  # the exports are a menu under the chart
     with page.expect_download() as download:
         page.click("#export-png")
     assert download.value.suggested_filename.endswith(".png")
+    with page.expect_download() as svg:
+        page.click("#export-svg")
+    assert svg.value.suggested_filename.endswith(".svg")
+    assert "<svg" in Path(svg.value.path()).read_text()[:2000]
 
     # Unverified results are off by default and can be switched on.
     page.goto(f"{portal.url}/results?benchmark=gpt-oss-120b")
@@ -242,6 +247,7 @@ def test_the_explorer_shows_its_dataset_keeps_colours_and_refuses_inline(  # typ
     assert page.locator("#export-json").get_attribute("download")  # a file, not a new page
     # The PNG travels alone, so it carries its caption and the preliminary-results
     # footnote, in lines of their own below the chart, inside the image.
+    page.click("#export-menu summary")
     with page.expect_download() as png:
         page.click("#export-png")
     assert png.value.suggested_filename == "pareto-llama3_1-8b-current.png"

@@ -190,6 +190,7 @@ def test_the_buyer_walk(page, portal: RunningPortal) -> None:  # type: ignore[no
     assert sticking_out(page) == []  # a wide ranking scrolls in its box, not the page
     header = page.locator("#ranking thead").inner_text()
     assert "Provisioned kW" in header and "Dataset" not in header
+    page.click("#export-menu summary")  # the exports are a menu under the chart
     with page.expect_download() as csv_file:
         page.click("#export-ranking-csv")
     assert csv_file.value.suggested_filename.endswith("-ranking.csv")
