@@ -189,3 +189,10 @@ def may_invite(scopes: frozenset[Scope], role: Role) -> Refusal | None:
     return Refusal(
         "not-yours", f"only an administrator may invite someone as {role.value}", Kind.FORBIDDEN
     )
+
+
+def may_change_saved_view(owner_id: int, caller_id: int) -> Refusal | None:
+    """A saved view is its owner's to delete; anyone given its link may open it."""
+    if owner_id == caller_id:
+        return None
+    return Refusal("not-yours", "only the one who saved a view may delete it", Kind.FORBIDDEN)

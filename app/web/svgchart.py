@@ -12,7 +12,7 @@ Pure: numbers in, markup out (escaped here, since every name comes from a bundle
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
@@ -175,34 +175,38 @@ def draw(view: FirstView, frame: Frame) -> Markup:
         f'text-anchor="middle">{escape(view.y_title)}</text>'
     )
     for s in view.series:
-        colour = escape(s.colour)
-        line = [(v[0], v[1]) for v in s.line if len(_finite(v[:2])) == 2]
-        pattern = DASHES.get(s.dash, "")
-        dashed = f' stroke-dasharray="{pattern}"' if pattern else ""
-        group = [f'<g opacity="{s.opacity:g}">']
-        if line:
-            path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in line)
-            group.append(
-                f'<polyline points="{path}" fill="none" stroke="{colour}" '
-                f'stroke-width="2"{dashed}/>'
-            )
-        group += [
-            _marker(s.symbol, px(x), py(y), s.colour)
-            for x, y in s.points
-            if len(_finite((x, y))) == 2
-        ]
-        group.append("</g>")
-        # The ceiling outside the series' opacity: "lighten" fades the curves, not it.
-        if s.ceiling is not None and math.isfinite(s.ceiling):
-            y = py(s.ceiling)
-            group.append(
-                f'<line x1="{left:.0f}" y1="{y:.1f}" x2="{left + plot_w:.0f}" y2="{y:.1f}" '
-                f'stroke="{colour}" stroke-width="1.5" stroke-dasharray="{DASHES["dot"]}"/>'
-            )
-        out.append("".join(group))
+        out.append(_series(s, px, py, left, left + plot_w))
     y = frame.height - row * (rows - 0.5)
     for lines, key_colour, dash, symbol in legend:
         out.append(_legend_entry(min(left, 8), y, row, lines, key_colour, dash, symbol))
         y += row * len(lines)
     out.append("</svg>")
     return Markup("".join(out))
+
+
+def _series(
+    s: Series, px: Callable[[float], float], py: Callable[[float], float], left: float, right: float
+) -> str:
+    """One curve: its step line and markers (in its opacity), and its Offline ceiling."""
+    colour = escape(s.colour)
+    line = [(v[0], v[1]) for v in s.line if len(_finite(v[:2])) == 2]
+    pattern = DASHES.get(s.dash, "")
+    dashed = f' stroke-dasharray="{pattern}"' if pattern else ""
+    group = [f'<g opacity="{s.opacity:g}">']
+    if line:
+        path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in line)
+        group.append(
+            f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dashed}/>'
+        )
+    group += [
+        _marker(s.symbol, px(x), py(y), s.colour) for x, y in s.points if len(_finite((x, y))) == 2
+    ]
+    group.append("</g>")
+    # The ceiling outside the series' opacity: "lighten" fades the curves, not it.
+    if s.ceiling is not None and math.isfinite(s.ceiling):
+        y = py(s.ceiling)
+        group.append(
+            f'<line x1="{left:.0f}" y1="{y:.1f}" x2="{right:.0f}" y2="{y:.1f}" '
+            f'stroke="{colour}" stroke-width="1.5" stroke-dasharray="{DASHES["dot"]}"/>'
+        )
+    return "".join(group)

@@ -10,6 +10,7 @@ from app.db.models.accounts import (
     Invitation,
     Notification,
     Organization,
+    SavedView,
     User,
     WebSession,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "PublishedCurve",
     "RecountPart",
     "Reproduction",
+    "SavedView",
     "RequestLogRow",
     "ResultEntry",
     "Retokenization",

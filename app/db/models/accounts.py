@@ -146,3 +146,17 @@ class Notification(Base):
     emailed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
 
     user: Mapped[User] = relationship()
+
+
+class SavedView(Base):
+    """A view of the results a signed-in user named: its address's query, opened by its
+    id by anyone the link is given to (issue 49)."""
+
+    __tablename__ = "saved_views"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(32), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    query: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -7,6 +7,7 @@ import datetime as dt
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import Field
 from sqlalchemy.orm import Session
@@ -270,22 +271,6 @@ def parse_results_query(
     sla = Sla(ttft_max, tpu_min, _count(params, "concurrency_min"), regions, steady_only)
     rank_by = _rank_by(text("rank_by") or "throughput", sla, normalize)
     charted, pinned = _charted(params)
-    x_axis, y_axis = _axes(text("x"), text("y"))
-    published_from, published_to = (
-        _day(text("published_from"), "published_from"),
-        _day(text("published_to"), "published_to"),
-    )
-    if published_from and published_to and published_from > published_to:
-        raise QueryProblem(
-            "published_to", f"published_to ({published_to}) is before published_from"
-        )
-    view = _one_of("view", text("view") or "pareto", VIEWS)
-    if view == "offline" and rank_by == "goodput":
-        raise QueryProblem(
-            "view",
-            "the Offline view ranks Offline throughput, which no SLA limits: use it with "
-            "rank_by=throughput",
-        )
     return ResultsQuery(
         benchmark=text("benchmark"),
         dataset=text("dataset"),
@@ -312,17 +297,40 @@ def parse_results_query(
         region=None if region == ANY_REGION else region,
         suggested=tuple(suggested),
         rank_by=rank_by,
-        x_axis=x_axis,
-        y_axis=y_axis,
-        facets=tuple((f, value) for f in FACETS if (value := text(f)) is not None),
-        published_from=published_from,
-        published_to=published_to,
-        view=view,
-        offline_ceiling=_one_of("offline_ceiling", text("offline_ceiling") or "show", CEILINGS),
+        **_shown_how(params, rank_by),
         limit=charted,
         more_from=_count(params, "more_from") or 1,
         pinned=pinned,
     )
+
+
+def _shown_how(params: ResultsParams, rank_by: str) -> dict[str, Any]:
+    """The chart's axes and view, the Offline ceiling, the disclosed facets and the
+    publication dates asked for."""
+    text = params.given
+    published_from = _day(text("published_from"), "published_from")
+    published_to = _day(text("published_to"), "published_to")
+    if published_from and published_to and published_from > published_to:
+        raise QueryProblem(
+            "published_to", f"published_to ({published_to}) is before published_from"
+        )
+    view = _one_of("view", text("view") or "pareto", VIEWS)
+    if view == "offline" and rank_by == "goodput":
+        raise QueryProblem(
+            "view",
+            "the Offline view ranks Offline throughput, which no SLA limits: use it with "
+            "rank_by=throughput",
+        )
+    x_axis, y_axis = _axes(text("x"), text("y"))
+    return {
+        "x_axis": x_axis,
+        "y_axis": y_axis,
+        "facets": tuple((f, value) for f in FACETS if (value := text(f)) is not None),
+        "published_from": published_from,
+        "published_to": published_to,
+        "view": view,
+        "offline_ceiling": _one_of("offline_ceiling", text("offline_ceiling") or "show", CEILINGS),
+    }
 
 
 def _division(text: str | None) -> str | None:

@@ -19,6 +19,7 @@ from app.results.services.query import ResultsQuery
 from app.results.services.results import (
     ChartAxes,
     ResultCurve,
+    ResultsPage,
     View,
     chart_axes,
     one_curve,
@@ -208,15 +209,33 @@ def cards(curve: ResultCurve, disclosed: dict[str, str]) -> dict[str, dict[str, 
     }
 
 
+def _named(curve: ResultCurve) -> str:
+    """A result as a citation names it: who, what, the rules' name and its id."""
+    which = f"result {curve.result_id}" if curve.result_id else f"unverified curve {curve.id}"
+    return f"{curve.organization}, {curve.system}: {curve.result_name} {which}"
+
+
+def _standing(curve: ResultCurve) -> str:
+    if curve.available_by is not None:
+        return f"{curve.status}; Preview — Available by {curve.available_by.isoformat()}"
+    return curve.status
+
+
 def citation(curve: ResultCurve, url: str, today: dt.date) -> str:
     """A paragraph to quote the result by, naming it as the rules name it."""
-    which = f"result {curve.result_id}" if curve.result_id else f"unverified curve {curve.id}"
-    standing = curve.status
-    if curve.available_by is not None:
-        standing += f"; Preview — Available by {curve.available_by.isoformat()}"
     return (
-        f"{curve.organization}, {curve.system}: {curve.result_name} {which} "
-        f"({curve.benchmark}{', ' + curve.dataset if curve.dataset else ''}), published in "
-        f"cohort {curve.published_in}, {standing}. MLCommons MLPerf Endpoints, {url} "
-        f"(retrieved {today.isoformat()})."
+        f"{_named(curve)} ({curve.benchmark}{', ' + curve.dataset if curve.dataset else ''}), "
+        f"published in cohort {curve.published_in}, {_standing(curve)}. MLCommons MLPerf "
+        f"Endpoints, {url} (retrieved {today.isoformat()})."
+    )
+
+
+def view_citation(page: ResultsPage, url: str, today: dt.date) -> str:
+    """A paragraph to quote a view of the explorer by: every result drawn, each named."""
+    drawn = "; ".join(f"{_named(c)} ({_standing(c)})" for c in page.curves) or "no result"
+    where = f"cohort {page.cohort}" if not page.current else "the current results"
+    dataset = f" on {page.dataset}" if page.dataset else ""
+    return (
+        f"MLPerf Endpoints results for {page.benchmark}{dataset}, {where}: {drawn}. MLCommons "
+        f"MLPerf Endpoints, {url} (retrieved {today.isoformat()})."
     )

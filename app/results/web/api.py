@@ -13,11 +13,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import FileResponse, JSONResponse, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 from starlette.background import BackgroundTask
 
-from app.accounts.web.security import PrincipalDep
+from app.accounts.web.security import PrincipalDep, SignedInDep
 from app.core.cohorts import Cohort
 from app.core.refusals import Kind, Refused
 from app.core.views import SHOWN_PERCENTILES, Listing
@@ -53,10 +53,17 @@ from app.results.services.results import (
     list_benchmarks,
     query_results,
 )
+from app.results.services.saved_views import (
+    SavedViewOut,
+    delete_view,
+    my_views,
+    opened_view,
+    save_view,
+)
 from app.results.services.tracker import PreviewTracker, preview_tracker
 from app.results.web.deps import PresetsDep
 from app.settings import review_clock
-from app.web.api_errors import ErrorBody, refused
+from app.web.api_errors import ErrorBody, attempt, refused
 from app.web.deps import NowDep, SessionDep, SettingsDep
 
 router = APIRouter(prefix="/api/v1", tags=["results"])
@@ -389,6 +396,57 @@ def read_reports(
         return query_reports(session, params, presets)
     except QueryProblem as problem:
         return refused(problem)
+
+
+class SavedViewIn(BaseModel):
+    name: str = Field(description="what to call it (at most 100 characters)")
+    query: str = Field(
+        description="the explorer's query, as its address holds it (what GET /api/v1/results "
+        "takes); checked as the explorer checks it"
+    )
+
+
+@router.post(
+    "/saved-views",
+    status_code=201,
+    response_model=SavedViewOut,
+    responses={401: {"model": ErrorBody}, 409: {"model": ErrorBody}, 422: {"model": ErrorBody}},
+)
+def create_saved_view(
+    body: SavedViewIn, session: SessionDep, who: SignedInDep
+) -> SavedViewOut | JSONResponse:
+    """Name a view of the results and keep it; its link opens it for anyone."""
+    saved: list[SavedViewOut] = []
+    failed = attempt(session, lambda: saved.append(save_view(session, who, body.name, body.query)))
+    return failed or saved[0]
+
+
+@router.get("/saved-views", response_model=Listing[SavedViewOut])
+def list_saved_views(session: SessionDep, who: SignedInDep) -> Listing[SavedViewOut]:
+    """The caller's saved views, newest first."""
+    return Listing(data=my_views(session, who))
+
+
+@router.get(
+    "/saved-views/{view_id}", response_model=SavedViewOut, responses={404: {"model": ErrorBody}}
+)
+def read_saved_view(view_id: str, session: SessionDep) -> SavedViewOut | JSONResponse:
+    """A saved view, as anyone given its link opens it."""
+    try:
+        return opened_view(session, view_id)
+    except Refused as problem:
+        return refused(problem)
+
+
+@router.delete(
+    "/saved-views/{view_id}",
+    status_code=204,
+    responses={403: {"model": ErrorBody}, 404: {"model": ErrorBody}},
+)
+def delete_saved_view(view_id: str, session: SessionDep, who: SignedInDep) -> Response:
+    """Delete one of the caller's saved views (only its owner may)."""
+    failed = attempt(session, lambda: delete_view(session, who, view_id))
+    return failed or Response(status_code=204)
 
 
 @router.get("/plan", response_model=Plan, responses={422: {"model": ErrorBody}})

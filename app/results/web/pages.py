@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
-from fastapi import Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi import Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from app.accounts.web.security import (
     PrincipalDep,
     page_router,
+    principal_of,
+    verify_csrf,
 )
+from app.core.refusals import Refused
 from app.core.regions import REGIONS
 from app.results.domain.presets import PricePreset
 from app.results.domain.workloads import workloads
@@ -27,7 +30,7 @@ from app.results.services.public import (
     list_cohorts,
 )
 from app.results.services.query import LISTED, ResultsParams, ResultsQuery, parse_results_query
-from app.results.services.report import result_report
+from app.results.services.report import MESSAGING_GUIDELINES, result_report, view_citation
 from app.results.services.reports import ReportsParams, query_reports
 from app.results.services.results import (
     ResultsPage,
@@ -35,6 +38,7 @@ from app.results.services.results import (
     list_benchmarks,
     query_results,
 )
+from app.results.services.saved_views import delete_view, my_views, opened_view, save_view
 from app.results.services.tracker import preview_tracker
 from app.results.web import first_views
 from app.results.web.deps import PresetsDep
@@ -49,6 +53,7 @@ templates.env.globals.update(
     pareto_svg=first_views.pareto,
     curves_svg=first_views.step_curves,
     report_svg=first_views.report_pareto,
+    MESSAGING_GUIDELINES=MESSAGING_GUIDELINES,
 )
 
 
@@ -64,7 +69,9 @@ def home_page(request: Request, session: SessionDep) -> Response:
 
 
 @router.get("/results", response_class=HTMLResponse)
-def results_page(request: Request, session: SessionDep, presets: PresetsDep) -> Response:
+def results_page(
+    request: Request, session: SessionDep, presets: PresetsDep, who: PrincipalDep, now: NowDep
+) -> Response:
     params = request.query_params
     problem: QueryProblem | None = None
     asked = ResultsParams.of(params)
@@ -108,6 +115,8 @@ def results_page(request: Request, session: SessionDep, presets: PresetsDep) -> 
                     if v.strip() and k not in ("view", "more_from")
                 ]
             ),
+            "saved_views": my_views(session, who) if who is not None else [],
+            "citation": view_citation(result, str(request.url), now.date()),
             "r_listed": LISTED,
             "presets": list(presets.values()),
             # The cost column the other way up (the API serves both figures).
@@ -133,6 +142,68 @@ def _without_refused(
                 break
             dropped.add(again.field)
     return query_results(session, ResultsQuery())
+
+
+@router.get("/views/{view_id}")
+def open_saved_view(view_id: str, request: Request, session: SessionDep) -> Response:
+    """A saved view's link: the explorer at the view's address, for anyone."""
+    try:
+        view = opened_view(session, view_id)
+    except Refused as refused:
+        raise HTTPException(status_of(refused), detail=refused.message) from refused
+    return RedirectResponse(f"{_explorer(request)}?{view.query}", status_code=303)
+
+
+@router.post("/views")
+def save_view_from_page(
+    request: Request,
+    session: SessionDep,
+    name: str = Form("", max_length=200),
+    query: str = Form("", max_length=5000),
+    csrf_token: str = Form(""),
+) -> Response:
+    """The explorer's "save this view": kept under the name given, listed beside it."""
+    verify_csrf(request, csrf_token)
+    who = principal_of(request)
+    if who is None:
+        raise HTTPException(401, detail="sign in to save a view")
+    try:
+        save_view(session, who, name, query)
+    except Refused as refused:
+        session.rollback()
+        raise HTTPException(status_of(refused), detail=refused.message) from refused
+    session.commit()
+    return RedirectResponse(f"{_explorer(request)}?{_view_of(query)}#saved-views", status_code=303)
+
+
+@router.post("/views/{view_id}/delete")
+def delete_view_from_page(
+    view_id: str,
+    request: Request,
+    session: SessionDep,
+    query: str = Form("", max_length=5000),
+    csrf_token: str = Form(""),
+) -> Response:
+    verify_csrf(request, csrf_token)
+    who = principal_of(request)
+    if who is None:
+        raise HTTPException(401, detail="sign in to delete your views")
+    try:
+        delete_view(session, who, view_id)
+    except Refused as refused:
+        session.rollback()
+        raise HTTPException(status_of(refused), detail=refused.message) from refused
+    session.commit()
+    return RedirectResponse(f"{_explorer(request)}?{_view_of(query)}#saved-views", status_code=303)
+
+
+def _explorer(request: Request) -> str:
+    return request.url_for("results_page").path
+
+
+def _view_of(query: str) -> str:
+    """The explorer's own parameters of a form's *query*: where it goes back to."""
+    return urlencode([(k, v) for k, v in parse_qsl(query) if k in ResultsParams.model_fields])
 
 
 @router.get("/reports", response_class=HTMLResponse)

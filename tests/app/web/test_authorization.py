@@ -52,6 +52,7 @@ class World:
     archive: bytes
     run: str  # a measured run of Acme's (the official Submission API's)
     composed: str  # a submission of Acme's composed from it, awaiting its bundle
+    view: str  # a view of the results Acme's submitter saved
 
 
 @pytest.fixture(scope="module")
@@ -117,10 +118,14 @@ def world(
             headers=owner,
         )  # fmt: skip
         assert composed.status_code == 201, composed.text
+        view = client.post(
+            "/api/v1/saved-views", json={"name": "mine", "query": "x=ttft"}, headers=owner
+        )
+        assert view.status_code == 201, view.text
         yield World(
             client, database, queue, tokens, sid, point, objection.json()["id"],
             events.json()["retokenizations"][0], good_archive.read_bytes(), run,
-            composed.json()["id"],
+            composed.json()["id"], view.json()["id"],
         )  # fmt: skip
     database.dispose()
 
@@ -149,12 +154,15 @@ def _paths(world: World, template: str) -> str:
         .replace("{cohort_id}", "2026-12-C0")
         .replace("{run_id}", world.run)
         .replace("{submission_id}", world.composed)
+        .replace("{view_id}", world.view)
     )
 
 
 def _api_requests(world: World) -> dict[tuple[str, str], dict[str, Any]]:
     """The request each state-changing API route's rightful caller would send."""
     return {
+        ("POST", "/api/v1/saved-views"): {"json": {"name": "theirs", "query": "x=ttft"}},
+        ("DELETE", "/api/v1/saved-views/{view_id}"): {},
         ("PATCH", "/api/v1/organizations/{slug}"): {"json": {"committee_appointed": True}},
         ("POST", "/api/v1/cohorts/{cohort_id}/publish"): {},
         ("POST", "/api/v1/submissions/{public_id}/objections"): {
@@ -264,6 +272,8 @@ def _page_forms(world: World) -> dict[str, dict[str, Any]]:
             "data": {"point": world.point, "endpoint_url": "http://127.0.0.1:9"}
         },
         "/upload": {"files": {"file": ("b.tar.gz", world.archive)}},
+        "/views": {"data": {"name": "theirs", "query": "x=ttft"}},
+        "/views/{view_id}/delete": {"data": {}},
         "/runs/compose": {
             "data": {
                 "run_ids": world.run,
@@ -296,6 +306,12 @@ ALLOWED = {
     # The committee sees every submission in review: the same bytes again name it.
     ("unassigned reviewer", "/submissions"),
     ("unassigned reviewer", "/upload"),
+    # Anyone signed in keeps views of the results of their own (only the owner deletes one).
+    ("another organisation", "/saved-views"),
+    ("unassigned reviewer", "/saved-views"),
+    ("narrower token", "/saved-views"),
+    ("another organisation", "/views"),
+    ("unassigned reviewer", "/views"),
 }
 
 
@@ -570,7 +586,10 @@ def test_no_read_route_shows_anything_private_to_an_outsider(world: World) -> No
             where = f"GET {path} as {caller}: {answer.status_code}"
             assert answer.status_code < 500, where + " " + answer.text[:300]
             if 300 <= answer.status_code < 400:
-                assert answer.headers["location"].startswith("/login"), where
+                location = answer.headers["location"]
+                # A saved view's link opens the public explorer at the view's address.
+                opens_a_view = path.startswith("/views/") and location.startswith("/results?")
+                assert location.startswith("/login") or opens_a_view, where
             shown = answer.text + " ".join(f"{k}: {v}" for k, v in answer.headers.items())
             leaked = [marker for marker in private if marker in shown]
             assert not leaked, f"{where} shows {leaked}"

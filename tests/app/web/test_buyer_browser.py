@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import exported_caption
+from tests.support.browser import exported_caption, sign_in
 from tests.support.portal import RunningPortal
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -596,3 +596,31 @@ def test_the_zoom_buttons_zoom_the_chart(page, portal: RunningPortal) -> None:  
         page.wait_for_function(f"{span} > {whole} * 1.5")
         page.click("#zoom-reset")
         page.wait_for_function(f"Math.abs({span} - {whole}) < {whole} * 0.01")
+
+
+def test_a_signed_in_buyer_saves_a_view_and_shares_its_link(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    """Issue 49: a view named and kept; its link opens it for someone not signed in."""
+    sign_in(page, portal, "rival")
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b&x=ttft&offline_ceiling=off")
+    page.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+    page.click("#saved-views summary")
+    page.fill("#save-view-name", "TTFT, no ceilings")
+    page.click("#save-view")
+    page.wait_for_selector("#saved-list a.saved-link")
+    assert "x=ttft" in page.url and page.url.endswith("#saved-views")
+    link = page.locator("#saved-list a.saved-link", has_text="TTFT, no ceilings").get_attribute(
+        "href"
+    )
+    assert link is not None and link.startswith("/views/")
+    stranger = page.context.browser.new_context()
+    try:
+        other = stranger.new_page()
+        other.goto(f"{portal.url}{link}")
+        other.wait_for_selector(f"#chart-pareto{RENDERED}", timeout=20_000)
+        assert "x=ttft" in other.url and "offline_ceiling=off" in other.url
+        assert other.locator("#f-x").input_value() == "ttft"
+    finally:
+        stranger.close()
+    page.locator("#saved-list li", has_text="TTFT, no ceilings").locator("button").click()
+    page.wait_for_load_state()
+    assert page.locator("#saved-list a.saved-link", has_text="TTFT, no ceilings").count() == 0

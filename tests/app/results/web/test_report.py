@@ -127,3 +127,17 @@ def test_the_report_page_and_the_explorer_lead_to_each_other(client: TestClient)
     if body["next"]:  # the neighbours' links keep the view
         assert f'href="/results/{body["next"]["ref"]}?benchmark=llama3_1-8b"' in text
     assert "MLPerf_Results_Messaging_Guidelines" in text
+
+
+def test_the_explorer_cites_every_result_it_draws(client: TestClient) -> None:
+    """The view's citation names each drawn result as the rules do, with its id, and a
+    Preview with its date."""
+    params = {"benchmark": "gpt-oss-120b", "status": ["verified", "unverified"]}
+    shown = client.get("/api/v1/results", params=params).json()
+    page = html.unescape(client.get("/results", params=params).text)
+    cited = page.split('id="view-citation">')[1].split("</blockquote>")[0]
+    assert cited.startswith("MLPerf Endpoints results for gpt-oss-120b")
+    for curve in shown["curves"]:
+        assert f"{curve['organization']}, {curve['system']}: {curve['result_name']}" in cited
+        assert (curve["result_id"] or f"unverified curve {curve['id']}") in cited
+    assert "MLPerf Endpoints Preview unverified curve" in cited and "Available by" in cited
