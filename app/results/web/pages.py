@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from urllib.parse import parse_qsl, urlencode
 
 from fastapi import Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
+from app.accounts.services.accounts import Principal
 from app.accounts.web.security import (
     PrincipalDep,
     page_router,
@@ -163,17 +165,9 @@ def save_view_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     """The explorer's "save this view": kept under the name given, listed beside it."""
-    verify_csrf(request, csrf_token)
-    who = principal_of(request)
-    if who is None:
-        raise HTTPException(401, detail="sign in to save a view")
-    try:
-        save_view(session, who, name, query)
-    except Refused as refused:
-        session.rollback()
-        raise HTTPException(status_of(refused), detail=refused.message) from refused
-    session.commit()
-    return RedirectResponse(f"{_explorer(request)}?{_view_of(query)}#saved-views", status_code=303)
+    return _view_form(
+        request, session, csrf_token, query, lambda who: save_view(session, who, name, query)
+    )
 
 
 @router.post("/views/{view_id}/delete")
@@ -184,12 +178,26 @@ def delete_view_from_page(
     query: str = Form("", max_length=5000),
     csrf_token: str = Form(""),
 ) -> Response:
+    return _view_form(
+        request, session, csrf_token, query, lambda who: delete_view(session, who, view_id)
+    )
+
+
+def _view_form(
+    request: Request,
+    session: Session,
+    csrf_token: str,
+    query: str,
+    work: Callable[[Principal], object],
+) -> Response:
+    """A saved-views form: its token, who signed in, the service call (refused in words
+    on the error page), then back to the explorer's view it was sent from."""
     verify_csrf(request, csrf_token)
     who = principal_of(request)
     if who is None:
-        raise HTTPException(401, detail="sign in to delete your views")
+        raise HTTPException(401, detail="sign in to keep views of the results")
     try:
-        delete_view(session, who, view_id)
+        work(who)
     except Refused as refused:
         session.rollback()
         raise HTTPException(status_of(refused), detail=refused.message) from refused

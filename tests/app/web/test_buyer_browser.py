@@ -539,7 +539,7 @@ def test_the_reports_table_picks_results_for_the_chart(page, portal: RunningPort
         assert total >= 3
         page.click('#reports-table th[data-column="system"] a')
         page.wait_for_url("**sort=system**")
-        names = page.locator("#reports-table tbody tr td:nth-child(2)").all_inner_texts()
+        names = page.locator("#reports-table tbody tr td:nth-child(2) a").all_inner_texts()
         assert names == sorted(names, key=str.lower)
         page.click("#select-first")
         picked = min(total, 10)

@@ -3,13 +3,13 @@ every curve's step line is the one step-curve function's for those directions.""
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.core.pareto import step_curve
+from tests.support.refusals import refused_alike
 
 LLAMA = {"benchmark": "llama3_1-8b", "limit": "all"}
 
@@ -120,12 +120,7 @@ def test_throughput_on_an_axis_keeps_the_normalisation(client: TestClient) -> No
 def test_an_axis_that_cannot_be_drawn_is_refused_with_why(
     client: TestClient, params: dict[str, str], field: str, message: str
 ) -> None:
-    response = client.get("/api/v1/results", params={**LLAMA, **params})
-    assert response.status_code == 422
-    assert response.json()["error"]["field"] == field
-    assert message in response.json()["error"]["message"]
-    page = client.get("/results", params={**LLAMA, **params})
-    assert page.status_code == 422 and message in html.unescape(page.text)
+    refused_alike(client, "/api/v1/results", "/results", {**LLAMA, **params}, field, message)
 
 
 def test_the_page_and_the_embed_draw_the_axes_asked_for(client: TestClient) -> None:

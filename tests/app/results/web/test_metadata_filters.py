@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.core.cohorts import Cohort
+from tests.support.refusals import refused_alike
 
 LLAMA = {"benchmark": "llama3_1-8b", "limit": "all", "superseded": "include"}
 
@@ -97,12 +98,7 @@ def test_the_publication_dates_keep_the_cohorts_between_them(client: TestClient)
 def test_a_value_the_record_does_not_hold_is_refused_with_the_ones_it_does(
     client: TestClient, params: dict[str, str], field: str, message: str
 ) -> None:
-    response = client.get("/api/v1/results", params={**LLAMA, **params})
-    assert response.status_code == 422
-    assert response.json()["error"]["field"] == field
-    assert message in response.json()["error"]["message"]
-    page = client.get("/results", params={**LLAMA, **params})
-    assert page.status_code == 422 and message in html.unescape(page.text)
+    refused_alike(client, "/api/v1/results", "/results", {**LLAMA, **params}, field, message)
 
 
 def test_the_form_offers_the_listed_values(client: TestClient) -> None:

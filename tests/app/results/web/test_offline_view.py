@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.support.refusals import refused_alike
+
 LLAMA = {"benchmark": "llama3_1-8b", "limit": "all"}
 
 
@@ -73,10 +75,7 @@ def test_the_offline_page_draws_the_bars_without_script(client: TestClient) -> N
 def test_an_offline_choice_that_cannot_be_drawn_is_refused(
     client: TestClient, params: dict[str, str], field: str, message: str
 ) -> None:
-    response = client.get("/api/v1/results", params={**LLAMA, **params})
-    assert response.status_code == 422, response.text
-    assert response.json()["error"]["field"] == field
-    assert message in response.json()["error"]["message"]
+    refused_alike(client, "/api/v1/results", "/results", {**LLAMA, **params}, field, message)
 
 
 def test_the_ceiling_choice_travels_with_the_answer(client: TestClient) -> None:

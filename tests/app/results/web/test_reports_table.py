@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.results.services.reports import COLUMNS, DEFAULT_COLUMNS
+from tests.support.refusals import refused_alike
 
 LLAMA = {"benchmark": "llama3_1-8b"}
 
@@ -79,12 +80,7 @@ def test_the_columns_asked_for_are_shown_in_their_order(client: TestClient) -> N
 def test_a_table_choice_that_cannot_be_made_is_refused_with_why(
     client: TestClient, params: dict[str, str], field: str, message: str
 ) -> None:
-    response = client.get("/api/v1/reports", params={**LLAMA, **params})
-    assert response.status_code == 422
-    assert response.json()["error"]["field"] == field
-    assert message in response.json()["error"]["message"]
-    page = client.get("/reports", params={**LLAMA, **params})
-    assert page.status_code == 422 and message in html.unescape(page.text)
+    refused_alike(client, "/api/v1/reports", "/reports", {**LLAMA, **params}, field, message)
 
 
 def test_the_picked_results_alone_are_drawn(client: TestClient) -> None:

@@ -628,6 +628,7 @@ class LifecycleModel(RuleBasedStateMachine):
             assert (
                 re.findall(r'<tr data-submission="([0-9a-f]+)" data-point="(r\d+)"', html) == rows
             )
+        self.check_reports(caller, params, body)
         if cohort is None:
             benchmarks = self.get(caller, "/api/v1/benchmarks")["data"]
             assert [b["id"] for b in benchmarks] == (["llama3_1-8b"] if charted(view) else [])
@@ -651,6 +652,20 @@ class LifecycleModel(RuleBasedStateMachine):
         assert answer.status_code == 200, (path, answer.text[:500])
         return answer.text
 
+    def check_reports(self, caller: dict[str, str], params: Any, body: dict[str, Any]) -> None:
+        """The results table lists the view's results, and each result's report shows
+        the explorer's curve: its status, result id and points."""
+        curves = body.get("curves", [])
+        table = self.get(caller, "/api/v1/reports", params)
+        assert sorted(r["curve"] for r in table.get("rows", [])) == sorted(c["id"] for c in curves)
+        for curve in curves:
+            ref = curve["result_id"] or str(curve["id"])
+            report = self.get(caller, f"/api/v1/results/{ref}", params)["curve"]
+            assert (report["status"], report["result_id"], report["points"]) == (
+                curve["status"], curve["result_id"], curve["points"]
+            )  # fmt: skip
+            STATS["result reports checked"] += 1
+
     def check_pages(self, caller: dict[str, str], view: dict, api: Any) -> None:  # type: ignore[type-arg]
         """The explorer's page and its embed draw the record's curves (the data each
         page charts, its ranking and its footnote), as the results API (*api*) does."""
@@ -670,6 +685,16 @@ class LifecycleModel(RuleBasedStateMachine):
             self.same_curves(data, view, path)
             pending = any(c["peer_review_pending"] for c in data["curves"])
             assert ("peer review pending" in html) == pending, path
+        # The results table's page lists the same results; the first one's report page
+        # shows the explorer's curve.
+        table = self.client.get("/reports", params=params, headers=caller).text
+        listed = re.findall(r'<tr data-curve="(\d+)">', table)
+        assert sorted(map(int, listed)) == sorted(c["id"] for c in api.json().get("curves", []))
+        for curve in api.json().get("curves", [])[:1]:
+            ref = curve["result_id"] or str(curve["id"])
+            report = self.client.get(f"/results/{ref}", params=params, headers=caller).text
+            shown = page_data(report, "report-data")["curve"]
+            assert (shown["status"], shown["points"]) == (curve["status"], curve["points"])
         STATS["results pages checked"] += 1
 
     def check_home(self, newest: str | None) -> None:
@@ -922,7 +947,8 @@ def charted(view: dict) -> dict:  # type: ignore[type-arg]
 # The public record's routes: each is asserted after every step of the model above. A new
 # public GET route must be added here (and checked) or to NOT_THE_RECORD, with why.
 PUBLIC_RECORD_ROUTES = {
-    "/api/v1/results", "/api/v1/benchmarks", "/api/v1/cohorts", "/api/v1/cohorts/{cohort_id}",
+    "/api/v1/results", "/api/v1/results/{ref}", "/api/v1/reports",
+    "/api/v1/benchmarks", "/api/v1/cohorts", "/api/v1/cohorts/{cohort_id}",
     "/api/v1/cohorts/{cohort_id}/export", "/api/v1/compare", "/api/v1/history",
     "/api/v1/agentic", "/api/v1/plan", "/api/v1/accuracy",
 }  # fmt: skip
@@ -938,6 +964,8 @@ NOT_THE_RECORD = {
     "/api/v1/retokenizations/{rid}/steady-state", "/api/v1/retokenizations/{rid}/timeseries",
     # A signed-in member's own lists.
     "/api/v1/inbox", "/api/v1/review/queue",
+    # Saved views: a member's own names for explorer addresses (tests/app/results/web).
+    "/api/v1/saved-views", "/api/v1/saved-views/{view_id}",
     # The chair's dry run of a release: nothing published (tests/app/review/web).
     "/api/v1/cohorts/{cohort_id}/plan",
     # The Preview tracker: read from the record, and checked against it by a model of its
@@ -959,7 +987,7 @@ NOT_THE_RECORD = {
 # The pages that show the record, each checked by the model the same way.
 PUBLIC_RECORD_PAGES = {
     "/", "/results", "/embed/results", "/compare", "/history", "/agentic", "/plan",
-    "/accuracy",
+    "/accuracy", "/reports", "/results/{ref}",
 }  # fmt: skip
 NOT_THE_RECORD_PAGES = {
     # Forms, sign-in and the rules' catalogue.
@@ -974,6 +1002,8 @@ NOT_THE_RECORD_PAGES = {
     "/runs",
     # The Preview tracker: its own model checks it against the record.
     "/preview-tracker",
+    # A saved view's link: a redirect to the explorer's address it names.
+    "/views/{view_id}",
 }  # fmt: skip
 
 
