@@ -42,6 +42,7 @@ from app.results.services.query import ResultsQuery
 from app.results.services.results import query_results
 from app.results.web import api as results_api
 from app.results.web import pages as results_pages
+from app.results.web.assistant import assistant_routes, assistant_server
 from app.review.web import api as review_api
 from app.review.web import organizations as review_organizations
 from app.review.web import pages as review_pages
@@ -91,7 +92,9 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         # A page makes thousands of short-lived objects that reference counting frees; the
         # default threshold (700) ran the young collection five times a page for nothing.
         gc.set_threshold(20_000, 20, 50)
-    yield
+    # The assistant's door (/mcp) answers while its session manager runs.
+    async with app.state.assistant.session_manager.run():
+        yield
 
 
 def _read_public_record(db: Database) -> None:
@@ -123,6 +126,18 @@ def _document_bearer_tokens(app: FastAPI) -> None:
         return app.openapi_schema or {}
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _open_the_assistants_door(app: FastAPI, settings: Settings) -> None:
+    """The read-only MCP server at /mcp, and what an assistant reads first (/llms.txt:
+    the API's questions and the door, as llmstxt.org proposes)."""
+    app.state.assistant = assistant_server(app.state.db, settings)
+    app.router.routes.extend(assistant_routes(app.state.assistant, settings.public_url))
+
+    @app.get("/llms.txt", include_in_schema=False)
+    def llms_txt() -> Response:
+        text = (STATIC_DIR / "llms.txt").read_text(encoding="utf-8")
+        return Response(text, media_type="text/plain; charset=utf-8")
 
 
 def create_app(
@@ -185,6 +200,7 @@ def create_app(
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     for feature in FEATURES:
         app.include_router(feature.router)
+    _open_the_assistants_door(app, settings)
     app.add_exception_handler(SubmissionFormRefused, dossier_pages.form_refused)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(Refused, refusal_error)
