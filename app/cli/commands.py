@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from app.cli.assistant import assistant
 from app.cli.check import check
 from app.cli.clock import clock
 from app.cli.demo import demo
@@ -28,7 +29,7 @@ def portal() -> None:
 
 COMMANDS: tuple[click.Command, ...] = (
     serve, web, worker_process, scheduler, clock, migrate, demo, users, orgs, super_passes,
-    storage, publish, check,
+    storage, publish, check, assistant,
 )  # fmt: skip
 for command in COMMANDS:
     portal.add_command(command)

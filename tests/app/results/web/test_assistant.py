@@ -3,12 +3,20 @@ streamable HTTP against the running portal, lists the tools and gets the API's a
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 
+from app.db.session import Database
+from app.main import create_app
+from app.settings import Settings
+from tests.support.fakes import RecordingQueue
 from tests.support.portal import RunningPortal
 
 pytestmark = pytest.mark.slow
@@ -66,3 +74,30 @@ def test_llms_txt_names_the_api_and_the_door(portal: RunningPortal) -> None:
     assert answer.text.startswith("# MLPerf Endpoints Portal")
     for named in ("/api/v1/results", "/mcp", "find_systems", "/openapi.json"):
         assert named in answer.text
+
+
+def test_the_door_over_stdio_answers_as_over_http(
+    demo_env: tuple[Settings, Database], tmp_path: Path
+) -> None:
+    """`endpoints-portal mcp`: the same tools for a client that starts the server itself."""
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    settings, _database = demo_env
+    env = {**os.environ, "ENDPOINTS_PORTAL_DATA_DIR": str(settings.data_dir)}
+    if settings.database_url:
+        env["ENDPOINTS_PORTAL_DATABASE_URL"] = settings.database_url
+    command = str(Path(sys.executable).parent / "endpoints-portal")
+    server = StdioServerParameters(command=command, args=["mcp"], env=env, cwd=str(tmp_path))
+
+    async def asked() -> tuple[set[str], Any]:
+        async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            tools = {tool.name for tool in (await session.list_tools()).tools}
+            return tools, await session.call_tool("find_systems", SLA)
+
+    tools, found = anyio.run(asked)
+    assert {"find_systems", "get_result"} <= tools and not found.is_error
+    with TestClient(create_app(settings, queue=RecordingQueue())) as client:
+        api = client.get("/api/v1/results", params=SLA).json()
+    assert found.structured_content["ranking"] == api["ranking"]
