@@ -23,6 +23,7 @@ from app.results.domain.workloads import workloads
 from app.results.services.accuracy import AccuracyParams, accuracy_view
 from app.results.services.agentic import agentic_models
 from app.results.services.compare import CompareParams, compare_query
+from app.results.services.feed import record_events
 from app.results.services.history import system_history
 from app.results.services.home import home
 from app.results.services.plan import PlanParams, capacity_plan
@@ -43,6 +44,7 @@ from app.results.services.results import (
 from app.results.services.saved_views import delete_view, my_views, opened_view, save_view
 from app.results.services.tracker import preview_tracker
 from app.results.web import first_views
+from app.results.web.atom import atom_feed
 from app.results.web.deps import PresetsDep
 from app.settings import review_clock
 from app.web.api_errors import status_of
@@ -144,6 +146,23 @@ def _without_refused(
                 break
             dropped.add(again.field)
     return query_results(session, ResultsQuery())
+
+
+@router.get("/feeds/results.atom")
+def results_feed(
+    request: Request, session: SessionDep, settings: SettingsDep, now: NowDep
+) -> Response:
+    """The record's events (cohorts released, results withdrawn, invalidated or removed)
+    as Atom; ``?benchmark=`` for one benchmark's."""
+    benchmark = request.query_params.get("benchmark") or None
+    try:
+        events = record_events(session, benchmark)
+    except QueryProblem as problem:
+        raise HTTPException(404, detail=problem.message) from problem
+    path = "/feeds/results.atom" + (f"?{urlencode({'benchmark': benchmark})}" if benchmark else "")
+    title = "MLPerf Endpoints results" + (f": {benchmark}" if benchmark else "")
+    body = atom_feed(events, settings.public_url, path, title, now)
+    return Response(body, media_type="application/atom+xml; charset=utf-8")
 
 
 @router.get("/views/{view_id}")

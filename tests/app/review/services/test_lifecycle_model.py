@@ -63,9 +63,7 @@ from app.demo.tokenizer import DemoTokenCounter
 from app.main import create_app
 from app.pipeline import run_checks
 from app.publishing.domain.cohorts import current_cohort
-from app.results.services.public import (
-    visible_curves,
-)
+from app.results.services.public import ARCHIVED, visible_curves
 from app.review.domain.objections import ACTIONS
 from app.review.domain.policy import may_recheck
 from app.review.services.decisions import decide, set_point_state, withdraw
@@ -571,6 +569,7 @@ class LifecycleModel(RuleBasedStateMachine):
         released = sorted(self.cohort_views)
         listed = self.client.get("/api/v1/cohorts").json()["data"]
         assert sorted(c["id"] for c in listed) == released
+        self.check_feed(released, views[None])
         for cohort in released:
             self.check_cohort_record(cohort, views[cohort])
         self.check_home(released[-1] if released else None)
@@ -651,6 +650,16 @@ class LifecycleModel(RuleBasedStateMachine):
         answer = self.client.get(path, params=params, headers=caller)
         assert answer.status_code == 200, (path, answer.text[:500])
         return answer.text
+
+    def check_feed(self, released: list[str], view: dict) -> None:  # type: ignore[type-arg]
+        """The Atom feed names every released cohort, and every result the record shows
+        as having left it (withdrawn or invalidated)."""
+        feed = self.client.get("/feeds/results.atom").text
+        assert sorted(re.findall(r"<title>Cohort (\S+) released</title>", feed)) == released
+        gone = [st for curves in view.values() for st, _r, _p in curves if st in ARCHIVED]
+        terms = re.findall(r'<category term="(withdrawn|invalidated)" />', feed)
+        assert sorted(terms) == sorted(gone), feed[-800:]
+        STATS["feeds checked"] += 1
 
     def check_reports(self, caller: dict[str, str], params: Any, body: dict[str, Any]) -> None:
         """The results table lists the view's results, and each result's report shows
@@ -987,7 +996,7 @@ NOT_THE_RECORD = {
 # The pages that show the record, each checked by the model the same way.
 PUBLIC_RECORD_PAGES = {
     "/", "/results", "/embed/results", "/compare", "/history", "/agentic", "/plan",
-    "/accuracy", "/reports", "/results/{ref}",
+    "/accuracy", "/reports", "/results/{ref}", "/feeds/results.atom",
 }  # fmt: skip
 NOT_THE_RECORD_PAGES = {
     # Forms, sign-in and the rules' catalogue.
