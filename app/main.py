@@ -20,6 +20,7 @@ from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Route
 
 from app.accounts.web import invitations as accounts_invitations
 from app.accounts.web import pages as accounts_pages
@@ -42,7 +43,7 @@ from app.results.services.query import ResultsQuery
 from app.results.services.results import query_results
 from app.results.web import api as results_api
 from app.results.web import pages as results_pages
-from app.results.web.assistant import assistant_routes, assistant_server
+from app.results.web.assistant import AssistantDoor, assistant_endpoint, assistant_server
 from app.review.web import api as review_api
 from app.review.web import organizations as review_organizations
 from app.review.web import pages as review_pages
@@ -92,9 +93,14 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         # A page makes thousands of short-lived objects that reference counting frees; the
         # default threshold (700) ran the young collection five times a page for nothing.
         gc.set_threshold(20_000, 20, 50)
-    # The assistant's door (/mcp) answers while its session manager runs.
-    async with app.state.assistant.session_manager.run():
-        yield
+    # The assistant's door (/mcp) answers while its session manager runs: one per start.
+    assistant = assistant_server(app.state.db, app.state.settings)
+    app.state.assistant_endpoint = assistant_endpoint(assistant, app.state.settings.public_url)
+    try:
+        async with assistant.session_manager.run():
+            yield
+    finally:
+        app.state.assistant_endpoint = None
 
 
 def _read_public_record(db: Database) -> None:
@@ -131,8 +137,7 @@ def _document_bearer_tokens(app: FastAPI) -> None:
 def _open_the_assistants_door(app: FastAPI, settings: Settings) -> None:
     """The read-only MCP server at /mcp, and what an assistant reads first (/llms.txt:
     the API's questions and the door, as llmstxt.org proposes)."""
-    app.state.assistant = assistant_server(app.state.db, settings)
-    app.router.routes.extend(assistant_routes(app.state.assistant, settings.public_url))
+    app.router.routes.append(Route("/mcp", endpoint=AssistantDoor(app.state)))
 
     @app.get("/llms.txt", include_in_schema=False)
     def llms_txt() -> Response:

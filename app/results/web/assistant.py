@@ -142,8 +142,8 @@ def _register_tools(server: MCPServer, answer: Answer, settings: Settings) -> No
         return answer(report)
 
 
-def assistant_routes(server: MCPServer, public_url: str) -> list[Any]:
-    """The door's route, ``/mcp`` (stateless, JSON answers), for the portal's own app. Its
+def assistant_endpoint(server: MCPServer, public_url: str) -> Any:
+    """The door's ASGI endpoint (stateless, JSON answers), for the portal's ``/mcp``. Its
     DNS-rebinding guard admits the portal's public host and loopback."""
     public = urlsplit(public_url)
     app = server.streamable_http_app(
@@ -159,7 +159,25 @@ def assistant_routes(server: MCPServer, public_url: str) -> list[Any]:
             ],
         ),  # fmt: skip
     )
-    return list(app.routes)
+    (route,) = app.routes
+    return route.app  # type: ignore[attr-defined]
+
+
+class AssistantDoor:
+    """``/mcp``: the MCP server of the app's current lifespan (a session manager runs
+    once, and an app may be started more than once); 503 while none runs."""
+
+    def __init__(self, state: Any) -> None:
+        self.state = state
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        endpoint = getattr(self.state, "assistant_endpoint", None)
+        if endpoint is None:
+            await send({"type": "http.response.start", "status": 503,
+                        "headers": [(b"content-type", b"text/plain; charset=utf-8")]})  # fmt: skip
+            await send({"type": "http.response.body", "body": b"the MCP door is not open yet"})
+            return
+        await endpoint(scope, receive, send)
 
 
 def _params(kind: type[ResultsParams], given: dict[str, Any]) -> Any:

@@ -46,7 +46,7 @@ from app.results.services.tracker import preview_tracker
 from app.results.web import first_views
 from app.results.web.atom import atom_feed
 from app.results.web.deps import PresetsDep
-from app.settings import review_clock
+from app.settings import Settings, review_clock
 from app.web.api_errors import status_of
 from app.web.deps import NowDep, SessionDep, SettingsDep
 from app.web.templating import templates
@@ -74,7 +74,12 @@ def home_page(request: Request, session: SessionDep) -> Response:
 
 @router.get("/results", response_class=HTMLResponse)
 def results_page(
-    request: Request, session: SessionDep, presets: PresetsDep, who: PrincipalDep, now: NowDep
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    presets: PresetsDep,
+    who: PrincipalDep,
+    now: NowDep,
 ) -> Response:
     params = request.query_params
     problem: QueryProblem | None = None
@@ -120,7 +125,9 @@ def results_page(
                 ]
             ),
             "saved_views": my_views(session, who) if who is not None else [],
-            "citation": view_citation(result, str(request.url), now.date()),
+            # Links that leave the portal are on its public address, never the Host header.
+            "citation": view_citation(result, _public_address(settings, request), now.date()),
+            "public_url": settings.public_url.rstrip("/"),
             "r_listed": LISTED,
             "presets": list(presets.values()),
             # The cost column the other way up (the API serves both figures).
@@ -222,6 +229,12 @@ def _view_form(
         raise HTTPException(status_of(refused), detail=refused.message) from refused
     session.commit()
     return RedirectResponse(f"{_explorer(request)}?{_view_of(query)}#saved-views", status_code=303)
+
+
+def _public_address(settings: Settings, request: Request) -> str:
+    """The explorer's view on the portal's public address (its own parameters only)."""
+    query = _view_of(request.url.query)
+    return settings.public_link(_explorer(request) + (f"?{query}" if query else ""))
 
 
 def _explorer(request: Request) -> str:

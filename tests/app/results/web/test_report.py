@@ -141,3 +141,5 @@ def test_the_explorer_cites_every_result_it_draws(client: TestClient) -> None:
         assert f"{curve['organization']}, {curve['system']}: {curve['result_name']}" in cited
         assert (curve["result_id"] or f"unverified curve {curve['id']}") in cited
     assert "MLPerf Endpoints Preview unverified curve" in cited and "Available by" in cited
+    # A link that leaves the portal is on its public address, never the request's Host.
+    assert "testserver" not in cited and "/results?benchmark=gpt-oss-120b" in cited
