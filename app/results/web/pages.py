@@ -8,6 +8,7 @@ from urllib.parse import parse_qsl, urlencode
 from fastapi import Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
+from starlette.datastructures import QueryParams
 
 from app.accounts.services.accounts import Principal
 from app.accounts.web.security import (
@@ -103,27 +104,13 @@ def results_page(
             "workloads": list(workloads().values()),
             "params": params,
             # The API takes the same parameters; empty ones are left out.
-            "api_query": urlencode([(k, v) for k, v in params.multi_items() if v.strip()]),
+            "api_query": _query(params),
             # The same without the list's page, for the links that page it.
-            "unpaged_query": urlencode(
-                [(k, v) for k, v in params.multi_items() if v.strip() and k != "more_from"]
-            ),
+            "unpaged_query": _query(params, "more_from"),
             # The view without its choice of drawn curves: the chips and the table.
-            "view_query": urlencode(
-                [
-                    (k, v)
-                    for k, v in params.multi_items()
-                    if v.strip() and k not in ("curve", "limit", "more_from")
-                ]
-            ),
+            "view_query": _query(params, "curve", "limit", "more_from"),
             # The same view's curves, for the Offline view's links to them.
-            "pareto_query": urlencode(
-                [
-                    (k, v)
-                    for k, v in params.multi_items()
-                    if v.strip() and k not in ("view", "more_from")
-                ]
-            ),
+            "pareto_query": _query(params, "view", "more_from"),
             "saved_views": my_views(session, who) if who is not None else [],
             # Links that leave the portal are on its public address, never the Host header.
             "citation": view_citation(result, _public_address(settings, request), now.date()),
@@ -231,6 +218,11 @@ def _view_form(
     return RedirectResponse(f"{_explorer(request)}?{_view_of(query)}#saved-views", status_code=303)
 
 
+def _query(params: QueryParams, *left_out: str) -> str:
+    """The address's parameters that are given (empty ones are left out), less *left_out*."""
+    return urlencode([(k, v) for k, v in params.multi_items() if v.strip() and k not in left_out])
+
+
 def _public_address(settings: Settings, request: Request) -> str:
     """The explorer's view on the portal's public address (its own parameters only)."""
     query = _view_of(request.url.query)
@@ -273,13 +265,7 @@ def reports_page(request: Request, session: SessionDep, presets: PresetsDep) -> 
             "params": params,
             "view_items": view_items,
             "view_query": urlencode(view_items),
-            "table_query": urlencode(
-                [
-                    (k, v)
-                    for k, v in params.multi_items()
-                    if v.strip() and k not in ("sort", "order", "start")
-                ]
-            ),
+            "table_query": _query(params, "sort", "order", "start"),
         },
         status_code=status_of(problem) if problem else 200,
     )
@@ -309,7 +295,7 @@ def result_report_page(
             status_code=status_of(problem),
         )
     # The neighbours' links keep the view they are neighbours in.
-    query_text = urlencode([(k, v) for k, v in params.multi_items() if v.strip()])
+    query_text = _query(params)
     return templates.TemplateResponse(
         request, "results/report.html", {"report": report, "problem": None, "query": query_text}
     )
@@ -402,7 +388,7 @@ def plan_page(request: Request, session: SessionDep, presets: PresetsDep) -> Res
             "cohorts": list_cohorts(session),
             "workloads": list(workloads().values()),
             "presets": list(presets.values()),
-            "api_query": urlencode([(k, v) for k, v in params.multi_items() if v.strip()]),
+            "api_query": _query(params),
         },
         status_code=status_of(problem) if problem else 200,
     )
@@ -428,7 +414,7 @@ def accuracy_page(request: Request, session: SessionDep) -> Response:
             "params": params,
             "benchmarks": list_benchmarks(session),
             "cohorts": list_cohorts(session),
-            "api_query": urlencode([(k, v) for k, v in params.multi_items() if v.strip()]),
+            "api_query": _query(params),
         },
         status_code=status_of(problem) if problem else 200,
     )
@@ -473,7 +459,7 @@ def embedded_results(request: Request, session: SessionDep, presets: PresetsDep)
             {"r": None, "problem": problem, "query": ""},
             status_code=status_of(problem),
         )
-    query = urlencode([(k, v) for k, v in params.multi_items() if v.strip()])
+    query = _query(params)
     return templates.TemplateResponse(
         request, "results/embed.html", {"r": result, "problem": None, "query": query}
     )
