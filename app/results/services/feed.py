@@ -17,6 +17,7 @@ from app.results.services.public import (
     REMOVED,
     QueryProblem,
     list_cohorts,
+    result_ref,
     visible_curves,
 )
 from app.results.services.results import list_benchmarks
@@ -67,7 +68,7 @@ def record_events(session: Session, benchmark: str | None = None) -> list[Record
         at, why = written.get((curve.submission, curve.status), (None, None))
         if at is None:
             continue
-        ref = curve.result_id or str(curve.id)
+        ref = result_ref(curve.result_id, curve.id)
         events.append(
             RecordEvent(
                 key=f"{curve.status}/{curve.submission}/{curve.system_dir}/{curve.benchmark_model}",

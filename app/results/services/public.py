@@ -146,6 +146,12 @@ _SNAPSHOTS: dict[int, tuple[bytes, CurveSnapshot]] = {}
 _SNAPSHOTS_SIZE = 1024
 
 
+def result_ref(result_id: str | None, curve_id: int) -> str:
+    """A result's reference (its report's address): its result id (rules §9.7), or for a
+    result that has none (unverified) its curve's id."""
+    return result_id or str(curve_id)
+
+
 class QueryProblem(Refused):
     """A results query value that cannot be used; *field* names the parameter."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -226,6 +226,13 @@ class ResultsParams(UrlParams):
     more_from: str | None = Field(
         None, description=f"the rank `more` lists from ({LISTED} at a time); default 1"
     )
+
+
+def explorer_pairs(pairs: Iterable[tuple[str, str]], *left_out: str) -> list[tuple[str, str]]:
+    """The explorer's own parameters among an address's *pairs*, each given a value, less
+    *left_out*: what a link back to the explorer, or a view kept, carries."""
+    fields = ResultsParams.model_fields
+    return [(k, v) for k, v in pairs if v.strip() and k in fields and k not in left_out]
 
 
 def parse_results_query(

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from app.accounts.services.accounts import Principal
 from app.core.refusals import Kind
 from app.core.regions import Offline
-from app.results.services.public import QueryProblem, public_disclosures
+from app.results.services.public import QueryProblem, public_disclosures, result_ref
 from app.results.services.query import ResultsQuery
 from app.results.services.results import (
     ChartAxes,
@@ -87,9 +87,7 @@ class ResultReport(BaseModel):
 
 
 def report_ref(curve: ResultCurve) -> str:
-    """A result's reference: its result id (rules §9.7), or for a result that has none
-    yet (unverified) its curve's id."""
-    return curve.result_id or str(curve.id)
+    return result_ref(curve.result_id, curve.id)
 
 
 def _find(view: View, ref: str) -> int:
@@ -123,7 +121,7 @@ def result_report(
             return None
         other = view.curves[order[at + step]]
         return Neighbour(
-            ref=other.result_id or str(other.id),
+            ref=result_ref(other.result_id, other.id),
             system=other.system_name,
             organization=other.organization,
         )

@@ -4,7 +4,6 @@ same view, filters and answer the explorer ranks with."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,9 +14,9 @@ from sqlalchemy.orm import Session
 
 from app.core.numbers import whole_number
 from app.results.domain.presets import PricePreset
-from app.results.services.public import QueryProblem
+from app.results.services.public import QueryProblem, result_ref
 from app.results.services.query import ResultsParams, ResultsQuery, parse_results_query
-from app.results.services.results import answer, shown_curves, visible_view
+from app.results.services.results import answer, rounded, shown_curves, visible_view
 
 
 @dataclass(frozen=True)
@@ -99,7 +98,6 @@ def query_reports(
 class ReportRow(BaseModel):
     curve: int = Field(description="the published curve's id (`curve=` on the explorer)")
     ref: str = Field(description="its report: /results/{ref}")
-    colour_key: str = Field(description="organisation and system, as the charts colour them")
     values: dict[str, Any] = Field(
         description="column id → value (every column, not only those shown)"
     )
@@ -171,7 +169,7 @@ def reports_table(
             "accelerator_count": curve.accelerator_count,
             "provisioned_power_kw": curve.provisioned_power_kw,
             "points": end - first,
-            "best_throughput": _figure(a.y[best]) if best >= 0 else None,
+            "best_throughput": rounded(float(a.y[best]), 3) if best >= 0 else None,
             "peak_throughput": _extreme(ys, np.nanmax),
             "best_per_user": _extreme(table.per_user[first:end][online], np.nanmax),
             "lowest_ttft_ms": _extreme(table.ttft_p90_ms[first:end][online], np.nanmin),
@@ -180,8 +178,7 @@ def reports_table(
         rows.append(
             ReportRow(
                 curve=curve.id,
-                ref=curve.result_id or str(curve.id),
-                colour_key=f"{curve.organization}/{curve.system_name}",
+                ref=result_ref(curve.result_id, curve.id),
                 values=values,
             )
         )
@@ -215,10 +212,6 @@ def sorted_rows(rows: list[ReportRow], sort: str, descending: bool) -> list[Repo
         return value.lower() if isinstance(value, str) else value
 
     return sorted(present, key=key, reverse=descending) + missing
-
-
-def _figure(value: float) -> float | None:
-    return None if math.isnan(value) else round(float(value), 3)
 
 
 def _extreme(values: Any, pick: Any) -> float | None:

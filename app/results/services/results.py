@@ -123,6 +123,10 @@ class View:
         mask[curves] = True
         return mask
 
+    def in_name_order(self, curves: list[int]) -> npt.NDArray[np.int64]:
+        """*curves* in the order tables list them (organisation, system)."""
+        return self.by_name[self.marked(curves)[self.by_name]]
+
     def dir_of(self, row: int) -> str:
         """The folder of the point in *row*."""
         n = int(self.table.curve[row])
@@ -221,6 +225,10 @@ class CurveColumns:
     accelerator_count: npt.NDArray[np.float64]  # NaN where none
     facts: dict[str, npt.NDArray[np.object_]]  # per facet, each curve's value, "" where none
     published: npt.NDArray[np.datetime64]  # the date of the cohort it first appeared in
+    # Per benchmark and dataset, the facets' values: every page of the view offers them.
+    listed: dict[tuple[str, str | None], dict[str, list[str]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @classmethod
     def of(cls, curves: list[VisibleCurve]) -> CurveColumns:
@@ -248,22 +256,28 @@ class CurveColumns:
             ),
         )
 
+    def of_benchmark(self, benchmark: str, dataset: str | None) -> npt.NDArray[np.bool_]:
+        """Per curve, whether it is of *benchmark* on *dataset*."""
+        on: npt.NDArray[np.bool_] = np.array([d == dataset for d in self.dataset], dtype=np.bool_)
+        on &= self.benchmark == benchmark
+        return on
+
     def facet_values(self, benchmark: str, dataset: str | None) -> dict[str, list[str]]:
         """Per facet, the values the record holds for *benchmark* on *dataset*: what the
         filters offer, so that none is typed that matches nothing."""
-        of = (self.benchmark == benchmark) & np.array(
-            [d == dataset for d in self.dataset], dtype=np.bool_
-        )
-        return {
-            f: sorted({str(v) for v in values[of] if v}, key=_natural)
-            for f, values in self.facts.items()
-        }
+        found = self.listed.get((benchmark, dataset))
+        if found is None:
+            of = self.of_benchmark(benchmark, dataset)
+            found = self.listed[(benchmark, dataset)] = {
+                f: sorted({str(v) for v in values[of] if v}, key=_natural)
+                for f, values in self.facts.items()
+            }
+        return found
 
     def matching(self, benchmark: str, dataset: str | None, q: ResultsQuery) -> list[int]:
         """The curves of *benchmark* on *dataset* that the query's statuses and filters
         keep, by their place in the view."""
-        keep = (self.benchmark == benchmark) & np.isin(self.status, list(q.statuses))
-        keep &= np.array([d == dataset for d in self.dataset], dtype=np.bool_)
+        keep = self.of_benchmark(benchmark, dataset) & np.isin(self.status, list(q.statuses))
         keep &= np.isin(self.availability, list(q.availabilities))
         # A filter left blank keeps every curve; one given matches in any case.
         if q.division is not None:
@@ -574,7 +588,8 @@ def answer(session: Session, view: View, shown: list[int], q: ResultsQuery) -> A
     return Answer(ok, y, cost, goodput, best)
 
 
-def _rounded(value: float, digits: int) -> float | None:
+def rounded(value: float, digits: int) -> float | None:
+    """*value* to *digits* places; None for a figure the point lacks (NaN)."""
     return None if math.isnan(value) else round(value, digits)
 
 
@@ -607,11 +622,11 @@ def _curve_view(view: View, n: int, q: ResultsQuery, a: Answer) -> ResultCurve:
             {
                 **point.__dict__,
                 "region_name": region_name(point.region),
-                "y": _rounded(ys[i], 3) if derived or by_goodput else None,
-                "usd_per_million_tokens": _rounded(costs[i], 4),
+                "y": rounded(ys[i], 3) if derived or by_goodput else None,
+                "usd_per_million_tokens": rounded(costs[i], 4),
                 "admissible": admitted[i],
-                "slo_attainment": _rounded(attained[i], 4) if logged else None,
-                "goodput_tps": _rounded(goodput[i], 3) if logged else None,
+                "slo_attainment": rounded(attained[i], 4) if logged else None,
+                "goodput_tps": rounded(goodput[i], 3) if logged else None,
                 "goodput_requests": requests[i] if logged else None,
                 "goodput_window": g.window[first + i] if g is not None and logged else None,
                 "goodput_missing": NO_EVENTS
@@ -999,7 +1014,7 @@ class ResultsPage(BaseModel):
     )
 
 
-def _shown(view: View, q: ResultsQuery) -> tuple[str | None, str | None, list[int]]:
+def shown_curves(view: View, q: ResultsQuery) -> tuple[str | None, str | None, list[int]]:
     """The benchmark and dataset the query shows (the fullest by default) and the curves
     of them that its statuses and filters keep, by their place in *view*."""
     chosen = _choose_benchmark(view.benchmarks, q)
@@ -1088,7 +1103,7 @@ def _ranked(
     (*ranked*: the curves with a best point, best first)."""
     drawn = np.isin(ranked, np.fromiter(charted, dtype=np.int64, count=len(charted)))
     ranking = [
-        _ranking_row(rank, on_chart[view.curves[n].id], _rounded(float(a.y[a.best[n]]), 3))
+        _ranking_row(rank, on_chart[view.curves[n].id], rounded(float(a.y[a.best[n]]), 3))
         for rank, n in zip(
             (np.flatnonzero(drawn) + 1).tolist(), ranked[drawn].tolist(), strict=True
         )
@@ -1109,7 +1124,7 @@ def _ranked(
                 "status": curve.status,
                 "point": view.dir_of(row),
                 "concurrency": int(view.table.concurrency[row]),
-                "throughput": _rounded(float(a.y[row]), 3),
+                "throughput": rounded(float(a.y[row]), 3),
             }
         )
     return ranking, more, len(others)
@@ -1122,15 +1137,9 @@ def one_curve(session: Session, view: View, n: int, q: ResultsQuery) -> ResultCu
     return curve
 
 
-def shown_curves(view: View, q: ResultsQuery) -> tuple[str | None, str | None, list[int]]:
-    """The benchmark and dataset the query shows, and its curves by their place in *view*."""
-    return _shown(view, q)
-
-
 def shown_by_name(view: View, q: ResultsQuery) -> list[int]:
     """The curves the query shows, in the order tables list them (organisation, system)."""
-    _benchmark, _dataset, shown = _shown(view, q)
-    ordered: list[int] = view.by_name[view.marked(shown)[view.by_name]].tolist()
+    ordered: list[int] = view.in_name_order(shown_curves(view, q)[2]).tolist()
     return ordered
 
 
@@ -1139,9 +1148,9 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
     cohort = q.cohort or latest_cohort(session)
     view = visible_view(session, q.cohort or None)
     benchmarks = view.benchmarks
-    benchmark, dataset, shown = _shown(view, q)
+    benchmark, dataset, shown = shown_curves(view, q)
     a = answer(session, view, shown, q)
-    by_name = view.by_name[view.marked(shown)[view.by_name]]
+    by_name = view.in_name_order(shown)
     has_best = a.best[by_name] >= 0
     ranked = by_name[has_best]
     # Highest first; the sort is stable, so equal values keep the names' order.

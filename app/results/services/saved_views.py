@@ -17,7 +17,7 @@ from app.accounts.services.accounts import Principal
 from app.core.authorization import may_change_saved_view
 from app.core.refusals import Kind, Refused
 from app.db.models import SavedView
-from app.results.services.query import ResultsParams, parse_results_query
+from app.results.services.query import ResultsParams, explorer_pairs, parse_results_query
 from app.results.services.results import shown_curves, visible_view
 
 MOST_VIEWS = 200  # per user
@@ -64,7 +64,7 @@ def _query(session: Session, raw: str) -> str:
     if len(raw) > QUERY_CHARACTERS:
         raise Refused("bad-view", f"a view's query has at most {QUERY_CHARACTERS} characters",
                       Kind.INVALID, field="query")  # fmt: skip
-    pairs = [(k, v) for k, v in parse_qsl(raw.lstrip("?")) if k in ResultsParams.model_fields]
+    pairs = explorer_pairs(parse_qsl(raw.lstrip("?")))
     given: dict[str, list[str]] = {}
     for key, value in pairs:
         given.setdefault(key, []).append(value)

@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 from app.results.services.compare import Chart
 from app.results.services.report import ResultReport
-from app.results.services.results import ResultCurve, ResultPoint, ResultsPage
+from app.results.services.results import ChartAxes, ResultCurve, ResultPoint, ResultsPage
 from app.web.svgchart import FirstView, Series, render
 
 DASH = {"verified": "solid", "provisional": "dash", "unverified": "dot"}
@@ -31,10 +31,10 @@ def _label(curve: ResultCurve) -> str:
     return f"{curve.system} ({curve.organization}, {status}{pending})"
 
 
-def _xy(point: ResultPoint, page: ResultsPage) -> tuple[float, float] | None:
-    """The point on the chart's axes (the fields the page's answer names)."""
-    x = getattr(point, page.axes.x.field, None)
-    y = getattr(point, page.axes.y.field, None)
+def _xy(point: ResultPoint, axes: ChartAxes) -> tuple[float, float] | None:
+    """The point on the chart's axes (the fields the answer names for them)."""
+    x = getattr(point, axes.x.field, None)
+    y = getattr(point, axes.y.field, None)
     if point.offline == "dedicated" or x is None or y is None:
         return None
     return float(x), float(y)
@@ -46,7 +46,7 @@ def pareto(page: ResultsPage) -> Markup:
     lighten = page.offline_ceiling == "lighten"  # the ceilings over faint curves
     for curve in page.curves:
         dash, symbol = _style(curve.status, curve.availability)
-        points = [xy for p in curve.points if (xy := _xy(p, page)) is not None]
+        points = [xy for p in curve.points if (xy := _xy(p, page.axes)) is not None]
         series.append(
             Series(
                 name=_label(curve),
@@ -77,14 +77,7 @@ def report_pareto(report: ResultReport) -> Markup:
     """A result report's Pareto chart: its one curve on the report's axes."""
     curve = report.curve
     dash, symbol = _style(curve.status, curve.availability)
-    fields = report.axes.x.field, report.axes.y.field
-    points = [
-        (float(x), float(y))
-        for p in curve.points
-        if p.offline != "dedicated"
-        and (x := getattr(p, fields[0], None)) is not None
-        and (y := getattr(p, fields[1], None)) is not None
-    ]
+    points = [xy for p in curve.points if (xy := _xy(p, report.axes)) is not None]
     return render(
         FirstView(
             title=f"{curve.system} · Pareto curve",

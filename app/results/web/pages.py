@@ -33,7 +33,13 @@ from app.results.services.public import (
     QueryProblem,
     list_cohorts,
 )
-from app.results.services.query import LISTED, ResultsParams, ResultsQuery, parse_results_query
+from app.results.services.query import (
+    LISTED,
+    ResultsParams,
+    ResultsQuery,
+    explorer_pairs,
+    parse_results_query,
+)
 from app.results.services.report import MESSAGING_GUIDELINES, result_report, view_citation
 from app.results.services.reports import ReportsParams, query_reports
 from app.results.services.results import (
@@ -235,7 +241,7 @@ def _explorer(request: Request) -> str:
 
 def _view_of(query: str) -> str:
     """The explorer's own parameters of a form's *query*: where it goes back to."""
-    return urlencode([(k, v) for k, v in parse_qsl(query) if k in ResultsParams.model_fields])
+    return urlencode(explorer_pairs(parse_qsl(query)))
 
 
 @router.get("/reports", response_class=HTMLResponse)
@@ -249,13 +255,7 @@ def reports_page(request: Request, session: SessionDep, presets: PresetsDep) -> 
     except QueryProblem as refused:
         table, problem = None, refused
     # The explorer's own parameters: the view the table lists, and the chart it leads to.
-    view_items = [
-        (k, v)
-        for k, v in params.multi_items()
-        if v.strip()
-        and k in ResultsParams.model_fields
-        and k not in ("curve", "limit", "more_from")
-    ]
+    view_items = explorer_pairs(params.multi_items(), "curve", "limit", "more_from")
     return templates.TemplateResponse(
         request,
         "results/reports.html",
