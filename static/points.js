@@ -143,7 +143,25 @@
       });
     });
   }
+  // "Better ↗": where the better results sit, as the official visualiser marks it (the
+  // answer's axes.better), as a list of the annotation or none. Above the plot at a top
+  // corner (the Offline ceilings' labels sit just inside it), inside at a bottom one; on a
+  // phone inside at either, off the title's second line.
+  function betterCorner(axes, el) {
+    if (!axes.better) { return []; }
+    var corner = { "↗": [1, 1], "↖": [0, 1], "↘": [1, 0], "↙": [0, 0] }[axes.better];
+    var inside = corner[1] && phone(el);
+    return [{ xref: "paper", yref: "paper", x: corner[0], y: corner[1], showarrow: false,
+              xanchor: corner[0] ? "right" : "left", yanchor: inside ? "top" : "bottom",
+              text: "Better " + axes.better, font: { size: 11, color: "#555" } }];
+  }
+  // An axis title with its direction ("… · higher is better"): on a phone the direction
+  // takes a line of its own rather than run off the chart.
+  function axisTitle(text, el) {
+    return phone(el) ? esc(text).replace(" · ", "<br>") : esc(text);
+  }
   window.EndpointsPoints = { fmt: fmt, figure: figure, tail: tail, phone: phone, legendAndMargin: legendAndMargin,
                              esc: esc, standing: standing, tags: tags, basis: basis, isRdi: isRdi,
-                             dropFirstView: dropFirstView, savePng: savePng };
+                             dropFirstView: dropFirstView, savePng: savePng, betterCorner: betterCorner,
+                             axisTitle: axisTitle };
 })();

@@ -28,10 +28,7 @@
                                                hovermode: "closest" }, layout), config)
       .then(function () { el.dataset.rendered = "true"; });
   }
-  var better = axes.better ? [{ xref: "paper", yref: "paper", showarrow: false, font: { size: 11, color: "#555" },
-    x: axes.better === "↗" || axes.better === "↘" ? 1 : 0, y: axes.better === "↗" || axes.better === "↖" ? 1 : 0,
-    xanchor: axes.better === "↗" || axes.better === "↘" ? "right" : "left",
-    yanchor: "bottom", text: "Better " + axes.better }] : [];
+  var pareto = document.getElementById("chart-report-pareto");
   draw("chart-report-pareto", [
     { type: "scatter", mode: "lines", x: curve.step_line.map(function (v) { return v[0]; }),
       y: curve.step_line.map(function (v) { return v[1]; }), line: { color: curve.colour, width: 2, dash: dash },
@@ -39,9 +36,9 @@
     { type: "scatter", mode: "markers", x: online.map(function (p) { return value(p, axes.x.field); }),
       y: online.map(function (p) { return value(p, axes.y.field); }), hovertext: online.map(hover), hoverinfo: "text",
       marker: { color: curve.colour, size: 8, symbol: online.map(function (p) { return p.offline === "elected" ? "star" : "circle"; }) } }
-  ], { title: { text: "Pareto curve", font: { size: 13 } }, annotations: better,
-       xaxis: { title: { text: esc(axes.x.title) }, rangemode: "tozero", automargin: true },
-       yaxis: { title: { text: esc(axes.y.title) }, rangemode: "tozero", automargin: true } });
+  ], { title: { text: "Pareto curve", font: { size: 13 } }, annotations: P.betterCorner(axes, pareto),
+       xaxis: { title: { text: P.axisTitle(axes.x.title, pareto) }, rangemode: "tozero", automargin: true },
+       yaxis: { title: { text: P.axisTitle(axes.y.title, pareto) }, rangemode: "tozero", automargin: true } });
   function byConcurrency(id, field, title, ytitle, log) {
     var pts = online.filter(function (p) { return value(p, field) !== null; });
     draw(id, [{ type: "scatter", mode: "lines+markers", x: pts.map(function (p) { return p.concurrency; }),

@@ -256,14 +256,7 @@
       var line = limit[1] !== null ? limitLine(r, limit[0], limit[1]) : null;
       if (line) { shapes.push(line); }
     });
-    if (r.axes.better) {  // where the better results sit, as the official visualiser marks it
-      var corner = { "↗": [1, 1], "↖": [0, 1], "↘": [1, 0], "↙": [0, 0] }[r.axes.better];
-      annotations.push({ xref: "paper", yref: "paper", x: corner[0], y: corner[1], showarrow: false,
-                         // Above the plot at a top corner (the Offline ceilings' labels sit just
-                         // inside it), inside at a bottom one.
-                         xanchor: corner[0] ? "right" : "left", yanchor: "bottom",
-                         text: "Better " + r.axes.better, font: { size: 11, color: "#555" } });
-    }
+    annotations = annotations.concat(P.betterCorner(r.axes, frame));
     if (r.rank_by === "goodput") {
       var drawn = r.curves.some(function (c) { return c.points.some(function (p) { return p.y !== undefined; }); });
       if (!drawn) {  // an empty chart would say nothing: say why
@@ -277,8 +270,8 @@
                      (r.curves.length && r.curves.every(function (c) { return c.result_name === r.curves[0].result_name; }) ? " · " + esc(r.curves[0].result_name) : ""),
                font: { size: short ? 13 : 15 } },
       shapes: shapes, annotations: annotations, hovermode: "closest",
-      xaxis: { title: { text: esc(r.axes.x.title) }, rangemode: "tozero", automargin: true },
-      yaxis: { title: { text: esc(r.axes.y.title) }, rangemode: "tozero", automargin: true }
+      xaxis: { title: { text: P.axisTitle(r.axes.x.title, frame) }, rangemode: "tozero", automargin: true },
+      yaxis: { title: { text: P.axisTitle(r.axes.y.title, frame) }, rangemode: "tozero", automargin: true }
     }, window.EndpointsPoints.legendAndMargin(frame)) };
   }
 
