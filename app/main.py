@@ -43,6 +43,7 @@ from app.results.services.query import ResultsQuery
 from app.results.services.results import query_results
 from app.results.web import api as results_api
 from app.results.web import pages as results_pages
+from app.results.web import record as results_record
 from app.results.web.assistant import AssistantDoor, assistant_endpoint, assistant_server
 from app.review.web import api as review_api
 from app.review.web import organizations as review_organizations
@@ -74,7 +75,7 @@ STATIC_DIR = bundled_dir("static")
 FEATURES = (
     submissions_api, dossier_api, runs_api, review_api, review_releases, results_api,
     checks_api, review_organizations, review_pages, submissions_pages, dossier_pages,
-    runs_pages, results_pages,
+    runs_pages, results_pages, results_record,
     checks_pages, accounts_pages, accounts_invitations, official_api, official_transfers,
     official_pages,
 )  # fmt: skip

@@ -122,6 +122,10 @@ class Settings(BaseSettings):
     tokenizer_registry: Path | None = None  # JSON: {model: {location, chat_template}}
     # Encrypts endpoint API keys at rest; default: a key file made in the data dir.
     secret_key: str | None = None
+    # The Ed25519 key that signs the record's ledger (issue 50): a PEM (PKCS #8) private
+    # key file the operator supplies, else one made on first use in <data_dir>/release-signing
+    # (web and worker processes of one deployment must share it).
+    release_signing_key_file: Path | None = None
 
     # Rate limits per client (0 turns one off): sign-in attempts a minute, uploads an hour,
     # events files an hour; and the distinct events files one point may have.

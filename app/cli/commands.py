@@ -8,6 +8,7 @@ from app.cli.assistant import assistant
 from app.cli.check import check
 from app.cli.clock import clock
 from app.cli.demo import demo
+from app.cli.keys import keys
 from app.cli.migrate import migrate
 from app.cli.orgs import orgs
 from app.cli.publish import publish
@@ -16,6 +17,7 @@ from app.cli.serve import serve
 from app.cli.storage import storage
 from app.cli.super_passes import super_passes
 from app.cli.users import users
+from app.cli.verify import verify
 from app.cli.web import web
 from app.cli.worker import worker_process
 from harness.cli.kit import group
@@ -29,7 +31,7 @@ def portal() -> None:
 
 COMMANDS: tuple[click.Command, ...] = (
     serve, web, worker_process, scheduler, clock, migrate, demo, users, orgs, super_passes,
-    storage, publish, check, assistant,
+    storage, publish, check, assistant, keys, verify,
 )  # fmt: skip
 for command in COMMANDS:
     portal.add_command(command)

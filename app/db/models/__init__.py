@@ -24,7 +24,9 @@ from app.db.models.publishing import (
     PreviewExtension,
     Publication,
     PublishedCurve,
+    RecordEntry,
     ResultEntry,
+    SigningKey,
 )
 from app.db.models.review import Objection, ObjectionMessage
 from app.db.models.runs import (
@@ -63,7 +65,9 @@ __all__ = [
     "RecountPart",
     "Reproduction",
     "SavedView",
+    "SigningKey",
     "RequestLogRow",
+    "RecordEntry",
     "ResultEntry",
     "Retokenization",
     "RunArtifact",

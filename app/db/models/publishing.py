@@ -161,3 +161,33 @@ class PreviewExtension(Base):
     note: Mapped[str | None] = mapped_column(Text)
 
     submission: Mapped[Submission] = relationship()
+
+
+class RecordEntry(Base):
+    """One entry of the record's ledger (app.publishing.domain.ledger): appended, never
+    changed; its canonical bytes and their signature are what is served."""
+
+    __tablename__ = "record_entries"
+
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    kind: Mapped[str] = mapped_column(String(32))
+    # What it is about, for finding it: release/<cohort>, or <kind>/<submission public id>.
+    subject: Mapped[str] = mapped_column(String(200), index=True)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime())  # when the change was made
+    key_id: Mapped[str] = mapped_column(String(32))
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    body: Mapped[bytes] = mapped_column(LargeBinary)
+    signature: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class SigningKey(Base):
+    """A public key that has signed the ledger; the private half never enters the
+    database (it stays in the portal's key file)."""
+
+    __tablename__ = "signing_keys"
+
+    key_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    algorithm: Mapped[str] = mapped_column(String(16))
+    public_pem: Mapped[str] = mapped_column(Text)
+    first_used_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    retired_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())

@@ -75,6 +75,7 @@ from app.publishing.domain.snapshot import (
 )
 from app.publishing.services.curves import offline_of, step_line_of, x_metric_of
 from app.publishing.services.embargo import embargo_release
+from app.publishing.services.ledger import seal_removal, seal_version
 from app.publishing.services.standing import granted_extension, published_standing
 from app.settings import Settings
 from app.submissions.services.disclosures import system_disclosures
@@ -553,17 +554,22 @@ def sync_record(
             why_gone = f"{state.value} before finalization: no record is kept"
             record(session, submission, action="public record removed", reason=why_gone, at=at)
             session.flush()
+            seal_removal(session, settings, submission, versions, at, why_gone)
         return None
     target = record_cohort(session, settings, at) if cohort is None else cohort
     if submission.preview_expired_at is not None:  # removed, not archived (rules §11.10)
         if latest is None or latest.status == RecordStatus.REMOVED:
             return None
-        return _archive_entry(session, submission, latest, RecordStatus.REMOVED, target, at,
-                              why or PREVIEW_REMOVED)  # fmt: skip
+        removed = _archive_entry(session, submission, latest, RecordStatus.REMOVED, target, at,
+                                 why or PREVIEW_REMOVED)  # fmt: skip
+        seal_version(session, settings, removed, latest)
+        return removed
     if state.value in ARCHIVE_TAGS:
         if latest is None or latest.status == state.value:
             return None
-        return _archive_entry(session, submission, latest, state, target, at, why)
+        archived = _archive_entry(session, submission, latest, state, target, at, why)
+        seal_version(session, settings, archived, latest)
+        return archived
     status = due_status(session, settings, submission, at, was_public=latest is not None)
     if status is None:
         return None
@@ -587,4 +593,5 @@ def sync_record(
     detail = f"{status.value} in {target}" + (f" ({why})" if why else "")
     record(session, submission, action=change, actor=actor, reason=detail, at=at)
     session.flush()
+    seal_version(session, settings, publication, latest)
     return publication

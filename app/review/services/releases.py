@@ -15,6 +15,7 @@ from app.core.cohorts import Cohort
 from app.core.views import Timestamp
 from app.db.models import Publication, utcnow
 from app.publishing.domain.cohorts import current_cohort
+from app.publishing.services.ledger import seal_release
 from app.publishing.services.publishing import cohort_to_release, release_cohort, released
 from app.review.services.review import ClockReport, record_changes
 from app.settings import Settings
@@ -35,7 +36,11 @@ def publish_cohort(
     cohort, first_time = release_cohort(session, settings, cohort_id, at, actor)
     if not first_time:
         return []
-    return record_changes(session, settings, at, ClockReport(at), cohort=cohort, actor=actor)
+    written = record_changes(session, settings, at, ClockReport(at), cohort=cohort, actor=actor)
+    release = released(session, cohort)
+    assert release is not None  # written by release_cohort above
+    seal_release(session, settings, release)
+    return written
 
 
 class PlannedEntry(BaseModel):

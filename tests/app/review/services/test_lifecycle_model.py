@@ -15,6 +15,7 @@ prints the sequence of steps that led to it.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import shutil
 import uuid
@@ -40,7 +41,7 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import principal_for_token
@@ -63,6 +64,15 @@ from app.demo.tokenizer import DemoTokenCounter
 from app.main import create_app
 from app.pipeline import run_checks
 from app.publishing.domain.cohorts import current_cohort
+from app.publishing.domain.ledger import (
+    VERSION_KINDS,
+    SignedEntry,
+    decode_signature,
+    key_id_of,
+    load_public_pem,
+    read_keys,
+    verify_chain,
+)
 from app.results.services.public import ARCHIVED, visible_curves
 from app.review.domain.objections import ACTIONS
 from app.review.domain.policy import may_recheck
@@ -570,6 +580,7 @@ class LifecycleModel(RuleBasedStateMachine):
         listed = self.client.get("/api/v1/cohorts").json()["data"]
         assert sorted(c["id"] for c in listed) == released
         self.check_feed(released, views[None])
+        self.check_ledger(released)
         for cohort in released:
             self.check_cohort_record(cohort, views[cohort])
         self.check_home(released[-1] if released else None)
@@ -660,6 +671,40 @@ class LifecycleModel(RuleBasedStateMachine):
         terms = re.findall(r'<category term="(withdrawn|invalidated)" />', feed)
         assert sorted(terms) == sorted(gone), feed[-800:]
         STATS["feeds checked"] += 1
+
+    def check_ledger(self, released: list[str]) -> None:
+        """The ledger verifies with the portal's keys, from its genesis to its head: an
+        entry for every version of every result's record, every removal and every release,
+        each as the entry's own address serves it."""
+        keys = read_keys(self.client.get("/.well-known/release-signing-keys.json").json())
+        pem = self.client.get("/.well-known/release-signing-key.pem").text
+        assert key_id_of(load_public_pem(pem)) in keys
+        lines = self.client.get("/api/v1/record/chain.jsonl").text.splitlines()
+        chain = [json.loads(line) for line in lines]
+        signed = [SignedEntry(c["entry"].encode(), decode_signature(c["signature"])) for c in chain]
+        problems, _last = verify_chain(signed, keys)
+        assert problems == [], problems
+        listed = self.client.get("/api/v1/record/entries", params={"limit": 500}).json()["data"]
+        assert [e["seq"] for e in listed] == [c["seq"] for c in chain]
+        if chain:
+            newest = chain[-1]["seq"]
+            assert self.client.get(f"/api/v1/record/entries/{newest}").content == signed[-1].body
+            signature = self.client.get(f"/api/v1/record/entries/{newest}/signature").content
+            assert signature == signed[-1].signature
+        kinds = Counter(e["kind"] for e in listed)
+        releases = sorted(e["subject"].removeprefix("release/") for e in listed
+                          if e["kind"] == "release")  # fmt: skip
+        assert releases == released
+        with self.session() as session:
+            versions = session.scalar(select(func.count(Publication.id)))
+            removed = session.scalar(
+                select(func.count(func.distinct(Publication.submission_id))).where(
+                    Publication.removed_at.is_not(None)
+                )
+            )
+        assert sum(kinds[k] for k in VERSION_KINDS) == versions, kinds
+        assert kinds["removal"] == removed, kinds
+        STATS["ledgers verified"] += 1
 
     def check_reports(self, caller: dict[str, str], params: Any, body: dict[str, Any]) -> None:
         """The results table lists the view's results, and each result's report shows
@@ -960,6 +1005,9 @@ PUBLIC_RECORD_ROUTES = {
     "/api/v1/benchmarks", "/api/v1/cohorts", "/api/v1/cohorts/{cohort_id}",
     "/api/v1/cohorts/{cohort_id}/export", "/api/v1/compare", "/api/v1/history",
     "/api/v1/agentic", "/api/v1/plan", "/api/v1/accuracy",
+    "/api/v1/record/entries", "/api/v1/record/entries/{seq}",
+    "/api/v1/record/entries/{seq}/signature", "/api/v1/record/chain.jsonl",
+    "/.well-known/release-signing-keys.json", "/.well-known/release-signing-key.pem",
 }  # fmt: skip
 NOT_THE_RECORD = {
     # One submission's own page of the review, under the access rule (its own tests).
@@ -1129,6 +1177,7 @@ REACHED = (
     "cohort export checked",
     "re-counts",
     "frozen re-counts checked",
+    "ledgers verified",
 )
 # The first examples finalize nothing since finalizing needs a completed review or
 # the chair's override; a verified publication's SQL on PostgreSQL is
