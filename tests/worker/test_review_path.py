@@ -142,11 +142,11 @@ def test_upload_review_objection_penalty_finalize_publish(
         export = public.get(f"/api/v1/cohorts/{due}/export")
         assert export.status_code == 200 and export.headers["content-type"] == "application/gzip"
         with tarfile.open(fileobj=io.BytesIO(export.content)) as tar:
-            stored = [m for m in tar.getmembers() if m.name.endswith(".tar.gz")]
-            assert any(
-                (member := tar.extractfile(m)) is not None and member.read() == archive.read_bytes()
-                for m in stored
-            )  # the upload, byte for byte, from wherever the portal keeps it
+            shared = _summaries(tar, f"endpoints-{due}/")
+        with tarfile.open(archive) as tar:
+            uploaded = _summaries(tar, "")
+        # The result's files, byte for byte, from wherever the portal keeps the upload.
+        assert uploaded and set(uploaded.values()) <= set(shared.values())
         download = acme.get(f"/api/v1/submissions/{sid}/archive")
         assert download.content == archive.read_bytes()
 
@@ -178,3 +178,14 @@ def test_the_workers_scheduler_runs_the_review_clocks(portal: RunningPortal) -> 
         assert cumulus["state"] == "passed_checks", cumulus  # never finalized unreviewed
         inbox = _ok(chair.get("/api/v1/inbox"))["data"]
         assert sum(n["subject"].startswith("Review incomplete") for n in inbox) >= 1
+
+
+def _summaries(tar: tarfile.TarFile, prefix: str) -> dict[str, bytes]:
+    """The points' result summaries in an archive, by path."""
+    found = {}
+    for member in tar.getmembers():
+        if member.name.startswith(prefix) and member.name.endswith("result_summary.json"):
+            stream = tar.extractfile(member)
+            assert stream is not None
+            found[member.name] = stream.read()
+    return found

@@ -1,26 +1,17 @@
-"""A cohort's public record as one archive: what buyers see in it, with the code and
-artifacts the public may have (rules §11.9: finalized results only)."""
+"""A cohort's official record: every reviewed result public as of the cohort, as the
+dataset's manifest lists it (app.results.services.dataset)."""
 
 from __future__ import annotations
 
-import io
-import json
 import logging
-import tarfile
-import time
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from app.core.cohorts import Cohort
 from app.results.services.public import (
-    published_archive,
     visible_curves,
 )
-from app.settings import Settings
-from app.storage import ObjectCorrupt, ObjectMissing, archive_key, artifact_store, verify
-from app.submissions.domain.visibility import Access, Viewer, access
 
 log = logging.getLogger(__name__)
 
@@ -61,44 +52,3 @@ def cohort_record(session: Session, cohort: str) -> dict[str, Any]:
             for c in curves
         ],
     }
-
-
-def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
-    info = tarfile.TarInfo(name)
-    info.size = len(data)
-    info.mtime = int(time.time())
-    info.mode = 0o644
-    tar.addfile(info, io.BytesIO(data))
-
-
-def write_cohort_export(
-    session: Session, settings: Settings, cohort: str, target: Path
-) -> dict[str, Any]:
-    """Write ``<cohort>.tar.gz`` to *target*: ``cohort.json`` and, for each result the
-    public may see in full, its submission bundle under ``bundles/``."""
-    record = cohort_record(session, cohort)
-    store = artifact_store(settings)
-    statuses = {r["submission"]: r["status"] for r in record["results"]}
-    bundles: list[str] = []
-    with tarfile.open(target, "w:gz", compresslevel=6) as tar:
-        for public_id, status in sorted(statuses.items()):
-            if access(Viewer.PUBLIC, status) < Access.FULL:
-                continue
-            archive = published_archive(session, public_id)
-            if archive is None:
-                continue
-            name = f"{cohort}/bundles/{public_id}{archive.suffix}"
-            key = archive_key(archive.sha256)
-            try:
-                verify(store, key)  # a deleted or corrupted archive is never served
-                info = tarfile.TarInfo(name)
-                info.size, info.mtime, info.mode = store.size(key), int(time.time()), 0o644
-                with store.open(key) as stream:
-                    tar.addfile(info, stream)
-            except (ObjectMissing, ObjectCorrupt) as exc:
-                log.error("cohort %s export: %s's archive left out: %s", cohort, public_id, exc)
-                continue
-            bundles.append(name)
-        record["bundles"] = bundles
-        _add_bytes(tar, f"{cohort}/cohort.json", json.dumps(record, indent=2).encode())
-    return record

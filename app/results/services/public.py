@@ -581,6 +581,7 @@ def _as_published(session: Session, cohort: str | None) -> PublishedRecord:
 class PublishedArchive:
     sha256: str
     suffix: str  # .tar.gz or .zip, as it was uploaded
+    bundle_root: str | None  # the bundle's folder inside it: <organisation>/<submission id>
 
 
 def published_archive(session: Session, public_id: str) -> PublishedArchive | None:
@@ -595,7 +596,7 @@ def published_archive(session: Session, public_id: str) -> PublishedArchive | No
     if submission is None or submission.archive is None:
         return None
     suffix = ".zip" if submission.archive_format == "zip" else ".tar.gz"
-    return PublishedArchive(submission.archive.sha256, suffix)
+    return PublishedArchive(submission.archive.sha256, suffix, submission.bundle_root)
 
 
 def visible_curves(session: Session, cohort: str | None) -> list[VisibleCurve]:

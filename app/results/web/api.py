@@ -3,25 +3,19 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import re
-import tempfile
 from dataclasses import replace
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import FileResponse, JSONResponse, Response
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
-from starlette.background import BackgroundTask
 
 from app.accounts.web.security import PrincipalDep, SignedInDep
 from app.core.cohorts import Cohort
 from app.core.refusals import Kind, Refused
-from app.core.views import SHOWN_PERCENTILES, Listing
-from app.publishing.domain.snapshot import ReportingBasisView
+from app.core.views import Listing
 from app.publishing.services.cohorts import PublicationView
 from app.results.services.accuracy import AccuracyParams, AccuracyView, accuracy_view
 from app.results.services.agentic import AgenticModels, agentic_models
@@ -31,7 +25,7 @@ from app.results.services.compare import (
     Comparison,
     compare_query,
 )
-from app.results.services.export import write_cohort_export
+from app.results.services.dataset import cohort_dataset, every_point
 from app.results.services.history import History, system_history
 from app.results.services.plan import Plan, PlanParams, capacity_plan
 from app.results.services.public import (
@@ -47,8 +41,6 @@ from app.results.services.reports import ReportsParams, ReportsTable, query_repo
 from app.results.services.results import (
     BenchmarkView,
     PresetView,
-    RankingRow,
-    ResultPoint,
     ResultsPage,
     list_benchmarks,
     query_results,
@@ -60,6 +52,14 @@ from app.results.services.saved_views import (
     opened_view,
     save_view,
 )
+from app.results.services.table import (
+    POINT_COLUMNS,
+    RANKING_COLUMNS,
+    csv_text,
+    point_rows,
+    ranking_row,
+    view_context,
+)
 from app.results.services.tracker import PreviewTracker, preview_tracker
 from app.results.web.deps import PresetsDep
 from app.settings import review_clock
@@ -67,68 +67,6 @@ from app.web.api_errors import ErrorBody, attempt, refused
 from app.web.deps import NowDep, SessionDep, SettingsDep
 
 router = APIRouter(prefix="/api/v1", tags=["results"])
-
-SLA_COLUMNS = (
-    "workload", "rank_by", "sla_ttft_p90_max_ms", "sla_tps_per_user_min", "sla_concurrency_min",
-    "sla_region", "sla_regions", "price_per_accelerator_hour", "price_per_system_hour",
-    "price_preset",
-)  # fmt: skip
-
-RANKING_COLUMNS = (
-    "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
-    "rank", "result_id", "organization", "system", "status", "peer_review_pending",
-    "accelerator_model",
-    "accelerator_count", "provisioned_power_kw", "division", "availability", "scenario",
-    "result_name", "tags", "power_estimated", "point",
-    "concurrency", "region", "throughput", "usd_per_million_tokens", "tokens_per_usd",
-    "slo_attainment", "goodput_tps", "goodput_window", "system_tps",
-    "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
-    "cut_short", "reporting_basis", "steady_state", "runs", "cv", "derived",
-)  # fmt: skip
-# The summary's tail beside the official P90s, one column each.
-TAIL_COLUMNS = tuple(
-    f"{metric}_p{q}_ms"
-    for metric in ("ttft", "tpot", "latency")
-    for q in SHOWN_PERCENTILES
-    if not (q == "90" and metric != "latency")  # the P90s have their own columns
-)
-POINT_COLUMNS = (
-    "cohort", "benchmark", "dataset", "normalize", *SLA_COLUMNS,
-    "result_id", "organization", "system", "division", "status", "peer_review_pending",
-    "availability", "scenario", "result_name", "tags", "power_estimated", "superseded_by",
-    "provisioned_power_kw", "dir",
-    "concurrency", "region", "offline", "admissible", "usd_per_million_tokens",
-    "slo_attainment", "goodput_tps", "goodput_requests", "goodput_window", "goodput_missing",
-    "system_tps",
-    "system_tps_per_kw", "tps_per_user", "e2e_avg_interactivity", "ttft_p90_ms", "tpot_p90_ms",
-    "accuracy", *TAIL_COLUMNS, "length_limited_share", "cut_short", "reporting_basis",
-    "steady_state", "derived",
-)  # fmt: skip
-
-
-def _context(result: ResultsPage) -> dict[str, Any]:
-    """What every exported row carries: which view of the results it comes from."""
-    sla = result.sla
-    price = result.price
-    return {
-        "cohort": result.cohort if not result.current else f"current ({result.cohort})",
-        "benchmark": result.benchmark,
-        "dataset": result.dataset,
-        "normalize": result.normalize,
-        "workload": result.workload.id if result.workload else None,
-        "rank_by": result.rank_by,
-        "sla_ttft_p90_max_ms": sla.ttft_p90_max_ms,
-        "sla_tps_per_user_min": sla.tps_per_user_min,
-        "sla_concurrency_min": sla.concurrency_min,
-        "sla_region": sla.region,
-        "sla_regions": " ".join(sla.regions),
-        "price_per_accelerator_hour": price.price_per_accelerator_hour if price else None,
-        "price_per_system_hour": price.price_per_system_hour if price else None,
-        "price_preset": price.preset.label if price and price.preset else None,
-        # Every row of a derived view says so, in a column of its own.
-        "derived": result.derived_label,
-    }
-
 
 SLA_NAMED = {"ttft_p90_max_ms", "tps_per_user_min", "concurrency_min", "region"}
 
@@ -151,73 +89,6 @@ def export_name(result: ResultsPage, export: str) -> str:
     ]  # fmt: skip
     # The names come from the query: only what is safe in a header stays.
     return re.sub(r"[^A-Za-z0-9._-]", "_", "-".join(p for p in parts if p)) + ".csv"
-
-
-def _csv(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
-    writer.writeheader()
-    for row in rows:
-        # Spreadsheets must not run what a submitter typed: neutralise formula prefixes.
-        writer.writerow({k: _cell(row.get(k)) for k in columns})
-    return out.getvalue()
-
-
-def _cell(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
-
-
-def point_rows(result: ResultsPage) -> list[dict[str, Any]]:
-    return [
-        {
-            "result_id": c.result_id,
-            "organization": c.organization,
-            "system": c.system,
-            "division": c.division,
-            "status": c.status,
-            "peer_review_pending": c.peer_review_pending,
-            "availability": c.availability,
-            "scenario": c.scenario,
-            "result_name": c.result_name,
-            "tags": "; ".join(c.tags),
-            "power_estimated": c.power_estimated,
-            "superseded_by": c.superseded_by,
-            "provisioned_power_kw": c.provisioned_power_kw,
-            **p.model_dump(mode="json"),
-            **_tail(p),
-            "length_limited_share": p.finish_reasons.length_share if p.finish_reasons else None,
-            "cut_short": p.cut_short,
-            **_basis(p.reporting_basis),
-        }
-        for c in result.curves
-        for p in c.points
-    ]
-
-
-def _basis(basis: ReportingBasisView | None) -> dict[str, Any]:
-    """A point's reporting basis as two cells: in words, and whether it is steady."""
-    if basis is None:
-        return {"reporting_basis": "whole run", "steady_state": None}
-    return {"reporting_basis": basis.label, "steady_state": basis.steady}
-
-
-def _ranking_row(row: RankingRow) -> dict[str, Any]:
-    cells = row.model_dump(mode="json")
-    return {**cells, "tags": "; ".join(row.tags), **_basis(row.reporting_basis)}
-
-
-def _tail(point: ResultPoint) -> dict[str, float]:
-    q = point.percentiles
-    if q is None:
-        return {}
-    measured = {"ttft": q.ttft_ms, "tpot": q.tpot_ms, "latency": q.latency_ms}
-    return {
-        f"{metric}_p{key}_ms": value
-        for metric, values in measured.items()
-        for key, value in values.items()
-    }
 
 
 @router.get("/preview-tracker", response_model=PreviewTracker)
@@ -265,36 +136,56 @@ def read_cohort(cohort_id: str, session: SessionDep) -> CohortRecord:
     _released_or_404(session, cohort_id)
     return CohortRecord(
         cohort=cohort_id,
-        links={"export": f"/api/v1/cohorts/{cohort_id}/export"},
+        links={
+            "dataset": f"/api/v1/cohorts/{cohort_id}/dataset",
+            "export": f"/api/v1/cohorts/{cohort_id}/export",
+        },  # fmt: skip
         data=cohort_versions(session, cohort_id),
     )
 
 
-@router.get(
-    "/cohorts/{cohort_id}/export",
-    response_class=FileResponse,
-    responses={200: {"content": {"application/gzip": {}}}, 404: {"description": "Nothing public"}},
-    tags=["cohorts"],
-)
-def export_cohort(cohort_id: str, session: SessionDep, settings: SettingsDep) -> FileResponse:
-    """The cohort's public results (``cohort.json``) and the bundles of its finalized
-    results, as one .tar.gz."""
+DATASET: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"application/gzip": {}}},
+    404: {"description": "No such released cohort", "model": ErrorBody},
+}
+
+
+@router.get("/cohorts/{cohort_id}/dataset", response_class=FileResponse, responses=DATASET,
+            tags=["cohorts"])  # fmt: skip
+def cohort_dataset_file(cohort_id: str, session: SessionDep, settings: SettingsDep) -> FileResponse:
+    """The cohort's public results as a dataset in the official bundle layout (the
+    official visualiser opens it): a finalized result's bundle, a provisional result's
+    result files, ``points.csv``, and at its root ``manifest.json`` (every result as the
+    record shows it, the SHA-256 of every file, the cohort's ledger entry) with its
+    Ed25519 signature ``manifest.json.sig``. Check it with ``endpoints-portal verify``."""
     _released_or_404(session, cohort_id)
-    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile(dir=settings.tmp_dir, suffix=".tar.gz", delete=False)
-    handle.close()
-    target = Path(handle.name)
-    try:
-        write_cohort_export(session, settings, cohort_id, target)
-    except BaseException:
-        target.unlink(missing_ok=True)
-        raise
-    return FileResponse(
-        target,
-        media_type="application/gzip",
-        filename=f"endpoints-{cohort_id}.tar.gz",
-        background=BackgroundTask(target.unlink, missing_ok=True),
-    )
+    built = cohort_dataset(session, settings, cohort_id)
+    return FileResponse(built.path, media_type="application/gzip", filename=built.name)
+
+
+@router.get("/cohorts/{cohort_id}/export", response_class=FileResponse, responses=DATASET,
+            tags=["cohorts"])  # fmt: skip
+def export_cohort(cohort_id: str, session: SessionDep, settings: SettingsDep) -> FileResponse:
+    """The cohort's dataset, as ``/dataset`` answers (this address is kept for the clients
+    that know it)."""
+    return cohort_dataset_file(cohort_id, session, settings)
+
+
+TABLES: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/csv": {}, "application/vnd.apache.parquet": {}}}
+}
+
+
+@router.get("/points.{fmt}", response_class=FileResponse, responses=TABLES, tags=["cohorts"])
+def every_published_point(
+    fmt: Literal["csv", "parquet"], session: SessionDep, settings: SettingsDep
+) -> FileResponse:
+    """Every point of every released cohort's record, a row per cohort that shows it
+    (with its result id, status, tags and the cohort), as CSV or Parquet: the columns of
+    the explorer's CSV."""
+    built = every_point(session, settings, fmt)
+    media = "text/csv; charset=utf-8" if fmt == "csv" else "application/vnd.apache.parquet"
+    return FileResponse(built.path, media_type=media, filename=built.name)
 
 
 @router.get(
@@ -345,13 +236,13 @@ def read_results(
         return refused(problem)
     if format == "csv":
         rows = (
-            [_ranking_row(r) for r in result.ranking] if export == "ranking" else point_rows(result)
+            [ranking_row(r) for r in result.ranking] if export == "ranking" else point_rows(result)
         )
         columns = RANKING_COLUMNS if export == "ranking" else POINT_COLUMNS
-        context = _context(result)
+        context = view_context(result)
         name = export_name(result, export)
         return Response(
-            _csv([{**context, **row} for row in rows], columns),
+            csv_text([{**context, **row} for row in rows], columns),
             media_type="text/csv; charset=utf-8",
             headers={"Content-Disposition": f'attachment; filename="{name}"'},
         )
@@ -491,7 +382,7 @@ def read_comparison(
     if format == "csv":
         name = re.sub(r"[^A-Za-z0-9._-]", "_", f"compare-{comparison.benchmark}") + ".csv"
         return Response(
-            _csv(comparison.export_rows(), COMPARE_COLUMNS),
+            csv_text(comparison.export_rows(), COMPARE_COLUMNS),
             media_type="text/csv; charset=utf-8",
             headers={"Content-Disposition": f'attachment; filename="{name}"'},
         )

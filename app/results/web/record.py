@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Path, Query
 from fastapi.responses import Response, StreamingResponse
 
 from app.core.views import Listing
@@ -20,6 +21,8 @@ router = APIRouter(tags=["record"])
 
 PEM = "application/x-pem-file"
 _PAGE = 500
+_LARGEST = 2**31 - 1  # an entry's number is a database integer
+Seq = Annotated[int, Path(ge=1, le=_LARGEST, description="the entry's number, from 1")]
 
 
 @router.get("/.well-known/release-signing-key.pem", response_class=Response,
@@ -55,7 +58,7 @@ def every_signing_key(session: SessionDep, settings: SettingsDep) -> dict[str, o
 @router.get("/api/v1/record/entries", response_model=Listing[EntryView])
 def list_entries(
     session: SessionDep,
-    after: int = Query(0, ge=0, description="list the entries after this number"),
+    after: int = Query(0, ge=0, le=_LARGEST, description="list the entries after this number"),
     limit: int = Query(100, ge=1, le=_PAGE),
 ) -> Listing[EntryView]:
     """The ledger's entries in order: every change to the public record, signed."""
@@ -72,7 +75,7 @@ def _signed(session: SessionDep, seq: int) -> tuple[bytes, bytes]:
 
 @router.get("/api/v1/record/entries/{seq}", response_class=Response,
             responses={200: {"content": {"application/json": {}}}})  # fmt: skip
-def read_entry(seq: int, session: SessionDep) -> Response:
+def read_entry(seq: Seq, session: SessionDep) -> Response:
     """Entry *seq* exactly as signed: canonical JSON (RFC 8785). Verify it with the key it
     names: ``openssl pkeyutl -verify -pubin -inkey key.pem -rawin -in entry.json
     -sigfile entry.sig``."""
@@ -81,7 +84,7 @@ def read_entry(seq: int, session: SessionDep) -> Response:
 
 @router.get("/api/v1/record/entries/{seq}/signature", response_class=Response,
             responses={200: {"content": {"application/octet-stream": {}}}})  # fmt: skip
-def read_signature(seq: int, session: SessionDep) -> Response:
+def read_signature(seq: Seq, session: SessionDep) -> Response:
     """Entry *seq*'s detached Ed25519 signature: 64 raw bytes."""
     return Response(_signed(session, seq)[1], media_type="application/octet-stream")
 

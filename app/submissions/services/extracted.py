@@ -50,13 +50,17 @@ def bundle_folder(settings: Settings, submission: Submission) -> Path:
     this host has no copy. Raises the store's errors: ``StoreUnavailable`` (try again
     later), or another ``StorageError`` (the archive is gone, damaged, or refused by the
     limits now in force: no later attempt reads it)."""
-    sha256 = submission.archive.sha256
+    return archive_folder(settings, submission.archive.sha256, submission.bundle_root)
+
+
+def archive_folder(settings: Settings, sha256: str, bundle_root: str | None) -> Path:
+    """:func:`bundle_folder` for the archive *sha256*, whose bundle is at *bundle_root*."""
     cached = _cached(settings, sha256)
     if not cached.is_dir():
         _extract_from_store(settings, sha256, cached)
     os.utime(cached)  # recently used: evicted last
     try:
-        return inside(cached, *_parts(submission.bundle_root))
+        return inside(cached, *_parts(bundle_root))
     except OutsideFolder as exc:  # a stored name that leads out: never followed
         raise StorageError(f"the stored bundle folder is refused: {exc}") from exc
 

@@ -8,11 +8,16 @@ from app.main import create_app
 from app.settings import Settings
 from tests.support.fakes import RecordingQueue
 
-# Answers that are files, not JSON documents.
-# Answers that are files (their media type and a binary schema are declared instead).
+# Answers that are files (their media type and a binary schema are declared instead); a
+# ledger entry is JSON, but served as the exact bytes its signature covers.
 FILES = {
     ("get", "/api/v1/cohorts/{cohort_id}/export"),
+    ("get", "/api/v1/cohorts/{cohort_id}/dataset"),
+    ("get", "/api/v1/points.{fmt}"),
     ("get", "/api/v1/submissions/{public_id}/archive"),
+    ("get", "/api/v1/record/entries/{seq}"),
+    ("get", "/api/v1/record/entries/{seq}/signature"),
+    ("get", "/api/v1/record/chain.jsonl"),
 }
 
 

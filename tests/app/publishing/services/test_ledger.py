@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from sqlalchemy import select
 
 from app.db.models import Publication, RecordEntry, Submission
@@ -36,7 +37,7 @@ def _chain(database: Database) -> list[RecordEntry]:
         return list(session.scalars(select(RecordEntry).order_by(RecordEntry.seq)))
 
 
-def _keys(database: Database) -> dict[str, object]:
+def _keys(database: Database) -> dict[str, Ed25519PublicKey]:
     with database.session() as session:
         return dict(
             read_keys(

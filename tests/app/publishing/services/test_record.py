@@ -15,7 +15,7 @@ from app.core.refusals import Kind
 from app.db.models import Objection, Organization, Publication, Submission
 from app.db.session import Database
 from app.publishing.services.publishing import PublishingError
-from app.results.services.export import write_cohort_export
+from app.results.services.export import cohort_record
 from app.results.services.public import (
     visible_curves,
 )
@@ -206,7 +206,7 @@ def test_result_ids_are_numbered_within_four_components_and_unverified_has_none(
         assert by_status["provisional"] == "1.0.3.llama3_1-8b.cnn_dailymail.1"
         assert by_status["unverified"] is None
         # Chartable, but not part of the cohort's official record.
-        record = write_cohort_export(session, settings, "2026-12-C0", tmp_path / "c.tar.gz")
+        record = cohort_record(session, "2026-12-C0")
         assert [r["status"] for r in record["results"]] == ["provisional"]
         # Entry numbers count within <major>.<minor>.<cohort>.<model>, whatever the dataset.
         from app.db.models import ResultEntry

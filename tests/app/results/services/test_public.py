@@ -181,7 +181,7 @@ def test_a_released_cohort_shows_the_decisions_taken_since_on_every_surface(
     export = client.get("/api/v1/cohorts/2026-12-C1/export")
     assert export.status_code == 200
     with tarfile.open(fileobj=io.BytesIO(export.content)) as tar:
-        member = tar.extractfile("2026-12-C1/cohort.json")
+        member = tar.extractfile("endpoints-2026-12-C1/manifest.json")
         assert member is not None
         record_doc = json.loads(member.read())
     by_id = {r["submission"]: r for r in record_doc["results"]}

@@ -827,7 +827,7 @@ class LifecycleModel(RuleBasedStateMachine):
         answer = self.client.get(f"/api/v1/cohorts/{cohort}/export", headers=caller)
         assert answer.status_code == 200, answer.text
         with tarfile.open(fileobj=io.BytesIO(answer.content)) as tar:
-            member = tar.extractfile(f"{cohort}/cohort.json")
+            member = tar.extractfile(f"endpoints-{cohort}/manifest.json")
             assert member is not None
             record = json.loads(member.read())
         shown: dict[str, list[Any]] = {}

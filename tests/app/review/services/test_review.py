@@ -16,7 +16,7 @@ from app.core.authorization import Role
 from app.db.models import AuditEvent, Notification, Publication, ResultEntry, Submission, User
 from app.db.session import Database
 from app.publishing.services.publishing import PublishingError
-from app.results.services.export import write_cohort_export
+from app.results.services.dataset import cohort_dataset
 from app.review.domain.objections import ObjectionRefused
 from app.review.services.decisions import decide
 from app.review.services.objections import act, file_objection
@@ -454,17 +454,19 @@ def test_result_ids_and_the_cohort_export(
         publish_cohort(
             session=session, settings=settings, cohort_id="2026-12-C1", at=pt(2026, 12, 16, 8)
         )
-        target = tmp_path / "export.tar.gz"
-        record = write_cohort_export(session, settings, "2026-12-C1", target)
+        target = cohort_dataset(session, settings, "2026-12-C1").path
     with tarfile.open(target) as tar:
         names = tar.getnames()
-        data = json.load(tar.extractfile("2026-12-C1/cohort.json"))  # type: ignore[arg-type]
-    statuses = {r["submission"]: r["status"] for r in data["results"]}
+        data = json.load(tar.extractfile("endpoints-2026-12-C1/manifest.json"))  # type: ignore[arg-type]
+    statuses = {r["path"]: r["status"] for r in data["results"]}
     assert sorted(statuses.values()) == ["provisional", "verified"]
-    # Only the finalized result's bundle is public (rules §11.9).
-    assert len(record["bundles"]) == 1 and record["bundles"][0] in names
-    verified = next(s for s, st in statuses.items() if st == "verified")
-    assert record["bundles"][0].endswith(f"{verified}.tar.gz")
+    # Only the finalized result's code and documents are public (rules §11.9); both
+    # carry their result files.
+    for folder, status in statuses.items():
+        inside = [n.removeprefix(f"endpoints-2026-12-C1/{folder}/") for n in names
+                  if n.startswith(f"endpoints-2026-12-C1/{folder}/")]  # fmt: skip
+        assert any(n.endswith("result_summary.json") for n in inside), folder
+        assert any(n.startswith("src/") for n in inside) == (status == "verified"), inside
 
 
 def test_a_dispute_reaches_its_backstop_once(
