@@ -19,6 +19,7 @@ from app.wakeup import wakeful
 
 CLOCK_TASK = "portal.advance_clocks"
 EXPIRE_RUNS_TASK = "portal.expire_runs"
+WEBHOOKS_TASK = "portal.deliver_webhooks"
 
 
 def make_celery(settings: Settings, include: tuple[str, ...] = ()) -> Celery:
@@ -41,6 +42,8 @@ def make_celery(settings: Settings, include: tuple[str, ...] = ()) -> Celery:
             "review-clocks": {"task": CLOCK_TASK, "schedule": settings.clock_interval_s},
             # Measured runs past their expiry that no live submission uses.
             "expire-runs": {"task": EXPIRE_RUNS_TASK, "schedule": settings.run_expiry_interval_s},
+            # The record's events told to the webhooks, and the deliveries due again.
+            "webhooks": {"task": WEBHOOKS_TASK, "schedule": settings.webhook_interval_s},
         },
         beat_schedule_filename=str(settings.data_dir / "celerybeat-schedule"),
     )

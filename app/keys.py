@@ -1,6 +1,7 @@
-"""The portal's secret key: encrypts endpoint API keys at rest and signs the browser
-forms' CSRF tokens. ``ENDPOINTS_PORTAL_SECRET_KEY``, else a key file made once in the
-data directory (web and worker processes of one deployment must share it)."""
+"""The portal's secret key: encrypts what users hand the portal (endpoint API keys, webhook
+secrets) at rest and signs the browser forms' CSRF tokens. ``ENDPOINTS_PORTAL_SECRET_KEY``,
+else a key file made once in the data directory (web and worker processes of one
+deployment must share it)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from cryptography.fernet import Fernet
+from cryptography.fernet import Fernet, InvalidToken
 
 from app.settings import Settings
 
@@ -34,3 +35,16 @@ def derived_key(settings: Settings, purpose: str) -> bytes:
     return hashlib.sha256(
         b"endpoints-portal:" + purpose.encode() + b":" + secret_key(settings)
     ).digest()
+
+
+def encrypt(settings: Settings, secret: str) -> str:
+    """A secret a user handed the portal, as it is kept at rest."""
+    return Fernet(secret_key(settings)).encrypt(secret.encode()).decode()
+
+
+def decrypt(settings: Settings, token: str) -> str | None:
+    """The secret, or None when it cannot be read (the portal's key changed)."""
+    try:
+        return Fernet(secret_key(settings)).decrypt(token.encode()).decode()
+    except (InvalidToken, ValueError):
+        return None

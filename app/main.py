@@ -64,6 +64,8 @@ from app.web.forms import SubmissionFormRefused
 from app.web.limits import BodyLimit, body_limit, body_pace
 from app.web.ratelimit import RateLimiter
 from app.web.templating import templates
+from app.webhooks.web import api as webhooks_api
+from app.webhooks.web import pages as webhooks_pages
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +77,7 @@ STATIC_DIR = bundled_dir("static")
 FEATURES = (
     submissions_api, dossier_api, runs_api, review_api, review_releases, results_api,
     checks_api, review_organizations, review_pages, submissions_pages, dossier_pages,
-    runs_pages, results_pages, results_record,
+    runs_pages, results_pages, results_record, webhooks_api, webhooks_pages,
     checks_pages, accounts_pages, accounts_invitations, official_api, official_transfers,
     official_pages,
 )  # fmt: skip

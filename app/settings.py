@@ -107,6 +107,14 @@ class Settings(BaseSettings):
     # (name:port, *.suffix:port, network:port, host:* for every port; see
     # app/core/endpoints.py). Nothing by default: an operator lists the endpoints.
     reproduction_allowed_endpoints: list[str] = Field(default_factory=list)
+    # Webhooks (issue 50): a public address is allowed; a loopback, private or link-local
+    # one only where this list (same form as the reproductions' list) admits it. How often
+    # the worker looks for events and due deliveries, each delivery's timeout, and after
+    # how many failed attempts in a row a subscription is paused.
+    webhook_allowed_endpoints: list[str] = Field(default_factory=list)
+    webhook_interval_s: float = Field(default=10.0, gt=0)
+    webhook_timeout_s: float = Field(default=10.0, gt=0)
+    webhook_pause_after: int = Field(default=8, ge=1)
     reproduction_max_time_cap_s: float = 3600.0
     # Added to the point's §6.2 minimum for a reproduction's default time cap: the first
     # super-pass is dropped as warm-up, so the run must outlast the minimum by it.
@@ -209,7 +217,7 @@ class Settings(BaseSettings):
             parse_storage_url(url)  # a bad URL stops the portal at start, saying why
         return url
 
-    @field_validator("reproduction_allowed_endpoints")
+    @field_validator("reproduction_allowed_endpoints", "webhook_allowed_endpoints")
     @classmethod
     def _endpoints_parse(cls, entries: list[str]) -> list[str]:
         parse_allowed(entries)  # a bad entry stops the portal at start, naming it

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
-from app.broker import CLOCK_TASK, EXPIRE_RUNS_TASK
+from app.broker import CLOCK_TASK, EXPIRE_RUNS_TASK, WEBHOOKS_TASK
 from app.db.models import utcnow
 from app.db.session import Database
 from app.jobs.kinds import JobKind
@@ -21,6 +21,7 @@ from app.review.services.ticks import advance_clocks
 from app.settings import get_settings
 from app.storage import private_folder
 from app.submission_api.services.transfers import sweep_staging
+from app.webhooks.services.deliveries import collect, deliver_next
 from worker.celery_app import celery_app, job_queue
 
 log = logging.getLogger(__name__)
@@ -99,6 +100,23 @@ def _recovery_loop() -> None:
             recover_once()
         except Exception:  # keep watching; the next round may succeed
             log.exception("job recovery round failed")
+
+
+def deliver_webhooks(most: int = 100) -> int:
+    """The record's new events become deliveries, and up to *most* due ones are sent,
+    each committed on its own (a slow receiver holds no lock over the others)."""
+    settings = get_settings()
+    sent = 0
+    with database().session() as session:
+        collect(session, settings)
+        session.commit()
+        while sent < most and deliver_next(session, settings) is not None:
+            session.commit()
+            sent += 1
+    return sent
+
+
+celery_app.task(name=WEBHOOKS_TASK, ignore_result=True)(deliver_webhooks)
 
 
 def _after_fork(**_: object) -> None:

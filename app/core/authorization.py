@@ -196,3 +196,11 @@ def may_change_saved_view(owner_id: int, caller_id: int) -> Refusal | None:
     if owner_id == caller_id:
         return None
     return Refusal("not-yours", "only the one who saved a view may delete it", Kind.FORBIDDEN)
+
+
+def may_change_webhook(owner_id: int, caller_id: int) -> Refusal | None:
+    """A webhook subscription, its secret and its deliveries are its owner's alone."""
+    if owner_id == caller_id:
+        return None
+    return Refusal("not-yours", "only the one who subscribed may see or change a webhook",
+                   Kind.FORBIDDEN)  # fmt: skip

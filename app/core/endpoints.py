@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Sequence
+import socket
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -118,3 +119,49 @@ def header_safe(field: str, value: str) -> str:
     if not value.isascii():
         raise EndpointRefused(field, f"{field} has characters outside ASCII")
     return value
+
+
+# --- where a webhook may be delivered -------------------------------------------------------
+
+Resolve = Callable[[str, int], list[str]]
+
+
+def resolve_addresses(host: str, port: int) -> list[str]:
+    """Every address *host* resolves to now (an address resolves to itself)."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise EndpointRefused("url", f"{host} does not resolve: {exc}") from None
+    return list(dict.fromkeys(str(info[4][0]) for info in found))
+
+
+def _public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    mapped = getattr(address, "ipv4_mapped", None)
+    if mapped is not None:
+        address = mapped
+    return address.is_global and not address.is_multicast
+
+
+def pinned_address(
+    endpoint: Endpoint, allowed: Sequence[str], resolve: Resolve = resolve_addresses
+) -> str:
+    """The one address a delivery to *endpoint* connects to, resolved once here (so a
+    name cannot resolve to another address between the check and the connection: DNS
+    rebinding). A public address is allowed; a loopback, private, link-local or otherwise
+    reserved one only where the operator's list admits the host or that address. Every
+    address the name has must pass, or none is used."""
+    entries = parse_allowed(allowed)
+    addresses = resolve(endpoint.host, endpoint.port)
+    if not addresses:
+        raise EndpointRefused("url", f"{endpoint.host} has no address")
+    for text in addresses:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+        listed = any(e.admits(endpoint.host, endpoint.port) or e.admits(str(address), endpoint.port)
+                     for e in entries)  # fmt: skip
+        if not _public(address) and not listed:
+            raise EndpointRefused(
+                "url",
+                f"{endpoint.host} resolves to {address}, a loopback, private or reserved "
+                "address: the portal delivers there only where its operator allows it",
+            )
+    return addresses[0]

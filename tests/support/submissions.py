@@ -126,3 +126,24 @@ def objection(session, submission: Submission, at: dt.datetime, type_id: str = "
         evidence="r64 ran 412 s; the Medium region needs 600 s",
         at=at,
     )
+
+
+def release_then_invalidate(database: Database, settings: Settings, archive: Path) -> int:
+    """A finalized result released in 2026-12-C1, the next cohort released, then the
+    result invalidated: the record's story in four changes (its id is returned)."""
+    from app.review.services.decisions import decide
+    from app.review.services.releases import publish_cohort
+
+    sid = submit(database, settings, archive)
+    with database.session() as session:
+        finalize_unreviewed(session, settings, session.get(Submission, sid), pt(2026, 12, 7))
+        publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1",
+                       at=pt(2026, 12, 16, 8))  # fmt: skip
+        publish_cohort(session=session, settings=settings, cohort_id="2027-01-C0",
+                       at=pt(2027, 1, 6, 8))  # fmt: skip
+        invalidated = session.get(Submission, sid)
+        assert invalidated is not None
+        decide(session=session, settings=settings, submission=invalidated, action="invalidate",
+               actor="chair", reason="tokens miscounted", at=pt(2027, 1, 8))  # fmt: skip
+        session.commit()
+    return sid

@@ -38,6 +38,7 @@ from app.db.models.runs import (
 )
 from app.db.models.submission_api import ApiSubmission, ApiSubmissionRun, TransferGrant
 from app.db.models.submissions import Curve, Point, RunArtifact, StoredFile, Submission, System
+from app.db.models.webhooks import WebhookCursor, WebhookDelivery, WebhookSubscription
 
 __all__ = [
     "AccountRequest",
@@ -78,6 +79,9 @@ __all__ = [
     "TransferGrant",
     "UTCDateTime",
     "User",
+    "WebhookCursor",
+    "WebhookDelivery",
+    "WebhookSubscription",
     "WebSession",
     "enum_of",
     "utcnow",

@@ -36,6 +36,7 @@ from app.jobs.queue import (
     requeue_later,
     set_progress,
 )
+from app.keys import decrypt, encrypt
 from app.runs.domain.reproduction import (
     LatencyMethod,
     Measured,
@@ -43,7 +44,6 @@ from app.runs.domain.reproduction import (
     judge_reproduction,
 )
 from app.runs.services.points import dataset_file, min_duration_s, point_folder
-from app.runs.services.secrets import decrypt, encrypt
 from app.settings import Settings
 from app.storage import private_folder
 from app.submissions.domain.bundle import point_summary

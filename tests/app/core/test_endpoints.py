@@ -86,3 +86,51 @@ def test_a_header_value_with_a_line_break_or_control_is_refused(value: str) -> N
         header_safe("api_key", value)
     assert refused.value.field == "api_key"
     assert header_safe("api_key", "sk-live_0123456789") == "sk-live_0123456789"
+
+
+# --- the webhooks' outbound guard --------------------------------------------------------
+
+
+class _resolver:  # noqa: N801 (called as the resolver it stands for)
+    """DNS as a name server would answer it (the one thing these tests cannot run)."""
+
+    def __init__(self, *addresses: str) -> None:
+        self.addresses = list(addresses)
+        self.asked: list[str] = []
+
+    def __call__(self, host: str, port: int) -> list[str]:
+        self.asked.append(host)
+        return self.addresses
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["127.0.0.1", "10.0.0.7", "192.168.1.1", "172.16.0.1", "169.254.169.254", "::1",
+     "fe80::1", "0.0.0.0", "100.64.0.1", "::ffff:127.0.0.1", "224.0.0.1"],
+)  # fmt: skip
+def test_a_webhook_never_reaches_a_private_address_unless_the_operator_allows_it(
+    address: str,
+) -> None:
+    from app.core.endpoints import pinned_address
+
+    endpoint = parse_endpoint("https://hooks.example.com/in")
+    with pytest.raises(EndpointRefused, match="loopback, private or reserved"):
+        pinned_address(endpoint, [], _resolver(address))
+    # The operator's list admits it by name or by network.
+    assert pinned_address(endpoint, ["hooks.example.com:443"], _resolver(address)) == address
+    network = "::/0:*" if ":" in address else "0.0.0.0/0:*"
+    assert pinned_address(endpoint, [network], _resolver(address)) == address
+
+
+def test_a_public_address_is_pinned_and_a_name_with_any_private_address_is_refused() -> None:
+    from app.core.endpoints import pinned_address
+
+    endpoint = parse_endpoint("https://hooks.example.com/in")
+    resolve = _resolver("93.184.216.34", "93.184.216.35")
+    assert pinned_address(endpoint, [], resolve) == "93.184.216.34"
+    assert resolve.asked == ["hooks.example.com"]
+    # A name that also answers with a loopback address (a rebinding attempt) is refused.
+    with pytest.raises(EndpointRefused):
+        pinned_address(endpoint, [], _resolver("93.184.216.34", "127.0.0.1"))
+    with pytest.raises(EndpointRefused, match="has no address"):
+        pinned_address(endpoint, [], _resolver())

@@ -36,6 +36,8 @@ from tests.support.official_cli import registered_run
 LATER = (dt.date.today() + dt.timedelta(days=20)).isoformat()
 REFUSED = {401, 403, 404}
 # Not acts on anything of anyone else's: signing in and out, and one's own inbox.
+# A public address (an IP literal: nothing to resolve) the webhooks may be delivered to.
+PUBLIC_HOOK = "https://93.184.216.34/hooks/mlperf"
 OWN_ACTS = {"/login", "/logout", "/inbox/read", ("POST", "/api/v1/inbox/read")}
 
 
@@ -53,6 +55,7 @@ class World:
     run: str  # a measured run of Acme's (the official Submission API's)
     composed: str  # a submission of Acme's composed from it, awaiting its bundle
     view: str  # a view of the results Acme's submitter saved
+    webhook: str  # a webhook Acme's submitter subscribed
 
 
 @pytest.fixture(scope="module")
@@ -122,10 +125,12 @@ def world(
             "/api/v1/saved-views", json={"name": "mine", "query": "x=ttft"}, headers=owner
         )
         assert view.status_code == 201, view.text
+        hook = client.post("/api/v1/webhooks", json={"url": PUBLIC_HOOK}, headers=owner)
+        assert hook.status_code == 201, hook.text
         yield World(
             client, database, queue, tokens, sid, point, objection.json()["id"],
             events.json()["retokenizations"][0], good_archive.read_bytes(), run,
-            composed.json()["id"], view.json()["id"],
+            composed.json()["id"], view.json()["id"], hook.json()["id"],
         )  # fmt: skip
     database.dispose()
 
@@ -155,6 +160,7 @@ def _paths(world: World, template: str) -> str:
         .replace("{run_id}", world.run)
         .replace("{submission_id}", world.composed)
         .replace("{view_id}", world.view)
+        .replace("{webhook_id}", world.webhook)
     )
 
 
@@ -163,6 +169,9 @@ def _api_requests(world: World) -> dict[tuple[str, str], dict[str, Any]]:
     return {
         ("POST", "/api/v1/saved-views"): {"json": {"name": "theirs", "query": "x=ttft"}},
         ("DELETE", "/api/v1/saved-views/{view_id}"): {},
+        ("POST", "/api/v1/webhooks"): {"json": {"url": PUBLIC_HOOK}},
+        ("POST", "/api/v1/webhooks/{webhook_id}/resume"): {},
+        ("DELETE", "/api/v1/webhooks/{webhook_id}"): {},
         ("PATCH", "/api/v1/organizations/{slug}"): {"json": {"committee_appointed": True}},
         ("POST", "/api/v1/cohorts/{cohort_id}/publish"): {},
         ("POST", "/api/v1/submissions/{public_id}/objections"): {
@@ -274,6 +283,9 @@ def _page_forms(world: World) -> dict[str, dict[str, Any]]:
         "/upload": {"files": {"file": ("b.tar.gz", world.archive)}},
         "/views": {"data": {"name": "theirs", "query": "x=ttft"}},
         "/views/{view_id}/delete": {"data": {}},
+        "/webhooks": {"data": {"url": PUBLIC_HOOK}},
+        "/webhooks/{webhook_id}/resume": {"data": {}},
+        "/webhooks/{webhook_id}/delete": {"data": {}},
         "/runs/compose": {
             "data": {
                 "run_ids": world.run,
@@ -312,6 +324,10 @@ ALLOWED = {
     ("narrower token", "/saved-views"),
     ("another organisation", "/views"),
     ("unassigned reviewer", "/views"),
+    # ... and subscribes webhooks of their own (only the owner sees, resumes or deletes one).
+    ("another organisation", "/webhooks"),
+    ("unassigned reviewer", "/webhooks"),
+    ("narrower token", "/webhooks"),
 }
 
 

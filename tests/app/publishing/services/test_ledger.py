@@ -27,7 +27,7 @@ from app.review.services.releases import publish_cohort
 from app.settings import Settings
 from tests.support.rows import must
 from tests.support.services import require
-from tests.support.submissions import finalize_unreviewed, pt, submit
+from tests.support.submissions import pt, release_then_invalidate, submit
 
 pytestmark = pytest.mark.postgresql
 
@@ -51,27 +51,10 @@ def _keys(database: Database) -> dict[str, Ed25519PublicKey]:
         )
 
 
-def _release_and_invalidate(database: Database, settings: Settings, archive: Path) -> int:
-    """A finalized result released in 2026-12-C1, the next cohort released, then the
-    result invalidated: the chain's story."""
-    sid = submit(database, settings, archive)
-    with database.session() as session:
-        finalize_unreviewed(session, settings, must(session.get(Submission, sid)), pt(2026, 12, 7))
-        publish_cohort(session=session, settings=settings, cohort_id="2026-12-C1",
-                       at=pt(2026, 12, 16, 8))  # fmt: skip
-        publish_cohort(session=session, settings=settings, cohort_id="2027-01-C0",
-                       at=pt(2027, 1, 6, 8))  # fmt: skip
-        decide(session=session, settings=settings, submission=must(session.get(Submission, sid)),
-               action="invalidate", actor="chair", reason="tokens miscounted",
-               at=pt(2027, 1, 8))  # fmt: skip
-        session.commit()
-    return sid
-
-
 def test_each_change_to_the_record_is_a_signed_entry_chained_to_the_last(
     database: Database, settings: Settings, good_archive: Path
 ) -> None:
-    _release_and_invalidate(database, settings, good_archive)
+    release_then_invalidate(database, settings, good_archive)
     chain = _chain(database)
     kinds = [e.kind for e in chain]
     assert kinds[0] == "genesis"
@@ -97,7 +80,7 @@ def test_each_change_to_the_record_is_a_signed_entry_chained_to_the_last(
 def test_a_changed_dropped_or_reordered_entry_breaks_the_chain(
     database: Database, settings: Settings, good_archive: Path
 ) -> None:
-    _release_and_invalidate(database, settings, good_archive)
+    release_then_invalidate(database, settings, good_archive)
     signed = [SignedEntry(e.body, e.signature) for e in _chain(database)]
     keys = _keys(database)
     release = next(n for n, e in enumerate(signed) if b'"kind":"release"' in e.body)
@@ -120,7 +103,7 @@ def test_an_entry_verifies_with_openssl_alone(
     database: Database, settings: Settings, good_archive: Path, tmp_path: Path
 ) -> None:
     require(shutil.which("openssl") is not None, "the openssl command")
-    _release_and_invalidate(database, settings, good_archive)
+    release_then_invalidate(database, settings, good_archive)
     entry = _chain(database)[-1]
     (tmp_path / "key.pem").write_text(ledger_key(settings).public_pem)
     (tmp_path / "entry.json").write_bytes(entry.body)
@@ -137,7 +120,7 @@ def test_an_entry_verifies_with_openssl_alone(
 def test_a_rotation_is_signed_by_the_key_it_retires(
     database: Database, settings: Settings, good_archive: Path
 ) -> None:
-    _release_and_invalidate(database, settings, good_archive)
+    release_then_invalidate(database, settings, good_archive)
     old = ledger_key(settings).key_id
     with database.session() as session:
         rotation = rotate_key(session, settings, pt(2027, 1, 9))

@@ -592,6 +592,26 @@ class LifecycleModel(RuleBasedStateMachine):
             return
         newest = sorted(self.cohort_views)[-1]
         self.check_export({}, newest, self.view(session, newest))
+        self.check_points_table({c: self.view(session, c) for c in self.cohort_views})
+
+    def check_points_table(self, views: dict[str, dict]) -> None:  # type: ignore[type-arg]
+        """Every cohort's points table: a row for each point each cohort's record charts
+        of its reviewed results, and nothing else."""
+        import csv
+        import io
+
+        rows = csv.DictReader(io.StringIO(self.client.get("/api/v1/points.csv").text))
+        shown = sorted((r["cohort"], r["result_id"], r["dir"]) for r in rows)
+        expected = sorted(
+            (cohort, rid, point)
+            for cohort, view in views.items()
+            for curves in view.values()
+            for status, rid, points in curves
+            if status in ("verified", "provisional")
+            for point in points
+        )
+        assert shown == expected
+        STATS["points table checked"] += 1
 
     def get(self, caller: dict[str, str], path: str, params: Any = None) -> dict[str, Any]:
         answer = self.client.get(path, params=params, headers=caller)
@@ -824,8 +844,10 @@ class LifecycleModel(RuleBasedStateMachine):
         import json
         import tarfile
 
-        answer = self.client.get(f"/api/v1/cohorts/{cohort}/export", headers=caller)
+        answer = self.client.get(f"/api/v1/cohorts/{cohort}/dataset", headers=caller)
         assert answer.status_code == 200, answer.text
+        again = self.client.get(f"/api/v1/cohorts/{cohort}/export", headers=caller)
+        assert again.content == answer.content
         with tarfile.open(fileobj=io.BytesIO(answer.content)) as tar:
             member = tar.extractfile(f"endpoints-{cohort}/manifest.json")
             assert member is not None
@@ -1003,7 +1025,8 @@ def charted(view: dict) -> dict:  # type: ignore[type-arg]
 PUBLIC_RECORD_ROUTES = {
     "/api/v1/results", "/api/v1/results/{ref}", "/api/v1/reports",
     "/api/v1/benchmarks", "/api/v1/cohorts", "/api/v1/cohorts/{cohort_id}",
-    "/api/v1/cohorts/{cohort_id}/export", "/api/v1/compare", "/api/v1/history",
+    "/api/v1/cohorts/{cohort_id}/export", "/api/v1/cohorts/{cohort_id}/dataset",
+    "/api/v1/points.{fmt}", "/api/v1/compare", "/api/v1/history",
     "/api/v1/agentic", "/api/v1/plan", "/api/v1/accuracy",
     "/api/v1/record/entries", "/api/v1/record/entries/{seq}",
     "/api/v1/record/entries/{seq}/signature", "/api/v1/record/chain.jsonl",
@@ -1023,6 +1046,8 @@ NOT_THE_RECORD = {
     "/api/v1/inbox", "/api/v1/review/queue",
     # Saved views: a member's own names for explorer addresses (tests/app/results/web).
     "/api/v1/saved-views", "/api/v1/saved-views/{view_id}",
+    # Webhooks: a member's own subscriptions and deliveries (tests/app/webhooks).
+    "/api/v1/webhooks", "/api/v1/webhooks/{webhook_id}",
     # The chair's dry run of a release: nothing published (tests/app/review/web).
     "/api/v1/cohorts/{cohort_id}/plan",
     # The Preview tracker: read from the record, and checked against it by a model of its
@@ -1061,6 +1086,8 @@ NOT_THE_RECORD_PAGES = {
     "/preview-tracker",
     # A saved view's link: a redirect to the explorer's address it names.
     "/views/{view_id}",
+    # A member's own webhooks (tests/app/webhooks).
+    "/webhooks",
 }  # fmt: skip
 
 
@@ -1175,6 +1202,7 @@ REACHED = (
     "results pages checked",
     "cohort record checked",
     "cohort export checked",
+    "points table checked",
     "re-counts",
     "frozen re-counts checked",
     "ledgers verified",
