@@ -29,12 +29,12 @@
   // A change shows the new view in place: the page at the new address is fetched and its
   // explorer put in place of this one; the address follows, focus and scroll stay where
   // they were. The newest change wins. Without script the form is a plain GET.
-  var asked = 0, last = null;
+  var asked = 0, last = null, swapping = false;
   function show(url) {
     if (url === last) { return; }  // Enter in a field both changes it and submits
     last = url;
     var mine = ++asked;
-    var focused = document.activeElement && document.activeElement.id;
+    var sent = typed(form);
     root.setAttribute("aria-busy", "true");
     fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin" })
       .then(function (response) { return response.text(); })
@@ -43,11 +43,18 @@
         var page = new DOMParser().parseFromString(html, "text/html");
         var next = page.getElementById("results");
         if (!next) { window.location.assign(url); return; }
+        var focused = document.activeElement && document.activeElement.id;
+        // What was typed while this view loaded is the buyer's next question: it stays
+        // in the new form (it was lost, and Enter then asked nothing).
+        var now = typed(form), edited = {};
+        Object.keys(now).forEach(function (id) { if (now[id] !== sent[id]) { edited[id] = now[id]; } });
         var scrolled = window.scrollY;
         var toggle = document.getElementById("view-toggle");  // a phone's form stays open
         var open = toggle && toggle.checked;
         Array.prototype.forEach.call(root.querySelectorAll(".js-plotly-plot"), function (el) { Plotly.purge(el); });
+        swapping = true;  // the focused field, taken out, reports a change: not the buyer's
         root.innerHTML = next.innerHTML;
+        swapping = false;
         toggle = document.getElementById("view-toggle");
         if (toggle) { toggle.checked = open; }
         document.title = page.title;
@@ -55,6 +62,10 @@
         form = document.getElementById("explorer-form");
         workload = document.getElementById("f-workload");
         if (form) { wire(form); }
+        Object.keys(edited).forEach(function (id) {
+          var field = document.getElementById(id);
+          if (field) { field.value = edited[id]; }
+        });
         draw();
         var again = focused && document.getElementById(focused);
         if (again) { again.focus({ preventScroll: true }); }
@@ -63,10 +74,17 @@
       })
       .catch(function () { window.location.assign(url); });  // the plain page, then
   }
+  function typed(form) {  // the form's typed fields, by id
+    var values = {};
+    if (!form) { return values; }
+    Array.prototype.forEach.call(form.querySelectorAll("input[type=number], input[type=text], input[type=search], input[type=date]"),
+      function (el) { if (el.id) { values[el.id] = el.value; } });
+    return values;
+  }
   function wire(form) {  // the explorer's form: every change is a new view
     form.addEventListener("submit", function (event) {
       event.preventDefault();
-      show(address(form));
+      if (!swapping && form.isConnected) { show(address(form)); }
     });
     function priced() {
       return ["f-price-acc", "f-price-sys", "f-preset"].some(function (id) {
@@ -75,6 +93,9 @@
       });
     }
     form.addEventListener("change", function (event) {
+      // A form a new view replaces hears its focused field lose focus: that is no change
+      // of the buyer's (what they typed is carried into the new form).
+      if (swapping || !form.isConnected) { return; }
       if (event.target.id === "f-workload") {
         // The workload suggests its own limits and regions; the benchmark (and its
         // dataset) stay unless they are of the other kind (agentic or not).

@@ -51,11 +51,11 @@ def test_every_job_the_services_make_is_of_a_registered_kind() -> None:
 
 def test_the_worker_registers_one_task_per_kind() -> None:
     import worker.tasks  # noqa: F401  (registers the tasks)
-    from app.broker import CLOCK_TASK, EXPIRE_RUNS_TASK
+    from app.broker import CLOCK_TASK, EXPIRE_RUNS_TASK, WEBHOOKS_TASK
     from worker.celery_app import celery_app
 
     portal_tasks = {name for name in celery_app.tasks if name.startswith("portal.")}
-    periodic = {CLOCK_TASK, EXPIRE_RUNS_TASK}
+    periodic = {CLOCK_TASK, EXPIRE_RUNS_TASK, WEBHOOKS_TASK}
     assert portal_tasks == {kind.task for kind in JOB_KINDS.values()} | periodic
     for kind in JOB_KINDS.values():
         assert kind.doing and callable(kind.run) and callable(kind.fail)

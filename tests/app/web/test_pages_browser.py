@@ -153,6 +153,35 @@ def test_reproduction_form_errors_are_shown(  # type: ignore[no-untyped-def]
     assert "bad-time-cap" in alert.inner_text()
 
 
+def test_what_is_typed_while_a_view_loads_is_kept(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
+    """A buyer sets a TTFT limit and, while that view loads, types a per-user rate: the
+    new view keeps what was typed, and Enter asks for both (it was lost, and Enter then
+    asked nothing: a slow answer on a busy machine made this test's neighbour flaky)."""
+    page.goto(f"{portal.url}/results?benchmark=llama3_1-8b")
+    page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
+    held, asked = [], []
+    page.on("request", lambda request: asked.append(request.url))
+    page.route(lambda url: "ttft_p90_max_ms=80" in url and "tps_per_user_min" not in url,
+               lambda route: held.append(route))  # fmt: skip
+    page.fill("#f-ttft", "80")
+    page.locator("#f-ttft").dispatch_event("change")  # the TTFT limit applies: its view loads
+    page.wait_for_selector("#results[aria-busy=true]", state="attached")
+    # ... and meanwhile the buyer types the next limit, key by key (no change event yet).
+    page.locator("#f-tpu").press_sequentially("150")
+    assert len(held) == 1
+    page.evaluate("document.getElementById('f-tpu').dataset.before = 'yes'")
+    held[0].continue_()
+    page.wait_for_selector("#results:not([aria-busy])", state="attached")
+    # The view was put in place (a new form), with the typed value in it.
+    assert page.evaluate("document.getElementById('f-tpu').dataset.before || ''") == ""
+    assert page.input_value("#f-ttft") == "80" and page.input_value("#f-tpu") == "150"
+    # Nothing was asked for the half-typed limit: the buyer has not pressed Enter yet.
+    assert not [u for u in asked if "tps_per_user_min" in u], asked
+    page.press("#f-tpu", "Enter")
+    page.wait_for_url("**tps_per_user_min=150**")
+    assert "ttft_p90_max_ms=80" in page.url
+
+
 def test_results_explorer_answers_an_sla_question(page, portal: RunningPortal) -> None:  # type: ignore[no-untyped-def]
     """The demo set is loaded on an empty portal: a buyer filters by an SLA (RDI results
     too, as the demo's slowest system is RDI)."""
