@@ -38,6 +38,7 @@ from app.dossier.web import pages as dossier_pages
 from app.errors import http_error, refusal_error, server_error, validation_error
 from app.jobs.queue import JobQueue
 from app.keys import derived_key
+from app.publishing.services.signing import ledger_key
 from app.results.domain.presets import price_presets
 from app.results.services.query import ResultsQuery
 from app.results.services.results import query_results
@@ -163,6 +164,10 @@ def create_app(
     # A broken price presets file stops the portal here, saying where and why, rather
     # than refusing every page that offers a price.
     price_presets(settings.price_presets_file)
+    # The ledger's signing key exists from the first start (made here unless supplied), so
+    # its public half is served before anything is signed; a key file that is no Ed25519
+    # key stops the portal here, naming it.
+    ledger_key(settings)
     app = FastAPI(
         lifespan=_lifespan,
         title="MLPerf Endpoints Portal",

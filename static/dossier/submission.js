@@ -69,7 +69,9 @@
       x: plotted.map(function (p) { return p.per_user; }),
       y: plotted.map(function (p) { return p.system_tps; }),
       text: plotted.map(function (p) { return p.offline === "elected" ? "Offline (elected)" : "c=" + p.concurrency; }),
-      textposition: "top right", textfont: { size: 10 },
+      // The elected point is the curve's highest: its label goes below it, not off the top.
+      textposition: plotted.map(function (p) { return p.offline === "elected" ? "bottom right" : "top right"; }),
+      textfont: { size: 10 },
       hovertext: plotted.map(function (p) { return hover(curve, p); }), hoverinfo: "text",
       marker: { size: 9, color: "#1f5fa8", symbol: plotted.map(function (p) { return p.offline === "elected" ? "star" : "circle"; }) }
     }];
@@ -163,7 +165,8 @@
           notes.push({ x: (w[0] + w[1]) / 2, y: 1, xref: "x", yref: "paper", text: "steady state", showarrow: false, yanchor: "bottom" });
         }
         var layout = {
-          height: 620, margin: { t: 30, r: 60, b: 40, l: 60 }, barmode: "group", shapes: shapes,
+          // The legend sits below the x axis's title, with room for both: it was printed over it.
+          height: 680, margin: { t: 30, r: 60, b: 120, l: 60 }, barmode: "group", shapes: shapes,
           annotations: notes,
           xaxis: { title: { text: "seconds from the first tracked request (bins of " + ts.bin_s + " s)" }, anchor: "y5" },
           yaxis: { domain: [0.68, 1], title: { text: "tok/s" }, rangemode: "tozero" },
@@ -171,7 +174,7 @@
           yaxis3: { domain: [0.36, 0.62], title: { text: "TTFT ms" }, rangemode: "tozero" },
           yaxis4: { overlaying: "y3", side: "right", title: { text: "TPOT ms" }, rangemode: "tozero" },
           yaxis5: { domain: [0, 0.3], title: { text: "requests" }, rangemode: "tozero" },
-          legend: { orientation: "h", y: -0.12 }
+          legend: { orientation: "h", x: 0, y: -0.16, yanchor: "top" }
         };
         Plotly.newPlot(chart, traces, layout, { displaylogo: false, responsive: true }).then(function () {
           chart.dataset.rendered = "true";

@@ -156,11 +156,19 @@
   // points sit on), written out in full, never a bare "2" or "5" between decades.
   function logTicks(values, powersOfTwo) {
     var shown = values.filter(function (v) { return v > 0; });
-    var top = Math.max.apply(null, shown.concat([1]));
-    var low = Math.min.apply(null, shown.concat([1]));
+    var top = shown.length ? Math.max.apply(null, shown) : 1;
+    var low = shown.length ? Math.min.apply(null, shown) : 1;
     var ticks = [];
     var v = powersOfTwo ? 1 : Math.pow(10, Math.floor(Math.log10(low)));
-    for (; v <= top * 1.01; v *= powersOfTwo ? 2 : 10) { ticks.push(v); }
+    // A span of a few decades (TTFT from 80 to 900 ms) gets 1-2-5 steps: the powers of
+    // ten alone left two ticks on the whole axis.
+    var steps = !powersOfTwo && Math.log10(top / low) <= 3 ? [1, 2, 5] : [1];
+    for (; v <= top * 1.01; v *= powersOfTwo ? 2 : 10) {
+      steps.forEach(function (m) {
+        var t = v * m;
+        if (t <= top * 1.5 && (powersOfTwo || t >= low / 1.5)) { ticks.push(t); }
+      });
+    }
     if (powersOfTwo && ticks.length > 8) { ticks = ticks.filter(function (t, i) { return i % 2 === 0; }); }
     return { tickvals: ticks, ticktext: ticks.map(function (t) { return t.toLocaleString("en-US"); }) };
   }
@@ -247,9 +255,10 @@
         type: "scatter", mode: "markers+text", showlegend: false, legendgroup: "c" + curve.id,
         x: pts.map(function (p) { return xy(curve, p, r)[0]; }), y: pts.map(function (p) { return xy(curve, p, r)[1]; }),
         text: pts.map(function (p) { return p.offline === "elected" ? "Offline (elected)" : ""; }),
-        // The elected point is a curve's lowest per-user rate, beside the y axis: its label
-        // goes right, into the chart, not off its left edge.
-        textposition: "top right",
+        // The elected point is a curve's lowest per-user rate and its highest throughput,
+        // in the chart's top left corner: its label goes below and right, into the chart,
+        // neither off its left edge nor clipped at its top.
+        textposition: "bottom right",
         hovertext: pts.map(function (p) { return hover(curve, p, r); }), hoverinfo: "text",
         // A reproduced point's spread over its runs (min to max), where y is throughput.
         error_y: spread(pts, r),

@@ -67,10 +67,17 @@ class AgenticModels(BaseModel):
             + (f"cohort {self.cohort}" if self.cohort else "the current results")
             + f" · {', '.join(self.statuses)}",
             footnotes=self.footnotes,
-            # One system's models: each model is its own line on this chart.
-        ).coloured(
-            [f"{system_key(self.organization, c.system)}\x00{c.benchmark}" for c in self.curves]
-        )
+            # Each model is its own line: a system's first in the system's own colour (as
+            # every chart draws it), its other models in the next free ones.
+        ).coloured(self._colour_keys())
+
+    def _colour_keys(self) -> list[str]:
+        keys, seen = [], set()
+        for c in self.curves:
+            key = system_key(self.organization, c.system)
+            keys.append(key if key not in seen else f"{key}\x00{c.benchmark}")
+            seen.add(key)
+        return keys
 
 
 def agentic_models(

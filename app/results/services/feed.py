@@ -5,13 +5,15 @@ removed at its expiry), from the record's one read path, as a visitor sees it.""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import Publication, Submission
+from app.publishing.domain.ledger import LEAVING
+from app.publishing.services.ledger import entries_about
 from app.results.services.public import (
     ARCHIVED,
     REMOVED,
@@ -22,7 +24,7 @@ from app.results.services.public import (
 )
 from app.results.services.results import list_benchmarks
 
-LEFT = {
+SAID = {
     "withdrawn": "withdrawn",
     "invalidated": "invalidated",
     REMOVED: "removed: its Preview window ended without an Available result (rules §11.10)",
@@ -37,6 +39,8 @@ class RecordEvent:
     title: str
     summary: str
     path: str  # where it is shown: the cohort's results, or the result's report
+    ledger: str  # the ledger entry's subject (release/<cohort>, <kind>/<submission>)
+    entry: str | None = None  # where its signed ledger entry is
 
 
 def record_events(session: Session, benchmark: str | None = None) -> list[RecordEvent]:
@@ -55,6 +59,7 @@ def record_events(session: Session, benchmark: str | None = None) -> list[Record
                 summary=f"The record of cohort {cohort.id} ({cohort.date}) is published: "
                 f"{cohort.publications} version(s) of results joined it.",
                 path=f"/results?{query}",
+                ledger=f"release/{cohort.id}",
             )
         )
     left = [
@@ -76,11 +81,18 @@ def record_events(session: Session, benchmark: str | None = None) -> list[Record
                 at=at,
                 title=f"{curve.organization}, {curve.system_name} ({curve.benchmark_model}): "
                 f"{curve.status}",
-                summary=f"{curve.result_name} {ref} {LEFT[curve.status]}"
+                summary=f"{curve.result_name} {ref} {SAID[curve.status]}"
                 + (f". {why}" if why else "."),
                 path=f"/results/{ref}",
+                ledger=f"{LEAVING[curve.status]}/{curve.submission}",
             )
         )
+    signed = entries_about(session, {e.ledger for e in events})
+    events = [
+        replace(e, entry=f"/api/v1/record/entries/{signed[e.ledger].seq}")
+        if e.ledger in signed else e
+        for e in events
+    ]  # fmt: skip
     return sorted(events, key=lambda e: (e.at, e.key), reverse=True)
 
 

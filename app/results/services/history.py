@@ -69,6 +69,12 @@ class History(BaseModel):
     def chart(self) -> Chart:
         agentic = bool(self.entries) and self.entries[0].x_metric == per_user_metric(True)
         shown = [e for e in self.entries if e.points]
+        # A version with an older one's very figures is drawn over it: its name says so.
+        same: dict[int, str] = {}
+        for n, e in enumerate(shown):
+            older = next((o for o in shown[:n] if o.step_line == e.step_line), None)
+            if older is not None:
+                same[n] = older.first_cohort
         return Chart(
             title=f"{self.system} · {self.benchmark} across cohorts",
             x_title=per_user_title(agentic),
@@ -76,14 +82,15 @@ class History(BaseModel):
                 chart_curve(
                     f"{e.first_cohort}: {e.status}"
                     + (" · peer review pending" if e.peer_review_pending else "")
-                    + (f" ({e.result_id})" if e.result_id else ""),
+                    + (f" ({e.result_id})" if e.result_id else "")
+                    + (f" · the figures of {same[n]}" if n in same else ""),
                     e.status,
                     e.step_line,
                     e.points,
                     e.availability,
                     e.tags,
                 )
-                for e in shown
+                for n, e in enumerate(shown)
             ],
             caption=f"{result_names(self.entries)} · {self.system} ({self.organization}) · "
             f"{self.benchmark}"

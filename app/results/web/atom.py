@@ -32,6 +32,9 @@ def atom_feed(
         _text(entry, "title", event.title)
         _text(entry, "updated", _stamp(event.at))
         ET.SubElement(entry, f"{{{ATOM}}}link", rel="alternate", href=base + event.path)
+        if event.entry is not None:  # the change's signed ledger entry, to check it by
+            ET.SubElement(entry, f"{{{ATOM}}}link", rel="related", href=base + event.entry,
+                          type="application/json", title="signed ledger entry")  # fmt: skip
         ET.SubElement(entry, f"{{{ATOM}}}category", term=event.kind)
         _text(entry, "summary", event.summary)
     return bytes(ET.tostring(feed, encoding="utf-8", xml_declaration=True))

@@ -88,3 +88,26 @@ def test_a_recount_published_since_is_a_change_in_the_history() -> None:
     assert (change.before, change.after) == ("100,000", "98,800 (1.2 % lower)")
     assert _recount_change(entry(100_000), entry(100_000)) == []
     assert _recount_change(entry(None), entry(98_800)) == []  # nothing to compare with
+
+
+def test_a_version_with_an_older_ones_very_figures_says_so_on_the_chart(
+    database: Database, settings: Settings, tmp_path: Path
+) -> None:
+    # Resubmitted with only its serving framework's name changed: the same curve, drawn
+    # over the older one, which would vanish beneath it without a word.
+    first = SystemSpec(name="Acme X", framework="vLLM 0.11")
+    again = SystemSpec(name="Acme X", framework="vLLM 0.11.1")
+    _published(database, settings,
+               BundleFactory(system=first, submission_id="v1", target_cohort="2026-11-C0")
+               .archive(tmp_path / "v1.tar.gz"),
+               pt(2026, 10, 28, 10), "2026-11-C0", pt(2026, 11, 4, 9))  # fmt: skip
+    _published(database, settings,
+               BundleFactory(system=again, submission_id="v2", target_cohort="2026-11-C1")
+               .archive(tmp_path / "v2.tar.gz"),
+               pt(2026, 11, 11, 10), "2026-11-C1", pt(2026, 11, 18, 9))  # fmt: skip
+    with database.session() as session:
+        history = system_history(session, settings, None, "Acme Corp", "Acme X", "llama3_1-8b")
+    older, newer = history.chart().curves
+    assert older.step_line == newer.step_line
+    assert older.name == "2026-11-C0: unverified"
+    assert newer.name == "2026-11-C1: unverified · the figures of 2026-11-C0"

@@ -23,3 +23,17 @@ def test_no_agentic_curve_is_said_so(client: TestClient) -> None:
     response = client.get("/api/v1/agentic", params={"organization": "Fjord Labs"})
     assert response.status_code == 422 and "no agentic curve" in response.json()["error"]["message"]
     assert response.json()["error"]["field"] == "organization"
+
+
+def test_a_systems_first_model_is_drawn_in_the_systems_own_colour(client: TestClient) -> None:
+    import json
+    import re
+
+    from app.results.domain.colours import PALETTE, preferred, system_key
+
+    page = client.get("/agentic", params={"organization": "Ember Compute"}).text
+    found = re.search(r'<script type="application/json" id="curves-data">(.*?)</script>', page)
+    assert found is not None
+    [curve] = json.loads(found.group(1))["curves"]
+    # Ember's colour wherever Ember is drawn, not another system's.
+    assert curve["colour"] == PALETTE[preferred(system_key("Ember Compute", "Ember GB200 x4"))]

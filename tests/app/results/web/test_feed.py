@@ -4,6 +4,7 @@ record, as a feed reader (feedparser) reads it; for one benchmark too."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 
 import feedparser  # type: ignore[import-untyped]
 import pytest
@@ -65,6 +66,12 @@ def test_the_feed_lists_releases_and_what_left_the_record(
     assert newest.title.startswith("Acme Corp, Acme H200 x8 (")
     assert "the power figures were not the system's" in newest.summary
     assert any(e.link.endswith(f"/results/{acme['result_id']}") for e in feed.entries)
+    # Each entry links to the signed ledger entry of its change, to check it by.
+    for entry in [newest, *releases]:
+        [related] = [link.href for link in entry.links if link.rel == "related"]
+        signed = client.get(urlsplit(related).path)
+        assert signed.status_code == 200 and signed.headers["content-type"] == "application/json"
+        assert signed.json()["kind"] == ("invalidation" if entry is newest else "release")
     # One benchmark's feed: its results' events only, the releases all the same.
     other = read(client, benchmark="kimi-k3")
     assert other.feed.title == "MLPerf Endpoints results: kimi-k3"

@@ -196,7 +196,15 @@ def test_the_tokenizer_shown_is_named_not_located(setup, database) -> None:  # t
     [recount] = client.get(f"/api/v1/submissions/{sid}/retokenizations").json()["data"]
     assert recount["tokenizer"].startswith("llama3_1-8b reference tokenizer (tokenizer.json sha256")
     location = json.loads(settings.tokenizer_registry.read_text())["llama3_1-8b"]["location"]
-    assert location not in client.get(f"/submissions/{sid}").text
+    page = client.get(f"/submissions/{sid}").text
+    assert location not in page
+    # What the re-count's checks (its integrity checks among them) found in order is said
+    # too, not only what they found wrong.
+    held = [f for f in recount["findings"] if f["severity"] == "info"]
+    assert held and f'id="checks-held-{recount["id"]}"' in page
+    assert any(f["rule"] == "events-summary-counts" for f in held)
+    plural = "s" if len(held) != 1 else ""
+    assert f"{len(held)} check{plural} of this re-count found nothing wrong" in page
 
 
 def test_without_a_tokenizer_nothing_is_said_to_be_re_counted(setup, database) -> None:  # type: ignore[no-untyped-def]
