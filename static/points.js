@@ -121,6 +121,14 @@
     var dark = window.EndpointsTheme && window.EndpointsTheme.dark();
     return { ink: dark ? "#e6edf3" : "#1b2430", grid: dark ? "#30363d" : "#eee" };
   }
+  // A hover box is as wide as its longest line: on a phone each "a · b" part gets a line
+  // of its own, so the box fits the screen (it ran past both edges).
+  function narrowHover(trace) {
+    var split = function (t) { return typeof t === "string" ? t.split(" · ").join("<br>") : t; };
+    if (!trace || trace.hovertext === undefined) { return trace; }
+    var texts = Array.isArray(trace.hovertext) ? trace.hovertext.map(split) : split(trace.hovertext);
+    return Object.assign({}, trace, { hovertext: texts });
+  }
   function themedLayout(layout) {
     var c = colours(), out = Object.assign({}, layout, { paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)" });
     out.font = Object.assign({}, layout && layout.font, { color: c.ink });
@@ -132,7 +140,10 @@
   if (window.Plotly && !window.Plotly.themedByPortal) {
     var newPlot = window.Plotly.newPlot;
     window.Plotly.newPlot = function (el, data, layout, config) {
-      return newPlot.call(window.Plotly, el, data, themedLayout(layout), config);
+      var themed = themedLayout(layout);
+      var node = typeof el === "string" ? document.getElementById(el) : el;  // Plotly takes either
+      if (phone(node)) { data = (data || []).map(narrowHover); themed.hoverlabel = Object.assign({ font: { size: 11 } }, themed.hoverlabel); }
+      return newPlot.call(window.Plotly, el, data, themed, config);
     };
     window.Plotly.themedByPortal = true;
     document.addEventListener("endpoints-theme", function () {

@@ -624,3 +624,42 @@ def test_a_signed_in_buyer_saves_a_view_and_shares_its_link(page, portal: Runnin
     page.locator("#saved-list li", has_text="TTFT, no ceilings").locator("button").click()
     page.wait_for_load_state()
     assert page.locator("#saved-list a.saved-link", has_text="TTFT, no ceilings").count() == 0
+
+
+def test_the_ranking_fits_and_comes_before_the_small_charts_on_a_phone(  # type: ignore[no-untyped-def]
+    page, portal: RunningPortal
+) -> None:
+    """At 1,400 px the ranking of an SLA's view takes the width without scrolling sideways;
+    on a phone it comes right after the big chart, the small charts after it, each hover
+    box fits the screen, and a status's box is its own size."""
+    view = (f"{portal.url}/results?benchmark=llama3_1-8b&ttft_p90_max_ms=500&tps_per_user_min=20"
+            "&availability=Available&availability=Preview&availability=RDI")  # fmt: skip
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(view)
+    page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
+    wide, shown = page.evaluate(
+        "[document.querySelector('.table-wrap').scrollWidth,"
+        " document.querySelector('.table-wrap').clientWidth]"
+    )
+    assert wide <= shown, (wide, shown)
+    box = page.locator(".status-toggle input").first.bounding_box()
+    assert box is not None and box["width"] < 30  # not stretched to the fields' width
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(view)
+    page.wait_for_selector("#chart-pareto[data-rendered=true]", timeout=20_000)
+    tops = page.evaluate(
+        "['chart-pareto', 'ranking', 'chart-tps-conc'].map(id =>"
+        " document.getElementById(id).getBoundingClientRect().top)"
+    )
+    assert tops[0] < tops[1] < tops[2], tops
+    hovered = page.locator("#chart-pareto")
+    hovered.scroll_into_view_if_needed()
+    area = hovered.bounding_box()
+    assert area is not None
+    for share in (0.2, 0.35, 0.5, 0.65):
+        page.mouse.move(area["x"] + area["width"] * share, area["y"] + area["height"] * 0.45)
+        page.wait_for_timeout(150)
+        label = page.locator("#chart-pareto .hoverlayer .hovertext").first
+        if label.count():
+            edges = label.bounding_box()
+            assert edges is not None and edges["x"] >= 0 and edges["x"] + edges["width"] <= 390
