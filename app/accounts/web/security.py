@@ -10,9 +10,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from markupsafe import Markup
+from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal, principal_for_session, principal_for_token
 from app.core.authorization import Scope
+from app.core.refusals import Refused
+from app.web.api_errors import status_of
 from app.web.deps import SessionDep
 
 SESSION_COOKIE = "epp_session"
@@ -233,3 +236,25 @@ async def csrf_and_headers(
 def page_router() -> APIRouter:
     """A feature's pages: each knows who is signed in (for the header), from the cookie."""
     return APIRouter(include_in_schema=False, dependencies=[Depends(principal)])
+
+
+def act_from_form(
+    request: Request,
+    session: Session,
+    csrf_token: str,
+    work: Callable[[Principal], object],
+    sign_in_to: str,
+) -> None:
+    """A signed-in user's page form: its token checked, who is signed in (401 saying what
+    signing in is for), the service call, committed; a refusal is said in words on the
+    error page with nothing kept. The caller says where the browser goes next."""
+    verify_csrf(request, csrf_token)
+    who = principal_of(request)
+    if who is None:
+        raise HTTPException(401, detail=f"sign in to {sign_in_to}")
+    try:
+        work(who)
+    except Refused as refused:
+        session.rollback()
+        raise HTTPException(status_of(refused), detail=refused.message) from refused
+    session.commit()

@@ -13,9 +13,8 @@ from starlette.datastructures import QueryParams
 from app.accounts.services.accounts import Principal
 from app.accounts.web.security import (
     PrincipalDep,
+    act_from_form,
     page_router,
-    principal_of,
-    verify_csrf,
 )
 from app.core.refusals import Refused
 from app.core.regions import REGIONS
@@ -209,18 +208,8 @@ def _view_form(
     query: str,
     work: Callable[[Principal], object],
 ) -> Response:
-    """A saved-views form: its token, who signed in, the service call (refused in words
-    on the error page), then back to the explorer's view it was sent from."""
-    verify_csrf(request, csrf_token)
-    who = principal_of(request)
-    if who is None:
-        raise HTTPException(401, detail="sign in to keep views of the results")
-    try:
-        work(who)
-    except Refused as refused:
-        session.rollback()
-        raise HTTPException(status_of(refused), detail=refused.message) from refused
-    session.commit()
+    """A saved-views form, then back to the explorer's view it was sent from."""
+    act_from_form(request, session, csrf_token, work, "keep views of the results")
     return RedirectResponse(f"{_explorer(request)}?{_view_of(query)}#saved-views", status_code=303)
 
 

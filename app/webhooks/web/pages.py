@@ -6,14 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import Form, HTTPException, Request
+from fastapi import Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal
-from app.accounts.web.security import page_router, principal_of, verify_csrf
-from app.core.refusals import Refused
-from app.web.api_errors import status_of
+from app.accounts.web.security import act_from_form, page_router, principal_of
 from app.web.deps import SessionDep, SettingsDep
 from app.web.templating import templates
 from app.webhooks.domain.events import EVENT_TYPES
@@ -72,16 +70,6 @@ def delete_from_page(
 def _form(
     request: Request, session: Session, csrf_token: str, work: Callable[[Principal], object]
 ) -> Response:
-    """A webhooks form: its token, who signed in, the service call (a refusal said in
-    words on the error page), then back to the page."""
-    verify_csrf(request, csrf_token)
-    who = principal_of(request)
-    if who is None:
-        raise HTTPException(401, detail="sign in to manage webhooks")
-    try:
-        work(who)
-    except Refused as refused:
-        session.rollback()
-        raise HTTPException(status_of(refused), detail=refused.message) from refused
-    session.commit()
+    """A webhooks form, then back to the page."""
+    act_from_form(request, session, csrf_token, work, "manage webhooks")
     return RedirectResponse("/webhooks", status_code=303)

@@ -37,3 +37,6 @@ def test_a_systems_first_model_is_drawn_in_the_systems_own_colour(client: TestCl
     [curve] = json.loads(found.group(1))["curves"]
     # Ember's colour wherever Ember is drawn, not another system's.
     assert curve["colour"] == PALETTE[preferred(system_key("Ember Compute", "Ember GB200 x4"))]
+    # The table's figures are written as every page writes them (thousands grouped).
+    best = max(p["y"] for p in curve["points"])
+    assert f"{best:,.1f}" in page
