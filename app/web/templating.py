@@ -14,10 +14,10 @@ from markupsafe import Markup
 from app.bundled import bundled_dir
 from app.core.accuracy import score_text
 from app.core.authorization import invitable_roles
+from app.core.figures import figure, figure_formats_json
 from app.core.regions import clause_text, region_name
 from app.core.run_summary import flat_config
 from app.core.times import as_utc, local_text
-from app.web.figures import figure, figure_formats_json
 
 TEMPLATES_DIR = bundled_dir("templates")
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))

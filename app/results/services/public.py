@@ -37,6 +37,7 @@ from app.accounts.services.accounts import Principal
 from app.core.caching import remember
 from app.core.cohorts import Cohort
 from app.core.divisions import Availability, availability_of, division_of
+from app.core.figures import figure
 from app.core.pareto import step_curve
 from app.core.refusals import Kind, Refused
 from app.core.regions import Offline
@@ -675,7 +676,9 @@ class PublicCurve(BaseModel):
         facts = {
             "Accelerator": self.accelerator_model,
             "Accelerators": self.accelerator_count,
-            "Provisioned power (kW)": self.provisioned_power_kw,
+            "Provisioned power (kW)": (
+                figure(self.provisioned_power_kw, "kw") if self.provisioned_power_kw else None
+            ),
             "Division": self.division,
             "Availability": self.availability,
         }
@@ -853,7 +856,11 @@ def public_disclosures(
         "Accelerator": shown(system.accelerator_model) if system else None,
         "Accelerators": shown(system.accelerator_count) if system else None,
         "Nodes": shown(system.node_count) if system else None,
-        "Provisioned power (kW)": shown(system.provisioned_power_kw) if system else None,
+        "Provisioned power (kW)": (
+            figure(system.provisioned_power_kw, "kw")
+            if system and system.provisioned_power_kw is not None
+            else None
+        ),
         "Division": shown(system.division) if system else None,
         "Availability": shown(system.availability) if system else None,
         **fields,

@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from app.core.cohorts import Cohort
+from app.core.figures import FORMATS, figure
 from app.demo.bundles import BundleFactory, SystemSpec
-from app.web.figures import FORMATS, figure
 from tests.support.browser import exported_caption, sign_in
 from tests.support.portal import RunningPortal
 

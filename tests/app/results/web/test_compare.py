@@ -136,6 +136,10 @@ def test_what_the_record_says_of_each_system_is_compared_while_review_withholds_
     rows = {d["field"]: d["values"] for d in answer["differences"] + answer["same"]}
     for field in ("Accelerator", "Accelerators", "Provisioned power (kW)", "Division"):
         assert field in rows and all(v is not None for v in rows[field]), (field, rows)
+    # Written as the ranking writes kW (8.9, not 8.88).
+    assert all(
+        v.count(".") == 1 and len(v.split(".")[1]) == 1 for v in rows["Provisioned power (kW)"]
+    )
     # What only the bundle discloses still waits for the end of peer review.
     assert all(v is None for f, vs in rows.items() if f not in PUBLIC for v in vs)
 

@@ -1,6 +1,7 @@
 """One way to write each kind of figure, on every page and in every script.
 
-The table below is the one home: pages format with the ``figure`` filter, and scripts
+The table below is the one home: pages format with the ``figure`` filter, services that
+write a figure into text (a disclosure's provisioned power) call ``figure``, and scripts
 with ``EndpointsPoints.figure`` (static/points.js), which reads the same table from the
 page (``figure_formats_json``). Both round as browsers do.
 """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.web.figures import FORMATS, figure
+from app.core.figures import FORMATS, figure
 
 
 @pytest.mark.parametrize(
