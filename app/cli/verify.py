@@ -15,6 +15,7 @@ from typing import IO, Any
 import click
 import httpx
 
+from app.core.digests import stream_digest
 from app.publishing.domain.ledger import (
     MANIFEST_SCHEMA,
     SignedEntry,
@@ -31,13 +32,6 @@ from harness.cli.kit import Failed, Failure, emit_json, json_option
 
 Keys = dict[str, Any]
 MANIFEST = "manifest.json"
-
-
-def _digest(stream: IO[bytes]) -> str:
-    digest = hashlib.sha256()
-    for block in iter(lambda: stream.read(1 << 20), b""):
-        digest.update(block)
-    return digest.hexdigest()
 
 
 def _tar_files(path: Path) -> Iterator[tuple[str, IO[bytes] | None]]:
@@ -78,7 +72,7 @@ def _dataset(path: Path) -> tuple[bytes, bytes, dict[str, str], list[str]]:
         elif inner == MANIFEST + ".sig":
             signature = stream.read()
         else:
-            files[inner] = _digest(stream)
+            files[inner] = stream_digest(stream)
     if manifest is None or signature is None:
         raise Failure(f"{path}: no {MANIFEST} and {MANIFEST}.sig at the dataset's root")
     return manifest, signature, files, odd

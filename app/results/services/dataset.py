@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from sqlalchemy.orm import Session
 
+from app.core.digests import stream_digest
 from app.core.divisions import Availability
 from app.core.paths import OutsideFolder, inside
 from app.publishing.domain.ledger import MANIFEST_SCHEMA, canonical
@@ -252,11 +253,8 @@ def _write_dataset(
 
 
 def _digest(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return stream_digest(stream)
 
 
 def _add(tar: tarfile.TarFile, name: str, data: bytes, stamp: int) -> None:
