@@ -18,6 +18,11 @@ def as_utc(moment: dt.datetime) -> dt.datetime:
     return moment.replace(tzinfo=dt.UTC) if moment.tzinfo is None else moment.astimezone(dt.UTC)
 
 
+def utc_text(moment: dt.datetime) -> str:
+    """'2026-12-02T16:00:00Z': a moment as machines exchange it (Atom, the ledger)."""
+    return as_utc(moment).isoformat().replace("+00:00", "Z")
+
+
 def local_text(moment: dt.datetime, zone: str) -> str:
     """'2026-12-02 08:00 PST'."""
     local = as_utc(moment).astimezone(ZoneInfo(zone))

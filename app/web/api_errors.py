@@ -4,12 +4,15 @@ service call becomes it."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from app.core.refusals import Kind, Refused
+
+T = TypeVar("T")
 
 
 class Problem(BaseModel):
@@ -82,12 +85,19 @@ def refused(exc: Refused) -> JSONResponse:
     return _answer(exc.code, exc.message, status_of(exc), None, exc.detail)
 
 
-def attempt(session: Session, work: Callable[[], object]) -> JSONResponse | None:
-    """Run a service call and commit; a refusal rolls back and becomes the error body."""
+def answered(session: Session, work: Callable[[], T]) -> T | JSONResponse:
+    """Run a service call and commit, answering with what it returned; a refusal rolls
+    back and becomes the error body."""
     try:
-        work()
+        value = work()
     except Refused as exc:
         session.rollback()
         return refused(exc)
     session.commit()
-    return None
+    return value
+
+
+def attempt(session: Session, work: Callable[[], object]) -> JSONResponse | None:
+    """:func:`answered` for a call whose answer is only that it was done."""
+    answer = answered(session, work)
+    return answer if isinstance(answer, JSONResponse) else None

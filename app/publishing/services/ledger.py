@@ -16,6 +16,7 @@ from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from app.core.lifecycle import RecordStatus
+from app.core.times import utc_text
 from app.core.views import Timestamp
 from app.db.models import (
     CohortRelease,
@@ -27,7 +28,7 @@ from app.db.models import (
     utcnow,
 )
 from app.publishing.domain import ledger
-from app.publishing.domain.snapshot import read_snapshot
+from app.publishing.domain.snapshot import CurveSnapshot, read_snapshot
 from app.publishing.domain.standing import SystemIdentity, tags_of
 from app.publishing.services.signing import (
     LedgerKey,
@@ -40,10 +41,6 @@ from app.settings import Settings
 
 _LOCK = 50_050  # PostgreSQL: one appender at a time, so the chain never forks
 _LEFT = frozenset({RecordStatus.WITHDRAWN, RecordStatus.INVALIDATED, RecordStatus.REMOVED})
-
-
-def _iso(at: dt.datetime) -> str:
-    return at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
 
 
 def head(session: Session) -> RecordEntry | None:
@@ -70,7 +67,7 @@ def _append(
         "key_id": signer.key_id,
         "kind": kind,
         "subject": subject,
-        "at": _iso(at),
+        "at": utc_text(at),
         "summary": summary,
         "change": change,
     }
@@ -124,9 +121,10 @@ def _recount_digests(session: Session, logs: set[int]) -> dict[int, str]:
     return {log_id: ledger.sha256_hex(data) for log_id, data in rows}
 
 
-def curve_document(curve: PublishedCurve, status: str, recounts: dict[int, str]) -> dict[str, Any]:
-    """A published curve as an entry holds it."""
-    snapshot = read_snapshot(curve.snapshot_version, curve.data)
+def curve_document(
+    curve: PublishedCurve, snapshot: CurveSnapshot, status: str, recounts: dict[int, str]
+) -> dict[str, Any]:
+    """A published curve (its *snapshot* read) as an entry holds it."""
     return {
         "result_id": curve.result_id,
         "organization": curve.organization,
@@ -166,12 +164,8 @@ def curve_document(curve: PublishedCurve, status: str, recounts: dict[int, str])
 def version_document(session: Session, publication: Publication) -> dict[str, Any]:
     """A version of a result's record as an entry holds it."""
     status = RecordStatus(publication.status).value
-    logs = {
-        point["recount"]["request_log"]
-        for curve in publication.curves
-        for point in curve.data.get("points", [])
-        if isinstance(point.get("recount"), dict)
-    }
+    read = [(c, read_snapshot(c.snapshot_version, c.data)) for c in publication.curves]
+    logs = {p.recount.request_log for _c, snap in read for p in snap.points if p.recount}
     recounts = _recount_digests(session, logs)
     submission = publication.submission
     return {
@@ -181,7 +175,7 @@ def version_document(session: Session, publication: Publication) -> dict[str, An
         "status": status,
         "reason": publication.description,
         "bundle_sha256": submission.archive.sha256 if submission.archive else None,
-        "results": [curve_document(c, status, recounts) for c in publication.curves],
+        "results": [curve_document(c, snap, status, recounts) for c, snap in read],
     }
 
 
@@ -347,7 +341,7 @@ def _genesis(session: Session) -> dict[str, Any]:
         select(CohortRelease.cohort, CohortRelease.published_at).order_by(CohortRelease.cohort)
     ).all()
     return {
-        "releases": [{"cohort": c, "at": _iso(at)} for c, at in releases],
+        "releases": [{"cohort": c, "at": utc_text(at)} for c, at in releases],
         "curves": [
             {
                 "submission": public_id,

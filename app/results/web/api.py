@@ -63,7 +63,7 @@ from app.results.services.table import (
 from app.results.services.tracker import PreviewTracker, preview_tracker
 from app.results.web.deps import PresetsDep
 from app.settings import review_clock
-from app.web.api_errors import ErrorBody, attempt, refused
+from app.web.api_errors import ErrorBody, answered, attempt, refused
 from app.web.deps import NowDep, SessionDep, SettingsDep
 
 router = APIRouter(prefix="/api/v1", tags=["results"])
@@ -307,9 +307,7 @@ def create_saved_view(
     body: SavedViewIn, session: SessionDep, who: SignedInDep
 ) -> SavedViewOut | JSONResponse:
     """Name a view of the results and keep it; its link opens it for anyone."""
-    saved: list[SavedViewOut] = []
-    failed = attempt(session, lambda: saved.append(save_view(session, who, body.name, body.query)))
-    return failed or saved[0]
+    return answered(session, lambda: save_view(session, who, body.name, body.query))
 
 
 @router.get("/saved-views", response_model=Listing[SavedViewOut])

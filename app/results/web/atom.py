@@ -6,6 +6,7 @@ import datetime as dt
 from collections.abc import Sequence
 from xml.etree import ElementTree as ET
 
+from app.core.times import utc_text
 from app.results.services.feed import RecordEvent
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -20,7 +21,7 @@ def atom_feed(
     feed = ET.Element(f"{{{ATOM}}}feed")
     _text(feed, "id", base + self_path)
     _text(feed, "title", title)
-    _text(feed, "updated", _stamp(events[0].at if events else now))
+    _text(feed, "updated", utc_text(events[0].at if events else now))
     author = ET.SubElement(feed, f"{{{ATOM}}}author")
     _text(author, "name", "MLPerf Endpoints Portal")
     ET.SubElement(feed, f"{{{ATOM}}}link", rel="self", href=base + self_path,
@@ -30,7 +31,7 @@ def atom_feed(
         entry = ET.SubElement(feed, f"{{{ATOM}}}entry")
         _text(entry, "id", f"{base}/feeds/results.atom#{event.key}")
         _text(entry, "title", event.title)
-        _text(entry, "updated", _stamp(event.at))
+        _text(entry, "updated", utc_text(event.at))
         ET.SubElement(entry, f"{{{ATOM}}}link", rel="alternate", href=base + event.path)
         if event.entry is not None:  # the change's signed ledger entry, to check it by
             ET.SubElement(entry, f"{{{ATOM}}}link", rel="related", href=base + event.entry,
@@ -42,7 +43,3 @@ def atom_feed(
 
 def _text(parent: ET.Element, tag: str, text: str) -> None:
     ET.SubElement(parent, f"{{{ATOM}}}{tag}").text = text
-
-
-def _stamp(at: dt.datetime) -> str:
-    return at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")

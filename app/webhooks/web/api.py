@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from app.accounts.web.security import SignedInDep
 from app.core.views import Listing
-from app.web.api_errors import ErrorBody, attempt
+from app.web.api_errors import ErrorBody, answered, attempt
 from app.web.deps import SessionDep, SettingsDep
 from app.webhooks.domain.events import EVENT_TYPES
 from app.webhooks.services.subscriptions import (
@@ -55,14 +55,9 @@ def create_webhook(
     """Subscribe a URL to the record's events: cohorts released, results invalidated,
     withdrawn, or removed at the end of their Preview window. Each delivery is signed
     with the answer's ``secret`` as the Standard Webhooks specification says."""
-    made: list[SubscriptionOut] = []
-    failed = attempt(
-        session,
-        lambda: made.append(
-            subscribe(session, settings, who, body.url, body.events, body.benchmark)
-        ),  # fmt: skip
+    return answered(
+        session, lambda: subscribe(session, settings, who, body.url, body.events, body.benchmark)
     )
-    return failed or made[0]
 
 
 @router.get("/webhooks", response_model=Listing[SubscriptionOut], responses=REFUSALS)
@@ -78,12 +73,7 @@ def read_webhook(
     webhook_id: str, session: SessionDep, settings: SettingsDep, who: SignedInDep
 ) -> SubscriptionOut | JSONResponse:
     """One of the caller's webhooks, with its delivery history."""
-    found: list[SubscriptionOut] = []
-    failed = attempt(
-        session,
-        lambda: found.append(subscription_out(settings, owned(session, who, webhook_id))),
-    )
-    return failed or found[0]
+    return answered(session, lambda: subscription_out(settings, owned(session, who, webhook_id)))
 
 
 @router.post("/webhooks/{webhook_id}/resume", response_model=SubscriptionOut, responses=REFUSALS)
@@ -91,11 +81,7 @@ def resume_webhook(
     webhook_id: str, session: SessionDep, settings: SettingsDep, who: SignedInDep
 ) -> SubscriptionOut | JSONResponse:
     """Deliver again to a webhook paused after failures; what waited is sent now."""
-    done: list[SubscriptionOut] = []
-    failed = attempt(
-        session, lambda: done.append(resume_subscription(session, settings, who, webhook_id))
-    )
-    return failed or done[0]
+    return answered(session, lambda: resume_subscription(session, settings, who, webhook_id))
 
 
 @router.delete("/webhooks/{webhook_id}", status_code=204, responses=REFUSALS)

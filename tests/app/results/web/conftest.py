@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from app.db.session import Database
 from app.main import create_app
 from app.settings import Settings
+from tests.support.accounts import create_accounts
 from tests.support.fakes import RecordingQueue
 
 
@@ -20,3 +21,15 @@ def client(demo_env: tuple[Settings, Database]) -> Iterator[TestClient]:
     settings, _database = demo_env
     with TestClient(create_app(settings, queue=RecordingQueue())) as c:
         yield c
+
+
+@pytest.fixture
+def demo_portal(
+    fresh_demo: tuple[Settings, Database],
+) -> Iterator[tuple[TestClient, dict[str, str]]]:
+    """A client on a demo of the test's own (what it changes, no other test sees), and
+    the accounts' API tokens by key."""
+    settings, database = fresh_demo
+    tokens = create_accounts(database)
+    with TestClient(create_app(settings, queue=RecordingQueue())) as client:
+        yield client, tokens

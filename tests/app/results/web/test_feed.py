@@ -3,26 +3,12 @@ record, as a feed reader (feedparser) reads it; for one benchmark too."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import feedparser  # type: ignore[import-untyped]
-import pytest
 from fastapi.testclient import TestClient
 
-from app.db.session import Database
-from app.main import create_app
-from app.settings import Settings
-from tests.support.accounts import bearer, create_accounts
-from tests.support.fakes import RecordingQueue
-
-
-@pytest.fixture
-def portal(fresh_demo: tuple[Settings, Database]) -> Iterator[tuple[TestClient, dict[str, str]]]:
-    settings, database = fresh_demo
-    tokens = create_accounts(database)
-    with TestClient(create_app(settings, queue=RecordingQueue())) as client:
-        yield client, tokens
+from tests.support.accounts import bearer
 
 
 def read(client: TestClient, **params: str) -> feedparser.FeedParserDict:
@@ -35,9 +21,9 @@ def read(client: TestClient, **params: str) -> feedparser.FeedParserDict:
 
 
 def test_the_feed_lists_releases_and_what_left_the_record(
-    portal: tuple[TestClient, dict[str, str]],
+    demo_portal: tuple[TestClient, dict[str, str]],
 ) -> None:
-    client, tokens = portal
+    client, tokens = demo_portal
     cohorts = client.get("/api/v1/cohorts").json()["data"]
     feed = read(client)
     assert feed.feed.title == "MLPerf Endpoints results"
@@ -79,8 +65,10 @@ def test_the_feed_lists_releases_and_what_left_the_record(
     assert len([e for e in other.entries if e.tags[0].term == "release"]) == len(cohorts)
 
 
-def test_a_benchmark_without_results_has_no_feed(portal: tuple[TestClient, dict[str, str]]) -> None:
-    client, _tokens = portal
+def test_a_benchmark_without_results_has_no_feed(
+    demo_portal: tuple[TestClient, dict[str, str]],
+) -> None:
+    client, _tokens = demo_portal
     answer = client.get("/feeds/results.atom", params={"benchmark": "<no-such>"})
     assert answer.status_code == 404 and "no published results of benchmark" in answer.text
     assert "<no-such>" not in answer.text  # shown as text, escaped

@@ -3,32 +3,18 @@ it; anyone given its link opens it; only its owner deletes it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from fastapi.testclient import TestClient
 
-from app.db.session import Database
-from app.main import create_app
-from app.settings import Settings
-from tests.support.accounts import bearer, create_accounts
-from tests.support.fakes import RecordingQueue
+from tests.support.accounts import bearer
 
 ASKED = "benchmark=llama3_1-8b&x=ttft&precision=fp8&junk=1&cost_as=tokens_per_usd"
 
 
-@pytest.fixture
-def portal(fresh_demo: tuple[Settings, Database]) -> Iterator[tuple[TestClient, dict[str, str]]]:
-    settings, database = fresh_demo
-    tokens = create_accounts(database)
-    with TestClient(create_app(settings, queue=RecordingQueue())) as client:
-        yield client, tokens
-
-
 def test_a_view_is_kept_opened_by_anyone_and_deleted_by_its_owner(
-    portal: tuple[TestClient, dict[str, str]],
+    demo_portal: tuple[TestClient, dict[str, str]],
 ) -> None:
-    client, tokens = portal
+    client, tokens = demo_portal
     owner, other = bearer(tokens["submitter"]), bearer(tokens["rival"])
     made = client.post("/api/v1/saved-views", json={"name": "  fp8  on TTFT ", "query": ASKED},
                        headers=owner)  # fmt: skip
@@ -69,13 +55,13 @@ def test_a_view_is_kept_opened_by_anyone_and_deleted_by_its_owner(
     ],
 )  # fmt: skip
 def test_a_view_that_cannot_be_kept_is_refused_with_why(
-    portal: tuple[TestClient, dict[str, str]],
+    demo_portal: tuple[TestClient, dict[str, str]],
     body: dict[str, str],
     status: int,
     field: str,
     message: str,
 ) -> None:
-    client, tokens = portal
+    client, tokens = demo_portal
     response = client.post("/api/v1/saved-views", json=body, headers=bearer(tokens["submitter"]))
     assert response.status_code == status, response.text
     error = response.json()["error"]
@@ -85,8 +71,8 @@ def test_a_view_that_cannot_be_kept_is_refused_with_why(
     )
 
 
-def test_saving_a_view_needs_an_account(portal: tuple[TestClient, dict[str, str]]) -> None:
-    client, _tokens = portal
+def test_saving_a_view_needs_an_account(demo_portal: tuple[TestClient, dict[str, str]]) -> None:
+    client, _tokens = demo_portal
     response = client.post("/api/v1/saved-views", json={"name": "mine", "query": ASKED})
     assert response.status_code == 401
     page = client.get("/results", params={"benchmark": "llama3_1-8b"}).text
