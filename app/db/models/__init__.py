@@ -28,7 +28,7 @@ from app.db.models.publishing import (
     ResultEntry,
     SigningKey,
 )
-from app.db.models.review import Objection, ObjectionMessage
+from app.db.models.review import Objection, ObjectionMessage, Reclassification
 from app.db.models.runs import (
     RecountPart,
     Reproduction,
@@ -58,6 +58,7 @@ __all__ = [
     "Notification",
     "Objection",
     "ObjectionMessage",
+    "Reclassification",
     "Organization",
     "Point",
     "Publication",

@@ -1,4 +1,5 @@
-"""Tables of the review feature: objections and their messages."""
+"""Tables of the review feature: objections and their messages, and the chair's
+reclassifications."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import (
     JSON,
+    Date,
     ForeignKey,
     Integer,
     String,
@@ -77,3 +79,26 @@ class ObjectionMessage(Base):
     at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
 
     objection: Mapped[Objection] = relationship(back_populates="messages")
+
+
+class Reclassification(Base):
+    """The chair moves a result to another division or a lower publication status (rules
+    §11.4–§11.6, §8.4): a remedy short of removal. The latest decision that names a field
+    holds; the submission's declarations are never edited (a re-check rewrites them)."""
+
+    __tablename__ = "reclassifications"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    division: Mapped[str | None] = mapped_column(String(16))
+    availability: Mapped[str | None] = mapped_column(String(16))
+    available_by: Mapped[dt.date | None] = mapped_column(Date)  # a Preview's committed date
+    reason: Mapped[str] = mapped_column(Text)
+    decided_by: Mapped[str] = mapped_column(Text)
+    decided_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    # The objection it upholds, if it is one's outcome.
+    objection_id: Mapped[int | None] = mapped_column(ForeignKey("objections.id"))
+
+    objection: Mapped[Objection | None] = relationship()

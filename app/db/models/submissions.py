@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from app.db.models.checks import CheckRun
     from app.db.models.jobs import Job
     from app.db.models.publishing import Publication
+    from app.db.models.review import Reclassification
 
 
 class StoredFile(Base):
@@ -123,6 +124,10 @@ class Submission(Base):
         back_populates="submission", cascade="all, delete-orphan", order_by="Curve.id"
     )
     jobs: Mapped[list[Job]] = relationship(back_populates="submission", order_by="Job.id")
+    # The chair's reclassifications, in the order decided (the standing reads the latest).
+    reclassifications: Mapped[list[Reclassification]] = relationship(
+        order_by="Reclassification.id", cascade="all, delete-orphan", passive_deletes=True
+    )
     check_runs: Mapped[list[CheckRun]] = relationship(
         back_populates="submission", order_by="CheckRun.id"
     )

@@ -17,6 +17,7 @@ from app.core.cohorts import Cohort
 from app.core.divisions import (
     Availability,
     Division,
+    availability_of,
     division_of,
     scenario_of,
 )
@@ -31,6 +32,86 @@ def result_name(division: str | None, availability: str | None = None) -> str:
         Division.RDI: "MLPerf Endpoints RDI",
     }.get(division_of(division) or Division.STANDARDIZED, "MLPerf Endpoints")
     return f"{base} Preview" if availability == Availability.PREVIEW else base
+
+
+# --- classification: what a result is declared, and what the chair made of it --------------
+
+
+@dataclass(frozen=True)
+class Classification:
+    """A system's division, publication status and (for Preview) committed date, as
+    declared or as the chair reclassified them; words as declared (the checker says what
+    it makes of an unknown one)."""
+
+    division: str | None
+    availability: str | None
+    target_date: dt.date | None
+
+    @property
+    def status(self) -> Availability | None:
+        return availability_of(self.availability, self.division)
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """One reclassification by the chair: the fields it names (None: unchanged)."""
+
+    division: str | None = None
+    availability: str | None = None
+    available_by: dt.date | None = None
+
+
+def classified(declared: Classification, remedies: Sequence[Remedy]) -> Classification:
+    """*declared* after the chair's reclassifications, in the order decided: the latest
+    that names a field holds; a Preview's date goes with the status that set it."""
+    division, availability, target = declared.division, declared.availability, declared.target_date
+    for remedy in remedies:
+        division = remedy.division or division
+        if remedy.availability:
+            availability, target = remedy.availability, remedy.available_by
+    return Classification(division, availability, target)
+
+
+# Publication statuses from the highest (rules §11.10): reclassification only moves down.
+_STATUS_ORDER = (Availability.AVAILABLE, Availability.PREVIEW, Availability.RDI)
+
+
+def remedy_problem(current: Classification, remedy: Remedy, window_end: dt.date) -> str | None:
+    """Why *remedy* cannot reclassify a result that stands as *current*, if it cannot:
+    another division, or a lower publication status (Available to Preview or RDI,
+    Preview to RDI; rules §11.4, §11.5); a result becomes Available by a new submission.
+    A Preview names its date, within the window that ends on *window_end*; an RDI
+    division is RDI."""
+    if remedy.division is None and remedy.availability is None:
+        return "name the division or the publication status the result moves to"
+    if remedy.division is not None and division_of(remedy.division) is None:
+        return f"the division is one of {', '.join(Division)}, not {remedy.division!r}"
+    wanted = availability_of(remedy.availability, None) if remedy.availability else None
+    if remedy.availability is not None and wanted is None:
+        return f"the status is one of {', '.join(Availability)}, not {remedy.availability!r}"
+    after = classified(current, [remedy])
+    if division_of(after.division) == Division.RDI and wanted not in (None, Availability.RDI):
+        return "an RDI result is always RDI (rules §11.10)"
+    before, status = current.status, after.status
+    if before is not None and status is not None:
+        if _STATUS_ORDER.index(status) < _STATUS_ORDER.index(before):
+            return (
+                f"a {before} result does not become {status} by reclassification: it is "
+                "submitted anew (rules §11.10)"
+            )
+    if remedy.available_by is not None and wanted != Availability.PREVIEW:
+        return "a committed date goes only with the Preview status"
+    if status == Availability.PREVIEW and before != Availability.PREVIEW:
+        if remedy.available_by is None:
+            return "a Preview result names the date it will be Available (rules §11.10)"
+        if remedy.available_by > window_end:
+            return (
+                f"the Preview's date {remedy.available_by} is past its window, which ends "
+                f"on {window_end} (rules §11.10)"
+            )
+    if (division_of(after.division), status) == (division_of(current.division), before):
+        return "the result is classified so already"
+    return None
 
 
 # --- Preview (rules §11.10) ---------------------------------------------------------------

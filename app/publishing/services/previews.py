@@ -13,21 +13,23 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.core.cohorts import Cohort
-from app.core.divisions import Availability, availability_of
+from app.core.divisions import Availability
 from app.core.lifecycle import SubmissionState
 from app.core.names import organisation_key
 from app.db.models import PreviewExtension, Publication, Submission, System
 from app.publishing.domain.standing import PreviewClock
-from app.publishing.services.standing import extension_of, preview_terms
+from app.publishing.services.publishing import record_cohort
+from app.publishing.services.standing import classification_of, extension_of, preview_terms
 from app.settings import Settings
 
 
 def preview_systems(submission: Submission) -> list[System]:
-    """The submission's systems declared Preview (an RDI division is never Preview)."""
+    """The submission's systems that stand as Preview, declared or reclassified so (an
+    RDI division is never Preview)."""
     return [
         s
         for s in submission.systems
-        if availability_of(s.availability, s.division) == Availability.PREVIEW
+        if classification_of(submission, s).status == Availability.PREVIEW
     ]
 
 
@@ -40,6 +42,20 @@ def first_public_cohort(session: Session, submission: Submission) -> Cohort | No
         )
     )
     return Cohort.parse(first) if first else None
+
+
+def preview_window(
+    session: Session, settings: Settings, submission: Submission, at: dt.datetime
+) -> PreviewClock:
+    """The window a Preview's date is held to: from the cohort in which the result first
+    appeared publicly (never reset, rules §11.10), else the cohort it is eligible for,
+    else the one a change made at *at* joins."""
+    start = (
+        first_public_cohort(session, submission)
+        or Cohort.parse(submission.eligible_cohort or "")
+        or record_cohort(session, settings, at)
+    )
+    return PreviewClock(start.date, preview_terms(settings))
 
 
 def successor_of(session: Session, submission: Submission) -> Submission | None:
@@ -60,7 +76,7 @@ def successor_of(session: Session, submission: Submission) -> Submission | None:
     ).all()
     for candidate in candidates:
         for system in candidate.systems:
-            available = availability_of(system.availability, system.division)
+            available = classification_of(candidate, system).status
             named = organisation_key(system.system_name or system.dir_name)
             if available == Availability.AVAILABLE and named in names:
                 return candidate
@@ -118,8 +134,8 @@ def preview_facts(
         clock = PreviewClock(first.date, preview_terms(settings))
         if granted is not None:
             clock = clock.extended(granted.new_date)
-    declared = min((s.target_availability_date for s in systems if s.target_availability_date),
-                   default=None)  # fmt: skip
+    dates = [classification_of(submission, s).target_date for s in systems]
+    declared = min((d for d in dates if d), default=None)
     return PreviewFacts(
         submission=submission,
         clock=clock,

@@ -479,7 +479,16 @@ def _frozen_since(publication: Publication, recounts: dict[str, FrozenRecount], 
 
 def _content(curves: list[PublishedCurve]) -> list[tuple[Any, ...]]:
     return [
-        (c.benchmark_model, c.system_name, c.result_id, c.data, c.available_by, c.scenario)
+        (
+            c.benchmark_model,
+            c.system_name,
+            c.result_id,
+            c.data,
+            c.available_by,
+            c.scenario,
+            c.division,
+            c.availability,
+        )
         for c in curves
     ]
 

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.core.divisions import Availability, availability_of, division_of, scenario_for
 from app.db.models import PreviewExtension, Submission, System
-from app.publishing.domain.standing import PreviewTerms
+from app.publishing.domain.standing import Classification, PreviewTerms, Remedy, classified
 from app.settings import Settings
 
 
@@ -52,17 +52,19 @@ class PublishedStanding:
 def published_standing(
     submission: Submission, system: System | None, extension: PreviewExtension | None
 ) -> PublishedStanding:
-    """A system's standing as its submission declares it: the division and status in the
-    official spelling (an RDI division is RDI; an unknown word is kept as written, the
-    checker having said so), the scenario, a Preview's date (moved by a granted
-    extension), and whether its power comes partly from the rules' defaults."""
-    declared_division = system.division if system else None
-    declared_status = system.availability if system else None
+    """A system's standing as its submission declares it (or the chair reclassified it):
+    the division and status in the official spelling (an RDI division is RDI; an unknown
+    word is kept as written, the checker having said so), the scenario, a Preview's date
+    (moved by a granted extension), and whether its power comes partly from the rules'
+    defaults."""
+    classes = classification_of(submission, system) if system else None
+    declared_division = classes.division if classes else None
+    declared_status = classes.availability if classes else None
     division = division_of(declared_division)
     status = availability_of(declared_status, declared_division)
     available_by = None
-    if status == Availability.PREVIEW and system is not None:
-        available_by = extension.new_date if extension else system.target_availability_date
+    if status == Availability.PREVIEW and classes is not None:
+        available_by = extension.new_date if extension else classes.target_date
     scenario = scenario_for(submission.scenario, declared_division)
     return PublishedStanding(
         division=division.value if division else declared_division,
@@ -71,3 +73,13 @@ def published_standing(
         available_by=available_by,
         power_estimated=bool(system is not None and system.power_estimates),
     )
+
+
+def classification_of(submission: Submission, system: System) -> Classification:
+    """A system's division, status and Preview date: as declared, after the chair's
+    reclassifications of the submission (rules §11.4–§11.6)."""
+    declared = Classification(system.division, system.availability, system.target_availability_date)
+    remedies = [
+        Remedy(r.division, r.availability, r.available_by) for r in submission.reclassifications
+    ]
+    return classified(declared, remedies)

@@ -103,6 +103,21 @@ def may_decide(action: str, facts: SubmissionFacts) -> Refusal | None:
     return Refusal("bad-decision", f"unknown decision {action!r}", Kind.INVALID)
 
 
+def may_reclassify(facts: SubmissionFacts) -> Refusal | None:
+    """The chair reclassifies a result in review or after finalization: the remedy of an
+    upheld division or availability objection, a fraud finding or a failed audit (rules
+    §11.4–§11.6, §8.4, §11.12). *What* it may become is the standing's rule
+    (``app.publishing.domain.standing.remedy_problem``)."""
+    if facts.state == SubmissionState.FINALIZED:
+        return None
+    if facts.state == SubmissionState.PASSED_CHECKS and facts.for_review:
+        return None
+    return Refusal(
+        "not-allowed",
+        f"only a result in review or finalized is reclassified, not a {facts.state} one",
+    )
+
+
 def may_change_embargo(
     actor: Actor,
     facts: SubmissionFacts,

@@ -1,8 +1,10 @@
-"""The chair's decisions on a submission: finalize, reject, withdraw, invalidate.
+"""The chair's decisions on a submission: finalize, reject, withdraw, invalidate, and
+reclassify (a remedy short of removal).
 
 Each one goes through the lifecycle and the audit log. A withdrawn or invalidated result
 that was public after finalization keeps its archive entry with its tag; withdrawn before
-finalization, it leaves no public record (rules §11.7, §11.8).
+finalization, it leaves no public record (rules §11.7, §11.8). A reclassified one gets a
+new version of its record; the one before stays in its history with its tags.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from app.accounts.services.authorization import actor_of
 from app.accounts.services.notifications import committee, members_of, notify
 from app.audit import change_state, record
 from app.core.authorization import Actor
+from app.core.divisions import availability_of, division_of
 from app.core.lifecycle import (
     DECISIONS,
     IllegalTransition,
@@ -25,14 +28,26 @@ from app.core.lifecycle import (
     SubmissionState,
 )
 from app.core.refusals import Kind
-from app.db.models import Point, Submission, utcnow
+from app.db.models import Objection, Point, Reclassification, Submission, utcnow
+from app.publishing.domain.standing import Remedy, remedy_problem
+from app.publishing.services.previews import preview_window
 from app.publishing.services.publishing import PublishingError
-from app.review.domain.policy import may_decide, may_set_point_state, may_withdraw
+from app.publishing.services.standing import classification_of
+from app.review.domain.policy import may_decide, may_reclassify, may_set_point_state, may_withdraw
+from app.review.services.objections import get_objection, uphold
+from app.review.services.points import find_point
 from app.review.services.policy import enforce, facts_of
 from app.review.services.review import curves_short, finalize, keep_record
 from app.settings import Settings
 
-NEEDS_REASON = frozenset({"reject", "withdraw", "invalidate"})
+RECLASSIFY = "reclassify"
+#: Every decision the chair takes on a submission, as the decisions API names them.
+ACTIONS = (*DECISIONS, RECLASSIFY)
+# The decisions that say why, as the refusal names them.
+NEEDS_REASON = {
+    "reject": "rejected", "withdraw": "withdrawn", "invalidate": "invalidated",
+    RECLASSIFY: "reclassified",
+}  # fmt: skip
 
 
 def decide(
@@ -45,16 +60,26 @@ def decide(
     reason: str | None = None,
     at: dt.datetime | None = None,
     override: bool = False,
+    remedy: Remedy | None = None,
+    objection: str | None = None,
 ) -> None:
     """The chair's decision (the web layer lets only the chair's scope call this);
-    *override*: finalize although the review is not complete, *reason* saying why."""
+    *override*: finalize although the review is not complete, *reason* saying why;
+    *remedy*: what a reclassification changes, *objection* the one it upholds."""
     at = at or utcnow()
-    if action not in DECISIONS:
+    if action not in ACTIONS:
         raise PublishingError(
-            "bad-decision", f"the decision must be one of {', '.join(DECISIONS)}, not {action!r}"
+            "bad-decision", f"the decision must be one of {', '.join(ACTIONS)}, not {action!r}"
         )
     if action in NEEDS_REASON and not (reason and reason.strip()):
-        raise PublishingError("reason-required", f"say why the submission is {action}ed")
+        raise PublishingError(
+            "reason-required", f"say why the submission is {NEEDS_REASON[action]}"
+        )
+    if action == RECLASSIFY:
+        reclassify(session=session, settings=settings, submission=submission, actor=actor,
+                   reason=reason or "", remedy=remedy or Remedy(), objection=objection,
+                   at=at)  # fmt: skip
+        return
     if action == "finalize":
         finalize(
             session=session,
@@ -72,6 +97,83 @@ def decide(
     else:
         enforce(may_decide(action, facts))
     _close(session, settings, submission, action, actor, reason or action, at)
+
+
+def reclassify(
+    *,
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    actor: str,
+    reason: str,
+    remedy: Remedy,
+    objection: str | None = None,
+    at: dt.datetime | None = None,
+) -> Reclassification:
+    """Move every system of the submission to another division or a lower publication
+    status (rules §11.4–§11.6, §8.4, §11.12): on the timeline, a new version of the public
+    record (the one before stays in the history, with its tags), and, where *objection*
+    names one of the submission's open objections, that objection's outcome."""
+    at = at or utcnow()
+    enforce(may_reclassify(facts_of(session, submission)))
+    window = preview_window(session, settings, submission, at)
+    for system in submission.systems:
+        problem = remedy_problem(classification_of(submission, system), remedy, window.window_end)
+        if problem is not None:
+            raise PublishingError("bad-reclassification", f"{system.dir_name}: {problem}")
+    upheld = _objection_of(session, submission, objection)
+    division = division_of(remedy.division)
+    status = availability_of(remedy.availability, None)
+    change = Reclassification(
+        division=division.value if division else None,
+        availability=status.value if status else None,
+        available_by=remedy.available_by,
+        reason=reason.strip(),
+        decided_by=actor,
+        decided_at=at,
+        objection=upheld,
+    )
+    submission.reclassifications.append(change)
+    said = reclassified_as(change)
+    if upheld is not None:
+        uphold(session, upheld, by=actor, outcome=f"Upheld: {said}. {change.reason}", at=at)
+    record(session, submission, action=RECLASSIFY, actor=actor, reason=f"{said}: {change.reason}",
+           at=at)  # fmt: skip
+    session.flush()
+    keep_record(session, settings, submission, at, why=said)
+    notify(
+        session,
+        [*members_of(session, submission.organization_id), *committee(session)],
+        f"Reclassified: {submission.organization.name} submission {submission.public_id[:8]}",
+        f"{actor}: {said}: {change.reason}",
+        f"/submissions/{submission.public_id}",
+    )
+    return change
+
+
+def reclassified_as(change: Reclassification) -> str:
+    """A reclassification in words: "reclassified to RDI", "to Preview, Available by …"."""
+    parts = []
+    if change.division:
+        parts.append(f"the {change.division} division")
+    if change.availability:
+        dated = f", Available by {change.available_by}" if change.available_by else ""
+        parts.append(f"{change.availability}{dated}")
+    return "reclassified to " + " and ".join(parts)
+
+
+def _objection_of(
+    session: Session, submission: Submission, public_id: str | None
+) -> Objection | None:
+    if not public_id:
+        return None
+    found = get_objection(session, public_id)
+    if found is None or found.submission_id != submission.id:
+        raise PublishingError(
+            "unknown-objection", f"no objection {public_id!r} against this submission",
+            Kind.NOT_FOUND,
+        )  # fmt: skip
+    return found
 
 
 def withdraw(
@@ -167,16 +269,6 @@ def set_point_state(
     session.flush()
     keep_record(session, settings, submission, at, why=f"{point_label} {state}")
     return point
-
-
-def find_point(session: Session, submission: Submission, label: str) -> Point | None:
-    """*label* is ``<system>/<model>/<point dir>``, as findings name points."""
-    for curve in submission.curves:
-        prefix = f"{curve.system.dir_name}/{curve.benchmark_model}/"
-        if label.startswith(prefix):
-            wanted = label[len(prefix) :]
-            return next((p for p in curve.points if p.dir_name == wanted), None)
-    return None
 
 
 def in_review(session: Session) -> list[Submission]:

@@ -30,7 +30,7 @@ from app.review.domain.objections import (
 )
 from app.review.domain.policy import may_act_on_objections, may_object
 from app.review.services.clocks import submitter_clock
-from app.review.services.decisions import find_point
+from app.review.services.points import find_point
 from app.review.services.policy import facts_of
 from app.settings import Settings, review_clock
 
@@ -234,6 +234,20 @@ def act(
     _tell_the_other_side(session, objection, user, action)
     session.flush()
     return objection
+
+
+def uphold(
+    session: Session, objection: Objection, *, by: str, outcome: str, at: dt.datetime
+) -> None:
+    """The chair closes *objection* with the remedy it led to (rules §11.6): resolved,
+    the outcome the thread's last word. Refused on a closed objection."""
+    if ObjectionState(objection.state) in CLOSED:
+        raise _refuse("objection-closed", f"the objection is {objection.state} already")
+    objection.state = ObjectionState.RESOLVED
+    objection.closed_at = at
+    objection.messages.append(
+        ObjectionMessage(author=by, organization=None, action="upheld", body=outcome, at=at)
+    )
 
 
 def _tell_the_other_side(session: Session, objection: Objection, user: User, action: str) -> None:

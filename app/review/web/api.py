@@ -17,8 +17,10 @@ from app.audit import TimelineEntry, timeline_view
 from app.checks.services.checks import retry_check
 from app.core import text_limits as text
 from app.core.authorization import Action
+from app.core.divisions import Availability, Division
 from app.core.views import Listing
 from app.db.models import Submission, User
+from app.publishing.domain.standing import Remedy
 from app.publishing.services.previews import preview_facts
 from app.review.domain.objections import ObjectionRefused
 from app.review.domain.policy import may_recheck
@@ -369,7 +371,7 @@ def read_all(session: SessionDep, who: MemberDep) -> None:
 
 
 class DecisionRequest(BaseModel):
-    action: str = Field(description="finalize, reject, withdraw or invalidate")
+    action: str = Field(description="finalize, reject, withdraw, invalidate or reclassify")
     reason: str | None = Field(
         default=None,
         max_length=text.REASON,
@@ -380,6 +382,25 @@ class DecisionRequest(BaseModel):
         description="finalize although the assigned review is not complete (rules §4.4): "
         "the reason is recorded on the timeline and sent to the chair's, the reviewer's and "
         "the submitter's inbox; without it, an incomplete review refuses (review-incomplete)",
+    )
+    division: Division | None = Field(
+        default=None, description="reclassify: the division the result moves to"
+    )
+    availability: Availability | None = Field(
+        default=None,
+        description="reclassify: the lower publication status the result moves to (Available "
+        "to Preview or RDI, Preview to RDI)",
+    )
+    target_availability_date: dt.date | None = Field(
+        default=None,
+        description="reclassify to Preview: the date it will be Available, within its window "
+        "(rules §11.10)",
+    )
+    objection: str | None = Field(
+        default=None,
+        max_length=text.SHORT,
+        description="reclassify: the id of the submission's open objection this decision "
+        "upholds (it is resolved with this outcome)",
     )
 
 
@@ -406,6 +427,8 @@ def decide_submission(
             reason=body.reason,
             at=now,
             override=body.override,
+            remedy=Remedy(body.division, body.availability, body.target_availability_date),
+            objection=body.objection,
         ),
     )
     return failed or submission_summary(submission)

@@ -20,15 +20,18 @@ from app.accounts.web.security import page_router, principal_of, signed_in_as, v
 from app.audit import timeline_view
 from app.core import text_limits as text
 from app.core.authorization import Action, Scope
+from app.core.divisions import Availability, Division
 from app.core.lifecycle import SubmissionState
 from app.core.refusals import Refused
 from app.db.models import Submission, User
+from app.publishing.domain.standing import Remedy
 from app.review.domain.objections import ACTIONS, TYPES
 from app.review.domain.policy import (
     POINT_STATES,
     may_change_embargo,
     may_complete_review,
     may_object,
+    may_reclassify,
     may_set_point_state,
     may_withdraw,
 )
@@ -124,6 +127,9 @@ def review_context(
         if is_chair
         else [],
         "point_states": POINT_STATES,
+        "divisions": list(Division),
+        "availabilities": list(Availability),
+        "can_reclassify": is_chair and may_reclassify(facts) is None,
         # Each point with the states this person may move it to now.
         "point_moves": {
             f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}": [
@@ -280,6 +286,18 @@ def complete_from_page(
     )
 
 
+def _day(public_id: str, form: str, written: str, kept: dict[str, str]) -> dt.date | None:
+    """A date field of a form: None when left empty, else refused unless ISO 8601."""
+    if not written.strip():
+        return None
+    try:
+        return dt.date.fromisoformat(written.strip())
+    except ValueError:
+        raise SubmissionFormRefused(
+            public_id, form, f"{written!r} is not a date (YYYY-MM-DD)", 422, kept
+        ) from None
+
+
 @router.post("/submissions/{public_id}/decisions")
 def decide_from_page(
     request: Request,
@@ -290,10 +308,18 @@ def decide_from_page(
     action: str = Form("", max_length=text.SHORT),
     reason: str = Form("", max_length=text.REASON),
     override: str = Form("", max_length=text.SHORT),
+    division: str = Form("", max_length=text.SHORT),
+    availability: str = Form("", max_length=text.SHORT),
+    target_availability_date: str = Form("", max_length=text.SHORT),
+    objection: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
 ) -> Response:
     decision = Action.WITHDRAW if action == "withdraw" else Action.DECIDE
     who, submission = _form(request, session, public_id, csrf_token, decision)
+    kept = {"action": action, "reason": reason, "override": override, "division": division,
+            "availability": availability, "target_availability_date": target_availability_date,
+            "objection": objection}  # fmt: skip
+    day = _day(public_id, "decision", target_availability_date, kept)
     return _carry_out(
         session,
         public_id,
@@ -306,9 +332,11 @@ def decide_from_page(
             reason=reason or None,
             override=override == "yes",
             at=now,
+            remedy=Remedy(division or None, availability or None, day),
+            objection=objection or None,
         ),
         form="decision",
-        kept={"action": action, "reason": reason, "override": override},
+        kept=kept,
     )
 
 
@@ -323,13 +351,7 @@ def embargo_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     who, submission = _form(request, session, public_id, csrf_token, Action.CHANGE_EMBARGO)
-    try:
-        day = dt.date.fromisoformat(embargo_date) if embargo_date.strip() else None
-    except ValueError:
-        raise SubmissionFormRefused(
-            public_id, "embargo", f"{embargo_date!r} is not a date", 422,
-            {"embargo_date": embargo_date},
-        ) from None  # fmt: skip
+    day = _day(public_id, "embargo", embargo_date, {"embargo_date": embargo_date})
     return _carry_out(
         session,
         public_id,
@@ -361,12 +383,12 @@ def preview_extension_from_page(
     """The submitter asks for the Preview window's one extension (rules §11.10)."""
     who, submission = _form(request, session, public_id, csrf_token, Action.ASK_PREVIEW_EXTENSION)
     kept = {"new_date": new_date, "reason": reason}
-    try:
-        day = dt.date.fromisoformat(new_date.strip())
-    except ValueError:
+    day = _day(public_id, "preview-extension", new_date, kept)
+    if day is None:
         raise SubmissionFormRefused(
-            public_id, "preview-extension", f"{new_date!r} is not a date", 422, kept
-        ) from None
+            public_id, "preview-extension", "give the new date the result is Available by", 422,
+            kept,
+        )  # fmt: skip
     return _carry_out(
         session,
         public_id,

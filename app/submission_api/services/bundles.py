@@ -28,7 +28,7 @@ from app.core.lifecycle import PointState, PublicationMode, SubmissionState
 from app.core.refusals import Kind, Refused
 from app.db.models import ApiSubmission, Submission
 from app.jobs.queue import JobQueue
-from app.review.services.decisions import find_point
+from app.review.services.points import find_point
 from app.settings import Settings
 from app.submission_api.services.records import (
     embargo_day,

@@ -39,7 +39,8 @@ from app.db.models import (
 from app.measurements.services.registry import run_of, usable_for_a_submission
 from app.measurements.services.views import API_VERSION, RunOut, run_out
 from app.review.services.clocks import submitter_clock
-from app.review.services.decisions import find_point, set_point_state, withdraw
+from app.review.services.decisions import set_point_state, withdraw
+from app.review.services.points import find_point
 from app.review.services.review import change_embargo, first_released_cohort
 from app.settings import Settings, review_clock
 from app.submission_api.domain.status import OfficialStatus, official_status

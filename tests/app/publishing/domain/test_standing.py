@@ -12,12 +12,16 @@ from hypothesis import strategies as st
 
 from app.core.cohorts import Cohort
 from app.publishing.domain.standing import (
+    Classification,
     Contender,
     PreviewClock,
+    Remedy,
     SystemIdentity,
+    classified,
     continuity_problems,
     cooling_off_until,
     extension_problem,
+    remedy_problem,
     reporting_basis,
     result_name,
     superseded,
@@ -182,3 +186,62 @@ def test_the_reporting_basis_in_words(
     basis = reporting_basis(status, verdict)
     assert basis is not None and (basis.steady, basis.label) == (steady, label)
     assert reporting_basis(None, None) is None
+
+
+AVAILABLE = Classification("Standardized", "Available", None)
+WINDOW_END = dt.date(2027, 4, 19)
+
+
+@pytest.mark.parametrize(
+    ("current", "remedy", "problem"),
+    [
+        (AVAILABLE, Remedy(availability="RDI"), None),
+        (AVAILABLE, Remedy(availability="Preview", available_by=WINDOW_END), None),
+        (AVAILABLE, Remedy(division="Serviced"), None),
+        (AVAILABLE, Remedy(division="RDI"), None),  # and RDI with it
+        (Classification("Standardized", "Preview", WINDOW_END), Remedy(availability="RDI"), None),
+        (AVAILABLE, Remedy(), "name the division or the publication status"),
+        (AVAILABLE, Remedy(division="Closed"), "one of Standardized, Serviced, RDI"),
+        (AVAILABLE, Remedy(availability="GA"), "one of Available, Preview, RDI"),
+        (AVAILABLE, Remedy(division="RDI", availability="Preview"), "always RDI"),
+        (AVAILABLE, Remedy(availability="Preview"), "names the date"),
+        (
+            AVAILABLE,
+            Remedy(availability="Preview", available_by=dt.date(2027, 4, 20)),
+            "past its window, which ends on 2027-04-19",
+        ),
+        (AVAILABLE, Remedy(availability="RDI", available_by=WINDOW_END), "only with the Preview"),
+        (
+            Classification("Standardized", "RDI", None),
+            Remedy(availability="Preview", available_by=WINDOW_END),
+            "RDI result does not become Preview",
+        ),  # fmt: skip
+        # Out of the RDI division, its status would rise: a new submission's business.
+        (
+            Classification("RDI", "Available", None),
+            Remedy(division="Standardized"),
+            "RDI result does not become Available",
+        ),  # fmt: skip
+        (AVAILABLE, Remedy(availability="Available"), "classified so already"),
+        (AVAILABLE, Remedy(division="standardized"), "classified so already"),
+    ],
+)
+def test_a_reclassification_moves_to_another_division_or_a_lower_status(
+    current: Classification, remedy: Remedy, problem: str | None
+) -> None:
+    found = remedy_problem(current, remedy, WINDOW_END)
+    assert (found is None) if problem is None else (problem in (found or "")), found
+
+
+def test_the_latest_reclassification_naming_a_field_holds() -> None:
+    declared = Classification("Standardized", "Available", None)
+    steps = [
+        Remedy(availability="Preview", available_by=WINDOW_END),
+        Remedy(division="Serviced"),
+        Remedy(availability="RDI"),
+    ]
+    assert classified(declared, steps[:1]) == Classification("Standardized", "Preview", WINDOW_END)
+    assert classified(declared, steps[:2]).division == "Serviced"
+    last = classified(declared, steps)
+    assert last == Classification("Serviced", "RDI", None) and last.status == "RDI"
+    assert classified(declared, []) == declared

@@ -73,6 +73,8 @@ from app.publishing.domain.ledger import (
     read_keys,
     verify_chain,
 )
+from app.publishing.domain.standing import Remedy
+from app.publishing.services.standing import granted_extension, published_standing
 from app.results.services.public import ARCHIVED, visible_curves
 from app.review.domain.objections import ACTIONS
 from app.review.domain.policy import may_recheck
@@ -409,6 +411,24 @@ class LifecycleModel(RuleBasedStateMachine):
                 actor=ACCOUNTS["chair"][0], reason="a finding", at=self.now,
                 override=override))  # fmt: skip
 
+    @rule(submission=submissions, to=st.sampled_from(["RDI", "Serviced", "Preview"]))
+    def chair_reclassifies(self, submission: int, to: str) -> None:
+        """A remedy short of removal: the RDI status, the Serviced division, or Preview
+        with a date a month on (refused where it would not move the result down)."""
+        remedy = {
+            "RDI": Remedy(availability="RDI"),
+            "Serviced": Remedy(division="Serviced"),
+            "Preview": Remedy(availability="Preview",
+                              available_by=(self.now + dt.timedelta(days=30)).date()),
+        }[to]  # fmt: skip
+        with self.session() as session:
+            sub = session.get(Submission, submission)
+            done = self.attempt(session, lambda: decide(
+                session=session, settings=self.settings, submission=sub, action="reclassify",
+                actor=ACCOUNTS["chair"][0], reason="upheld", remedy=remedy,
+                at=self.now))  # fmt: skip
+            STATS["reclassified"] += done
+
     @rule(submission=submissions)
     def reviewer_completes(self, submission: int) -> None:
         """The assigned reviewer says the review is done (refused once done, or outside
@@ -593,6 +613,20 @@ class LifecycleModel(RuleBasedStateMachine):
         newest = sorted(self.cohort_views)[-1]
         self.check_export({}, newest, self.view(session, newest))
         self.check_points_table({c: self.view(session, c) for c in self.cohort_views})
+
+    def the_record_shows_the_classification(
+        self, session: Session, subs: dict[str, Submission]
+    ) -> None:
+        for curve in visible_curves(session, None):
+            sub = subs[curve.submission]
+            if curve.status not in CHARTED:
+                continue
+            system = next(s for s in sub.systems if s.dir_name == curve.system_dir)
+            standing = published_standing(sub, system, granted_extension(session, sub))
+            assert (curve.division, curve.availability) == (
+                standing.division,
+                standing.availability,
+            ), (curve.submission, [(r.division, r.availability) for r in sub.reclassifications])
 
     def check_points_table(self, views: dict[str, dict]) -> None:  # type: ignore[type-arg]
         """Every cohort's points table: a row for each point each cohort's record charts
@@ -959,6 +993,9 @@ class LifecycleModel(RuleBasedStateMachine):
                         assert seen == Access.NONE, (sub.public_id, sub.state, seen)
                     else:
                         assert seen <= Access.RESULTS
+            # The active page shows each result's division and status as declared, after
+            # the chair's reclassifications.
+            self.the_record_shows_the_classification(session, subs)
             # Released cohorts: never before their time; what a released cohort showed is
             # unchanged but for the decisions taken since, which apply at once: a result
             # withdrawn or rejected before finalization leaves no record (rules §11.7),
@@ -1196,6 +1233,7 @@ REACHED = (
     "state withdrawn",
     "objections",
     "objection answered",
+    "reclassified",
     "results API of a released cohort checked",
     "compare checked",
     "history checked",

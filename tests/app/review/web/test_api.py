@@ -192,3 +192,26 @@ def test_only_the_assigned_reviewer_completes_the_review_and_once(env) -> None: 
     assert client.post(url, json={}, headers=who[key]).status_code == 409
     timeline = client.get(f"/api/v1/submissions/{sid}/timeline", headers=who["chair"]).json()
     assert any(e["action"] == "review completed" for e in timeline["data"])
+
+
+def test_the_chair_reclassifies_a_result_in_review(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, sid = env
+    url = f"/api/v1/submissions/{sid}/decisions"
+    body = {"action": "reclassify", "availability": "RDI", "reason": "not orderable"}
+    assert client.post(url, json=body, headers=who["reviewer"]).status_code == 403
+    unknown = client.post(url, json={**body, "availability": "GA"}, headers=who["chair"])
+    assert unknown.status_code == 422 and "availability" in unknown.text
+    undated = client.post(url, json={**body, "availability": "Preview"}, headers=who["chair"])
+    assert undated.status_code == 422
+    assert undated.json()["error"]["code"] == "bad-reclassification"
+    assert "names the date it will be Available" in undated.json()["error"]["message"]
+    done = client.post(url, json=body, headers=who["chair"])
+    assert done.status_code == 200, done.text
+    detail = client.get(f"/api/v1/submissions/{sid}", headers=who["submitter"]).json()
+    assert {s["availability"] for s in detail["standing"]} == {"RDI"}
+    assert all(s["result_name"] == "MLPerf Endpoints" for s in detail["standing"])
+    timeline = client.get(f"/api/v1/submissions/{sid}/timeline", headers=who["submitter"])
+    assert any(
+        e["action"] == "reclassify" and e["reason"] == "reclassified to RDI: not orderable"
+        for e in timeline.json()["data"]
+    )

@@ -324,3 +324,28 @@ def test_the_page_offers_an_objection_by_the_clock_the_service_decides_by(
             headers=bearer(tokens["reviewer"]),
         )  # fmt: skip
         assert by_api.status_code == 409 and "window-closed" in by_api.text
+
+
+def test_the_chair_reclassifies_from_the_page_and_a_refusal_keeps_the_fields(
+    pages: tuple[TestClient, str],
+) -> None:
+    client, sid = pages
+    token = _sign_in(client, "chair")
+    page = client.get(f"/submissions/{sid}").text
+    assert 'id="reclassify-fields"' in page and '<option value="reclassify"' in page
+    typed = {"action": "reclassify", "reason": "no third party ships it", "csrf_token": token,
+             "availability": "Preview", "target_availability_date": "2031-01-01"}  # fmt: skip
+    refused = client.post(f"/submissions/{sid}/decisions", data=typed)
+    assert refused.status_code == 422 and "past its window" in refused.text
+    assert '<option value="Preview" selected>' in refused.text
+    assert 'value="2031-01-01"' in refused.text
+    garbled = client.post(f"/submissions/{sid}/decisions",
+                          data={**typed, "target_availability_date": "soon"})  # fmt: skip
+    assert garbled.status_code == 422 and "&#39;soon&#39; is not a date" in garbled.text
+    done = client.post(f"/submissions/{sid}/decisions",
+                       data={**typed, "availability": "RDI", "target_availability_date": ""},
+                       follow_redirects=True)  # fmt: skip
+    assert done.status_code == 200 and "reclassified to RDI" in done.text
+    # Only the chair is offered it.
+    _sign_in(client, "submitter")
+    assert 'id="reclassify-fields"' not in client.get(f"/submissions/{sid}").text

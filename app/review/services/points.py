@@ -1,0 +1,17 @@
+"""A submission's points by the label findings and objections name them by."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from app.db.models import Point, Submission
+
+
+def find_point(session: Session, submission: Submission, label: str) -> Point | None:
+    """*label* is ``<system>/<model>/<point dir>``, as findings name points."""
+    for curve in submission.curves:
+        prefix = f"{curve.system.dir_name}/{curve.benchmark_model}/"
+        if label.startswith(prefix):
+            wanted = label[len(prefix) :]
+            return next((p for p in curve.points if p.dir_name == wanted), None)
+    return None
