@@ -21,7 +21,17 @@ class Role(enum.StrEnum):
     SUBMITTER = "submitter"
     REVIEWER = "reviewer"  # a review-committee member
     CHAIR = "chair"
+    # Chosen from the committee every three months (rules §4.4): the chair's powers, so
+    # the chairs share the process's work (decisions, the audit slate).
+    CO_CHAIR = "co-chair"
+    # A neutral member (rules §4.4): sees what the committee sees, files nothing, and
+    # staffs dispute panels, fraud screening and audit-nomination screening.
+    NEUTRAL = "neutral"
     ADMIN = "admin"
+
+
+#: The roles that chair the committee.
+CHAIR_ROLES = frozenset({Role.CHAIR, Role.CO_CHAIR})
 
 
 class Scope(enum.StrEnum):
@@ -35,6 +45,8 @@ ROLE_SCOPES: dict[Role, frozenset[Scope]] = {
     Role.SUBMITTER: frozenset({Scope.SUBMIT}),
     Role.REVIEWER: frozenset({Scope.SUBMIT, Scope.REVIEW}),
     Role.CHAIR: frozenset({Scope.SUBMIT, Scope.REVIEW, Scope.PUBLISH}),
+    Role.CO_CHAIR: frozenset({Scope.SUBMIT, Scope.REVIEW, Scope.PUBLISH}),
+    Role.NEUTRAL: frozenset({Scope.REVIEW}),
     Role.ADMIN: frozenset(Scope),
 }
 
@@ -67,6 +79,8 @@ class Actor:
     committee: bool = False  # review scope, in another organisation (rules §4.4)
     assigned_reviewer: bool = False  # review scope, and the submission's reviewer
     narrowed: bool = False  # a token holding fewer scopes than its owner's role
+    neutral: bool = False  # a neutral member, review scope (rules §4.4)
+    member: bool = False  # signed in for an organisation (any MLCommons member)
 
 
 def actor(
@@ -86,6 +100,8 @@ def actor(
         committee=reviews and in_organization and not own_organization,
         assigned_reviewer=reviews and assigned_reviewer,
         narrowed=role is not None and scopes < ROLE_SCOPES[role],
+        neutral=reviews and role == Role.NEUTRAL,
+        member=in_organization and bool(scopes & {Scope.SUBMIT, Scope.REVIEW}),
     )
 
 
@@ -113,6 +129,10 @@ class Action(enum.StrEnum):
     # submission exists: its measured runs, and a submission composed from them.
     MANAGE_RUNS = "manage-runs"
     COMPOSE = "compose"
+    # Fraud or misrepresentation (rules §11.5, SR §8.4): reported by any member at any
+    # time, screened by neutral members, decided by the chair (``DECIDE``).
+    REPORT_FRAUD = "report-fraud"
+    SCREEN_FRAUD = "screen-fraud"
 
 
 class Standing(enum.StrEnum):
@@ -120,6 +140,8 @@ class Standing(enum.StrEnum):
     SUBMITTER = "own_organization"
     REVIEWER = "assigned_reviewer"
     COMMITTEE = "committee"
+    NEUTRAL = "neutral"
+    MEMBER = "member"
 
 
 _WHO = {
@@ -127,8 +149,11 @@ _WHO = {
     Standing.REVIEWER: "the assigned reviewer",
     Standing.COMMITTEE: "a review-committee member of another organisation",
     Standing.CHAIR: "the chair",
+    Standing.NEUTRAL: "a neutral member",
+    Standing.MEMBER: "a member of an organisation",
 }
 _S, _R, _C, _CH = Standing.SUBMITTER, Standing.REVIEWER, Standing.COMMITTEE, Standing.CHAIR
+_N, _M = Standing.NEUTRAL, Standing.MEMBER
 
 # The one table of who may act (rules §4.4, §11.1–§11.7).
 WHO_MAY: dict[Action, tuple[tuple[Standing, ...], str]] = {
@@ -152,6 +177,8 @@ WHO_MAY: dict[Action, tuple[tuple[Standing, ...], str]] = {
     Action.DECIDE_PREVIEW_EXTENSION: ((_CH,), "grant or refuse a Preview extension"),
     Action.MANAGE_RUNS: ((_S,), "register, pin or delete the organisation's runs"),
     Action.COMPOSE: ((_S,), "compose a submission from runs or change which runs it holds"),
+    Action.REPORT_FRAUD: ((_M, _N, _CH), "report suspected fraud or misrepresentation"),
+    Action.SCREEN_FRAUD: ((_N,), "screen a fraud report"),
 }
 
 
@@ -166,10 +193,10 @@ def may(who: Actor, action: Action) -> Refusal | None:
     return Refusal("not-yours", f"only {allowed} may {what}{hint}", Kind.FORBIDDEN)
 
 
-# Who may invite whom (issue 28): the chair brings in submitters and reviewers; only an
-# administrator makes another chair or administrator.
+# Who may invite whom (issue 28): the chair brings in submitters, reviewers and neutral
+# members; only an administrator makes another chair, co-chair or administrator.
 INVITES: dict[Scope, frozenset[Role]] = {
-    Scope.PUBLISH: frozenset({Role.SUBMITTER, Role.REVIEWER}),
+    Scope.PUBLISH: frozenset({Role.SUBMITTER, Role.REVIEWER, Role.NEUTRAL}),
     Scope.ADMIN: frozenset(Role),
 }
 

@@ -202,3 +202,22 @@ class ObjectionState(enum.StrEnum):
     VALIDATING = "validating"
     RESOLVED = "resolved"
     RETRACTED = "retracted"
+
+
+# A fraud report (rules §11.5, app.review.domain.fraud): screened, then decided.
+class FraudState(enum.StrEnum):
+    SCREENING = "screening"
+    DECIDED = "decided"
+
+
+class Screening(enum.StrEnum):
+    """A screener's finding."""
+
+    SUBSTANTIATED = "substantiated"
+    UNSUBSTANTIATED = "unsubstantiated"
+
+
+class FraudOutcome(enum.StrEnum):
+    INVALID = "invalid"  # the report does not hold
+    RECLASSIFIED = "reclassified"  # moved to a lower division or status
+    REMOVED = "removed"  # the result goes (invalidated, or rejected in review)

@@ -71,3 +71,19 @@ def form_token(client: Any, path: str = "/login") -> str:
     found = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
     assert found, f"no form token on {path}"
     return found.group(1)
+
+
+def create_neutral_members(database: Database, count: int = 2) -> dict[str, str]:
+    """*count* neutral members (rules §4.4: no organisation), each with a full-scope token;
+    returns the tokens by key ("neutral1", ...)."""
+    from app.accounts.services.accounts import create_user, issue_token
+    from app.core.authorization import Role
+
+    tokens = {}
+    with database.session() as session:
+        for n in range(1, count + 1):
+            user = create_user(session=session, email=f"neutral{n}@mlcommons.example",
+                               password=PASSWORD, role=Role.NEUTRAL)  # fmt: skip
+            tokens[f"neutral{n}"] = issue_token(session=session, user=user, name="tests")[1]
+        session.commit()
+    return tokens

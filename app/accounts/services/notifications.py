@@ -16,13 +16,13 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.core.authorization import Role
+from app.core.authorization import CHAIR_ROLES, Role
 from app.core.views import Timestamp
 from app.db.models import Notification, User, utcnow
 from app.settings import Settings
 
 log = logging.getLogger(__name__)
-COMMITTEE_ROLES = (Role.REVIEWER.value, Role.CHAIR.value)
+COMMITTEE_ROLES = (Role.REVIEWER.value, *(r.value for r in CHAIR_ROLES))
 
 
 def notify(
@@ -37,18 +37,24 @@ def notify(
 
 def committee(session: Session) -> list[User]:
     """Review-committee members and chairs with an active account."""
-    return list(
-        session.scalars(
-            select(User)
-            .where(User.role.in_(COMMITTEE_ROLES), User.is_active.is_(True))
-            .order_by(User.id)
-        )
-    )
+    return _with_roles(session, list(COMMITTEE_ROLES))
 
 
 def chairs(session: Session) -> list[User]:
+    """The chair and the co-chair (rules §4.4), active."""
+    return _with_roles(session, [r.value for r in CHAIR_ROLES])
+
+
+def neutral_members(session: Session) -> list[User]:
+    """The neutral members, active: they screen fraud reports and staff panels."""
+    return _with_roles(session, [Role.NEUTRAL.value])
+
+
+def _with_roles(session: Session, roles: list[str]) -> list[User]:
     return list(
-        session.scalars(select(User).where(User.role == Role.CHAIR.value, User.is_active.is_(True)))
+        session.scalars(
+            select(User).where(User.role.in_(roles), User.is_active.is_(True)).order_by(User.id)
+        )
     )
 
 

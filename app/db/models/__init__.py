@@ -28,7 +28,13 @@ from app.db.models.publishing import (
     ResultEntry,
     SigningKey,
 )
-from app.db.models.review import Objection, ObjectionMessage, Reclassification
+from app.db.models.review import (
+    FraudReport,
+    FraudScreening,
+    Objection,
+    ObjectionMessage,
+    Reclassification,
+)
 from app.db.models.runs import (
     RecountPart,
     Reproduction,
@@ -56,6 +62,8 @@ __all__ = [
     "MeasuredRun",
     "NAMING",
     "Notification",
+    "FraudReport",
+    "FraudScreening",
     "Objection",
     "ObjectionMessage",
     "Reclassification",

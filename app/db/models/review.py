@@ -1,5 +1,5 @@
-"""Tables of the review feature: objections and their messages, and the chair's
-reclassifications."""
+"""Tables of the review feature: objections and their messages, the chair's
+reclassifications, and fraud reports with their screenings."""
 
 from __future__ import annotations
 
@@ -14,11 +14,15 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.lifecycle import (
+    FraudOutcome,
+    FraudState,
     ObjectionState,
+    Screening,
 )
 from app.db.models.base import Base, UTCDateTime, enum_of
 
@@ -102,3 +106,52 @@ class Reclassification(Base):
     objection_id: Mapped[int | None] = mapped_column(ForeignKey("objections.id"))
 
     objection: Mapped[Objection | None] = relationship()
+
+
+class FraudReport(Base):
+    """A report of fraud or misrepresentation against a submission (rules §11.5, SR §8.4):
+    seen by the chairs, the neutral members and whoever filed it."""
+
+    __tablename__ = "fraud_reports"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(
+        String(32), unique=True, default=lambda: uuid.uuid4().hex
+    )
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    filed_by_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    allegation: Mapped[str] = mapped_column(Text)
+    evidence: Mapped[str] = mapped_column(Text)
+    filed_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    state: Mapped[FraudState] = mapped_column(enum_of(FraudState, 16), default=FraudState.SCREENING)
+    outcome: Mapped[FraudOutcome | None] = mapped_column(enum_of(FraudOutcome, 16))
+    decided_by: Mapped[str | None] = mapped_column(Text)
+    decided_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    reason: Mapped[str | None] = mapped_column(Text)
+
+    submission: Mapped[Submission] = relationship()
+    filed_by: Mapped[User] = relationship()
+    screenings: Mapped[list[FraudScreening]] = relationship(
+        back_populates="report", cascade="all, delete-orphan", order_by="FraudScreening.id"
+    )
+
+
+class FraudScreening(Base):
+    """One screener's finding on a fraud report (a neutral member, once each)."""
+
+    __tablename__ = "fraud_screenings"
+    __table_args__ = (UniqueConstraint("report_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    report_id: Mapped[int] = mapped_column(
+        ForeignKey("fraud_reports.id", ondelete="CASCADE"), index=True
+    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    finding: Mapped[Screening] = mapped_column(enum_of(Screening, 16))
+    note: Mapped[str] = mapped_column(Text)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+
+    report: Mapped[FraudReport] = relationship(back_populates="screenings")
+    user: Mapped[User] = relationship()

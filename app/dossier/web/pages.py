@@ -19,7 +19,7 @@ from app.db.models import Submission
 from app.dossier.services.curves import CurveView, curve_view
 from app.dossier.services.standing import submission_standing
 from app.results.services.public import PRELIMINARY_FOOTNOTE
-from app.review.web.pages import review_context
+from app.review.web.pages import fraud_context, review_context
 from app.runs.services.reproductions import list_reproductions, reproduction_refusal
 from app.runs.services.retokenization import (
     findings_of,
@@ -114,6 +114,8 @@ def render_submission(
             "review": review_context(session, settings, submission, who, get_now(request))
             if level >= Access.REVIEW
             else None,
+            "fraud": fraud_context(session, submission, who),
+            "refused_form": refused.form if refused else None,
             "review_error": refused.told if refused and refused.form != "reproduce" else None,
             "kept": {refused.form: refused.kept} if refused else {},
         },

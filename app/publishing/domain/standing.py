@@ -10,6 +10,7 @@ these functions, so a date or a tag is worked out in one place. Pure: dates in, 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -319,6 +320,43 @@ class SystemIdentity:
             dataset or "",
             (division_of(division) or Division.STANDARDIZED).value,
             str(scenario_of(scenario) or ""),
+        )
+
+
+_VERSION = re.compile(r"^v?\d[\w.+-]*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class SimilarSystem:
+    """What makes a result's system "similar" to another's (rules §11.5, a newer result
+    on a similar system supersedes reproducibility and validity concerns): the same
+    benchmark, the same accelerator model and count, the same host and interconnect
+    topology (as far as the record holds it: the node count), and a serving stack that
+    differs only in versions. Looser than :class:`SystemIdentity`, which is "the same
+    system" for supersession on the record."""
+
+    benchmark: str
+    accelerator: str
+    accelerator_count: int | None
+    node_count: int | None
+    software: str
+
+    @classmethod
+    def of(
+        cls,
+        benchmark: str,
+        accelerator: str | None,
+        accelerator_count: int | None,
+        node_count: int | None,
+        software: str | None,
+    ) -> SimilarSystem:
+        words = [w for w in (software or "").split() if not _VERSION.match(w)]
+        return cls(
+            benchmark,
+            organisation_key(accelerator or ""),
+            accelerator_count,
+            node_count or 1,
+            organisation_key(" ".join(words)),
         )
 
 

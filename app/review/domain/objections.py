@@ -25,6 +25,8 @@ class ObjectionType:
     blocks_finalization: bool = True
     # Late objections after Week 6 may only rest on these grounds (rules §11.5).
     late_ground: bool = False
+    # A newer finalized result on a similar system answers the concern (rules §11.5).
+    superseded_by_newer: bool = False
 
 
 TYPES: dict[str, ObjectionType] = {
@@ -32,10 +34,14 @@ TYPES: dict[str, ObjectionType] = {
     for t in (
         ObjectionType("compliance", "Compliance failure", "high"),
         ObjectionType("methodology", "Methodology", "high"),
-        ObjectionType("reproducibility", "Reproducibility", "high"),
-        ObjectionType("validity", "Validity of results", "high", late_ground=True),
+        ObjectionType("reproducibility", "Reproducibility", "high", superseded_by_newer=True),
+        ObjectionType(
+            "validity", "Validity of results", "high", late_ground=True, superseded_by_newer=True
+        ),
         ObjectionType("division", "Division rules", "medium", late_ground=True),
         ObjectionType("availability", "Availability", "medium", late_ground=True),
+        # A late ground only (rules §11.5): the model served is not the one benchmarked.
+        ObjectionType("model-equivalence", "Model equivalence", "medium", late_ground=True),
         ObjectionType("suspect", "Suspect or incomprehensible results", "medium"),
         ObjectionType("cosmetic", "Cosmetic", "low", blocks_finalization=False),
     )

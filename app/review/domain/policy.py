@@ -148,9 +148,11 @@ def may_object(
     *,
     late_ground: bool,
     ground: str = "that ground",
+    on_committee: bool = True,
 ) -> Refusal | None:
     """When an objection may be filed (rules §11.3–§11.5): during peer review (Weeks 1–3);
-    after Week 6 and for 90 days after finalization only on the late grounds."""
+    after Week 6 and for 90 days after finalization only on the late grounds, and only by
+    a review-committee member (*on_committee*: the filer's organisation holds a seat)."""
     if facts.state == SubmissionState.FINALIZED and facts.finalized_at is not None:
         if now > facts.finalized_at + dt.timedelta(days=LATE_OBJECTION_DAYS):
             return Refusal(
@@ -159,10 +161,10 @@ def may_object(
         if not late_ground:
             return Refusal(
                 "window-closed",
-                "after review, objections rest only on availability, validity or division "
-                f"rules, not {ground}",
+                "after review, objections rest only on availability, validity, model "
+                f"equivalence or division rules, not {ground}",
             )
-        return None
+        return _late_standing(on_committee)
     if (
         facts.state != SubmissionState.PASSED_CHECKS
         or not facts.review_started
@@ -172,11 +174,22 @@ def may_object(
     if now <= clock.peer_review_closes(facts.eligible_at):
         return None
     if now > clock.resolution_closes(facts.eligible_at) and late_ground:
-        return None
+        return _late_standing(on_committee)
     return Refusal(
         "window-closed",
         "peer review (Weeks 1–3) is over: no new objections now, except on the late grounds "
         "after Week 6 (rules §11.3, §11.5)",
+    )
+
+
+def _late_standing(on_committee: bool) -> Refusal | None:
+    if on_committee:
+        return None
+    return Refusal(
+        "not-on-committee",
+        "a late objection comes from a review-committee member (rules §11.5): ask one to file "
+        "it, or report suspected fraud, which any member may",
+        Kind.FORBIDDEN,
     )
 
 

@@ -13,11 +13,12 @@ from app.accounts.services.authorization import actor_of
 from app.accounts.services.notifications import chairs, members_of, notify
 from app.audit import record
 from app.core.authorization import Action, Actor, Scope, may
-from app.core.lifecycle import ObjectionState
+from app.core.lifecycle import ObjectionState, SubmissionState
 from app.core.refusals import Kind
 from app.core.times import local_text
 from app.core.views import Timestamp
 from app.db.models import Objection, ObjectionMessage, Organization, Submission, User, utcnow
+from app.publishing.domain.standing import SimilarSystem
 from app.review.domain.objections import (
     ACTIONS,
     CLOSED,
@@ -32,6 +33,7 @@ from app.review.domain.policy import may_act_on_objections, may_object
 from app.review.services.clocks import submitter_clock
 from app.review.services.points import find_point
 from app.review.services.policy import facts_of
+from app.review.services.review import on_committee
 from app.settings import Settings, review_clock
 
 
@@ -76,7 +78,16 @@ def file_objection(
             )
     if point_label and find_point(session, submission, point_label) is None:
         raise _refuse("unknown-point", f"no point {point_label!r} in this submission", Kind.INVALID)
-    _check_window(session, settings, submission, kind.late_ground, kind.title, at)
+    _check_window(session, settings, submission, kind.late_ground, kind.title, at,
+                  on_committee(session, settings, filer.organization, at))  # fmt: skip
+    if kind.superseded_by_newer and submission.finalized_at is not None:
+        newer = newer_similar_result(session, submission)
+        if newer is not None:
+            raise _refuse(
+                "superseded",
+                f"a newer finalized result on a similar system ({newer.public_id[:8]}) "
+                f"supersedes {kind.title.lower()} concerns about this one (rules §11.5)",
+            )
     objection = Objection(
         submission=submission,
         point_label=point_label or None,
@@ -116,6 +127,33 @@ def file_objection(
     return objection
 
 
+def _similar_systems(submission: Submission) -> set[SimilarSystem]:
+    return {
+        SimilarSystem.of(c.benchmark_model, c.system.accelerator_model,
+                         c.system.accelerator_count, c.system.node_count,
+                         c.system.serving_framework)
+        for c in submission.curves
+    }  # fmt: skip
+
+
+def newer_similar_result(session: Session, submission: Submission) -> Submission | None:
+    """The organisation's newest result finalized after *submission* on a similar system,
+    if any (rules §11.5; the portal reads "newer" as the same organisation's)."""
+    if submission.finalized_at is None:
+        return None
+    mine = _similar_systems(submission)
+    newer = session.scalars(
+        select(Submission)
+        .where(
+            Submission.organization_id == submission.organization_id,
+            Submission.state == SubmissionState.FINALIZED.value,
+            Submission.finalized_at > submission.finalized_at,
+        )
+        .order_by(Submission.finalized_at.desc())
+    )
+    return next((row for row in newer if mine & _similar_systems(row)), None)
+
+
 def _check_window(
     session: Session,
     settings: Settings,
@@ -123,10 +161,11 @@ def _check_window(
     late_ground: bool,
     title: str,
     at: dt.datetime,
+    seated: bool,
 ) -> None:
     refusal = may_object(
         review_clock(settings), facts_of(session, submission), at,
-        late_ground=late_ground, ground=title,
+        late_ground=late_ground, ground=title, on_committee=seated,
     )  # fmt: skip
     if refusal is not None:
         raise _refuse(refusal.code, refusal.message, refusal.kind)

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from app.core.refusals import Kind, Refused
 from app.core.views import Timestamp
 from app.db.models import Organization, utcnow
-from app.review.services.review import committee_organizations
+from app.review.services.review import committee_organizations, holds_seat
 from app.settings import Settings
 
 _UNSET: Any = object()
@@ -112,6 +112,6 @@ def organization_view(
         country=organization.country,
         subdivision=organization.subdivision,
         committee_appointed=organization.committee_appointed,
-        on_committee=organization.id in members and organization.committee_suspended_at is None,
+        on_committee=holds_seat(organization, members),
         committee_suspended_at=organization.committee_suspended_at,
     )

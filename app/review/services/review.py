@@ -174,6 +174,22 @@ def committee_organizations(
     return {*finalized, *appointed}
 
 
+def holds_seat(organization: Organization | None, members: set[int]) -> bool:
+    """*organization* sits on the committee (*members*: ``committee_organizations``) and
+    has not lost its seat by missing a review deadline (rules §4.4)."""
+    return (
+        organization is not None
+        and organization.id in members
+        and organization.committee_suspended_at is None
+    )
+
+
+def on_committee(
+    session: Session, settings: Settings, organization: Organization | None, at: dt.datetime
+) -> bool:
+    return holds_seat(organization, committee_organizations(session, settings, at))
+
+
 def _draw(settings: Settings, submission: Submission) -> Chooser:
     """The random draw of a reviewer: unpredictable, or repeatable from the configured
     seed (rehearsals, tests, an audit that re-does the draw)."""
@@ -195,11 +211,7 @@ def reviewer_pool(
             .where(User.role == Role.REVIEWER.value, User.is_active.is_(True))
             .order_by(User.id)
         )
-        if u.organization_id is not None
-        and u.organization_id in members
-        and u.organization_id != submission.organization_id
-        and u.organization is not None
-        and u.organization.committee_suspended_at is None
+        if u.organization_id != submission.organization_id and holds_seat(u.organization, members)
     ]
 
 

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal, get_user, user_by_email
 from app.accounts.services.notifications import Inbox, inbox_view, mark_read
-from app.accounts.web.security import MemberDep, PrincipalDep, ReviewerDep, SignedInDep
+from app.accounts.web.security import PrincipalDep, ReviewerDep, SignedInDep
 from app.audit import TimelineEntry, timeline_view
 from app.checks.services.checks import retry_check
 from app.core import text_limits as text
@@ -359,13 +359,14 @@ def put_point_state(
 
 
 @router.get("/inbox", response_model=Inbox)
-def read_inbox(session: SessionDep, who: MemberDep) -> Inbox:
-    """The caller's notifications, newest first."""
+def read_inbox(session: SessionDep, who: SignedInDep) -> Inbox:
+    """The caller's notifications, newest first (anyone signed in: a neutral member acts
+    for no organisation)."""
     return inbox_view(session, who.user_id)
 
 
 @router.post("/inbox/read", status_code=204)
-def read_all(session: SessionDep, who: MemberDep) -> None:
+def read_all(session: SessionDep, who: SignedInDep) -> None:
     mark_read(session, who.user_id)
     session.commit()
 

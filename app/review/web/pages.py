@@ -21,10 +21,11 @@ from app.audit import timeline_view
 from app.core import text_limits as text
 from app.core.authorization import Action, Scope
 from app.core.divisions import Availability, Division
-from app.core.lifecycle import SubmissionState
+from app.core.lifecycle import FraudOutcome, Screening, SubmissionState
 from app.core.refusals import Refused
-from app.db.models import Submission, User
+from app.db.models import FraudReport, Submission, User
 from app.publishing.domain.standing import Remedy
+from app.review.domain.fraud import may_report_fraud
 from app.review.domain.objections import ACTIONS, TYPES
 from app.review.domain.policy import (
     POINT_STATES,
@@ -36,6 +37,13 @@ from app.review.domain.policy import (
     may_withdraw,
 )
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
+from app.review.services.fraud import (
+    decide_report,
+    report_fraud,
+    report_view,
+    reports_on,
+    screen_report,
+)
 from app.review.services.objections import (
     act,
     file_objection,
@@ -51,9 +59,11 @@ from app.review.services.review import (
     assign_reviewer,
     change_embargo,
     complete_review,
+    on_committee,
     reviewer_pool,
 )
 from app.review.services.summary import review_queue, review_summary
+from app.review.web.fraud import report_or_404
 from app.settings import Settings, review_clock
 from app.submissions.domain.visibility import Access
 from app.submissions.services.disclosures import (
@@ -110,7 +120,14 @@ def review_context(
         "can_object": user is not None
         and asking.committee
         and not own_org
-        and may_object(clock, facts, now, late_ground=True) is None,
+        and may_object(
+            clock,
+            facts,
+            now,
+            late_ground=True,
+            on_committee=on_committee(session, settings, user.organization, now),
+        )
+        is None,
         "is_chair": is_chair,
         "is_reviewer": user is not None and submission.reviewer_id == user.id,
         # Finalizing without it takes the chair's override and its reason (rules §4.4).
@@ -175,6 +192,101 @@ def _carry_out(
         raise SubmissionFormRefused.of(public_id, form, exc, kept or {}) from exc
     session.commit()
     return _back(public_id, anchor)
+
+
+def fraud_context(
+    session: Session, submission: Submission, who: Principal | None
+) -> dict[str, Any] | None:
+    """The fraud reports *who* may read on the submission, and whether they may file one
+    (nobody signed in: nothing)."""
+    if who is None:
+        return None
+    return {
+        "reports": [report_view(r, who) for r in reports_on(session, submission, who)],
+        "can_report": may_report_fraud(actor_of(who, submission), facts_of(session, submission))
+        is None,
+        "outcomes": list(FraudOutcome),
+        "findings": list(Screening),
+        "divisions": list(Division),
+        "availabilities": list(Availability),
+    }
+
+
+@router.post("/submissions/{public_id}/fraud-reports")
+def report_fraud_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    now: NowDep,
+    allegation: str = Form("", max_length=text.SHORT),
+    evidence: str = Form("", max_length=text.LONG),
+    csrf_token: str = Form(""),
+) -> Response:
+    who, submission = _form(request, session, public_id, csrf_token, Action.REPORT_FRAUD)
+    return _carry_out(
+        session, public_id,
+        lambda: report_fraud(session=session, submission=submission, who=who,
+                             allegation=allegation, evidence=evidence, at=now),
+        "fraud", form="fraud-report", kept={"allegation": allegation, "evidence": evidence},
+    )  # fmt: skip
+
+
+def _report_form(request: Request, session: Session, report_id: str, csrf: str) -> tuple[
+    Principal, FraudReport
+]:  # fmt: skip
+    verify_csrf(request, csrf)
+    who = signed_in_as(request, Scope.REVIEW)  # the chairs and the neutral members
+    return who, report_or_404(session, report_id, who)
+
+
+@router.post("/fraud-reports/{report_id}/screenings")
+def screen_from_page(
+    request: Request,
+    report_id: str,
+    session: SessionDep,
+    now: NowDep,
+    finding: str = Form("", max_length=text.SHORT),
+    note: str = Form("", max_length=text.LONG),
+    csrf_token: str = Form(""),
+) -> Response:
+    """A neutral member screens a fraud report."""
+    who, report = _report_form(request, session, report_id, csrf_token)
+    return _carry_out(
+        session, report.submission.public_id,
+        lambda: screen_report(session=session, report=report, who=who, finding=finding,
+                              note=note, at=now),
+        "fraud", form=f"fraud-{report_id}", kept={"finding": finding, "note": note},
+    )  # fmt: skip
+
+
+@router.post("/fraud-reports/{report_id}/decision")
+def decide_report_from_page(
+    request: Request,
+    report_id: str,
+    session: SessionDep,
+    now: NowDep,
+    settings: SettingsDep,
+    outcome: str = Form("", max_length=text.SHORT),
+    reason: str = Form("", max_length=text.REASON),
+    division: str = Form("", max_length=text.SHORT),
+    availability: str = Form("", max_length=text.SHORT),
+    target_availability_date: str = Form("", max_length=text.SHORT),
+    csrf_token: str = Form(""),
+) -> Response:
+    """The chair decides a screened fraud report."""
+    who, report = _report_form(request, session, report_id, csrf_token)
+    public_id = report.submission.public_id
+    kept = {"outcome": outcome, "reason": reason, "division": division,
+            "availability": availability,
+            "target_availability_date": target_availability_date}  # fmt: skip
+    day = _day(public_id, f"fraud-{report_id}", target_availability_date, kept)
+    remedy = Remedy(division or None, availability or None, day)
+    return _carry_out(
+        session, public_id,
+        lambda: decide_report(session=session, settings=settings, report=report, who=who,
+                              outcome=outcome, reason=reason, remedy=remedy, at=now),
+        "fraud", form=f"fraud-{report_id}", kept=kept,
+    )  # fmt: skip
 
 
 @router.post("/submissions/{public_id}/objections")

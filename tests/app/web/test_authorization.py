@@ -56,6 +56,7 @@ class World:
     composed: str  # a submission of Acme's composed from it, awaiting its bundle
     view: str  # a view of the results Acme's submitter saved
     webhook: str  # a webhook Acme's submitter subscribed
+    fraud: str  # a fraud report Cumulus's reviewer filed against Acme's submission
 
 
 @pytest.fixture(scope="module")
@@ -127,10 +128,16 @@ def world(
         assert view.status_code == 201, view.text
         hook = client.post("/api/v1/webhooks", json={"url": PUBLIC_HOOK}, headers=owner)
         assert hook.status_code == 201, hook.text
+        fraud = client.post(
+            f"/api/v1/submissions/{sid}/fraud-reports",
+            json={"allegation": "Staged hardware", "evidence": "the photos"},
+            headers=bearer(tokens["reviewer"]),
+        )
+        assert fraud.status_code == 201, fraud.text
         yield World(
             client, database, queue, tokens, sid, point, objection.json()["id"],
             events.json()["retokenizations"][0], good_archive.read_bytes(), run,
-            composed.json()["id"], view.json()["id"], hook.json()["id"],
+            composed.json()["id"], view.json()["id"], hook.json()["id"], fraud.json()["id"],
         )  # fmt: skip
     database.dispose()
 
@@ -161,6 +168,7 @@ def _paths(world: World, template: str) -> str:
         .replace("{submission_id}", world.composed)
         .replace("{view_id}", world.view)
         .replace("{webhook_id}", world.webhook)
+        .replace("{report_id}", world.fraud)
     )
 
 
@@ -203,6 +211,15 @@ def _api_requests(world: World) -> dict[tuple[str, str], dict[str, Any]]:
             "json": {"action": "reject", "reason": "x"}
         },
         ("POST", "/api/v1/submissions/{public_id}/withdraw"): {"json": {"reason": "x"}},
+        ("POST", "/api/v1/submissions/{public_id}/fraud-reports"): {
+            "json": {"allegation": "a", "evidence": "e"}
+        },
+        ("POST", "/api/v1/fraud-reports/{report_id}/screenings"): {
+            "json": {"finding": "substantiated", "note": "n"}
+        },
+        ("POST", "/api/v1/fraud-reports/{report_id}/decision"): {
+            "json": {"outcome": "invalid", "reason": "r"}
+        },
         ("PUT", "/api/v1/submissions/{public_id}/points/{system}/{model}/{point}/events"): {
             "content": b'{"event_type": "test_started", "timestamp_ns": 1}\n'
         },
@@ -274,6 +291,11 @@ def _page_forms(world: World) -> dict[str, dict[str, Any]]:
             "data": {"point": world.point, "state": "withdrawn", "reason": "faulty"}
         },
         "/submissions/{public_id}/withdraw": {"data": {"reason": "x"}},
+        "/submissions/{public_id}/fraud-reports": {"data": {"allegation": "a", "evidence": "e"}},
+        "/fraud-reports/{report_id}/screenings": {
+            "data": {"finding": "substantiated", "note": "n"}
+        },
+        "/fraud-reports/{report_id}/decision": {"data": {"outcome": "invalid", "reason": "r"}},
         "/review/publish": {"data": {"cohort": "2026-12-C0", "confirm": "yes"}},
         "/submissions/{public_id}/retokenizations": {"data": {}},
         "/retokenizations/{rid}/cancel": {"data": {}},
@@ -312,6 +334,9 @@ def _narrow_token(world: World, key: str, scopes: list[str]) -> str:
 # not refusals, and are left out.
 ALLOWED = {
     ("unassigned reviewer", "/submissions/{public_id}/objections"),
+    # Any member reports suspected fraud, at any time (rules §11.5).
+    ("another organisation", "/submissions/{public_id}/fraud-reports"),
+    ("unassigned reviewer", "/submissions/{public_id}/fraud-reports"),
     # A member registers runs for its own organisation, whichever it is.
     ("another organisation", "/submission-api/runs"),
     ("unassigned reviewer", "/submission-api/runs"),

@@ -16,6 +16,7 @@ from app.publishing.domain.standing import (
     Contender,
     PreviewClock,
     Remedy,
+    SimilarSystem,
     SystemIdentity,
     classified,
     continuity_problems,
@@ -245,3 +246,13 @@ def test_the_latest_reclassification_naming_a_field_holds() -> None:
     last = classified(declared, steps)
     assert last == Classification("Serviced", "RDI", None) and last.status == "RDI"
     assert classified(declared, []) == declared
+
+
+def test_a_similar_system_differs_at_most_in_its_software_versions() -> None:
+    base = SimilarSystem.of("llama3_1-8b", "NVIDIA H100-SXM", 8, None, "vLLM 0.6.3")
+    assert base == SimilarSystem.of("llama3_1-8b", "nvidia h100 sxm", 8, 1, "vllm v0.7.0rc1")
+    assert base != SimilarSystem.of("llama3_1-8b", "NVIDIA H100-SXM", 16, 1, "vLLM 0.6.3")
+    assert base != SimilarSystem.of("llama3_1-8b", "NVIDIA H100-SXM", 8, 2, "vLLM 0.6.3")
+    assert base != SimilarSystem.of("llama3_1-8b", "NVIDIA H200", 8, 1, "vLLM 0.6.3")
+    assert base != SimilarSystem.of("llama3_1-8b", "NVIDIA H100-SXM", 8, 1, "SGLang 0.4")
+    assert base != SimilarSystem.of("deepseek-r1", "NVIDIA H100-SXM", 8, 1, "vLLM 0.6.3")

@@ -5,7 +5,6 @@ version of the public record (the cohort before keeps what it showed) and the le
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -16,28 +15,13 @@ from app.db.session import Database
 from app.publishing.domain.standing import Remedy
 from app.results.services.public import visible_curves
 from app.review.services.decisions import decide
-from app.review.services.releases import publish_cohort
 from app.settings import Settings
-from tests.support.accounts import create_accounts
 from tests.support.rows import must
-from tests.support.submissions import archive_of, finalize_unreviewed, objection, pt, submit
+from tests.support.submissions import objection, pt
 
 CHAIR = "chair@example.com"
 # Released in 2026-12-C0 (2026-12-02): a Preview's window ends 180 days on.
 WINDOW_END = dt.date(2027, 5, 31)
-
-
-@pytest.fixture
-def published(database: Database, settings: Settings, tmp_path: Path) -> int:
-    """An Available result, finalized and public from 2026-12-C0."""
-    create_accounts(database)
-    sid = submit(database, settings, archive_of(tmp_path, "remedy"))
-    with database.session() as session:
-        finalize_unreviewed(session, settings, session.get(Submission, sid), pt(2026, 12, 1))
-        publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0",
-                       at=pt(2026, 12, 2, 8))  # fmt: skip
-        session.commit()
-    return sid
 
 
 def _reclassify(session, settings, sub, remedy: Remedy, *, objection_id=None, reason="upheld"):  # type: ignore[no-untyped-def]

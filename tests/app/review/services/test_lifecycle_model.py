@@ -1076,6 +1076,8 @@ NOT_THE_RECORD = {
     "/api/v1/submissions/{public_id}/reproductions",
     "/api/v1/submissions/{public_id}/retokenizations", "/api/v1/submissions/{public_id}/status",
     "/api/v1/submissions/{public_id}/timeline", "/api/v1/objections/{objection_id}",
+    # Fraud reports: the chairs', the neutral members' and the filer's (their own tests).
+    "/api/v1/submissions/{public_id}/fraud-reports", "/api/v1/fraud-reports/{report_id}",
     "/api/v1/submissions/{public_id}/archive",
     "/api/v1/reproductions/{reproduction_id}", "/api/v1/retokenizations/{rid}",
     "/api/v1/retokenizations/{rid}/steady-state", "/api/v1/retokenizations/{rid}/timeseries",

@@ -17,18 +17,27 @@ from app.db.session import Database
 from app.main import create_app
 from app.pipeline import run_checks
 from app.settings import Settings
-from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts, form_token
+from tests.support.accounts import (
+    ACCOUNTS,
+    PASSWORD,
+    bearer,
+    create_accounts,
+    create_neutral_members,
+    form_token,
+)
 from tests.support.fakes import RecordingQueue, SetClock
 
 
-def _sign_in(client: TestClient, key: str) -> str:
-    """Signs in through the form; returns the page's form token."""
+def _sign_in(client: TestClient, key: str, email: str | None = None) -> str:
+    """Signs in through the form (as *email*, else the ACCOUNTS *key*); returns the page's
+    form token."""
     client.cookies.clear()
     signed = client.post(
         "/login",
-        data={"email": ACCOUNTS[key][0], "password": PASSWORD, "csrf_token": form_token(client)},
+        data={"email": email or ACCOUNTS[key][0], "password": PASSWORD,
+              "csrf_token": form_token(client)},
         follow_redirects=False,
-    )
+    )  # fmt: skip
     assert signed.status_code == 303
     return form_token(client, "/")  # a new token once signed in
 
@@ -349,3 +358,37 @@ def test_the_chair_reclassifies_from_the_page_and_a_refusal_keeps_the_fields(
     # Only the chair is offered it.
     _sign_in(client, "submitter")
     assert 'id="reclassify-fields"' not in client.get(f"/submissions/{sid}").text
+
+
+def test_a_fraud_report_is_filed_screened_and_decided_from_the_page(
+    pages: tuple[TestClient, str], database: Database
+) -> None:
+    client, sid = pages
+    create_neutral_members(database)
+    token = _sign_in(client, "reviewer")
+    typed = {"allegation": "Staged hardware", "evidence": " ", "csrf_token": token}
+    refused = client.post(f"/submissions/{sid}/fraud-reports", data=typed)
+    assert refused.status_code == 422 and 'id="fraud-error"' in refused.text
+    assert "needs its evidence" in refused.text and 'value="Staged hardware"' in refused.text
+    filed = client.post(f"/submissions/{sid}/fraud-reports", follow_redirects=True,
+                        data={**typed, "evidence": "the photo is a render"})  # fmt: skip
+    assert filed.status_code == 200 and "the photo is a render" in filed.text
+    rid = re.search(r'id="fraud-([0-9a-f]{32})"', filed.text)
+    assert rid is not None
+    # The accused organisation sees nothing of it.
+    _sign_in(client, "submitter")
+    assert "Staged hardware" not in client.get(f"/submissions/{sid}").text
+    for n in (1, 2):
+        token = _sign_in(client, "", f"neutral{n}@mlcommons.example")
+        screened = client.post(f"/fraud-reports/{rid[1]}/screenings", follow_redirects=True,
+                               data={"finding": "unsubstantiated", "note": "invoices match",
+                                     "csrf_token": token})  # fmt: skip
+        assert screened.status_code == 200 and "invoices match" in screened.text
+    token = _sign_in(client, "chair")
+    page = client.get(f"/submissions/{sid}").text
+    assert f'action="/fraud-reports/{rid[1]}/decision"' in page
+    decided = client.post(f"/fraud-reports/{rid[1]}/decision", follow_redirects=True,
+                          data={"outcome": "invalid", "reason": "the render is the vendor's",
+                                "csrf_token": token})  # fmt: skip
+    assert decided.status_code == 200 and "decided: invalid" in decided.text
+    assert "Decided by chair@mlcommons.example: the render is the vendor&#39;s" in decided.text
