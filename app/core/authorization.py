@@ -133,6 +133,9 @@ class Action(enum.StrEnum):
     # time, screened by neutral members, decided by the chair (``DECIDE``).
     REPORT_FRAUD = "report-fraud"
     SCREEN_FRAUD = "screen-fraud"
+    # A dispute (rules §11.6): the parties' statements and appeal, the panel's word.
+    STATE_IN_DISPUTE = "state-in-dispute"
+    RECOMMEND_IN_DISPUTE = "recommend-in-dispute"
 
 
 class Standing(enum.StrEnum):
@@ -179,6 +182,8 @@ WHO_MAY: dict[Action, tuple[tuple[Standing, ...], str]] = {
     Action.COMPOSE: ((_S,), "compose a submission from runs or change which runs it holds"),
     Action.REPORT_FRAUD: ((_M, _N, _CH), "report suspected fraud or misrepresentation"),
     Action.SCREEN_FRAUD: ((_N,), "screen a fraud report"),
+    Action.STATE_IN_DISPUTE: ((_S, _C), "file a statement in a dispute or appeal its ruling"),
+    Action.RECOMMEND_IN_DISPUTE: ((_N,), "recommend in a dispute"),
 }
 
 

@@ -147,3 +147,26 @@ def release_then_invalidate(database: Database, settings: Settings, archive: Pat
                actor="chair", reason="tokens miscounted", at=pt(2027, 1, 8))  # fmt: skip
         session.commit()
     return sid
+
+
+def in_dispute(database: Database, settings: Settings, archive: Path) -> int:
+    """*archive* submitted (eligible 2026-11-30) with an objection the objectors are still
+    validating when Week 6 closes on 2027-01-10: a dispute from the tick of 2027-01-11
+    (rules §11.6). The accounts exist already."""
+    from app.review.services.disputes import dispute_of
+    from app.review.services.objections import act
+    from app.review.services.ticks import advance_clocks
+
+    sid = submit(database, settings, archive)
+    with database.session() as session:
+        sub = session.get(Submission, sid)
+        assert sub is not None
+        filed = objection(session, sub, pt(2026, 12, 2))
+        act(session=session, settings=settings, objection=filed, user=user(session, "submitter"),
+            action="contest", body="the run is long enough", at=pt(2026, 12, 3))  # fmt: skip
+        act(session=session, settings=settings, objection=filed, user=user(session, "reviewer"),
+            action="validation_schedule", body="we re-run it", at=pt(2026, 12, 4))  # fmt: skip
+        advance_clocks(session, settings, pt(2027, 1, 11, 9))
+        session.commit()
+        assert sub.review_phase == "dispute" and dispute_of(session, sub) is not None
+    return sid

@@ -29,6 +29,8 @@ from app.db.models.publishing import (
     SigningKey,
 )
 from app.db.models.review import (
+    Dispute,
+    DisputeStatement,
     FraudReport,
     FraudScreening,
     Objection,
@@ -62,6 +64,8 @@ __all__ = [
     "MeasuredRun",
     "NAMING",
     "Notification",
+    "Dispute",
+    "DisputeStatement",
     "FraudReport",
     "FraudScreening",
     "Objection",

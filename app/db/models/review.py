@@ -155,3 +155,53 @@ class FraudScreening(Base):
 
     report: Mapped[FraudReport] = relationship(back_populates="screenings")
     user: Mapped[User] = relationship()
+
+
+class Dispute(Base):
+    """Objections still open after Week 6 (rules §11.6): the chair's certification and
+    panel, the panel's recommendation, the chair's binding decision and any appeal."""
+
+    __tablename__ = "disputes"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), unique=True
+    )
+    opened_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    certified_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    certified_by: Mapped[str | None] = mapped_column(Text)
+    panel: Mapped[list[int]] = mapped_column(JSON, default=list)  # neutral members' user ids
+    convened_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    recommendation: Mapped[str | None] = mapped_column(String(16))
+    recommendation_note: Mapped[str | None] = mapped_column(Text)
+    recommended_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    extended_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    ruling: Mapped[str | None] = mapped_column(String(16))
+    ruling_reason: Mapped[str | None] = mapped_column(Text)
+    decided_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    appealed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    appealed_by: Mapped[str | None] = mapped_column(Text)
+    appeal_reason: Mapped[str | None] = mapped_column(Text)
+
+    submission: Mapped[Submission] = relationship()
+    statements: Mapped[list[DisputeStatement]] = relationship(
+        back_populates="dispute", cascade="all, delete-orphan", order_by="DisputeStatement.id"
+    )
+
+
+class DisputeStatement(Base):
+    """A party's written statement in a dispute (the submitter's, or an objector's)."""
+
+    __tablename__ = "dispute_statements"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    dispute_id: Mapped[int] = mapped_column(
+        ForeignKey("disputes.id", ondelete="CASCADE"), index=True
+    )
+    organization_id: Mapped[int] = mapped_column(ForeignKey("organizations.id"))
+    party: Mapped[str] = mapped_column(String(16))  # submitter | objector
+    author: Mapped[str] = mapped_column(Text)
+    body: Mapped[str] = mapped_column(Text)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+
+    dispute: Mapped[Dispute] = relationship(back_populates="statements")

@@ -142,6 +142,16 @@ ACTIONS: dict[str, Action] = {
             offer="Resolve (chair)",
             done="resolved",
         ),
+        # The chair finds the objection holds (rules §11.6): a point it names is withdrawn;
+        # the remedy for the whole submission is the chair's decision.
+        Action(
+            "uphold",
+            frozenset({Party.CHAIR}),
+            _OPEN,
+            ObjectionState.RESOLVED,
+            offer="Uphold (chair): a point it names is withdrawn",
+            done="upheld",
+        ),
         Action("comment", _EVERYONE, _OPEN, None, offer="Comment", done="commented"),
         # Another organisation adds its "by <org>" tag (rules §11.4).
         Action(

@@ -219,8 +219,9 @@ def may_set_point_state(
     actor: Actor, facts: SubmissionFacts, current: str, target: str
 ) -> Refusal | None:
     """During review a faulty point is withdrawn (by its submitter or the chair) or held
-    in dispute (the chair); after finalization the chair invalidates it (rules §11.1,
-    §11.6, §11.7). A withdrawn or invalidated point stays so."""
+    in dispute (the chair); after finalization the chair invalidates it, and a point held
+    in dispute returns or is withdrawn (rules §11.1, §11.6, §11.7). A withdrawn or
+    invalidated point stays so."""
     if target not in POINT_STATES:
         return Refusal(
             "bad-state", f"a point's state is one of {', '.join(POINT_STATES)}", Kind.INVALID
@@ -237,6 +238,11 @@ def may_set_point_state(
             return Refusal(
                 "not-allowed", "points are invalidated after finalization; withdraw it in review"
             )
+        return None
+    # A point held in dispute past finalization is settled after it: it returns to its
+    # curve, or is withdrawn (rules §11.6).
+    settling = current == "disputed" and target in ("active", "withdrawn")
+    if facts.state == SubmissionState.FINALIZED and settling:
         return None
     if facts.state != SubmissionState.PASSED_CHECKS:
         return Refusal("not-allowed", f"points are {target} during review only")

@@ -62,9 +62,11 @@ def decide(
     override: bool = False,
     remedy: Remedy | None = None,
     objection: str | None = None,
+    undisputed: bool = False,
 ) -> None:
     """The chair's decision (the web layer lets only the chair's scope call this);
     *override*: finalize although the review is not complete, *reason* saying why;
+    *undisputed*: finalize the points no open objection names (rules §11.6);
     *remedy*: what a reclassification changes, *objection* the one it upholds."""
     at = at or utcnow()
     if action not in ACTIONS:
@@ -89,6 +91,7 @@ def decide(
             actor=actor,
             reason=reason,
             override=(reason or "") if override else None,
+            undisputed=undisputed,
         )
         return
     facts = facts_of(session, submission)

@@ -11,9 +11,9 @@ from sqlalchemy.orm import Session
 
 from app.accounts.services.authorization import actor_of
 from app.accounts.services.notifications import chairs, members_of, notify
-from app.audit import record
+from app.audit import SYSTEM, record
 from app.core.authorization import Action, Actor, Scope, may
-from app.core.lifecycle import ObjectionState, SubmissionState
+from app.core.lifecycle import ObjectionState, PointState, SubmissionState
 from app.core.refusals import Kind
 from app.core.times import local_text
 from app.core.views import Timestamp
@@ -33,7 +33,7 @@ from app.review.domain.policy import may_act_on_objections, may_object
 from app.review.services.clocks import submitter_clock
 from app.review.services.points import find_point
 from app.review.services.policy import facts_of
-from app.review.services.review import on_committee
+from app.review.services.review import keep_record, on_committee
 from app.settings import Settings, review_clock
 
 
@@ -262,6 +262,8 @@ def act(
         if taken.to_state in CLOSED:
             objection.closed_at = at
     objection.messages.append(_message(user, action, body.strip() or action, at))
+    if taken.to_state in CLOSED:
+        settle_point(session, settings, objection, at, upheld=action == "uphold")
     record(
         session,
         submission,
@@ -275,6 +277,39 @@ def act(
     return objection
 
 
+def settle_point(
+    session: Session, settings: Settings, objection: Objection, at: dt.datetime, *, upheld: bool
+) -> None:
+    """The point *objection* names, once the last open objection on it has closed: an
+    upheld one withdraws it (faulty, rules §11.7) in review or held in dispute; any other
+    end returns a point held in dispute to its curve, republished from the next cohort
+    (rules §11.6)."""
+    submission = objection.submission
+    label = objection.point_label
+    point = find_point(session, submission, label) if label else None
+    if point is None or point.state not in (PointState.ACTIVE, PointState.DISPUTED):
+        return
+    if any(
+        o.point_label == label and ObjectionState(o.state) not in CLOSED
+        for o in objections_of(session, submission)
+    ):
+        return
+    finalized = submission.state == SubmissionState.FINALIZED
+    if upheld and finalized and point.state == PointState.ACTIVE:
+        return  # on the record: the chair invalidates it, keeping the curve's minimum
+    if upheld:
+        after, why = PointState.WITHDRAWN, f"the objection on it was upheld: {objection.title}"
+    elif point.state == PointState.DISPUTED:
+        after, why = PointState.ACTIVE, "the dispute over it ended in the submitter's favour"
+    else:
+        return
+    record(session, submission, action="point state", actor=SYSTEM,
+           reason=f"{label}: {point.state} → {after}: {why}", at=at)  # fmt: skip
+    point.state, point.state_reason = after, why
+    session.flush()
+    keep_record(session, settings, submission, at, why=f"{label} {after}")
+
+
 def uphold(
     session: Session, objection: Objection, *, by: str, outcome: str, at: dt.datetime
 ) -> None:
@@ -285,7 +320,7 @@ def uphold(
     objection.state = ObjectionState.RESOLVED
     objection.closed_at = at
     objection.messages.append(
-        ObjectionMessage(author=by, organization=None, action="upheld", body=outcome, at=at)
+        ObjectionMessage(author=by, organization=None, action="uphold", body=outcome, at=at)
     )
 
 

@@ -28,6 +28,7 @@ from app.core.cohorts import Cohort
 from app.core.lifecycle import (
     IllegalTransition,
     ObjectionState,
+    PointState,
     PublicationMode,
     RecordStatus,
     ReviewPhase,
@@ -36,6 +37,7 @@ from app.core.lifecycle import (
 from app.core.refusals import Kind, Refused
 from app.core.times import local_text
 from app.db.models import (
+    AuditEvent,
     CohortRelease,
     Objection,
     Organization,
@@ -58,6 +60,7 @@ from app.review.domain.policy import (
     may_change_embargo,
     may_complete_review,
 )
+from app.review.services.points import find_point
 from app.review.services.policy import enforce, facts_of
 from app.settings import Settings, business_calendar, review_clock
 from app.submissions.domain.embargo import latest_embargo
@@ -379,9 +382,13 @@ def review_gap(submission: Submission) -> str:
     return f"{submission.reviewer.email} has not completed the assigned review"
 
 
-def _may_finalize(session: Session, submission: Submission, override: str | None) -> bool:
+def _may_finalize(
+    session: Session, submission: Submission, override: str | None, undisputed: bool
+) -> bool:
     """Refuses what stops a finalization (rules §4.4); True where the chair's *override*
-    finalizes a review that is not complete."""
+    finalizes a review that is not complete. *undisputed*: the points that open
+    objections name are held in dispute and the rest finalize, where the curves still
+    meet the minimum count and regions without them (rules §11.6)."""
     if not submission.for_review:
         raise PublishingError("not-for-review", "an unverified upload is never reviewed")
     if submission.state != SubmissionState.PASSED_CHECKS.value:
@@ -392,15 +399,17 @@ def _may_finalize(session: Session, submission: Submission, override: str | None
             "peer review has not started (provisional publication or embargo pending)",
             Kind.CONFLICT,
         )
-    open_ones = blocking_objections(session, submission)
+    held = disputed_points(session, submission) if undisputed else frozenset()
+    open_ones = [o for o in blocking_objections(session, submission) if o.point_label not in held]
     if open_ones:
         titles = "; ".join(f"{o.title} ({o.state})" for o in open_ones)
+        hint = "" if undisputed else " (finalize the undisputed points if they name points)"
         raise PublishingError(
             "objections-open",
-            f"{len(open_ones)} objection(s) are still open: {titles}",
+            f"{len(open_ones)} objection(s) are still open: {titles}{hint}",
             Kind.CONFLICT,
         )
-    short = curves_short(submission)
+    short = curves_short(submission, held)
     if short:
         raise PublishingError("curve-incomplete", f"cannot finalize: {short}", Kind.CONFLICT)
     if submission.review_completed_at is not None:
@@ -445,13 +454,18 @@ def finalize(
     actor: str = SYSTEM,
     reason: str | None = None,
     override: str | None = None,
+    undisputed: bool = False,
 ) -> None:
     """Peer review is over: every blocking objection is resolved or retracted, and the
     assigned review is complete (rules §4.4). *override*: the chair's reason to finalize
     without a completed review, recorded on the timeline and sent to every inbox
-    concerned; without it an incomplete review refuses."""
+    concerned; without it an incomplete review refuses. *undisputed*: the chair finalizes
+    the undisputed points; those open objections name stay in dispute and return to the
+    curve if the dispute ends in the submitter's favour (rules §11.6)."""
     at = at or utcnow()
-    overridden = _may_finalize(session, submission, override)
+    overridden = _may_finalize(session, submission, override, undisputed)
+    if undisputed:
+        _hold_in_dispute(session, submission, at)
     try:
         change_state(
             session,
@@ -496,14 +510,61 @@ def finalize(
     session.flush()
 
 
-def curves_short(submission: Submission) -> str | None:
+def first_time(session: Session, submission: Submission, action: str, key: str) -> bool:
+    """True the first time: the audit log remembers what the clocks already did (an
+    event *action* whose reason holds *key*)."""
+    done = session.scalar(
+        select(AuditEvent.id).where(
+            AuditEvent.submission_id == submission.id,
+            AuditEvent.action == action,
+            AuditEvent.reason.contains(key),
+        )
+    )
+    return done is None
+
+
+def withdraw_by_rule(
+    session: Session, settings: Settings, submission: Submission, reason: str, at: dt.datetime
+) -> None:
+    """The rules withdraw a silent submitter's submission (rules §11.3, §11.6): on the
+    timeline, out of the record, and the committee and the organisation told."""
+    change_state(session, submission, SubmissionState.WITHDRAWN, action="withdrawn by penalty",
+                 reason=reason, at=at)  # fmt: skip
+    submission.review_phase = ReviewPhase.CLOSED
+    keep_record(session, settings, submission, at, why=reason)
+    notify(session, [*members_of(session, submission.organization_id), *committee(session)],
+           f"Withdrawn: {label_of(submission)}", reason, link_of(submission))  # fmt: skip
+
+
+def disputed_points(session: Session, submission: Submission) -> frozenset[str]:
+    """The points that open objections name (a dispute over a point, rules §11.6)."""
+    return frozenset(
+        o.point_label for o in blocking_objections(session, submission) if o.point_label
+    )
+
+
+def _hold_in_dispute(session: Session, submission: Submission, at: dt.datetime) -> None:
+    for label in sorted(disputed_points(session, submission)):
+        point = find_point(session, submission, label)
+        if point is not None and point.state == PointState.ACTIVE:
+            point.state = PointState.DISPUTED
+            point.state_reason = "held in dispute while the rest finalized (rules §11.6)"
+            said = f"{label}: active → disputed: the objection on it is open"
+            record(session, submission, action="point state", actor=SYSTEM, reason=said, at=at)
+
+
+def curves_short(submission: Submission, held: frozenset[str] = frozenset()) -> str | None:
     """Why the active points no longer make compliant curves (rules §5.2), if they don't:
-    withdrawn, disputed and invalidated points do not count (§11.6, §11.7)."""
+    withdrawn, disputed and invalidated points do not count (§11.6, §11.7), nor those
+    *held* (labels of points about to be held in dispute)."""
     problems = []
     for curve in submission.curves:
+        prefix = f"{curve.system.dir_name}/{curve.benchmark_model}/"
         points = [
-            PointFacts(p.concurrency, p.region, p.offline_kind, p.state) for p in curve.points
-        ]
+            PointFacts(p.concurrency, p.region, p.offline_kind,
+                       PointState.DISPUTED if prefix + p.dir_name in held else p.state)
+            for p in curve.points
+        ]  # fmt: skip
         short = curve_shortfall(points, curve.is_agentic)
         if short:
             problems.append(f"{curve.system.dir_name}/{curve.benchmark_model}: {short}")

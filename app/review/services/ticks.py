@@ -17,7 +17,7 @@ from app.accounts.services.notifications import (
     notify,
     send_pending_email,
 )
-from app.audit import SYSTEM, change_state, record
+from app.audit import SYSTEM, record
 from app.core.clocks import ReviewClock
 from app.core.lifecycle import (
     ObjectionState,
@@ -25,7 +25,6 @@ from app.core.lifecycle import (
     SubmissionState,
 )
 from app.db.models import (
-    AuditEvent,
     Objection,
     ObjectionMessage,
     Submission,
@@ -33,17 +32,20 @@ from app.db.models import (
 )
 from app.review.domain.objections import CLOSED
 from app.review.services.clocks import submitter_clock
+from app.review.services.disputes import open_dispute, tick_dispute
+from app.review.services.objections import settle_point
 from app.review.services.previews import tick_previews
 from app.review.services.review import (
     ClockReport,
     blocking_objections,
     curves_short,
     finalize,
-    keep_record,
+    first_time,
     label_of,
     link_of,
     record_changes,
     review_gap,
+    withdraw_by_rule,
 )
 from app.settings import Settings
 from app.submissions.services.storage import sweep_tmp
@@ -74,23 +76,7 @@ def _penalise(
             f"no answer to objection {objection.public_id[:8]} within "
             f"{step.business_days} business days (rules §11.3)"
         )
-        change_state(
-            session,
-            submission,
-            SubmissionState.WITHDRAWN,
-            action="withdrawn by penalty",
-            reason=reason,
-            at=now,
-        )
-        submission.review_phase = ReviewPhase.CLOSED
-        keep_record(session, settings, submission, now, why=reason)
-        notify(
-            session,
-            people,
-            f"Withdrawn: {label_of(submission)}",
-            reason,
-            link_of(submission),
-        )
+        withdraw_by_rule(session, settings, submission, reason, now)
         report.add(submission, "withdrawn by penalty")
         return True
     delay = max(submission.penalty_cohorts, step.delay_cohorts)
@@ -112,13 +98,18 @@ def _penalise(
 
 
 def _objector_silence(
-    session: Session, submission: Submission, objection: Objection, now: dt.datetime
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    objection: Objection,
+    now: dt.datetime,
 ) -> None:
     objection.state = ObjectionState.RETRACTED
     objection.closed_at = now
     text = "The objectors did not respond in time after the submitter's answer: retracted."
     objection.messages.append(ObjectionMessage(author=SYSTEM, action="retract", body=text, at=now))
     record(session, submission, action="objection retracted", reason=text, at=now)
+    settle_point(session, settings, objection, now, upheld=False)
 
 
 def _reviewer_deadline(
@@ -136,7 +127,7 @@ def _reviewer_deadline(
         reviewer is None
         or submission.review_completed_at is not None
         or now <= clock.peer_review_closes(submission.review_eligible_at)
-        or not _once(session, submission, "reviewer missed Week 3", reviewer.email)
+        or not first_time(session, submission, "reviewer missed Week 3", reviewer.email)
     ):
         return
     organisation = reviewer.organization
@@ -160,16 +151,34 @@ def _meeting_due(
     return old >= clock.rules.meeting_business_days or now > week5
 
 
-def _once(session: Session, submission: Submission, action: str, key: str) -> bool:
-    """True the first time: the audit log remembers what the clocks already did."""
-    done = session.scalar(
-        select(AuditEvent.id).where(
-            AuditEvent.submission_id == submission.id,
-            AuditEvent.action == action,
-            AuditEvent.reason.contains(key),
-        )
-    )
-    return done is None
+def _enter_phase(
+    session: Session,
+    clock: ReviewClock,
+    submission: Submission,
+    now: dt.datetime,
+    report: ClockReport,
+) -> ReviewPhase:
+    """The review's phase at *now*, moved to (on the timeline) if it changed; a dispute
+    begins with its record and the chair's notice."""
+    assert submission.review_eligible_at is not None
+    blocking = bool(blocking_objections(session, submission))
+    phase = clock.phase(submission.review_eligible_at, now, blocking)
+    if phase != submission.review_phase:
+        previous = submission.review_phase
+        submission.review_phase = phase
+        record(session, submission, action="review phase", reason=f"{previous} → {phase}", at=now)
+        report.add(submission, f"phase {phase}")
+        if phase == ReviewPhase.DISPUTE:
+            open_dispute(session, submission, now)
+            notify(
+                session,
+                chairs(session),
+                f"Dispute: {label_of(submission)}",
+                "Objections are still open after Week 6; certify them and name a panel "
+                "within 2 business days (rules §11.6).",
+                link_of(submission),
+            )
+    return phase
 
 
 def _tick_submission(
@@ -185,29 +194,21 @@ def _tick_submission(
         return
     session.flush()
     _reviewer_deadline(session, clock, submission, now, report)
+    phase = _enter_phase(session, clock, submission, now, report)
+    if phase == ReviewPhase.DISPUTE:
+        for done in tick_dispute(session, settings, submission, now):
+            report.add(submission, done)
+        if submission.state != SubmissionState.PASSED_CHECKS:
+            return  # withdrawn: the silent submitter's statement never came
+        phase = _enter_phase(session, clock, submission, now, report)  # objections lapsed
     blocking = bool(blocking_objections(session, submission))
-    phase = clock.phase(submission.review_eligible_at, now, blocking)
-    if phase != submission.review_phase:
-        previous = submission.review_phase
-        submission.review_phase = phase
-        record(session, submission, action="review phase", reason=f"{previous} → {phase}", at=now)
-        report.add(submission, f"phase {phase}")
-        if phase == ReviewPhase.DISPUTE:
-            notify(
-                session,
-                chairs(session),
-                f"Dispute: {label_of(submission)}",
-                "Objections are still open after Week 6; certify them and name a panel "
-                "within 2 business days (rules §11.6).",
-                link_of(submission),
-            )
     backstop = clock.resolution_closes(submission.review_eligible_at) + dt.timedelta(
         weeks=clock.rules.dispute_backstop_weeks
     )
 
     def tell_the_chair_once(action: str, text: str) -> None:
         """What the clock leaves to the chair: on the timeline and in the inbox, once."""
-        if _once(session, submission, action, ""):
+        if first_time(session, submission, action, ""):
             record(session, submission, action=action, reason=text, at=now)
             notify(session, chairs(session), f"{action.capitalize()}: {label_of(submission)}",
                    text, link_of(submission))  # fmt: skip
@@ -271,9 +272,9 @@ def _tick_objections(
             and objection.objector_due_at
             and now > objection.objector_due_at
         ):
-            _objector_silence(session, submission, objection, now)
+            _objector_silence(session, settings, submission, objection, now)
             report.add(submission, f"objection {objection.public_id[:8]} retracted by silence")
-        elif _meeting_due(clock, submission, objection, now) and _once(
+        elif _meeting_due(clock, submission, objection, now) and first_time(
             session, submission, "meeting may be called", objection.public_id[:8]
         ):
             text = (

@@ -384,6 +384,13 @@ class DecisionRequest(BaseModel):
         "the reason is recorded on the timeline and sent to the chair's, the reviewer's and "
         "the submitter's inbox; without it, an incomplete review refuses (review-incomplete)",
     )
+    undisputed: bool = Field(
+        default=False,
+        description="finalize the undisputed points: the points that open objections name "
+        "are held in dispute (off the curve) where the curves meet the minimum count and "
+        "regions without them, and return if the dispute ends in the submitter's favour "
+        "(rules §11.6); an open objection on the whole submission still refuses",
+    )
     division: Division | None = Field(
         default=None, description="reclassify: the division the result moves to"
     )
@@ -430,6 +437,7 @@ def decide_submission(
             override=body.override,
             remedy=Remedy(body.division, body.availability, body.target_availability_date),
             objection=body.objection,
+            undisputed=body.undisputed,
         ),
     )
     return failed or submission_summary(submission)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal, get_user, user_by_email
 from app.accounts.services.authorization import actor_of
-from app.accounts.services.notifications import inbox_view, mark_read
+from app.accounts.services.notifications import inbox_view, mark_read, neutral_members
 from app.accounts.web.security import page_router, principal_of, signed_in_as, verify_csrf
 from app.audit import timeline_view
 from app.core import text_limits as text
@@ -37,6 +37,17 @@ from app.review.domain.policy import (
     may_withdraw,
 )
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
+from app.review.services.disputes import (
+    appeal,
+    certify,
+    dispute_of,
+    dispute_view,
+    extend,
+    file_statement,
+    offered_steps,
+    recommend,
+    rule,
+)
 from app.review.services.fraud import (
     decide_report,
     report_fraud,
@@ -59,10 +70,12 @@ from app.review.services.review import (
     assign_reviewer,
     change_embargo,
     complete_review,
+    disputed_points,
     on_committee,
     reviewer_pool,
 )
 from app.review.services.summary import review_queue, review_summary
+from app.review.web.disputes import DISPUTE_ACTS
 from app.review.web.fraud import report_or_404
 from app.settings import Settings, review_clock
 from app.submissions.domain.visibility import Access
@@ -147,6 +160,8 @@ def review_context(
         "divisions": list(Division),
         "availabilities": list(Availability),
         "can_reclassify": is_chair and may_reclassify(facts) is None,
+        # Open objections naming points: the chair may finalize the rest (rules §11.6).
+        "disputed_points": sorted(disputed_points(session, submission)) if is_chair else [],
         # Each point with the states this person may move it to now.
         "point_moves": {
             f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}": [
@@ -155,6 +170,11 @@ def review_context(
             for c in submission.curves
             for p in c.points
         },
+        "dispute": dispute_view(session, settings, dispute)
+        if (dispute := dispute_of(session, submission)) is not None
+        else None,
+        "dispute_steps": offered_steps(session, settings, submission, who, now),
+        "neutral_members": [u.email for u in neutral_members(session)] if is_chair else [],
         "timeline": timeline_view(session, submission),
         "system_desc": compare_system_descriptions(settings, submission),
     }
@@ -165,12 +185,17 @@ def _back(public_id: str, anchor: str = "review") -> RedirectResponse:
 
 
 def _form(
-    request: Request, session: Session, public_id: str, csrf: str, action: Action
+    request: Request,
+    session: Session,
+    public_id: str,
+    csrf: str,
+    action: Action,
+    scope: Scope = Scope.SUBMIT,
 ) -> tuple[Principal, Submission]:
-    """A review form's checks: its CSRF token, who signed in, and that the one rule lets
-    them take *action* on the submission."""
+    """A review form's checks: its CSRF token, who signed in (holding *scope*), and that
+    the one rule lets them take *action* on the submission."""
     verify_csrf(request, csrf)
-    who = signed_in_as(request)
+    who = signed_in_as(request, scope)
     return who, acting_on(session, who, public_id, action)
 
 
@@ -287,6 +312,48 @@ def decide_report_from_page(
                               outcome=outcome, reason=reason, remedy=remedy, at=now),
         "fraud", form=f"fraud-{report_id}", kept=kept,
     )  # fmt: skip
+
+
+@router.post("/submissions/{public_id}/dispute/{step}")
+def dispute_from_page(
+    request: Request,
+    public_id: str,
+    step: str,
+    session: SessionDep,
+    now: NowDep,
+    settings: SettingsDep,
+    panel: Annotated[list[str] | None, Form()] = None,
+    body: str = Form("", max_length=text.LONG),
+    recommendation: str = Form("", max_length=text.SHORT),
+    ruling: str = Form("", max_length=text.SHORT),
+    reason: str = Form("", max_length=text.REASON),
+    csrf_token: str = Form(""),
+) -> Response:
+    """One step of a dispute (rules §11.6), by whoever the one rule lets take it."""
+    verify_csrf(request, csrf_token)  # before anything else, as every form
+    if step not in DISPUTE_ACTS:
+        raise HTTPException(404, detail=f"no dispute step {step!r}")
+    # The panel's neutral members hold the review scope only.
+    scope = Scope.REVIEW if step == "recommendation" else Scope.SUBMIT
+    who, submission = _form(request, session, public_id, csrf_token, DISPUTE_ACTS[step], scope)
+    sub, chosen = submission, (panel or [])[:12]
+    calls: dict[str, Callable[[], object]] = {
+        "certification": lambda: certify(session=session, settings=settings, submission=sub,
+                                         who=who, panel=chosen, at=now),
+        "statements": lambda: file_statement(session=session, submission=sub, who=who,
+                                             body=body, at=now),
+        "recommendation": lambda: recommend(session=session, submission=sub, who=who,
+                                            recommendation=recommendation, note=body, at=now),
+        "extension": lambda: extend(session=session, submission=sub, who=who, reason=reason,
+                                    at=now),
+        "ruling": lambda: rule(session=session, settings=settings, submission=sub, who=who,
+                               ruling=ruling, reason=reason, at=now),
+        "appeal": lambda: appeal(session=session, settings=settings, submission=sub, who=who,
+                                 reason=reason, at=now),
+    }  # fmt: skip
+    kept = {"body": body, "recommendation": recommendation, "ruling": ruling, "reason": reason}
+    return _carry_out(session, public_id, calls[step], "dispute", form=f"dispute-{step}",
+                      kept=kept)  # fmt: skip
 
 
 @router.post("/submissions/{public_id}/objections")
@@ -424,13 +491,14 @@ def decide_from_page(
     availability: str = Form("", max_length=text.SHORT),
     target_availability_date: str = Form("", max_length=text.SHORT),
     objection: str = Form("", max_length=text.SHORT),
+    undisputed: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
 ) -> Response:
     decision = Action.WITHDRAW if action == "withdraw" else Action.DECIDE
     who, submission = _form(request, session, public_id, csrf_token, decision)
     kept = {"action": action, "reason": reason, "override": override, "division": division,
             "availability": availability, "target_availability_date": target_availability_date,
-            "objection": objection}  # fmt: skip
+            "objection": objection, "undisputed": undisputed}  # fmt: skip
     day = _day(public_id, "decision", target_availability_date, kept)
     return _carry_out(
         session,
@@ -446,6 +514,7 @@ def decide_from_page(
             at=now,
             remedy=Remedy(division or None, availability or None, day),
             objection=objection or None,
+            undisputed=undisputed == "yes",
         ),
         form="decision",
         kept=kept,

@@ -169,6 +169,7 @@ def _paths(world: World, template: str) -> str:
         .replace("{view_id}", world.view)
         .replace("{webhook_id}", world.webhook)
         .replace("{report_id}", world.fraud)
+        .replace("{step}", "ruling")  # a dispute's step: the chair's ruling
     )
 
 
@@ -220,6 +221,18 @@ def _api_requests(world: World) -> dict[tuple[str, str], dict[str, Any]]:
         ("POST", "/api/v1/fraud-reports/{report_id}/decision"): {
             "json": {"outcome": "invalid", "reason": "r"}
         },
+        # A dispute (none here: the world's review is in Week 1): refused by the one
+        # rule before the dispute's own refusal, for whoever has no standing.
+        ("POST", "/api/v1/submissions/{public_id}/dispute/certification"): {"json": {"panel": []}},
+        ("POST", "/api/v1/submissions/{public_id}/dispute/statements"): {"json": {"body": "b"}},
+        ("POST", "/api/v1/submissions/{public_id}/dispute/recommendation"): {
+            "json": {"recommendation": "dismiss", "note": "n"}
+        },
+        ("POST", "/api/v1/submissions/{public_id}/dispute/extension"): {"json": {"reason": "r"}},
+        ("POST", "/api/v1/submissions/{public_id}/dispute/ruling"): {
+            "json": {"ruling": "dismiss", "reason": "r"}
+        },
+        ("POST", "/api/v1/submissions/{public_id}/dispute/appeal"): {"json": {"reason": "r"}},
         ("PUT", "/api/v1/submissions/{public_id}/points/{system}/{model}/{point}/events"): {
             "content": b'{"event_type": "test_started", "timestamp_ns": 1}\n'
         },
@@ -296,6 +309,7 @@ def _page_forms(world: World) -> dict[str, dict[str, Any]]:
             "data": {"finding": "substantiated", "note": "n"}
         },
         "/fraud-reports/{report_id}/decision": {"data": {"outcome": "invalid", "reason": "r"}},
+        "/submissions/{public_id}/dispute/{step}": {"data": {"ruling": "dismiss", "reason": "r"}},
         "/review/publish": {"data": {"cohort": "2026-12-C0", "confirm": "yes"}},
         "/submissions/{public_id}/retokenizations": {"data": {}},
         "/retokenizations/{rid}/cancel": {"data": {}},
@@ -337,6 +351,10 @@ ALLOWED = {
     # Any member reports suspected fraud, at any time (rules §11.5).
     ("another organisation", "/submissions/{public_id}/fraud-reports"),
     ("unassigned reviewer", "/submissions/{public_id}/fraud-reports"),
+    # A committee member may be a party to a dispute: whether it is one is the dispute's
+    # own question (tests/app/review/services/test_disputes.py).
+    ("unassigned reviewer", "/submissions/{public_id}/dispute/statements"),
+    ("unassigned reviewer", "/submissions/{public_id}/dispute/appeal"),
     # A member registers runs for its own organisation, whichever it is.
     ("another organisation", "/submission-api/runs"),
     ("unassigned reviewer", "/submission-api/runs"),

@@ -71,6 +71,11 @@ def test_point_states() -> None:
     assert may_set_point_state(CHAIR, final, "active", "invalidated") is None
     assert may_set_point_state(OWNER, final, "active", "withdrawn").code == "not-allowed"  # type: ignore[union-attr]
     assert may_set_point_state(CHAIR, final, "active", "nope").kind == Kind.INVALID  # type: ignore[union-attr]
+    # Held in dispute past finalization (rules §11.6): it returns, or is withdrawn.
+    assert may_set_point_state(CHAIR, final, "disputed", "active") is None
+    assert may_set_point_state(OWNER, final, "disputed", "withdrawn") is None
+    assert may_set_point_state(OWNER, final, "disputed", "active").code == "not-yours"  # type: ignore[union-attr]
+    assert may_set_point_state(CHAIR, final, "active", "disputed").code == "not-allowed"  # type: ignore[union-attr]
 
 
 def test_embargo_changes_while_it_holds_something_back() -> None:

@@ -47,7 +47,7 @@ def test_an_upheld_availability_objection_moves_the_result_to_preview(
         session.commit()
         # The objection is resolved with the remedy as its outcome.
         assert late.state == "resolved"
-        assert late.messages[-1].action == "upheld"
+        assert late.messages[-1].action == "uphold"
         assert late.messages[-1].body.startswith("Upheld: reclassified to Preview, Available by")
         # The record now: Preview with its tag; the cohort it was Available in is unchanged.
         now = _shown(session, sub, None)

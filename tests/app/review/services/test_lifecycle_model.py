@@ -267,15 +267,16 @@ class LifecycleModel(RuleBasedStateMachine):
         target=objections,
         type_id=st.sampled_from(["compliance", "validity"]),
         answered=st.booleans(),
+        on_point=st.one_of(st.none(), st.just(3)),
     )
-    def an_early_objection(self, type_id: str, answered: bool):  # type: ignore[no-untyped-def]
+    def an_early_objection(self, type_id: str, answered: bool, on_point: int | None):  # type: ignore[no-untyped-def]
         with self.session() as session:
             first = session.scalar(
                 select(Submission.id)
                 .where(Submission.review_eligible_at.is_not(None))
                 .order_by(Submission.id)
             )
-        filed = multiple() if first is None else self.object(first, type_id)
+        filed = multiple() if first is None else self.object(first, type_id, on_point)
         if answered and not isinstance(filed, type(multiple())):
             self.answer(filed, "contest", None)
         return filed
@@ -341,10 +342,16 @@ class LifecycleModel(RuleBasedStateMachine):
         target=objections,
         submission=submissions,
         type_id=st.sampled_from(["compliance", "cosmetic", "validity"]),
+        on_point=st.one_of(st.none(), st.integers(0, 9)),
     )
-    def object(self, submission: int, type_id: str):  # type: ignore[no-untyped-def]
+    def object(self, submission: int, type_id: str, on_point: int | None):  # type: ignore[no-untyped-def]
+        """An objection on the whole submission, or on one of its points (a dispute over
+        a point lets the rest finalize, rules §11.6)."""
         with self.session() as session:
             sub = session.get(Submission, submission)
+            labels = [f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}"
+                      for c in sub.curves for p in c.points]  # fmt: skip
+            point = labels[on_point % len(labels)] if labels and on_point is not None else None
             try:
                 filed = file_objection(
                     session=session,
@@ -355,6 +362,7 @@ class LifecycleModel(RuleBasedStateMachine):
                     title="Point duration",
                     rule_cited="R §6.2",
                     evidence="the Medium point ran 412 s",
+                    point_label=point,
                     at=self.now,
                 )
             except REFUSED as exc:
@@ -404,12 +412,14 @@ class LifecycleModel(RuleBasedStateMachine):
         submission=submissions,
         action=st.sampled_from(["finalize", "reject", "withdraw", "invalidate"]),
         override=st.booleans(),
+        undisputed=st.booleans(),
     )
-    def chair_decides(self, submission: int, action: str, override: bool) -> None:
-        """A decision; to finalize, half the time past an incomplete review (an override)."""
+    def chair_decides(self, submission: int, action: str, override: bool, undisputed: bool) -> None:
+        """A decision; to finalize, half the time past an incomplete review (an override),
+        and half the time the undisputed points only (rules §11.6)."""
         self.on(submission, lambda **common: decide(**common, action=action,
                 actor=ACCOUNTS["chair"][0], reason="a finding", at=self.now,
-                override=override))  # fmt: skip
+                override=override, undisputed=undisputed))  # fmt: skip
 
     @rule(submission=submissions, to=st.sampled_from(["RDI", "Serviced", "Preview"]))
     def chair_reclassifies(self, submission: int, to: str) -> None:
@@ -1078,6 +1088,8 @@ NOT_THE_RECORD = {
     "/api/v1/submissions/{public_id}/timeline", "/api/v1/objections/{objection_id}",
     # Fraud reports: the chairs', the neutral members' and the filer's (their own tests).
     "/api/v1/submissions/{public_id}/fraud-reports", "/api/v1/fraud-reports/{report_id}",
+    # A dispute: the review's members' (tests/app/review/services/test_disputes.py).
+    "/api/v1/submissions/{public_id}/dispute",
     "/api/v1/submissions/{public_id}/archive",
     "/api/v1/reproductions/{reproduction_id}", "/api/v1/retokenizations/{rid}",
     "/api/v1/retokenizations/{rid}/steady-state", "/api/v1/retokenizations/{rid}/timeseries",

@@ -26,6 +26,8 @@ from tests.support.accounts import (
     form_token,
 )
 from tests.support.fakes import RecordingQueue, SetClock
+from tests.support.rows import must
+from tests.support.submissions import archive_of, in_dispute, pt
 
 
 def _sign_in(client: TestClient, key: str, email: str | None = None) -> str:
@@ -392,3 +394,42 @@ def test_a_fraud_report_is_filed_screened_and_decided_from_the_page(
                                 "csrf_token": token})  # fmt: skip
     assert decided.status_code == 200 and "decided: invalid" in decided.text
     assert "Decided by chair@mlcommons.example: the render is the vendor&#39;s" in decided.text
+
+
+def test_a_dispute_is_certified_stated_and_ruled_from_the_page(
+    settings: Settings, database: Database, tmp_path: Path
+) -> None:
+    create_accounts(database)
+    create_neutral_members(database)
+    sid = in_dispute(database, settings, archive_of(tmp_path, "disputed"))
+    clock = SetClock(pt(2027, 1, 12, 9))
+    with TestClient(create_app(settings, queue=RecordingQueue(), clock=clock)) as client:
+        with database.session() as session:
+            sub = must(session.get(Submission, sid)).public_id
+        token = _sign_in(client, "chair")
+        page = client.get(f"/submissions/{sub}").text
+        assert 'id="dispute-certification"' in page and "neutral1@mlcommons.example" in page
+        none = client.post(f"/submissions/{sub}/dispute/certification", data={"csrf_token": token})
+        assert none.status_code == 422 and "name the panel" in none.text
+        panel = {"panel": ["neutral1@mlcommons.example"], "csrf_token": token}
+        client.post(f"/submissions/{sub}/dispute/certification", data=panel)
+        token = _sign_in(client, "submitter")
+        page = client.get(f"/submissions/{sub}").text
+        assert "panel neutral1@mlcommons.example" in page and 'id="dispute-statements"' in page
+        stated = client.post(f"/submissions/{sub}/dispute/statements", follow_redirects=True,
+                             data={"body": "640 s, see the log", "csrf_token": token})  # fmt: skip
+        assert (
+            "the submitter&#39;s statement" in stated.text and "640 s, see the log" in stated.text
+        )
+        assert 'id="dispute-recommendation"' not in stated.text
+        token = _sign_in(client, "", "neutral1@mlcommons.example")
+        client.post(f"/submissions/{sub}/dispute/recommendation",
+                    data={"recommendation": "dismiss", "body": "long enough",
+                          "csrf_token": token})  # fmt: skip
+        token = _sign_in(client, "chair")
+        ruled = client.post(f"/submissions/{sub}/dispute/ruling", follow_redirects=True,
+                            data={"ruling": "dismiss", "reason": "the log holds",
+                                  "csrf_token": token})  # fmt: skip
+        assert "The chair's ruling: <strong>dismiss</strong>: the log holds" in ruled.text
+        assert client.post(f"/submissions/{sub}/dispute/nonsense",
+                           data={"csrf_token": token}).status_code == 404  # fmt: skip
