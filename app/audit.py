@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import asdict
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.core.lifecycle import SubmissionState, transition
 from app.core.views import Timestamp
-from app.db.models import AuditEvent, Submission, utcnow
+from app.db.models import AuditEvent, ReviewPolicyRecord, Submission, utcnow
+from app.settings import Settings, review_policy
 
 SYSTEM = "system"
 # The portal's own steps (checks, clocks, releases) as a reader of a timeline names them.
@@ -26,8 +29,10 @@ def change_state(
     action: str,
     reason: str | None = None,
     at: dt.datetime | None = None,
+    policy: str | None = None,
 ) -> None:
-    """Move *submission* to *target* (if the lifecycle allows it) and record who did it."""
+    """Move *submission* to *target* (if the lifecycle allows it) and record who did it
+    (and, for a decision, the digest of the review policy in force: ``policy_in_force``)."""
     current = SubmissionState(submission.state)
     submission.state = transition(current, target)
     record(
@@ -39,6 +44,7 @@ def change_state(
         to_state=target.value,
         reason=reason,
         at=at,
+        policy=policy,
     )
 
 
@@ -52,6 +58,7 @@ def record(
     to_state: str | None = None,
     reason: str | None = None,
     at: dt.datetime | None = None,
+    policy: str | None = None,
 ) -> None:
     session.add(
         AuditEvent(
@@ -62,8 +69,23 @@ def record(
             from_state=from_state,
             to_state=to_state,
             reason=reason,
+            policy_digest=policy,
         )
     )
+
+
+def policy_in_force(session: Session, settings: Settings) -> str:
+    """The digest of the review policy in force (rules §15), its values kept the first time
+    it is named, so a decision or a version of the record says which values applied."""
+    policy = review_policy(settings)
+    digest = policy.digest
+    if session.get(ReviewPolicyRecord, digest) is None:
+        try:
+            with session.begin_nested():  # another process may name it at the same moment
+                session.add(ReviewPolicyRecord(digest=digest, values=asdict(policy)))
+        except IntegrityError:
+            pass
+    return digest
 
 
 def timeline(session: Session, submission: Submission) -> list[AuditEvent]:

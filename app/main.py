@@ -54,7 +54,7 @@ from app.review.web import pages as review_pages
 from app.review.web import releases as review_releases
 from app.runs.web import api as runs_api
 from app.runs.web import pages as runs_pages
-from app.settings import Settings, get_settings
+from app.settings import Settings, get_settings, review_policy
 from app.storage import private_folder
 from app.submission_api.web import api as official_api
 from app.submission_api.web import pages as official_pages
@@ -167,6 +167,8 @@ def create_app(
     # A broken price presets file stops the portal here, saying where and why, rather
     # than refusing every page that offers a price.
     price_presets(settings.price_presets_file)
+    # So does a broken review policy file (rules §15), naming the entry at fault.
+    review_policy(settings)
     # The ledger's signing key exists from the first start (made here unless supplied), so
     # its public half is served before anything is signed; a key file that is no Ed25519
     # key stops the portal here, naming it.

@@ -13,9 +13,10 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, computed_field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.core.clocks import ReviewClock, ReviewRules
+from app.core.clocks import ReviewClock
 from app.core.cohorts import BusinessCalendar
 from app.core.endpoints import parse_allowed
+from app.core.policy import ReviewPolicy, review_policy_of
 from app.storage.factory import parse_storage_url
 
 
@@ -154,13 +155,11 @@ class Settings(BaseSettings):
     staged_upload_poll_s: float = Field(default=2.0, gt=0)
     run_expiry_interval_s: float = Field(default=3600.0, gt=0)
 
-    # Review (rules §11.3, §4.2): windows in days, response clocks in business days, the
-    # rules version and first cohort that result ids count from (rules §9.7).
-    peer_review_days: int = 21
-    resolution_days: int = 42
-    submitter_response_business_days: int = 3
-    objector_response_business_days: int = 2
-    embargo_max_days: int = 60
+    # The review committee's policy values (rules §15: windows, response clocks, penalties,
+    # disputes, the late window, the point cap, the committee window) in the format of
+    # app/core/review_policy.toml; the values the rules state today when unset.
+    review_policy_file: Path | None = None
+    # The rules version and first cohort that result ids count from (rules §9.7).
     # Reviewer draws (rules §4.4) are random; a seed makes them repeatable (rehearsals).
     reviewer_draw_seed: int | None = None
     rules_version: str = "1.0"
@@ -300,13 +299,9 @@ def business_calendar(settings: Settings) -> BusinessCalendar:
 def review_clock(settings: Settings, calendar: BusinessCalendar | None = None) -> ReviewClock:
     """The review clock of the operator's settings (rules §11.3), on the cohort calendar
     unless *calendar* (a submitter's business days) is given."""
-    return ReviewClock(
-        calendar or business_calendar(settings),
-        ReviewRules(
-            peer_review_days=settings.peer_review_days,
-            resolution_days=settings.resolution_days,
-            submitter_business_days=settings.submitter_response_business_days,
-            objector_business_days=settings.objector_response_business_days,
-            embargo_max_days=settings.embargo_max_days,
-        ),
-    )
+    return ReviewClock(calendar or business_calendar(settings), review_policy(settings).review)
+
+
+def review_policy(settings: Settings) -> ReviewPolicy:
+    """The policy values in force (the operator's file, else the rules' own values)."""
+    return review_policy_of(settings.review_policy_file)

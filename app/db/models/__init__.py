@@ -14,7 +14,7 @@ from app.db.models.accounts import (
     User,
     WebSession,
 )
-from app.db.models.audit import AuditEvent
+from app.db.models.audit import AuditEvent, ReviewPolicyRecord
 from app.db.models.base import NAMING, Base, UTCDateTime, enum_of, utcnow
 from app.db.models.checks import CheckRun, FindingRow
 from app.db.models.jobs import Job
@@ -71,6 +71,7 @@ __all__ = [
     "Objection",
     "ObjectionMessage",
     "Reclassification",
+    "ReviewPolicyRecord",
     "Organization",
     "Point",
     "Publication",

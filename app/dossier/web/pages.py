@@ -114,7 +114,7 @@ def render_submission(
             "review": review_context(session, settings, submission, who, get_now(request))
             if level >= Access.REVIEW
             else None,
-            "fraud": fraud_context(session, submission, who),
+            "fraud": fraud_context(session, settings, submission, who),
             "refused_form": refused.form if refused else None,
             "review_error": refused.told if refused and refused.form != "reproduce" else None,
             "kept": {refused.form: refused.kept} if refused else {},

@@ -30,7 +30,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.audit import SYSTEM, record
+from app.audit import SYSTEM, policy_in_force, record
 from app.core.accuracy import PointAccuracy
 from app.core.cohorts import Cohort
 from app.core.finish import FinishReasons
@@ -571,12 +571,14 @@ def sync_record(
             return None
         removed = _archive_entry(session, submission, latest, RecordStatus.REMOVED, target, at,
                                  why or PREVIEW_REMOVED)  # fmt: skip
+        removed.policy_digest = policy_in_force(session, settings)
         seal_version(session, settings, removed, latest)
         return removed
     if state.value in ARCHIVE_TAGS:
         if latest is None or latest.status == state.value:
             return None
         archived = _archive_entry(session, submission, latest, state, target, at, why)
+        archived.policy_digest = policy_in_force(session, settings)
         seal_version(session, settings, archived, latest)
         return archived
     status = due_status(session, settings, submission, at, was_public=latest is not None)
@@ -596,6 +598,7 @@ def sync_record(
         if _content(latest.curves) == _content(curves):
             return None
     publication = _version(submission, target, status.value, at, why)
+    publication.policy_digest = policy_in_force(session, settings)
     publication.curves = curves
     session.add(publication)
     change = "published" if latest is None else "public record updated"

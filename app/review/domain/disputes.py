@@ -16,22 +16,8 @@ from dataclasses import dataclass
 
 from app.core.authorization import Action, Actor, may
 from app.core.clocks import ReviewClock
+from app.core.policy import DisputeTerms
 from app.core.refusals import Kind, Refusal
-
-
-@dataclass(frozen=True)
-class DisputeTerms:
-    """The dispute's deadlines in business days (calendar days for the appeal); each
-    configurable (rules §15)."""
-
-    certify_business_days: int = 2  # after Week 6 closes: certify and name the panel
-    statements_business_days: int = 10  # after the parties are notified
-    convene_business_days: int = 15  # after notification
-    recommend_business_days: int = 5  # after the panel convenes
-    decide_business_days: int = 5  # after the recommendation
-    extension_business_days: int = 10  # the one investigation extension
-    silent_submitter_business_days: int = 10  # past the statements' deadline: withdrawn
-    appeal_days: int = 14
 
 
 class Recommendation(enum.StrEnum):

@@ -13,9 +13,6 @@ from app.core.lifecycle import TERMINAL, FraudState, SubmissionState
 from app.core.refusals import Refusal
 from app.review.domain.policy import SubmissionFacts
 
-#: Neutral members who screen a report before the chair decides it (rules §11.5).
-NEUTRAL_SCREENERS = 2
-
 
 def may_report_fraud(actor: Actor, facts: SubmissionFacts) -> Refusal | None:
     if (refusal := may(actor, Action.REPORT_FRAUD)) is not None:
@@ -38,16 +35,19 @@ def may_screen(actor: Actor, state: FraudState, screened: bool) -> Refusal | Non
     return None
 
 
-def may_decide_report(actor: Actor, state: FraudState, neutral_screenings: int) -> Refusal | None:
-    """The chair decides once the neutral members have screened the report."""
+def may_decide_report(
+    actor: Actor, state: FraudState, neutral_screenings: int, required: int
+) -> Refusal | None:
+    """The chair decides once *required* neutral members (the policy's) have screened
+    the report."""
     if (refusal := may(actor, Action.DECIDE)) is not None:
         return refusal
     if state != FraudState.SCREENING:
         return Refusal("decided", "the report is decided already")
-    if neutral_screenings < NEUTRAL_SCREENERS:
+    if neutral_screenings < required:
         return Refusal(
             "screening-incomplete",
-            f"{neutral_screenings} of the {NEUTRAL_SCREENERS} neutral members have screened "
+            f"{neutral_screenings} of the {required} neutral members have screened "
             "the report: the chair decides with them (rules §11.5)",
         )
     return None

@@ -31,9 +31,6 @@ from app.core.refusals import Kind, Refusal
 from app.core.regions import REGION_NAMES, REQUIRED_REGIONS
 from app.submissions.domain.embargo import embargo_refusal
 
-LATE_OBJECTION_DAYS = 90  # after finalization (rules §11.5)
-MAX_POINTS = 32
-
 
 @dataclass(frozen=True)
 class SubmissionFacts:
@@ -149,14 +146,17 @@ def may_object(
     late_ground: bool,
     ground: str = "that ground",
     on_committee: bool = True,
+    late_days: int,
 ) -> Refusal | None:
     """When an objection may be filed (rules §11.3–§11.5): during peer review (Weeks 1–3);
     after Week 6 and for 90 days after finalization only on the late grounds, and only by
-    a review-committee member (*on_committee*: the filer's organisation holds a seat)."""
+    a review-committee member (*on_committee*: the filer's organisation holds a seat);
+    *late_days*: the late window after finalization (the policy's)."""
     if facts.state == SubmissionState.FINALIZED and facts.finalized_at is not None:
-        if now > facts.finalized_at + dt.timedelta(days=LATE_OBJECTION_DAYS):
+        if now > facts.finalized_at + dt.timedelta(days=late_days):
             return Refusal(
-                "settled", "the result is settled: late objections close 90 days after finalization"
+                "settled",
+                f"the result is settled: late objections close {late_days} days after finalization",
             )
         if not late_ground:
             return Refusal(
@@ -257,7 +257,7 @@ class PointFacts:
     state: str = "active"
 
 
-def curve_shortfall(points: Iterable[PointFacts], agentic: bool) -> str | None:
+def curve_shortfall(points: Iterable[PointFacts], agentic: bool, max_points: int) -> str | None:
     """Why a curve's active points no longer make a compliant curve (rules §5.2): at least
     one point in each concurrency region and 7 points (8 with a dedicated Offline run), 32
     at most; None when they do."""
@@ -267,8 +267,8 @@ def curve_shortfall(points: Iterable[PointFacts], agentic: bool) -> str | None:
     problems = []
     if len(active) < minimum:
         problems.append(f"{len(active)} active point(s), fewer than the minimum {minimum}")
-    if len(active) > MAX_POINTS:
-        problems.append(f"{len(active)} active points, more than {MAX_POINTS}")
+    if len(active) > max_points:
+        problems.append(f"{len(active)} active points, more than {max_points}")
     regions = Counter(p.region for p in active if p.offline_kind != "dedicated")
     empty = [REGION_NAMES[r] for r in REQUIRED_REGIONS if not regions.get(r)]
     if empty:
@@ -279,7 +279,7 @@ def curve_shortfall(points: Iterable[PointFacts], agentic: bool) -> str | None:
 # --- the committee ---------------------------------------------------------------------
 
 
-def committee_window_start(cohort: Cohort, months: int = 6, cohorts: int = 12) -> dt.date:
+def committee_window_start(cohort: Cohort, months: int, cohorts: int) -> dt.date:
     """Rules §4.4: the committee for *cohort* are the organisations with a finalized result
     published on or after this date: 6 months or 12 cohorts back, whichever is longer,
     counted from the 1st day of the cohort's month."""

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from app.accounts.services.accounts import Principal
 from app.accounts.services.authorization import actor_of
 from app.accounts.services.notifications import committee, members_of, notify
-from app.audit import change_state, record
+from app.audit import change_state, policy_in_force, record
 from app.core.authorization import Actor
 from app.core.divisions import availability_of, division_of
 from app.core.lifecycle import (
@@ -38,7 +38,7 @@ from app.review.services.objections import get_objection, uphold
 from app.review.services.points import find_point
 from app.review.services.policy import enforce, facts_of
 from app.review.services.review import curves_short, finalize, keep_record
-from app.settings import Settings
+from app.settings import Settings, review_policy
 
 RECLASSIFY = "reclassify"
 #: Every decision the chair takes on a submission, as the decisions API names them.
@@ -141,7 +141,7 @@ def reclassify(
     if upheld is not None:
         uphold(session, upheld, by=actor, outcome=f"Upheld: {said}. {change.reason}", at=at)
     record(session, submission, action=RECLASSIFY, actor=actor, reason=f"{said}: {change.reason}",
-           at=at)  # fmt: skip
+           at=at, policy=policy_in_force(session, settings))  # fmt: skip
     session.flush()
     keep_record(session, settings, submission, at, why=said)
     notify(
@@ -209,8 +209,9 @@ def _close(
 ) -> None:
     try:
         change_state(
-            session, submission, DECISIONS[action], actor=actor, action=action, reason=reason, at=at
-        )
+            session, submission, DECISIONS[action], actor=actor, action=action, reason=reason,
+            at=at, policy=policy_in_force(session, settings),
+        )  # fmt: skip
     except IllegalTransition as exc:
         raise PublishingError("not-allowed", str(exc), Kind.CONFLICT) from exc
     submission.review_phase = ReviewPhase.CLOSED
@@ -251,7 +252,7 @@ def set_point_state(
     enforce(may_set_point_state(asking, facts_of(session, submission), point.state, state))
     before = point.state
     point.state = PointState(state)
-    short = curves_short(submission)
+    short = curves_short(submission, review_policy(settings).max_points)
     if state == "invalidated" and short:
         point.state = before
         # A finalized curve keeps the minimum (rules §5.2): the result as a whole goes.

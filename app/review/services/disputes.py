@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from app.accounts.services.accounts import Principal, get_user, user_by_email
 from app.accounts.services.authorization import actor_of
 from app.accounts.services.notifications import chairs, members_of, notify
-from app.audit import SYSTEM, record
+from app.audit import SYSTEM, policy_in_force, record
 from app.core.authorization import Role
 from app.core.clocks import ReviewClock
 from app.core.lifecycle import ObjectionState
@@ -34,7 +34,6 @@ from app.db.models import (
 from app.review.domain.disputes import (
     Deadlines,
     DisputeFacts,
-    DisputeTerms,
     Recommendation,
     Ruling,
     deadlines,
@@ -53,9 +52,7 @@ from app.review.services.review import (
     link_of,
     withdraw_by_rule,
 )
-from app.settings import Settings
-
-TERMS = DisputeTerms()
+from app.settings import Settings, review_policy
 
 
 class DisputeRefused(Refused):
@@ -90,7 +87,7 @@ def _deadlines(settings: Settings, dispute: Dispute) -> Deadlines:
     clock = submitter_clock(settings, dispute.submission)
     facts = facts_of_dispute(dispute)
     assert facts is not None
-    return deadlines(clock, facts, TERMS)
+    return deadlines(clock, facts, review_policy(settings).disputes)
 
 
 def open_dispute(session: Session, submission: Submission, at: dt.datetime) -> Dispute:
@@ -274,7 +271,8 @@ def rule(
     dispute.ruling, dispute.ruling_reason, dispute.decided_at = ruling, reason.strip(), at
     due = _deadlines(settings, dispute)
     record(session, submission, action="dispute ruling", actor=who.email,
-           reason=f"{ruling}: {reason.strip()}; appeal by {due.appeal_by}", at=at)  # fmt: skip
+           reason=f"{ruling}: {reason.strip()}; appeal by {due.appeal_by}", at=at,
+           policy=policy_in_force(session, settings))  # fmt: skip
     notify(session, _parties(session, submission), f"Dispute decided ({ruling}): "
            f"{label_of(submission)}", reason.strip(), link_of(submission))  # fmt: skip
     session.flush()

@@ -32,7 +32,7 @@ from app.review.domain.fraud import (
 )
 from app.review.services.decisions import decide, reclassify
 from app.review.services.policy import facts_of
-from app.settings import Settings
+from app.settings import Settings, review_policy
 
 
 class FraudRefused(Refused):
@@ -132,7 +132,9 @@ def decide_report(
     decisions (on the submission's timeline, with this reason)."""
     at = at or utcnow()
     submission = report.submission
-    _enforce(may_decide_report(actor_of(who, submission), report.state, _neutral_count(report)))
+    required = review_policy(settings).fraud_neutral_screeners
+    _enforce(may_decide_report(actor_of(who, submission), report.state, _neutral_count(report),
+                               required))  # fmt: skip
     if outcome not in tuple(FraudOutcome):
         raise FraudRefused(
             "bad-outcome", f"the outcome is one of {', '.join(FraudOutcome)}", Kind.INVALID
@@ -211,7 +213,7 @@ class FraudReportView(BaseModel):
     can_decide: bool = Field(description="the caller may decide it now")
 
 
-def report_view(report: FraudReport, who: Principal | None) -> FraudReportView:
+def report_view(settings: Settings, report: FraudReport, who: Principal | None) -> FraudReportView:
     asking = actor_of(who, report.submission)
     screened = who is not None and any(s.user_id == who.user_id for s in report.screenings)
     return FraudReportView(
@@ -231,5 +233,11 @@ def report_view(report: FraudReport, who: Principal | None) -> FraudReportView:
             for s in report.screenings
         ],
         can_screen=may_screen(asking, report.state, screened) is None,
-        can_decide=may_decide_report(asking, report.state, _neutral_count(report)) is None,
+        can_decide=may_decide_report(
+            asking,
+            report.state,
+            _neutral_count(report),
+            review_policy(settings).fraud_neutral_screeners,
+        )
+        is None,
     )

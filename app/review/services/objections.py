@@ -34,7 +34,7 @@ from app.review.services.clocks import submitter_clock
 from app.review.services.points import find_point
 from app.review.services.policy import facts_of
 from app.review.services.review import keep_record, on_committee
-from app.settings import Settings, review_clock
+from app.settings import Settings, review_clock, review_policy
 
 
 def _refuse(code: str, message: str, kind: Kind = Kind.CONFLICT) -> ObjectionRefused:
@@ -104,9 +104,8 @@ def file_objection(
     objection.messages.append(_message(filer, FILED, evidence.strip(), at))
     session.add(objection)
     session.flush()
-    due = submitter_clock(settings, submission).business_deadline(
-        at, settings.submitter_response_business_days
-    )
+    clock = submitter_clock(settings, submission)
+    due = clock.business_deadline(at, clock.rules.submitter_business_days)
     record(
         session,
         submission,
@@ -166,6 +165,7 @@ def _check_window(
     refusal = may_object(
         review_clock(settings), facts_of(session, submission), at,
         late_ground=late_ground, ground=title, on_committee=seated,
+        late_days=review_policy(settings).late_objection_days,
     )  # fmt: skip
     if refusal is not None:
         raise _refuse(refusal.code, refusal.message, refusal.kind)
@@ -251,9 +251,8 @@ def act(
         objection.by_organizations = [*objection.by_organizations, user.organization_id]
     if action in ("acknowledge", "contest"):
         objection.submitter_answered_at = objection.submitter_answered_at or at
-        objection.objector_due_at = submitter_clock(settings, submission).business_deadline(
-            at, settings.objector_response_business_days
-        )
+        clock = submitter_clock(settings, submission)
+        objection.objector_due_at = clock.business_deadline(at, clock.rules.objector_business_days)
     elif action in ("mark_unresolved", "validation_schedule"):
         # The objectors answered: their silence no longer retracts (rules §11.3).
         objection.objector_due_at = None
@@ -399,7 +398,7 @@ def objection_view(session: Session, settings: Settings, objection: Objection) -
     submitter_due = (
         None
         if objection.submitter_answered_at is not None or objection.state in CLOSED
-        else clock.business_deadline(objection.filed_at, settings.submitter_response_business_days)
+        else clock.business_deadline(objection.filed_at, clock.rules.submitter_business_days)
     )
     return ObjectionView(
         id=objection.public_id,

@@ -22,7 +22,7 @@ from app.accounts.services.notifications import (
     members_of,
     notify,
 )
-from app.audit import SYSTEM, change_state, record
+from app.audit import SYSTEM, change_state, policy_in_force, record
 from app.core.authorization import Actor, Role
 from app.core.cohorts import Cohort
 from app.core.lifecycle import (
@@ -62,7 +62,7 @@ from app.review.domain.policy import (
 )
 from app.review.services.points import find_point
 from app.review.services.policy import enforce, facts_of
-from app.settings import Settings, business_calendar, review_clock
+from app.settings import Settings, business_calendar, review_clock, review_policy
 from app.submissions.domain.embargo import latest_embargo
 
 Chooser = Callable[[list[User]], User]
@@ -158,7 +158,10 @@ def committee_organizations(
     withdrawn or invalidated since, and those the chair appointed."""
     at = at or utcnow()
     cohort = record_cohort(session, settings, at)
-    start = committee_window_start(cohort)
+    policy = review_policy(settings)
+    start = committee_window_start(
+        cohort, policy.committee_window_months, policy.committee_window_cohorts
+    )
     since = dt.datetime.combine(start, dt.time(0), tzinfo=ZoneInfo(settings.cohort_timezone))
     finalized = session.scalars(
         select(Submission.organization_id)
@@ -383,7 +386,11 @@ def review_gap(submission: Submission) -> str:
 
 
 def _may_finalize(
-    session: Session, submission: Submission, override: str | None, undisputed: bool
+    session: Session,
+    submission: Submission,
+    override: str | None,
+    undisputed: bool,
+    max_points: int,
 ) -> bool:
     """Refuses what stops a finalization (rules §4.4); True where the chair's *override*
     finalizes a review that is not complete. *undisputed*: the points that open
@@ -409,7 +416,7 @@ def _may_finalize(
             f"{len(open_ones)} objection(s) are still open: {titles}{hint}",
             Kind.CONFLICT,
         )
-    short = curves_short(submission, held)
+    short = curves_short(submission, max_points, held)
     if short:
         raise PublishingError("curve-incomplete", f"cannot finalize: {short}", Kind.CONFLICT)
     if submission.review_completed_at is not None:
@@ -463,7 +470,9 @@ def finalize(
     the undisputed points; those open objections name stay in dispute and return to the
     curve if the dispute ends in the submitter's favour (rules §11.6)."""
     at = at or utcnow()
-    overridden = _may_finalize(session, submission, override, undisputed)
+    overridden = _may_finalize(
+        session, submission, override, undisputed, review_policy(settings).max_points
+    )
     if undisputed:
         _hold_in_dispute(session, submission, at)
     try:
@@ -475,6 +484,7 @@ def finalize(
             action="finalize",
             reason=reason,
             at=at,
+            policy=policy_in_force(session, settings),
         )
     except IllegalTransition as exc:
         raise PublishingError("not-allowed", str(exc), Kind.CONFLICT) from exc
@@ -529,7 +539,7 @@ def withdraw_by_rule(
     """The rules withdraw a silent submitter's submission (rules §11.3, §11.6): on the
     timeline, out of the record, and the committee and the organisation told."""
     change_state(session, submission, SubmissionState.WITHDRAWN, action="withdrawn by penalty",
-                 reason=reason, at=at)  # fmt: skip
+                 reason=reason, at=at, policy=policy_in_force(session, settings))  # fmt: skip
     submission.review_phase = ReviewPhase.CLOSED
     keep_record(session, settings, submission, at, why=reason)
     notify(session, [*members_of(session, submission.organization_id), *committee(session)],
@@ -553,7 +563,9 @@ def _hold_in_dispute(session: Session, submission: Submission, at: dt.datetime) 
             record(session, submission, action="point state", actor=SYSTEM, reason=said, at=at)
 
 
-def curves_short(submission: Submission, held: frozenset[str] = frozenset()) -> str | None:
+def curves_short(
+    submission: Submission, max_points: int, held: frozenset[str] = frozenset()
+) -> str | None:
     """Why the active points no longer make compliant curves (rules §5.2), if they don't:
     withdrawn, disputed and invalidated points do not count (§11.6, §11.7), nor those
     *held* (labels of points about to be held in dispute)."""
@@ -565,7 +577,7 @@ def curves_short(submission: Submission, held: frozenset[str] = frozenset()) -> 
                        PointState.DISPUTED if prefix + p.dir_name in held else p.state)
             for p in curve.points
         ]  # fmt: skip
-        short = curve_shortfall(points, curve.is_agentic)
+        short = curve_shortfall(points, curve.is_agentic, max_points)
         if short:
             problems.append(f"{curve.system.dir_name}/{curve.benchmark_model}: {short}")
     return "; ".join(problems) or None
@@ -622,8 +634,8 @@ def change_embargo(
     latest = latest_embargo(
         today,
         clock.local_date(submission.finalized_at) if submission.finalized_at else None,
-        resolution_days=settings.resolution_days,
-        max_days=settings.embargo_max_days,
+        resolution_days=review_policy(settings).review.resolution_days,
+        max_days=review_policy(settings).review.embargo_max_days,
     )
     enforce(may_change_embargo(asking, facts_of(session, submission), embargo, today, latest))
     before = submission.embargo_date

@@ -47,7 +47,7 @@ from app.review.services.review import (
     review_gap,
     withdraw_by_rule,
 )
-from app.settings import Settings
+from app.settings import Settings, review_policy
 from app.submissions.services.storage import sweep_tmp
 
 TMP_MAX_AGE_S = 24 * 3600  # an upload still unfinished after a day was abandoned
@@ -222,7 +222,7 @@ def _tick_submission(
         )
     if phase == ReviewPhase.PEER_REVIEW or blocking:
         return
-    short = curves_short(submission)
+    short = curves_short(submission, review_policy(settings).max_points)
     if short:
         tell_the_chair_once(
             "cannot finalize", f"cannot finalize: {short}; the chair decides (withdraw or reject)"

@@ -4,6 +4,8 @@ changes, per-point states and the inbox (rules §4.2, §4.4, §11.1, §11.4)."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import asdict
+from typing import Any
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
@@ -18,8 +20,8 @@ from app.checks.services.checks import retry_check
 from app.core import text_limits as text
 from app.core.authorization import Action
 from app.core.divisions import Availability, Division
-from app.core.views import Listing
-from app.db.models import Submission, User
+from app.core.views import Listing, Timestamp
+from app.db.models import ReviewPolicyRecord, Submission, User
 from app.publishing.domain.standing import Remedy
 from app.publishing.services.previews import preview_facts
 from app.review.domain.objections import ObjectionRefused
@@ -49,7 +51,7 @@ from app.review.services.summary import (
     review_queue,
     review_summary,
 )
-from app.settings import Settings, review_clock
+from app.settings import Settings, review_clock, review_policy
 from app.submissions.domain.visibility import Access
 from app.submissions.services.views import SubmissionSummary, links_of, submission_summary
 from app.submissions.web.access import acting_on, visible_submission
@@ -63,6 +65,35 @@ def _user(session: SessionDep, who: Principal) -> User:
     user = get_user(session, who.user_id)
     assert user is not None
     return user
+
+
+class PolicyView(BaseModel):
+    digest: str = Field(description="SHA-256 of the values: decisions and versions name it")
+    values: dict[str, Any] = Field(description="the values (app/core/review_policy.toml)")
+    first_in_force_at: Timestamp | None = Field(
+        default=None, description="when a decision or a version first named it"
+    )
+
+
+@router.get("/review-policy", response_model=PolicyView)
+def read_review_policy(settings: SettingsDep) -> PolicyView:
+    """The review policy in force (rules §15: windows, clocks, penalties, disputes, the late
+    window, the point cap, the committee window) with its digest, which each decision and
+    each version of the record names."""
+    policy = review_policy(settings)
+    return PolicyView(digest=policy.digest, values=asdict(policy))
+
+
+@router.get("/review-policies/{digest}", response_model=PolicyView)
+def read_review_policy_by_digest(digest: str, session: SessionDep) -> PolicyView:
+    """A policy that was in force, by the digest a decision or a version of the record
+    names."""
+    kept = session.get(ReviewPolicyRecord, digest[:64])
+    if kept is None:
+        raise HTTPException(404, detail=f"no review policy with digest {digest!r}")
+    return PolicyView(
+        digest=kept.digest, values=kept.values, first_in_force_at=kept.first_in_force_at
+    )
 
 
 @router.get("/objection-types", response_model=ObjectionTypes)

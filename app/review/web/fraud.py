@@ -52,29 +52,38 @@ class FraudReportRequest(BaseModel):
     "/submissions/{public_id}/fraud-reports", status_code=201, response_model=FraudReportView
 )
 def create_fraud_report(
-    public_id: str, body: FraudReportRequest, session: SessionDep, who: SignedInDep, now: NowDep
+    public_id: str,
+    body: FraudReportRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    who: SignedInDep,
+    now: NowDep,
 ) -> FraudReportView | JSONResponse:
     """Report suspected fraud or misrepresentation (any member, at any time); the chairs
     and the neutral members are told, the submitting organisation is not."""
     submission = acting_on(session, who, public_id, Action.REPORT_FRAUD)
-    return answered(session, lambda: report_view(report_fraud(
+    return answered(session, lambda: report_view(settings, report_fraud(
         session=session, submission=submission, who=who, allegation=body.allegation,
         evidence=body.evidence, at=now), who))  # fmt: skip
 
 
 @router.get("/submissions/{public_id}/fraud-reports", response_model=Listing[FraudReportView])
 def read_fraud_reports(
-    public_id: str, session: SessionDep, who: SignedInDep
+    public_id: str, session: SessionDep, settings: SettingsDep, who: SignedInDep
 ) -> Listing[FraudReportView]:
     """The reports on the submission the caller may read: all of them for the chairs and
     the neutral members, one's own for anyone else."""
     submission = visible_submission(session, who, public_id)
-    return Listing(data=[report_view(r, who) for r in reports_on(session, submission, who)])
+    return Listing(
+        data=[report_view(settings, r, who) for r in reports_on(session, submission, who)]
+    )
 
 
 @router.get("/fraud-reports/{report_id}", response_model=FraudReportView)
-def read_fraud_report(report_id: str, session: SessionDep, who: SignedInDep) -> FraudReportView:
-    return report_view(report_or_404(session, report_id, who), who)
+def read_fraud_report(
+    report_id: str, session: SessionDep, settings: SettingsDep, who: SignedInDep
+) -> FraudReportView:
+    return report_view(settings, report_or_404(session, report_id, who), who)
 
 
 class ScreeningRequest(BaseModel):
@@ -84,11 +93,16 @@ class ScreeningRequest(BaseModel):
 
 @router.post("/fraud-reports/{report_id}/screenings", response_model=FraudReportView)
 def screen_fraud_report(
-    report_id: str, body: ScreeningRequest, session: SessionDep, who: SignedInDep, now: NowDep
+    report_id: str,
+    body: ScreeningRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    who: SignedInDep,
+    now: NowDep,
 ) -> FraudReportView | JSONResponse:
     """A neutral member's finding (once each); the chair decides after two."""
     report = report_or_404(session, report_id, who)
-    return answered(session, lambda: report_view(screen_report(
+    return answered(session, lambda: report_view(settings, screen_report(
         session=session, report=report, who=who, finding=body.finding, note=body.note,
         at=now), who))  # fmt: skip
 
@@ -119,6 +133,6 @@ def decide_fraud_report(
     it changes the result."""
     report = report_or_404(session, report_id, who)
     remedy = Remedy(body.division, body.availability, body.target_availability_date)
-    return answered(session, lambda: report_view(decide_report(
+    return answered(session, lambda: report_view(settings, decide_report(
         session=session, settings=settings, report=report, who=who, outcome=body.outcome,
         reason=body.reason, remedy=remedy, at=now), who))  # fmt: skip

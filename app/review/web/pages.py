@@ -77,7 +77,7 @@ from app.review.services.review import (
 from app.review.services.summary import review_queue, review_summary
 from app.review.web.disputes import DISPUTE_ACTS
 from app.review.web.fraud import report_or_404
-from app.settings import Settings, review_clock
+from app.settings import Settings, review_clock, review_policy
 from app.submissions.domain.visibility import Access
 from app.submissions.services.disclosures import (
     DisclosureError,
@@ -138,6 +138,7 @@ def review_context(
             facts,
             now,
             late_ground=True,
+            late_days=review_policy(settings).late_objection_days,
             on_committee=on_committee(session, settings, user.organization, now),
         )
         is None,
@@ -220,14 +221,14 @@ def _carry_out(
 
 
 def fraud_context(
-    session: Session, submission: Submission, who: Principal | None
+    session: Session, settings: Settings, submission: Submission, who: Principal | None
 ) -> dict[str, Any] | None:
     """The fraud reports *who* may read on the submission, and whether they may file one
     (nobody signed in: nothing)."""
     if who is None:
         return None
     return {
-        "reports": [report_view(r, who) for r in reports_on(session, submission, who)],
+        "reports": [report_view(settings, r, who) for r in reports_on(session, submission, who)],
         "can_report": may_report_fraud(actor_of(who, submission), facts_of(session, submission))
         is None,
         "outcomes": list(FraudOutcome),

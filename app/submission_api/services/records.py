@@ -42,7 +42,7 @@ from app.review.services.clocks import submitter_clock
 from app.review.services.decisions import set_point_state, withdraw
 from app.review.services.points import find_point
 from app.review.services.review import change_embargo, first_released_cohort
-from app.settings import Settings, review_clock
+from app.settings import Settings, review_clock, review_policy
 from app.submission_api.domain.status import OfficialStatus, official_status
 from app.submissions.domain.embargo import embargo_refusal, latest_embargo
 
@@ -97,7 +97,10 @@ def _check_embargo(settings: Settings, at: dt.datetime, now: dt.datetime) -> Non
     today = clock.local_date(now)
     day = embargo_day(at, ZoneInfo(settings.cohort_timezone))
     latest = latest_embargo(
-        today, None, resolution_days=settings.resolution_days, max_days=settings.embargo_max_days
+        today,
+        None,
+        resolution_days=review_policy(settings).review.resolution_days,
+        max_days=review_policy(settings).review.embargo_max_days,
     )
     if (refusal := embargo_refusal(day, today, latest)) is not None:
         raise RecordRefused(refusal.code, refusal.message, refusal.kind, field="embargo_date")

@@ -14,7 +14,7 @@ from app.core.divisions import scenario_of
 from app.core.lifecycle import PublicationMode
 from app.core.refusals import Refused
 from app.jobs.queue import JobQueue
-from app.settings import Settings
+from app.settings import Settings, review_policy
 from app.submissions.domain.embargo import embargo_refusal, latest_embargo
 from app.submissions.domain.visibility import Access
 from app.submissions.services.intake import AcceptedUpload, accept_upload_in_thread
@@ -64,7 +64,10 @@ def _embargo(fields: dict[str, str], today: dt.date, settings: Settings) -> dt.d
             422, "bad-embargo", f"embargo_date must be a date like 2027-01-20, not {text!r}"
         ) from None
     latest = latest_embargo(
-        today, None, resolution_days=settings.resolution_days, max_days=settings.embargo_max_days
+        today,
+        None,
+        resolution_days=review_policy(settings).review.resolution_days,
+        max_days=review_policy(settings).review.embargo_max_days,
     )
     if (refusal := embargo_refusal(day, today, latest)) is not None:
         raise UploadProblem(422, refusal.code, refusal.message)

@@ -170,6 +170,7 @@ def _paths(world: World, template: str) -> str:
         .replace("{webhook_id}", world.webhook)
         .replace("{report_id}", world.fraud)
         .replace("{step}", "ruling")  # a dispute's step: the chair's ruling
+        .replace("{digest}", "0" * 64)
     )
 
 

@@ -121,7 +121,7 @@ def test_an_invalidated_point_leaves_the_active_curve_and_the_cohort_keeps_it(
             except PublishingError as exc:
                 refused.append(exc.code)
         assert refused and set(refused) == {"curve-incomplete"}
-        assert curves_short(sub) is None
+        assert curves_short(sub, 32) is None
 
 
 def test_cohorts_are_published_at_their_time_and_only_the_one_due(

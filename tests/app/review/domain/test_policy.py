@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -12,7 +13,7 @@ from app.core.clocks import ReviewClock
 from app.core.cohorts import BusinessCalendar, Cohort
 from app.core.lifecycle import PublicationMode
 from app.core.lifecycle import SubmissionState as S
-from app.core.refusals import Kind
+from app.core.refusals import Kind, Refusal
 from app.publishing.domain.cohorts import current_cohort, may_publish
 from app.review.domain.policy import (
     PointFacts,
@@ -30,6 +31,11 @@ PT = ZoneInfo("America/Los_Angeles")
 CHAIR = Actor(chair=True)
 OWNER = Actor(own_organization=True)
 RIVAL = Actor(committee=True)
+
+
+def _may_object(*args: Any, **kwargs: Any) -> Refusal | None:
+    """The predicate with the rules' late window (90 days after finalization)."""
+    return may_object(*args, late_days=90, **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -95,18 +101,18 @@ def test_objection_windows() -> None:
     clock = ReviewClock(BusinessCalendar.of("America/Los_Angeles"))
     eligible = dt.datetime(2026, 12, 1, 9, tzinfo=PT)
     review = SubmissionFacts(S.PASSED_CHECKS, review_started=True, eligible_at=eligible)
-    assert may_object(clock, review, eligible + dt.timedelta(days=20), late_ground=False) is None
+    assert _may_object(clock, review, eligible + dt.timedelta(days=20), late_ground=False) is None
     week4 = eligible + dt.timedelta(days=22)
-    assert may_object(clock, review, week4, late_ground=True).code == "window-closed"  # type: ignore[union-attr]
+    assert _may_object(clock, review, week4, late_ground=True).code == "window-closed"  # type: ignore[union-attr]
     after6 = eligible + dt.timedelta(days=43)
-    assert may_object(clock, review, after6, late_ground=True) is None
-    assert may_object(clock, review, after6, late_ground=False) is not None
+    assert _may_object(clock, review, after6, late_ground=True) is None
+    assert _may_object(clock, review, after6, late_ground=False) is not None
     final = SubmissionFacts(S.FINALIZED, finalized_at=eligible)
-    assert may_object(clock, final, eligible + dt.timedelta(days=89), late_ground=True) is None
-    settled = may_object(clock, final, eligible + dt.timedelta(days=91), late_ground=True)
+    assert _may_object(clock, final, eligible + dt.timedelta(days=89), late_ground=True) is None
+    settled = _may_object(clock, final, eligible + dt.timedelta(days=91), late_ground=True)
     assert settled is not None and settled.code == "settled"
     waiting = SubmissionFacts(S.PASSED_CHECKS)
-    assert may_object(clock, waiting, eligible, late_ground=True).code == "not-in-review"  # type: ignore[union-attr]
+    assert _may_object(clock, waiting, eligible, late_ground=True).code == "not-in-review"  # type: ignore[union-attr]
 
 
 def _points(concurrencies: list[int], offline: bool = True) -> list[PointFacts]:
@@ -125,12 +131,12 @@ def _points(concurrencies: list[int], offline: bool = True) -> list[PointFacts]:
 
 def test_curve_minimum_and_region_coverage() -> None:
     full = _points([1, 16, 64, 80, 128, 256, 1024])
-    assert curve_shortfall(full, agentic=False) is None
+    assert curve_shortfall(full, agentic=False, max_points=32) is None
     withdrawn = [*full[:2], PointFacts(64, "low_concurrency", "none", "withdrawn"), *full[3:]]
-    assert "fewer than the minimum 8" in (curve_shortfall(withdrawn, agentic=False) or "")
+    assert "fewer than the minimum 8" in (curve_shortfall(withdrawn, False, 32) or "")
     no_low = _points([1, 16, 128, 256, 300, 1024, 2000, 4000])
-    assert "Low Concurrency" in (curve_shortfall(no_low, agentic=False) or "")
-    assert curve_shortfall(_points([1, 16, 64, 80, 128, 256, 1024], offline=False), True) is None
+    assert "Low Concurrency" in (curve_shortfall(no_low, agentic=False, max_points=32) or "")
+    assert curve_shortfall(_points([1, 16, 64, 80, 128, 256, 1024], False), True, 32) is None
 
 
 def test_cohort_timing() -> None:
@@ -147,4 +153,4 @@ def test_cohort_timing() -> None:
 
 def test_committee_window_is_six_months_or_twelve_cohorts_whichever_is_longer() -> None:
     # rules §4.4's example: 2026-12-C1 counts from 2026-06-01.
-    assert committee_window_start(Cohort(2026, 12, 1)) == dt.date(2026, 6, 1)
+    assert committee_window_start(Cohort(2026, 12, 1), 6, 12) == dt.date(2026, 6, 1)

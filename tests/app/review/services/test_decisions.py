@@ -7,11 +7,14 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app.core.policy import ReviewPolicy
 from app.core.refusals import Refused
-from app.db.models import AuditEvent, RecordEntry, Submission
+from app.db.models import AuditEvent, Publication, RecordEntry, ReviewPolicyRecord, Submission
 from app.db.session import Database
+from app.main import create_app
 from app.publishing.domain.standing import Remedy
 from app.results.services.public import visible_curves
 from app.review.services.decisions import decide
@@ -66,6 +69,19 @@ def test_an_upheld_availability_objection_moves_the_result_to_preview(
         ]
         kinds = session.scalars(select(RecordEntry.kind).order_by(RecordEntry.seq)).all()
         assert kinds[-1] == "reclassification"
+        # The decision and the version it made name the policy in force, whose values
+        # are kept (rules §15).
+        digest = ReviewPolicy().digest
+        assert session.scalars(select(AuditEvent.policy_digest).where(
+            AuditEvent.action == "reclassify")).all() == [digest]  # fmt: skip
+        latest = session.scalars(select(Publication).order_by(Publication.id.desc())).first()
+        assert latest is not None and latest.policy_digest == digest
+        kept = must(session.get(ReviewPolicyRecord, digest)).values
+        assert kept["late_objection_days"] == 90 and kept["max_points"] == 32
+    with TestClient(create_app(settings)) as client:
+        shown = client.get(f"/api/v1/review-policies/{digest}").json()
+        assert shown["values"]["review"]["peer_review_days"] == 21
+        assert client.get("/api/v1/review-policy").json()["digest"] == digest
         # Then RDI, and the division with it: the latest decision naming a field holds.
         _reclassify(session, settings, sub, Remedy(division="RDI"))
         session.commit()

@@ -985,7 +985,7 @@ class LifecycleModel(RuleBasedStateMachine):
                 # A finalized curve meets the minimum with its active points, and its
                 # review was completed or the chair's override is on its timeline.
                 if sub.state == "finalized":
-                    assert curves_short(sub) is None, (sub.public_id, curves_short(sub))
+                    assert curves_short(sub, 32) is None, (sub.public_id, curves_short(sub, 32))
                 if sub.finalized_at is not None and sub.review_completed_at is None:
                     overrides = session.scalars(
                         select(AuditEvent.reason).where(
@@ -1088,6 +1088,8 @@ NOT_THE_RECORD = {
     "/api/v1/submissions/{public_id}/timeline", "/api/v1/objections/{objection_id}",
     # Fraud reports: the chairs', the neutral members' and the filer's (their own tests).
     "/api/v1/submissions/{public_id}/fraud-reports", "/api/v1/fraud-reports/{report_id}",
+    # The review policy's values (tests/app/core/test_policy.py, test_decisions.py).
+    "/api/v1/review-policy", "/api/v1/review-policies/{digest}",
     # A dispute: the review's members' (tests/app/review/services/test_disputes.py).
     "/api/v1/submissions/{public_id}/dispute",
     "/api/v1/submissions/{public_id}/archive",
