@@ -125,3 +125,8 @@ def timeline_view(session: Session, submission: Submission) -> list[TimelineEntr
         )
         for e in timeline(session, submission)
     ]
+
+
+def policy_named(session: Session, digest: str) -> ReviewPolicyRecord | None:
+    """The review policy a decision or a version of the record names by *digest*."""
+    return session.get(ReviewPolicyRecord, digest[:64])

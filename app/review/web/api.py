@@ -15,13 +15,13 @@ from sqlalchemy.orm import Session
 from app.accounts.services.accounts import Principal, get_user, user_by_email
 from app.accounts.services.notifications import Inbox, inbox_view, mark_read
 from app.accounts.web.security import PrincipalDep, ReviewerDep, SignedInDep
-from app.audit import TimelineEntry, timeline_view
+from app.audit import TimelineEntry, policy_named, timeline_view
 from app.checks.services.checks import retry_check
 from app.core import text_limits as text
 from app.core.authorization import Action
 from app.core.divisions import Availability, Division
 from app.core.views import Listing, Timestamp
-from app.db.models import ReviewPolicyRecord, Submission, User
+from app.db.models import Submission, User
 from app.publishing.domain.standing import Remedy
 from app.publishing.services.previews import preview_facts
 from app.review.domain.objections import ObjectionRefused
@@ -88,7 +88,7 @@ def read_review_policy(settings: SettingsDep) -> PolicyView:
 def read_review_policy_by_digest(digest: str, session: SessionDep) -> PolicyView:
     """A policy that was in force, by the digest a decision or a version of the record
     names."""
-    kept = session.get(ReviewPolicyRecord, digest[:64])
+    kept = policy_named(session, digest)
     if kept is None:
         raise HTTPException(404, detail=f"no review policy with digest {digest!r}")
     return PolicyView(
