@@ -45,6 +45,7 @@ class ReviewPolicy:
     max_points: int = 32
     committee_window_months: int = 6
     committee_window_cohorts: int = 12
+    con_reachable_days: int = 90
 
     @property
     def digest(self) -> str:
@@ -120,7 +121,7 @@ def read_policy(text: str, where: str) -> ReviewPolicy:
     except tomllib.TOMLDecodeError as exc:
         raise PolicyInvalid(f"{where}: not TOML: {exc}") from exc
     top = _table(data, where, {"review", "late_objections", "disputes", "fraud", "curve",
-                               "committee"})  # fmt: skip
+                               "committee", "availability"})  # fmt: skip
     review = _table(top["review"], f"{where} [review]", _REVIEW_ENTRIES)
     at = f"{where} [review]"
     rules = ReviewRules(
@@ -140,6 +141,7 @@ def read_policy(text: str, where: str) -> ReviewPolicy:
     curve = _table(top["curve"], f"{where} [curve]", {"max_points"})
     committee = _table(top["committee"], f"{where} [committee]",
                        {"window_months", "window_cohorts"})  # fmt: skip
+    availability = _table(top["availability"], f"{where} [availability]", {"con_reachable_days"})
     return ReviewPolicy(
         review=rules,
         late_objection_days=_count(late, "window_days", f"{where} [late_objections]", 1),
@@ -148,6 +150,7 @@ def read_policy(text: str, where: str) -> ReviewPolicy:
         max_points=_count(curve, "max_points", f"{where} [curve]", 8),
         committee_window_months=_count(committee, "window_months", f"{where} [committee]", 1),
         committee_window_cohorts=_count(committee, "window_cohorts", f"{where} [committee]", 1),
+        con_reachable_days=_count(availability, "con_reachable_days", f"{where} [availability]", 1),
     )
 
 

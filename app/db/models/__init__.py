@@ -35,6 +35,7 @@ from app.db.models.review import (
     FraudScreening,
     Objection,
     ObjectionMessage,
+    ReachabilityCheck,
     Reclassification,
 )
 from app.db.models.runs import (
@@ -70,6 +71,7 @@ __all__ = [
     "FraudScreening",
     "Objection",
     "ObjectionMessage",
+    "ReachabilityCheck",
     "Reclassification",
     "ReviewPolicyRecord",
     "Organization",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     Date,
     ForeignKey,
     Integer,
@@ -205,3 +206,21 @@ class DisputeStatement(Base):
     at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
 
     dispute: Mapped[Dispute] = relationship(back_populates="statements")
+
+
+class ReachabilityCheck(Base):
+    """A check of a client-over-network result's endpoint (rules §11.10): recorded by the
+    chair (a failed one within the window breaks the Available test)."""
+
+    __tablename__ = "reachability_checks"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    system_dir: Mapped[str] = mapped_column(Text)
+    reachable: Mapped[bool] = mapped_column(Boolean)
+    detail: Mapped[str] = mapped_column(Text)
+    checked_on: Mapped[dt.date] = mapped_column(Date)
+    recorded_by: Mapped[str] = mapped_column(Text)
+    recorded_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())

@@ -18,6 +18,7 @@ from app.core.cohorts import Cohort
 from app.core.divisions import (
     Availability,
     Division,
+    Scenario,
     availability_of,
     division_of,
     scenario_of,
@@ -113,6 +114,32 @@ def remedy_problem(current: Classification, remedy: Remedy, window_end: dt.date)
     if (division_of(after.division), status) == (division_of(current.division), before):
         return "the result is classified so already"
     return None
+
+
+# --- a client-over-network endpoint (rules §11.10) ------------------------------------------
+
+
+def owes_reachability(division: str | None, scenario: str | None) -> bool:
+    """A Standardized client-over-network result owes a reachable endpoint and a contact
+    (rules §11.10; a Serviced one is the provider's own public endpoint)."""
+    return division_of(division) == Division.STANDARDIZED and scenario_of(scenario) == Scenario.CON
+
+
+def con_reachable_until(first_public: dt.date | None, days: int) -> dt.date | None:
+    """The last day such an endpoint must stay reachable: *days* (90) after the cohort
+    the result first appeared in; None while it is not public."""
+    return first_public + dt.timedelta(days=days) if first_public is not None else None
+
+
+def unreachable_problem(until: dt.date | None, failed_on: dt.date) -> str | None:
+    """Why a failed reachability check on *failed_on* breaks the Available test, if it
+    does (within the window; after it the endpoint owes nothing)."""
+    if until is None or failed_on > until:
+        return None
+    return (
+        f"the endpoint was unreachable on {failed_on}, within the days after publication it "
+        f"must stay reachable (until {until}, rules §11.10): the result is not Available"
+    )
 
 
 # --- Preview (rules §11.10) ---------------------------------------------------------------

@@ -44,6 +44,7 @@ from app.review.services.previews import (
     decide_extension,
     preview_view,
 )
+from app.review.services.reachability import EndpointView, endpoint_views, record_reachability
 from app.review.services.review import assign_reviewer, change_embargo, complete_review
 from app.review.services.summary import (
     QueuedSubmission,
@@ -94,6 +95,42 @@ def read_review_policy_by_digest(digest: str, session: SessionDep) -> PolicyView
     return PolicyView(
         digest=kept.digest, values=kept.values, first_in_force_at=kept.first_in_force_at
     )
+
+
+@router.get("/submissions/{public_id}/endpoints", response_model=Listing[EndpointView])
+def read_endpoints(
+    public_id: str, session: SessionDep, settings: SettingsDep, who: PrincipalDep
+) -> Listing[EndpointView]:
+    """A Standardized client-over-network result's endpoint, its contact, how long it must
+    stay reachable, and the checks recorded (rules §11.10; the review's members)."""
+    submission = visible_submission(session, who, public_id, Access.REVIEW)
+    return Listing(data=endpoint_views(session, settings, submission))
+
+
+class ReachabilityRequest(BaseModel):
+    system_dir: str = Field(max_length=text.SHORT)
+    reachable: bool
+    detail: str = Field(max_length=text.REASON, description="how it was checked")
+    checked_on: dt.date
+
+
+@router.post("/submissions/{public_id}/endpoints/checks", response_model=Listing[EndpointView])
+def check_endpoint(
+    public_id: str,
+    body: ReachabilityRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    chair: SignedInDep,
+    now: NowDep,
+) -> Listing[EndpointView] | JSONResponse:
+    """The chair records a check of the endpoint; a failed one within the window (90 days
+    after publication) tells the chair and the submitter the result is not Available."""
+    submission = acting_on(session, chair, public_id, Action.DECIDE)
+    failed = attempt(session, lambda: record_reachability(
+        session=session, settings=settings, submission=submission, who=chair,
+        system_dir=body.system_dir, reachable=body.reachable, detail=body.detail,
+        checked_on=body.checked_on, at=now))  # fmt: skip
+    return failed or Listing(data=endpoint_views(session, settings, submission))
 
 
 @router.get("/objection-types", response_model=ObjectionTypes)

@@ -65,6 +65,7 @@ from app.review.services.objections import (
 )
 from app.review.services.policy import facts_of
 from app.review.services.previews import ask_extension, decide_extension
+from app.review.services.reachability import endpoint_views, record_reachability
 from app.review.services.releases import CohortPlan, release_plan, upcoming_cohorts
 from app.review.services.review import (
     assign_reviewer,
@@ -176,6 +177,7 @@ def review_context(
         else None,
         "dispute_steps": offered_steps(session, settings, submission, who, now),
         "neutral_members": [u.email for u in neutral_members(session)] if is_chair else [],
+        "endpoints": endpoint_views(session, settings, submission),
         "timeline": timeline_view(session, submission),
         "system_desc": compare_system_descriptions(settings, submission),
     }
@@ -355,6 +357,33 @@ def dispute_from_page(
     kept = {"body": body, "recommendation": recommendation, "ruling": ruling, "reason": reason}
     return _carry_out(session, public_id, calls[step], "dispute", form=f"dispute-{step}",
                       kept=kept)  # fmt: skip
+
+
+@router.post("/submissions/{public_id}/endpoints/checks")
+def endpoint_check_from_page(
+    request: Request,
+    public_id: str,
+    session: SessionDep,
+    now: NowDep,
+    settings: SettingsDep,
+    system_dir: str = Form("", max_length=text.SHORT),
+    reachable: str = Form("", max_length=text.SHORT),
+    detail: str = Form("", max_length=text.REASON),
+    checked_on: str = Form("", max_length=text.SHORT),
+    csrf_token: str = Form(""),
+) -> Response:
+    """The chair records a check of a client-over-network endpoint (rules §11.10)."""
+    who, submission = _form(request, session, public_id, csrf_token, Action.DECIDE)
+    kept = {"system_dir": system_dir, "reachable": reachable, "detail": detail,
+            "checked_on": checked_on}  # fmt: skip
+    day = _day(public_id, "endpoint-check", checked_on, kept) or now.date()
+    return _carry_out(
+        session, public_id,
+        lambda: record_reachability(session=session, settings=settings, submission=submission,
+                                    who=who, system_dir=system_dir, reachable=reachable == "yes",
+                                    detail=detail, checked_on=day, at=now),
+        "endpoints", form="endpoint-check", kept=kept,
+    )  # fmt: skip
 
 
 @router.post("/submissions/{public_id}/objections")

@@ -167,6 +167,12 @@ def system_fields(copies: Copies) -> dict[str, dict[str, Any]]:
         found += [(name, node.get(key)) for key, name in NODE_FIELDS]
         found += [(name, accelerator.get(key)) for key, name in ACCELERATOR_FIELDS]
         entry["fields"] = {k: v for k, raw in found if (v := _shown(raw)) is not None}
+        # A client-over-network result's endpoint and contact (rules §11.10): shown as
+        # text, never followed.
+        entry["endpoint"] = {
+            "url": _shown(values.get("endpoint_url")),
+            "contact": _shown(values.get("submitter_contact")),
+        }
     return out
 
 

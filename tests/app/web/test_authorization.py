@@ -234,6 +234,14 @@ def _api_requests(world: World) -> dict[tuple[str, str], dict[str, Any]]:
             "json": {"ruling": "dismiss", "reason": "r"}
         },
         ("POST", "/api/v1/submissions/{public_id}/dispute/appeal"): {"json": {"reason": "r"}},
+        ("POST", "/api/v1/submissions/{public_id}/endpoints/checks"): {
+            "json": {
+                "system_dir": "s",
+                "reachable": False,
+                "detail": "d",
+                "checked_on": "2026-12-01",
+            }  # fmt: skip
+        },
         ("PUT", "/api/v1/submissions/{public_id}/points/{system}/{model}/{point}/events"): {
             "content": b'{"event_type": "test_started", "timestamp_ns": 1}\n'
         },
@@ -311,6 +319,9 @@ def _page_forms(world: World) -> dict[str, dict[str, Any]]:
         },
         "/fraud-reports/{report_id}/decision": {"data": {"outcome": "invalid", "reason": "r"}},
         "/submissions/{public_id}/dispute/{step}": {"data": {"ruling": "dismiss", "reason": "r"}},
+        "/submissions/{public_id}/endpoints/checks": {
+            "data": {"system_dir": "s", "detail": "d", "checked_on": "2026-12-01"}
+        },
         "/review/publish": {"data": {"cohort": "2026-12-C0", "confirm": "yes"}},
         "/submissions/{public_id}/retokenizations": {"data": {}},
         "/retokenizations/{rid}/cancel": {"data": {}},
