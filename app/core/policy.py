@@ -37,6 +37,22 @@ class DisputeTerms:
 
 
 @dataclass(frozen=True)
+class AuditTerms:
+    """The audit rule's numbers (rules §11.12)."""
+
+    per_year: int = 8
+    per_quarter: int = 2
+    nominable_after_days: int = 28  # nominations open 4 weeks after publication
+    random_odds: int = 6  # a round is selected on one face of a six-sided die
+    complete_days: int = 60
+    auditor_days: int = 28
+    nda_provided_days: int = 7
+    nda_executed_days: int = 14
+    report_days: int = 30  # after the NDAs are executed
+    redacted_days: int = 7  # after the report
+
+
+@dataclass(frozen=True)
 class ReviewPolicy:
     review: ReviewRules = ReviewRules()
     late_objection_days: int = 90
@@ -46,6 +62,7 @@ class ReviewPolicy:
     committee_window_months: int = 6
     committee_window_cohorts: int = 12
     con_reachable_days: int = 90
+    audits: AuditTerms = AuditTerms()
 
     @property
     def digest(self) -> str:
@@ -121,7 +138,7 @@ def read_policy(text: str, where: str) -> ReviewPolicy:
     except tomllib.TOMLDecodeError as exc:
         raise PolicyInvalid(f"{where}: not TOML: {exc}") from exc
     top = _table(data, where, {"review", "late_objections", "disputes", "fraud", "curve",
-                               "committee", "availability"})  # fmt: skip
+                               "committee", "availability", "audits"})  # fmt: skip
     review = _table(top["review"], f"{where} [review]", _REVIEW_ENTRIES)
     at = f"{where} [review]"
     rules = ReviewRules(
@@ -151,6 +168,7 @@ def read_policy(text: str, where: str) -> ReviewPolicy:
         committee_window_months=_count(committee, "window_months", f"{where} [committee]", 1),
         committee_window_cohorts=_count(committee, "window_cohorts", f"{where} [committee]", 1),
         con_reachable_days=_count(availability, "con_reachable_days", f"{where} [availability]", 1),
+        audits=AuditTerms(**_counts(top["audits"], f"{where} [audits]", AuditTerms, 1)),
     )
 
 

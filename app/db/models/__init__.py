@@ -29,6 +29,10 @@ from app.db.models.publishing import (
     SigningKey,
 )
 from app.db.models.review import (
+    Audit,
+    AuditBallot,
+    AuditNomination,
+    AuditRound,
     Dispute,
     DisputeStatement,
     FraudReport,
@@ -65,6 +69,10 @@ __all__ = [
     "MeasuredRun",
     "NAMING",
     "Notification",
+    "Audit",
+    "AuditBallot",
+    "AuditNomination",
+    "AuditRound",
     "Dispute",
     "DisputeStatement",
     "FraudReport",

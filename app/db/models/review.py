@@ -224,3 +224,84 @@ class ReachabilityCheck(Base):
     checked_on: Mapped[dt.date] = mapped_column(Date)
     recorded_by: Mapped[str] = mapped_column(Text)
     recorded_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+
+
+class AuditRound(Base):
+    """A quarter's audit selection (rules §11.12): the committee's nominations and ranked
+    ballots, the tally, and the random draw."""
+
+    __tablename__ = "audit_rounds"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    quarter: Mapped[str] = mapped_column(String(8), unique=True)  # 2027-Q1
+    opened_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    opened_by: Mapped[str] = mapped_column(Text)
+    tallied_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    tally: Mapped[list[dict[str, int]] | None] = mapped_column(JSON)  # each count's figures
+    drawn_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    roll: Mapped[int | None] = mapped_column(Integer)  # the die: 1 to 6
+    drawn_cohort: Mapped[str | None] = mapped_column(String(16))
+
+    nominations: Mapped[list[AuditNomination]] = relationship(
+        back_populates="round", cascade="all, delete-orphan", order_by="AuditNomination.id"
+    )
+    ballots: Mapped[list[AuditBallot]] = relationship(
+        cascade="all, delete-orphan", order_by="AuditBallot.id"
+    )
+
+
+class AuditNomination(Base):
+    """A committee member's nomination of a published result, with its reason."""
+
+    __tablename__ = "audit_nominations"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(
+        String(32), unique=True, default=lambda: uuid.uuid4().hex
+    )
+    round_id: Mapped[int] = mapped_column(ForeignKey("audit_rounds.id", ondelete="CASCADE"))
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
+    nominated_by: Mapped[str] = mapped_column(Text)
+    organization_id: Mapped[int] = mapped_column(ForeignKey("organizations.id"))
+    reason: Mapped[str] = mapped_column(Text)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+
+    round: Mapped[AuditRound] = relationship(back_populates="nominations")
+    submission: Mapped[Submission] = relationship()
+
+
+class AuditBallot(Base):
+    """One committee organisation's ranking in a round (its latest replaces the one before)."""
+
+    __tablename__ = "audit_ballots"
+    __table_args__ = (UniqueConstraint("round_id", "organization_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("audit_rounds.id", ondelete="CASCADE"))
+    organization_id: Mapped[int] = mapped_column(ForeignKey("organizations.id"))
+    ranking: Mapped[list[str]] = mapped_column(JSON)  # nomination ids, or "none"
+    cast_by: Mapped[str] = mapped_column(Text)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+
+
+class Audit(Base):
+    """An audit of a result (rules §11.12): how it was selected, its steps, its outcome."""
+
+    __tablename__ = "audits"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(
+        String(32), unique=True, default=lambda: uuid.uuid4().hex
+    )
+    round_id: Mapped[int] = mapped_column(ForeignKey("audit_rounds.id", ondelete="CASCADE"))
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
+    way: Mapped[str] = mapped_column(String(16))  # vote | chairs | random
+    selected_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    steps: Mapped[dict[str, str]] = mapped_column(JSON, default=dict)  # step → ISO date
+    auditor: Mapped[str | None] = mapped_column(Text)
+    outcome: Mapped[str | None] = mapped_column(String(16))
+    outcome_reason: Mapped[str | None] = mapped_column(Text)
+    decided_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+
+    round: Mapped[AuditRound] = relationship()
+    submission: Mapped[Submission] = relationship()

@@ -33,7 +33,7 @@ from app.review.domain.policy import may_act_on_objections, may_object
 from app.review.services.clocks import submitter_clock
 from app.review.services.points import find_point
 from app.review.services.policy import facts_of
-from app.review.services.review import keep_record, on_committee
+from app.review.services.review import audit_votes, keep_record, on_committee
 from app.settings import Settings, review_clock, review_policy
 
 
@@ -166,6 +166,7 @@ def _check_window(
         review_clock(settings), facts_of(session, submission), at,
         late_ground=late_ground, ground=title, on_committee=seated,
         late_days=review_policy(settings).late_objection_days,
+        **audit_votes(session),
     )  # fmt: skip
     if refusal is not None:
         raise _refuse(refusal.code, refusal.message, refusal.kind)

@@ -9,6 +9,7 @@ import datetime as dt
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
@@ -38,6 +39,7 @@ from app.core.refusals import Kind, Refused
 from app.core.times import local_text
 from app.db.models import (
     AuditEvent,
+    AuditRound,
     CohortRelease,
     Objection,
     Organization,
@@ -178,6 +180,16 @@ def committee_organizations(
         select(Organization.id).where(Organization.committee_appointed.is_(True))
     ).all()
     return {*finalized, *appointed}
+
+
+def audit_votes(session: Session) -> dict[str, Any]:
+    """The audit votes held, and whether one is pending: the late-objection window lasts
+    until the next one after finalization (rules §11.5)."""
+    rounds = session.scalars(select(AuditRound)).all()
+    return {
+        "audit_votes": tuple(r.tallied_at for r in rounds if r.tallied_at is not None),
+        "vote_pending": any(r.tallied_at is None for r in rounds),
+    }
 
 
 def holds_seat(organization: Organization | None, members: set[int]) -> bool:

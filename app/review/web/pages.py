@@ -23,8 +23,9 @@ from app.core.authorization import Action, Scope
 from app.core.divisions import Availability, Division
 from app.core.lifecycle import FraudOutcome, Screening, SubmissionState
 from app.core.refusals import Refused
-from app.db.models import FraudReport, Submission, User
+from app.db.models import Audit, AuditRound, FraudReport, Submission, User
 from app.publishing.domain.standing import Remedy
+from app.review.domain.audits import Outcome
 from app.review.domain.fraud import may_report_fraud
 from app.review.domain.objections import ACTIONS, TYPES
 from app.review.domain.policy import (
@@ -35,6 +36,18 @@ from app.review.domain.policy import (
     may_reclassify,
     may_set_point_state,
     may_withdraw,
+)
+from app.review.services.audits import (
+    STEPS,
+    cast_ballot,
+    decide_audit,
+    draw,
+    nominate,
+    open_round,
+    quarter_now,
+    record_step,
+    rounds_view,
+    tally,
 )
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
 from app.review.services.disputes import (
@@ -69,6 +82,7 @@ from app.review.services.reachability import endpoint_views, record_reachability
 from app.review.services.releases import CohortPlan, release_plan, upcoming_cohorts
 from app.review.services.review import (
     assign_reviewer,
+    audit_votes,
     change_embargo,
     complete_review,
     disputed_points,
@@ -76,6 +90,7 @@ from app.review.services.review import (
     reviewer_pool,
 )
 from app.review.services.summary import review_queue, review_summary
+from app.review.web.audits import audit_or_404, round_or_404
 from app.review.web.disputes import DISPUTE_ACTS
 from app.review.web.fraud import report_or_404
 from app.settings import Settings, review_clock, review_policy
@@ -89,7 +104,7 @@ from app.submissions.services.disclosures import (
 from app.submissions.services.views import submission_summary
 from app.submissions.web.access import acting_on, member_submission, visible_submission
 from app.web.api_errors import status_of
-from app.web.deps import NowDep, SessionDep, SettingsDep
+from app.web.deps import NowDep, SessionDep, SettingsDep, get_now
 from app.web.forms import SubmissionFormRefused
 from app.web.templating import templates
 
@@ -140,6 +155,7 @@ def review_context(
             now,
             late_ground=True,
             late_days=review_policy(settings).late_objection_days,
+            **audit_votes(session),
             on_committee=on_committee(session, settings, user.organization, now),
         )
         is None,
@@ -798,6 +814,99 @@ def review_queue_page(request: Request, session: SessionDep, settings: SettingsD
     if not who.has(Scope.REVIEW):
         raise HTTPException(403, detail="the review queue is the committee's")
     return _queue_page(request, session, settings, who)
+
+
+@router.get("/review/audits", response_class=HTMLResponse)
+def audits_page(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    """The audit rounds (rules §11.12): the committee's nominations and ballots, the
+    chairs' tally, draw, steps and outcomes."""
+    who = principal_of(request)
+    if who is None:
+        return RedirectResponse("/login?next=/review/audits", status_code=303)
+    if not who.has(Scope.REVIEW):
+        raise HTTPException(403, detail="the audits are the committee's")
+    return _audits_page(request, session, settings, who)
+
+
+def _audits_page(
+    request: Request,
+    session: Session,
+    settings: Settings,
+    who: Principal,
+    error: str | None = None,
+    status: int = 200,
+) -> Response:
+    return templates.TemplateResponse(
+        request,
+        "review/audits.html",
+        {
+            "rounds": rounds_view(session, settings),
+            "is_chair": who.has(Scope.PUBLISH),
+            "is_member": who.organization_id is not None,
+            "this_quarter": quarter_now(settings, get_now(request)),
+            "steps": STEPS,
+            "outcomes": list(Outcome),
+            "error": error,
+        },
+        status_code=status,
+    )
+
+
+@router.post("/review/audits", response_class=HTMLResponse)
+def audits_act(
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    now: NowDep,
+    act: str = Form("", max_length=text.SHORT),
+    quarter: str = Form("", max_length=text.SHORT),
+    audit: str = Form("", max_length=text.SHORT),
+    submission: str = Form("", max_length=text.SHORT),
+    reason: str = Form("", max_length=text.REASON),
+    ranking: Annotated[list[str] | None, Form()] = None,
+    cohort: str = Form("", max_length=text.SHORT),
+    step: str = Form("", max_length=text.SHORT),
+    on: str = Form("", max_length=text.SHORT),
+    note: str = Form("", max_length=text.REASON),
+    outcome: str = Form("", max_length=text.SHORT),
+    csrf_token: str = Form(""),
+) -> Response:
+    """One act of an audit round or an audit, by whoever the services let take it."""
+    verify_csrf(request, csrf_token)
+    who = signed_in_as(request, Scope.REVIEW)
+
+    def round_() -> AuditRound:
+        return round_or_404(session, quarter)
+
+    def the_audit() -> Audit:
+        return audit_or_404(session, audit)
+
+    acts: dict[str, Callable[[], object]] = {
+        "open": lambda: open_round(session=session, who=who, quarter=quarter, at=now),
+        "nominate": lambda: nominate(
+            session=session, settings=settings, round_=round_(), who=who,
+            submission=visible_submission(session, who, submission), reason=reason, at=now),
+        "ballot": lambda: cast_ballot(session=session, settings=settings, round_=round_(),
+                                      who=who, ranking=[r for r in ranking or [] if r], at=now),
+        "tally": lambda: tally(session=session, settings=settings, round_=round_(), who=who,
+                               at=now),
+        "draw": lambda: draw(session=session, settings=settings, round_=round_(), who=who,
+                             cohort=cohort, at=now),
+        "step": lambda: record_step(session=session, audit=the_audit(), who=who, step=step,
+                                    on=_day("", "audits", on, {}) or now.date(), note=note,
+                                    at=now),
+        "outcome": lambda: decide_audit(session=session, settings=settings, audit=the_audit(),
+                                        who=who, outcome=outcome, reason=reason, at=now),
+    }  # fmt: skip
+    if act not in acts:
+        raise HTTPException(404, detail=f"no audit act {act!r}")
+    try:
+        acts[act]()
+    except Refused as exc:
+        session.rollback()
+        return _audits_page(request, session, settings, who, exc.message, status_of(exc))
+    session.commit()
+    return RedirectResponse("/review/audits", status_code=303)
 
 
 @router.post("/review/publish", response_class=HTMLResponse)

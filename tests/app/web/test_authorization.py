@@ -128,6 +128,8 @@ def world(
         assert view.status_code == 201, view.text
         hook = client.post("/api/v1/webhooks", json={"url": PUBLIC_HOOK}, headers=owner)
         assert hook.status_code == 201, hook.text
+        audits = client.post("/api/v1/audit-rounds", json={"quarter": "2026-Q4"}, headers=chair)
+        assert audits.status_code == 201, audits.text
         fraud = client.post(
             f"/api/v1/submissions/{sid}/fraud-reports",
             json={"allegation": "Staged hardware", "evidence": "the photos"},
@@ -171,6 +173,8 @@ def _paths(world: World, template: str) -> str:
         .replace("{report_id}", world.fraud)
         .replace("{step}", "ruling")  # a dispute's step: the chair's ruling
         .replace("{digest}", "0" * 64)
+        .replace("{quarter}", "2026-Q4")  # the world's audit round
+        .replace("{audit_id}", "0" * 32)
     )
 
 
@@ -234,6 +238,21 @@ def _api_requests(world: World) -> dict[tuple[str, str], dict[str, Any]]:
             "json": {"ruling": "dismiss", "reason": "r"}
         },
         ("POST", "/api/v1/submissions/{public_id}/dispute/appeal"): {"json": {"reason": "r"}},
+        # Audits (rules §11.12): the chairs run the round, the committee nominates and
+        # ranks (a submitting organisation's member has no seat).
+        ("POST", "/api/v1/audit-rounds"): {"json": {"quarter": "2027-Q3"}},
+        ("POST", "/api/v1/audit-rounds/{quarter}/nominations"): {
+            "json": {"submission": "x", "reason": "r"}
+        },
+        ("POST", "/api/v1/audit-rounds/{quarter}/ballots"): {"json": {"ranking": ["none"]}},
+        ("POST", "/api/v1/audit-rounds/{quarter}/tally"): {},
+        ("POST", "/api/v1/audit-rounds/{quarter}/draw"): {"json": {"cohort": "2026-12-C0"}},
+        ("POST", "/api/v1/audits/{audit_id}/steps"): {
+            "json": {"step": "auditor", "on": "2026-12-01"}
+        },
+        ("POST", "/api/v1/audits/{audit_id}/outcome"): {
+            "json": {"outcome": "passed", "reason": "r"}
+        },
         ("POST", "/api/v1/submissions/{public_id}/endpoints/checks"): {
             "json": {
                 "system_dir": "s",
@@ -319,6 +338,7 @@ def _page_forms(world: World) -> dict[str, dict[str, Any]]:
         },
         "/fraud-reports/{report_id}/decision": {"data": {"outcome": "invalid", "reason": "r"}},
         "/submissions/{public_id}/dispute/{step}": {"data": {"ruling": "dismiss", "reason": "r"}},
+        "/review/audits": {"data": {"act": "tally", "quarter": "2026-Q4"}},
         "/submissions/{public_id}/endpoints/checks": {
             "data": {"system_dir": "s", "detail": "d", "checked_on": "2026-12-01"}
         },
@@ -367,6 +387,8 @@ ALLOWED = {
     # own question (tests/app/review/services/test_disputes.py).
     ("unassigned reviewer", "/submissions/{public_id}/dispute/statements"),
     ("unassigned reviewer", "/submissions/{public_id}/dispute/appeal"),
+    # A committee organisation ranks the round's nominations (rules §11.12).
+    ("unassigned reviewer", "/audit-rounds/{quarter}/ballots"),
     # A member registers runs for its own organisation, whichever it is.
     ("another organisation", "/submission-api/runs"),
     ("unassigned reviewer", "/submission-api/runs"),

@@ -20,6 +20,7 @@ from app.review.domain.policy import (
     SubmissionFacts,
     committee_window_start,
     curve_shortfall,
+    late_window_closes,
     may_change_embargo,
     may_object,
     may_recheck,
@@ -154,3 +155,15 @@ def test_cohort_timing() -> None:
 def test_committee_window_is_six_months_or_twelve_cohorts_whichever_is_longer() -> None:
     # rules §4.4's example: 2026-12-C1 counts from 2026-06-01.
     assert committee_window_start(Cohort(2026, 12, 1), 6, 12) == dt.date(2026, 6, 1)
+
+
+def test_the_late_window_lasts_until_the_later_of_90_days_and_the_next_audit_vote() -> None:
+    final = dt.datetime(2027, 1, 4, 12, tzinfo=dt.UTC)
+    days = final + dt.timedelta(days=90)
+    assert late_window_closes(final, 90, (), vote_pending=False) == days
+    # A round is open and its vote still to come: not settled yet.
+    assert late_window_closes(final, 90, (), vote_pending=True) is None
+    earlier = (final - dt.timedelta(days=1), final + dt.timedelta(days=20))
+    assert late_window_closes(final, 90, earlier, vote_pending=False) == days
+    later = final + dt.timedelta(days=120)
+    assert late_window_closes(final, 90, (later,), vote_pending=True) == later

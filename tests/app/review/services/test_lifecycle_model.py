@@ -1090,6 +1090,8 @@ NOT_THE_RECORD = {
     "/api/v1/submissions/{public_id}/fraud-reports", "/api/v1/fraud-reports/{report_id}",
     # The review policy's values (tests/app/core/test_policy.py, test_decisions.py).
     "/api/v1/review-policy", "/api/v1/review-policies/{digest}",
+    # The committee's audit rounds (tests/app/review/services/test_audits.py).
+    "/api/v1/audit-rounds",
     # A CoN endpoint's checks: the review's members' (test_reachability.py).
     "/api/v1/submissions/{public_id}/endpoints",
     # A dispute: the review's members' (tests/app/review/services/test_disputes.py).
@@ -1143,6 +1145,8 @@ NOT_THE_RECORD_PAGES = {
     "/views/{view_id}",
     # A member's own webhooks (tests/app/webhooks).
     "/webhooks",
+    # The committee's audit rounds (tests/app/review/web/test_pages.py).
+    "/review/audits",
 }  # fmt: skip
 
 

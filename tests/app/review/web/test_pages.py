@@ -433,3 +433,24 @@ def test_a_dispute_is_certified_stated_and_ruled_from_the_page(
         assert "The chair's ruling: <strong>dismiss</strong>: the log holds" in ruled.text
         assert client.post(f"/submissions/{sub}/dispute/nonsense",
                            data={"csrf_token": token}).status_code == 404  # fmt: skip
+
+
+def test_the_audit_rounds_page_runs_the_chairs_acts_and_refuses_the_rest(
+    pages: tuple[TestClient, str],
+) -> None:
+    client, _sid = pages
+    token = _sign_in(client, "chair")
+    bad = client.post("/review/audits", data={"act": "open", "quarter": "2027-Q9",
+                                              "csrf_token": token})  # fmt: skip
+    assert bad.status_code == 422 and "a quarter is written 2027-Q1" in bad.text
+    to_open = {"act": "open", "quarter": "2027-Q1", "csrf_token": token}
+    opened = client.post("/review/audits", follow_redirects=True, data=to_open)
+    assert 'id="round-2027-Q1"' in opened.text and "Roll the die" in opened.text
+    token = _sign_in(client, "reviewer")
+    page = client.get("/review/audits").text
+    assert "Nominate" in page and "Roll the die" not in page
+    refused = client.post("/review/audits", data={"act": "tally", "quarter": "2027-Q1",
+                                                  "csrf_token": token})  # fmt: skip
+    assert refused.status_code == 403 and "only the chairs run the audit rounds" in refused.text
+    _sign_in(client, "submitter")
+    assert client.get("/review/audits").status_code == 403
