@@ -9,9 +9,9 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app.core.policy import AuditTerms
 from app.review.domain.audits import (
     NONE_SELECTED,
-    AuditTerms,
     Way,
     audit_deadlines,
     die_selects,
