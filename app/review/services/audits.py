@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal
 from app.accounts.services.authorization import actor_of
-from app.accounts.services.notifications import committee, members_of, notify
+from app.accounts.services.notifications import chairs, committee, members_of, notify
 from app.audit import policy_in_force, record
 from app.core.authorization import Action, may
 from app.core.lifecycle import RecordStatus, SubmissionState
@@ -51,7 +51,7 @@ from app.review.domain.audits import (
     ranked_choice,
 )
 from app.review.services.decisions import decide, reclassify
-from app.review.services.review import on_committee
+from app.review.services.review import first_time, on_committee
 from app.settings import Settings, review_clock, review_policy
 
 QUARTER = re.compile(r"\d{4}-Q[1-4]")
@@ -321,6 +321,29 @@ def decide_audit(
     audit.outcome, audit.outcome_reason, audit.decided_at = outcome, reason.strip(), at
     session.flush()
     return audit
+
+
+def tick_audits(session: Session, settings: Settings, now: dt.datetime) -> list[str]:
+    """The audits' clock: each step still not recorded past its deadline tells the chairs
+    and the audited organisation once (in the inbox, and by e-mail where it is set up)."""
+    today = review_clock(settings).local_date(now)
+    done = []
+    for audit in session.scalars(select(Audit).where(Audit.outcome.is_(None))):
+        view = audit_view(settings, audit)
+        for step, due in view.due.items():
+            if due is None or today <= due or step in audit.steps:
+                continue
+            key = f"{audit.public_id[:8]} {step}"
+            if not first_time(session, audit.submission, "audit overdue", key):
+                continue
+            said = f"audit {key} was due on {due} (rules §11.12)"
+            record(session, audit.submission, action="audit overdue", reason=said, at=now)
+            notify(session, [*chairs(session),
+                             *members_of(session, audit.submission.organization_id)],
+                   f"Audit step overdue: {audit.submission.organization.name}", said,
+                   "/review/audits")  # fmt: skip
+            done.append(said)
+    return done
 
 
 # --- views ---------------------------------------------------------------------------------

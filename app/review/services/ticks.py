@@ -31,6 +31,7 @@ from app.db.models import (
     utcnow,
 )
 from app.review.domain.objections import CLOSED
+from app.review.services.audits import tick_audits
 from app.review.services.clocks import submitter_clock
 from app.review.services.disputes import open_dispute, tick_dispute
 from app.review.services.objections import settle_point
@@ -310,6 +311,7 @@ def advance_clocks(
         _tick_submission(session, settings, submission, now, report)
     # Preview windows (rules §11.10): the notices before expiry, and a removal at it.
     tick_previews(session, settings, now, report)
+    report.actions.extend(tick_audits(session, settings, now))  # their missed deadlines
     record_changes(session, settings, now, report)  # after the ticks: what they finalized
     session.flush()
     swept = sweep_tmp(settings.tmp_dir, older_than_s=TMP_MAX_AGE_S)

@@ -8,11 +8,12 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal, principal_of_user
 from app.core.refusals import Refused
-from app.db.models import Submission
+from app.db.models import Notification, Submission
 from app.db.session import Database
 from app.results.services.public import visible_curves
 from app.review.services.audits import (
@@ -25,6 +26,7 @@ from app.review.services.audits import (
     record_step,
     tally,
 )
+from app.review.services.ticks import advance_clocks
 from app.settings import Settings
 from tests.support.rows import must
 from tests.support.submissions import pt, user
@@ -76,6 +78,13 @@ def test_a_round_from_nomination_to_a_failed_audit(
         record_step(session=session, audit=audit, who=chair, step="auditor",
                     on=dt.date(2027, 1, 20), note="Independent Labs",
                     at=pt(2027, 1, 20))  # fmt: skip
+        # Past the NDA's deadline (7 days from selection) with no NDA: told once.
+        for _ in range(2):
+            advance_clocks(session, settings, pt(2027, 1, 17, 9))
+        told = session.scalars(select(Notification.subject).where(
+            Notification.user_id == user(session, "submitter").id,
+            Notification.subject.like("Audit step overdue%"))).all()  # fmt: skip
+        assert len(told) == 1
         view = audit_view(settings, audit)
         assert view.steps == {"auditor": "2027-01-20"} and audit.auditor == "Independent Labs"
         assert view.due["auditor"] == dt.date(2027, 2, 5) and view.due["complete"] == dt.date(
