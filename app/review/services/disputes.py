@@ -9,6 +9,8 @@ chair of each missed deadline once. The deadlines are ``app.review.domain.disput
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 from sqlalchemy import select
@@ -184,6 +186,50 @@ def file_statement(
            reason=f"the {party}'s statement", at=at)  # fmt: skip
     session.flush()
     return statement
+
+
+@dataclass(frozen=True)
+class StepFields:
+    """What a step of a dispute is taken with (each step reads its own)."""
+
+    panel: tuple[str, ...] = ()
+    body: str = ""  # a statement, or the panel's note
+    recommendation: str = ""
+    ruling: str = ""
+    reason: str = ""
+
+
+def take_step(
+    step: str,
+    fields: StepFields,
+    *,
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    who: Principal,
+    at: dt.datetime,
+) -> object:
+    """One step of the dispute by name, as the API's routes and the page's form take it."""
+    calls: dict[str, Callable[[], object]] = {
+        "certification": lambda: certify(session=session, settings=settings,
+                                         submission=submission, who=who,
+                                         panel=list(fields.panel), at=at),
+        "statements": lambda: file_statement(session=session, submission=submission, who=who,
+                                             body=fields.body, at=at),
+        "recommendation": lambda: recommend(session=session, submission=submission, who=who,
+                                            recommendation=fields.recommendation,
+                                            note=fields.body, at=at),
+        "extension": lambda: extend(session=session, submission=submission, who=who,
+                                    reason=fields.reason, at=at),
+        "ruling": lambda: rule(session=session, settings=settings, submission=submission,
+                               who=who, ruling=fields.ruling, reason=fields.reason, at=at),
+        "appeal": lambda: appeal(session=session, settings=settings, submission=submission,
+                                 who=who, reason=fields.reason, at=at),
+    }  # fmt: skip
+    if step not in calls:
+        raise DisputeRefused("bad-step", f"a dispute's step is one of {', '.join(calls)}",
+                             Kind.NOT_FOUND)  # fmt: skip
+    return calls[step]()
 
 
 def _statement_party(session: Session, submission: Submission, who: Principal) -> str | None:

@@ -4,8 +4,6 @@ ruling, an appeal."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
@@ -16,14 +14,10 @@ from app.core.authorization import Action
 from app.review.domain.disputes import Recommendation, Ruling
 from app.review.services.disputes import (
     DisputeView,
-    appeal,
-    certify,
+    StepFields,
     dispute_of,
     dispute_view,
-    extend,
-    file_statement,
-    recommend,
-    rule,
+    take_step,
 )
 from app.submissions.domain.visibility import Access
 from app.submissions.web.access import acting_on, visible_submission
@@ -56,185 +50,48 @@ def read_dispute(
     return dispute_view(session, settings, dispute)
 
 
-class Certification(BaseModel):
-    panel: list[str] = Field(max_length=12, description="the neutral members' e-mail addresses")
+class DisputeStep(BaseModel):
+    """A step's fields: certification takes the panel; a statement its body; the panel's
+    recommendation its word and a note (body); an extension, a ruling and an appeal a
+    reason (and a ruling its word)."""
+
+    panel: list[str] = Field(default=[], max_length=12, description="neutral members' e-mails")
+    body: str = Field(default="", max_length=text.LONG)
+    recommendation: Recommendation | None = None
+    ruling: Ruling | None = None
+    reason: str = Field(default="", max_length=text.REASON)
 
 
-class Statement(BaseModel):
-    body: str = Field(max_length=text.LONG)
-
-
-class PanelWord(BaseModel):
-    recommendation: Recommendation
-    note: str = Field(max_length=text.LONG)
-
-
-class Why(BaseModel):
-    reason: str = Field(max_length=text.REASON)
-
-
-class ChairRuling(BaseModel):
-    ruling: Ruling
-    reason: str = Field(max_length=text.REASON)
-
-
-def _carried(
+@router.post(DISPUTE + "/{step}", response_model=DisputeView)
+def take_dispute_step(
+    public_id: str,
+    step: str,
+    body: DisputeStep,
     session: SessionDep,
     settings: SettingsDep,
-    public_id: str,
     who: SignedInDep,
-    action: Action,
-    call: Callable[..., object],
+    now: NowDep,
 ) -> DisputeView | JSONResponse:
-    """Run one act on the submission's dispute (*action*: the one rule's question first)
-    and answer with the dispute as it now stands."""
-    submission = acting_on(session, who, public_id, action)
+    """One step of the dispute: ``certification`` (the chair, within 2 business days of
+    Week 6's close, naming the panel), ``statements`` (a party, within 10 of
+    notification: without one an objector's objection lapses, and the submitter is
+    withdrawn 10 business days later), ``recommendation`` (a panel member: uphold,
+    dismiss or investigate), ``extension`` (the chair, once, for an investigation),
+    ``ruling`` (the chair's binding decision: the disputed objections upheld or dismissed),
+    ``appeal`` (a party, to the Head of MLPerf within 14 days)."""
+    if step not in DISPUTE_ACTS:
+        raise HTTPException(404, detail=f"no dispute step {step!r}")
+    submission = acting_on(session, who, public_id, DISPUTE_ACTS[step])
+    fields = StepFields(
+        panel=tuple(body.panel), body=body.body, recommendation=body.recommendation or "",
+        ruling=body.ruling or "", reason=body.reason,
+    )  # fmt: skip
 
     def done() -> DisputeView:
-        call(submission)
+        take_step(step, fields, session=session, settings=settings, submission=submission,
+                  who=who, at=now)  # fmt: skip
         dispute = dispute_of(session, submission)
         assert dispute is not None
         return dispute_view(session, settings, dispute)
 
     return answered(session, done)
-
-
-@router.post(f"{DISPUTE}/certification", response_model=DisputeView)
-def certify_dispute(
-    public_id: str,
-    body: Certification,
-    session: SessionDep,
-    settings: SettingsDep,
-    who: SignedInDep,
-    now: NowDep,
-) -> DisputeView | JSONResponse:
-    """The chair certifies the open objections and names the panel (within 2 business
-    days of Week 6's close); the parties' statements are due 10 business days on."""
-    return _carried(
-        session,
-        settings,
-        public_id,
-        who,
-        Action.DECIDE,
-        lambda s: certify(
-            session=session, settings=settings, submission=s, who=who, panel=body.panel, at=now
-        ),
-    )
-
-
-@router.post(f"{DISPUTE}/statements", response_model=DisputeView)
-def state_in_dispute(
-    public_id: str,
-    body: Statement,
-    session: SessionDep,
-    settings: SettingsDep,
-    who: SignedInDep,
-    now: NowDep,
-) -> DisputeView | JSONResponse:
-    """A party's written statement: without one by the deadline an objector's objection
-    lapses, and the submitter is withdrawn 10 business days later."""
-    return _carried(
-        session,
-        settings,
-        public_id,
-        who,
-        Action.STATE_IN_DISPUTE,
-        lambda s: file_statement(session=session, submission=s, who=who, body=body.body, at=now),
-    )
-
-
-@router.post(f"{DISPUTE}/recommendation", response_model=DisputeView)
-def recommend_in_dispute(
-    public_id: str,
-    body: PanelWord,
-    session: SessionDep,
-    settings: SettingsDep,
-    who: SignedInDep,
-    now: NowDep,
-) -> DisputeView | JSONResponse:
-    """The panel's recommendation (a member of it): uphold, dismiss or investigate."""
-    return _carried(
-        session,
-        settings,
-        public_id,
-        who,
-        Action.RECOMMEND_IN_DISPUTE,
-        lambda s: recommend(
-            session=session,
-            submission=s,
-            who=who,
-            recommendation=body.recommendation,
-            note=body.note,
-            at=now,
-        ),
-    )
-
-
-@router.post(f"{DISPUTE}/extension", response_model=DisputeView)
-def extend_dispute(
-    public_id: str,
-    body: Why,
-    session: SessionDep,
-    settings: SettingsDep,
-    who: SignedInDep,
-    now: NowDep,
-) -> DisputeView | JSONResponse:
-    """The chair's one extension, for the investigation the panel asked for."""
-    return _carried(
-        session,
-        settings,
-        public_id,
-        who,
-        Action.DECIDE,
-        lambda s: extend(session=session, submission=s, who=who, reason=body.reason, at=now),
-    )
-
-
-@router.post(f"{DISPUTE}/ruling", response_model=DisputeView)
-def rule_on_dispute(
-    public_id: str,
-    body: ChairRuling,
-    session: SessionDep,
-    settings: SettingsDep,
-    who: SignedInDep,
-    now: NowDep,
-) -> DisputeView | JSONResponse:
-    """The chair's binding decision: the disputed objections upheld or dismissed."""
-    return _carried(
-        session,
-        settings,
-        public_id,
-        who,
-        Action.DECIDE,
-        lambda s: rule(
-            session=session,
-            settings=settings,
-            submission=s,
-            who=who,
-            ruling=body.ruling,
-            reason=body.reason,
-            at=now,
-        ),
-    )
-
-
-@router.post(f"{DISPUTE}/appeal", response_model=DisputeView)
-def appeal_dispute(
-    public_id: str,
-    body: Why,
-    session: SessionDep,
-    settings: SettingsDep,
-    who: SignedInDep,
-    now: NowDep,
-) -> DisputeView | JSONResponse:
-    """A party appeals the ruling to the Head of MLPerf within 14 days."""
-    return _carried(
-        session,
-        settings,
-        public_id,
-        who,
-        Action.STATE_IN_DISPUTE,
-        lambda s: appeal(
-            session=session, settings=settings, submission=s, who=who, reason=body.reason, at=now
-        ),
-    )

@@ -51,15 +51,11 @@ from app.review.services.audits import (
 )
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
 from app.review.services.disputes import (
-    appeal,
-    certify,
+    StepFields,
     dispute_of,
     dispute_view,
-    extend,
-    file_statement,
     offered_steps,
-    recommend,
-    rule,
+    take_step,
 )
 from app.review.services.fraud import (
     decide_report,
@@ -355,24 +351,15 @@ def dispute_from_page(
     # The panel's neutral members hold the review scope only.
     scope = Scope.REVIEW if step == "recommendation" else Scope.SUBMIT
     who, submission = _form(request, session, public_id, csrf_token, DISPUTE_ACTS[step], scope)
-    sub, chosen = submission, (panel or [])[:12]
-    calls: dict[str, Callable[[], object]] = {
-        "certification": lambda: certify(session=session, settings=settings, submission=sub,
-                                         who=who, panel=chosen, at=now),
-        "statements": lambda: file_statement(session=session, submission=sub, who=who,
-                                             body=body, at=now),
-        "recommendation": lambda: recommend(session=session, submission=sub, who=who,
-                                            recommendation=recommendation, note=body, at=now),
-        "extension": lambda: extend(session=session, submission=sub, who=who, reason=reason,
-                                    at=now),
-        "ruling": lambda: rule(session=session, settings=settings, submission=sub, who=who,
-                               ruling=ruling, reason=reason, at=now),
-        "appeal": lambda: appeal(session=session, settings=settings, submission=sub, who=who,
-                                 reason=reason, at=now),
-    }  # fmt: skip
+    fields = StepFields(panel=tuple((panel or [])[:12]), body=body,
+                        recommendation=recommendation, ruling=ruling, reason=reason)  # fmt: skip
     kept = {"body": body, "recommendation": recommendation, "ruling": ruling, "reason": reason}
-    return _carry_out(session, public_id, calls[step], "dispute", form=f"dispute-{step}",
-                      kept=kept)  # fmt: skip
+    return _carry_out(
+        session, public_id,
+        lambda: take_step(step, fields, session=session, settings=settings,
+                          submission=submission, who=who, at=now),
+        "dispute", form=f"dispute-{step}", kept=kept,
+    )  # fmt: skip
 
 
 @router.post("/submissions/{public_id}/endpoints/checks")

@@ -228,16 +228,9 @@ def _api_requests(world: World) -> dict[tuple[str, str], dict[str, Any]]:
         },
         # A dispute (none here: the world's review is in Week 1): refused by the one
         # rule before the dispute's own refusal, for whoever has no standing.
-        ("POST", "/api/v1/submissions/{public_id}/dispute/certification"): {"json": {"panel": []}},
-        ("POST", "/api/v1/submissions/{public_id}/dispute/statements"): {"json": {"body": "b"}},
-        ("POST", "/api/v1/submissions/{public_id}/dispute/recommendation"): {
-            "json": {"recommendation": "dismiss", "note": "n"}
-        },
-        ("POST", "/api/v1/submissions/{public_id}/dispute/extension"): {"json": {"reason": "r"}},
-        ("POST", "/api/v1/submissions/{public_id}/dispute/ruling"): {
+        ("POST", "/api/v1/submissions/{public_id}/dispute/{step}"): {
             "json": {"ruling": "dismiss", "reason": "r"}
         },
-        ("POST", "/api/v1/submissions/{public_id}/dispute/appeal"): {"json": {"reason": "r"}},
         # Audits (rules §11.12): the chairs run the round, the committee nominates and
         # ranks (a submitting organisation's member has no seat).
         ("POST", "/api/v1/audit-rounds"): {"json": {"quarter": "2027-Q3"}},
@@ -383,10 +376,6 @@ ALLOWED = {
     # Any member reports suspected fraud, at any time (rules §11.5).
     ("another organisation", "/submissions/{public_id}/fraud-reports"),
     ("unassigned reviewer", "/submissions/{public_id}/fraud-reports"),
-    # A committee member may be a party to a dispute: whether it is one is the dispute's
-    # own question (tests/app/review/services/test_disputes.py).
-    ("unassigned reviewer", "/submissions/{public_id}/dispute/statements"),
-    ("unassigned reviewer", "/submissions/{public_id}/dispute/appeal"),
     # A committee organisation ranks the round's nominations (rules §11.12).
     ("unassigned reviewer", "/audit-rounds/{quarter}/ballots"),
     # A member registers runs for its own organisation, whichever it is.

@@ -78,6 +78,7 @@ from app.publishing.services.standing import granted_extension, published_standi
 from app.results.services.public import ARCHIVED, visible_curves
 from app.review.domain.objections import ACTIONS
 from app.review.domain.policy import may_recheck
+from app.review.services.audits import decide_audit, nominate, open_round, tally
 from app.review.services.decisions import decide, set_point_state, withdraw
 from app.review.services.objections import act, file_objection
 from app.review.services.policy import facts_of
@@ -438,6 +439,32 @@ class LifecycleModel(RuleBasedStateMachine):
                 actor=ACCOUNTS["chair"][0], reason="upheld", remedy=remedy,
                 at=self.now))  # fmt: skip
             STATS["reclassified"] += done
+
+    @rule(
+        submission=submissions,
+        outcome=st.sampled_from(["passed", "failed-rdi", "failed-removed"]),
+    )
+    def audited(self, submission: int, outcome: str) -> None:
+        """A round of its own nominates the result (refused unless published 4 weeks,
+        another organisation's), no ballot is cast so the chairs pick it, and the audit
+        ends (rules §11.12): passed, moved to RDI, or removed."""
+        self.rounds = getattr(self, "rounds", 0) + 1
+        with self.session() as session:
+            sub = session.get(Submission, submission)
+            chair, member = self.who(session, "chair"), self.who(session, "reviewer")
+
+            def audit() -> None:
+                round_ = open_round(session=session, who=chair, quarter=f"{2030 + self.rounds}-Q1",
+                                    at=self.now)  # fmt: skip
+                nominate(session=session, settings=self.settings, round_=round_, who=member,
+                         submission=sub, reason="a new accelerator", at=self.now)  # fmt: skip
+                picked = tally(session=session, settings=self.settings, round_=round_,
+                               who=chair, at=self.now)  # fmt: skip
+                assert picked is not None and picked.submission_id == sub.id
+                decide_audit(session=session, settings=self.settings, audit=picked, who=chair,
+                             outcome=outcome, reason="the audit", at=self.now)  # fmt: skip
+
+            STATS["audited"] += self.attempt(session, audit)
 
     @rule(submission=submissions)
     def reviewer_completes(self, submission: int) -> None:

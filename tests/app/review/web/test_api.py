@@ -10,12 +10,15 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from app.db.models import Submission
 from app.db.session import Database
 from app.main import create_app
 from app.pipeline import run_checks
 from app.settings import Settings
-from tests.support.accounts import ACCOUNTS, bearer, create_accounts
-from tests.support.fakes import RecordingQueue
+from tests.support.accounts import ACCOUNTS, bearer, create_accounts, create_neutral_members
+from tests.support.fakes import RecordingQueue, SetClock
+from tests.support.rows import must
+from tests.support.submissions import archive_of, in_dispute, pt
 
 
 @pytest.fixture
@@ -215,3 +218,32 @@ def test_the_chair_reclassifies_a_result_in_review(env) -> None:  # type: ignore
         e["action"] == "reclassify" and e["reason"] == "reclassified to RDI: not orderable"
         for e in timeline.json()["data"]
     )
+
+
+def test_a_disputes_steps_over_the_api(
+    settings: Settings, database: Database, tmp_path: Path
+) -> None:
+    tokens = {**create_accounts(database), **create_neutral_members(database)}
+    sid = in_dispute(database, settings, archive_of(tmp_path, "disputed"))
+    clock = SetClock(pt(2027, 1, 12, 9))
+    with TestClient(create_app(settings, queue=RecordingQueue(), clock=clock)) as client:
+        with database.session() as session:
+            public_id = must(session.get(Submission, sid)).public_id
+        url = f"/api/v1/submissions/{public_id}/dispute"
+        who = {k: bearer(v) for k, v in tokens.items()}
+        assert client.post(f"{url}/nonsense", json={}, headers=who["chair"]).status_code == 404
+        panel = {"panel": ["neutral1@mlcommons.example"]}
+        assert (
+            client.post(f"{url}/certification", json=panel, headers=who["reviewer2"]).status_code
+            == 403
+        )
+        certified = client.post(f"{url}/certification", json=panel, headers=who["chair"])
+        assert certified.status_code == 200, certified.text
+        assert certified.json()["panel"] == ["neutral1@mlcommons.example"]
+        assert certified.json()["statements_by"] == "2027-01-27T23:59:59-08:00"
+        outsider = client.post(f"{url}/statements", json={"body": "b"}, headers=who["reviewer2"])
+        assert outsider.status_code == 403 and outsider.json()["error"]["code"] == "not-a-party"
+        stated = client.post(f"{url}/statements", json={"body": "640 s"}, headers=who["submitter"])
+        assert [s["party"] for s in stated.json()["statements"]] == ["submitter"]
+        assert client.get(url, headers=who["reviewer"]).json()["statements"][0]["body"] == "640 s"
+        assert client.get(url).status_code == 404  # the review's record, not the public's
