@@ -125,7 +125,11 @@ STATS: Counter[str] = Counter()
 REFUSED = Refused
 CHARTED = ("verified", "provisional", "unverified")
 # The explorer's whole view of the model's benchmark: every curve of every charted status.
-WHOLE_VIEW = (("benchmark", "llama3_1-8b"), ("limit", "all"), *(("status", s) for s in CHARTED))
+# (Every publication status too: a result reclassified to RDI is off the default view.)
+WHOLE_VIEW = (
+    ("benchmark", "llama3_1-8b"), ("limit", "all"), *(("status", s) for s in CHARTED),
+    *(("availability", a) for a in ("Available", "Preview", "RDI")),
+)  # fmt: skip
 # Whose turn each objection action is (the objector is the "reviewer" account's Cumulus).
 ANSWERED_BY = {
     "acknowledge": "submitter",
