@@ -14,6 +14,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 from sqlalchemy import select
@@ -344,6 +345,81 @@ def tick_audits(session: Session, settings: Settings, now: dt.datetime) -> list[
                    "/review/audits")  # fmt: skip
             done.append(said)
     return done
+
+
+@dataclass(frozen=True)
+class AuditFields:
+    """What an act on the audits is taken with (each act reads its own)."""
+
+    quarter: str = ""
+    audit: str = ""  # an audit's id
+    submission: Submission | None = None  # the result nominated
+    reason: str = ""
+    ranking: tuple[str, ...] = ()
+    cohort: str = ""
+    step: str = ""
+    on: dt.date | None = None
+    note: str = ""
+    outcome: str = ""
+
+
+#: The acts, as the API's paths and the page's form name them.
+ROUND_ACTS = ("nominations", "ballots", "tally", "draw")
+AUDIT_ACTS = ("steps", "outcome")
+
+
+def act_on_audits(
+    act: str,
+    fields: AuditFields,
+    *,
+    session: Session,
+    settings: Settings,
+    who: Principal,
+    at: dt.datetime,
+) -> object:
+    """One act on the audits by name: ``open`` a round, an act on a round
+    (:data:`ROUND_ACTS`) or on an audit (:data:`AUDIT_ACTS`)."""
+    if act == "open":
+        return open_round(session=session, who=who, quarter=fields.quarter, at=at)
+    if act in ROUND_ACTS:
+        found = round_by_quarter(session, fields.quarter)
+        if found is None:
+            raise AuditRefused("no-round", f"no audit round {fields.quarter!r}", Kind.NOT_FOUND)
+        return _round_act(act, found, fields, session=session, settings=settings, who=who, at=at)
+    if act in AUDIT_ACTS:
+        audit = audit_by_id(session, fields.audit)
+        if audit is None:
+            raise AuditRefused("no-audit", f"no audit {fields.audit!r}", Kind.NOT_FOUND)
+        if act == "steps":
+            return record_step(session=session, audit=audit, who=who, step=fields.step,
+                               on=fields.on or at.date(), note=fields.note, at=at)  # fmt: skip
+        return decide_audit(session=session, settings=settings, audit=audit, who=who,
+                            outcome=fields.outcome, reason=fields.reason, at=at)  # fmt: skip
+    raise AuditRefused("bad-act", f"no audit act {act!r}", Kind.NOT_FOUND)
+
+
+def _round_act(
+    act: str,
+    round_: AuditRound,
+    fields: AuditFields,
+    *,
+    session: Session,
+    settings: Settings,
+    who: Principal,
+    at: dt.datetime,
+) -> object:
+    if act == "nominations":
+        if fields.submission is None:
+            raise AuditRefused("submission-required", "name the result", Kind.INVALID)
+        return nominate(session=session, settings=settings, round_=round_, who=who,
+                        submission=fields.submission, reason=fields.reason, at=at)  # fmt: skip
+    if act == "ballots":
+        return cast_ballot(session=session, settings=settings, round_=round_, who=who,
+                           ranking=[r for r in fields.ranking if r], at=at)  # fmt: skip
+    if act == "tally":
+        return tally(session=session, settings=settings, round_=round_, who=who, at=at)
+    return draw(session=session, settings=settings, round_=round_, who=who,
+                cohort=fields.cohort, at=at)  # fmt: skip
 
 
 # --- views ---------------------------------------------------------------------------------

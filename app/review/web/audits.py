@@ -4,7 +4,6 @@ tally and draw, and each audit's steps, deadlines and outcome."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
@@ -13,22 +12,17 @@ from pydantic import BaseModel, Field
 from app.accounts.web.security import ReviewerDep, SignedInDep
 from app.core import text_limits as text
 from app.core.views import Listing
-from app.db.models import Audit, AuditRound
 from app.review.domain.audits import Outcome
 from app.review.services.audits import (
+    AUDIT_ACTS,
+    ROUND_ACTS,
+    AuditFields,
     AuditView,
     RoundView,
+    act_on_audits,
     audit_by_id,
     audit_view,
-    cast_ballot,
-    decide_audit,
-    draw,
-    nominate,
-    open_round,
-    record_step,
-    round_by_quarter,
     rounds_view,
-    tally,
 )
 from app.submissions.web.access import visible_submission
 from app.web.api_errors import answered
@@ -37,36 +31,11 @@ from app.web.deps import NowDep, SessionDep, SettingsDep
 router = APIRouter(prefix="/api/v1", tags=["review: audits"])
 
 
-def round_or_404(session: SessionDep, quarter: str) -> AuditRound:
-    found = round_by_quarter(session, quarter)
-    if found is None:
-        raise HTTPException(404, detail=f"no audit round {quarter!r}")
-    return found
-
-
-def audit_or_404(session: SessionDep, public_id: str) -> Audit:
-    found = audit_by_id(session, public_id)
-    if found is None:
-        raise HTTPException(404, detail=f"no audit {public_id!r}")
-    return found
-
-
 @router.get("/audit-rounds", response_model=Listing[RoundView])
 def read_rounds(session: SessionDep, settings: SettingsDep, who: ReviewerDep) -> Listing[RoundView]:
     """Every round, newest first, with its nominations, tally, draw and audits (the
     review committee's)."""
     return Listing(data=rounds_view(session, settings))
-
-
-def _round_answer(
-    session: SessionDep, settings: SettingsDep, quarter: str, work: Callable[[], object]
-) -> RoundView | JSONResponse:
-    def done() -> RoundView:
-        work()
-        session.flush()
-        return next(r for r in rounds_view(session, settings) if r.quarter == quarter)
-
-    return answered(session, done)
 
 
 class RoundRequest(BaseModel):
@@ -78,174 +47,89 @@ def create_round(
     body: RoundRequest, session: SessionDep, settings: SettingsDep, who: SignedInDep, now: NowDep
 ) -> RoundView | JSONResponse:
     """The chair opens a quarter's round; the committee is told."""
-    return _round_answer(
-        session,
-        settings,
-        body.quarter,
-        lambda: open_round(session=session, who=who, quarter=body.quarter, at=now),
-    )
+    return _round_answer(session, settings, who, now, "open", AuditFields(quarter=body.quarter))
 
 
-class NominationRequest(BaseModel):
-    submission: str = Field(max_length=text.SHORT, description="the result's submission id")
-    reason: str = Field(max_length=text.LONG)
+class RoundAct(BaseModel):
+    """An act's fields: a nomination names the result's submission id and a reason; a
+    ballot ranks nomination ids and 'none'; a draw names the cohort; a tally needs none."""
+
+    submission: str = Field(default="", max_length=text.SHORT)
+    reason: str = Field(default="", max_length=text.LONG)
+    ranking: list[str] = Field(default=[], max_length=64)
+    cohort: str = Field(default="", max_length=16)
 
 
-@router.post("/audit-rounds/{quarter}/nominations", response_model=RoundView)
-def nominate_for_audit(
+@router.post("/audit-rounds/{quarter}/{act}", response_model=RoundView)
+def act_on_round(
     quarter: str,
-    body: NominationRequest,
+    act: str,
+    body: RoundAct,
     session: SessionDep,
     settings: SettingsDep,
     who: SignedInDep,
     now: NowDep,
 ) -> RoundView | JSONResponse:
-    """A committee member nominates a result published at least 4 weeks ago."""
-    round_ = round_or_404(session, quarter)
-    submission = visible_submission(session, who, body.submission)
-    return _round_answer(
-        session,
-        settings,
-        quarter,
-        lambda: nominate(
-            session=session,
-            settings=settings,
-            round_=round_,
-            who=who,
-            submission=submission,
-            reason=body.reason,
-            at=now,
-        ),
-    )
+    """``nominations`` (a committee member: a result published at least 4 weeks ago),
+    ``ballots`` (a committee organisation's ranking, its latest counting), ``tally`` (the
+    chair: ranked choice, simple majority; no majority, the chairs' random pick), ``draw``
+    (the chair: the die, one face in six, then a uniform pick in the cohort)."""
+    if act not in ROUND_ACTS:
+        raise HTTPException(404, detail=f"no audit round act {act!r}")
+    nominated = visible_submission(session, who, body.submission) if body.submission else None
+    fields = AuditFields(quarter=quarter, submission=nominated, reason=body.reason,
+                         ranking=tuple(body.ranking), cohort=body.cohort)  # fmt: skip
+    return _round_answer(session, settings, who, now, act, fields)
 
 
-class BallotRequest(BaseModel):
-    ranking: list[str] = Field(
-        max_length=64, description="nomination ids and 'none', first wanted first"
-    )
-
-
-@router.post("/audit-rounds/{quarter}/ballots", response_model=RoundView)
-def vote_on_audits(
-    quarter: str,
-    body: BallotRequest,
+def _round_answer(
     session: SessionDep,
     settings: SettingsDep,
     who: SignedInDep,
     now: NowDep,
+    act: str,
+    fields: AuditFields,
 ) -> RoundView | JSONResponse:
-    """A committee organisation's ranking (its latest counts)."""
-    round_ = round_or_404(session, quarter)
-    return _round_answer(
-        session,
-        settings,
-        quarter,
-        lambda: cast_ballot(
-            session=session, settings=settings, round_=round_, who=who, ranking=body.ranking, at=now
-        ),
-    )
+    def done() -> RoundView:
+        act_on_audits(act, fields, session=session, settings=settings, who=who, at=now)
+        session.flush()
+        return next(r for r in rounds_view(session, settings) if r.quarter == fields.quarter)
+
+    return answered(session, done)
 
 
-@router.post("/audit-rounds/{quarter}/tally", response_model=RoundView)
-def tally_round(
-    quarter: str, session: SessionDep, settings: SettingsDep, who: SignedInDep, now: NowDep
-) -> RoundView | JSONResponse:
-    """The chair counts the ballots (ranked choice, simple majority)."""
-    round_ = round_or_404(session, quarter)
-    return _round_answer(
-        session,
-        settings,
-        quarter,
-        lambda: tally(session=session, settings=settings, round_=round_, who=who, at=now),
-    )
+class AuditAct(BaseModel):
+    """``steps``: the step (auditor, nda-provided, nda-executed, report, redacted-report),
+    its day and a note; ``outcome``: passed, failed-rdi or failed-removed, and why."""
+
+    step: str = Field(default="", max_length=text.SHORT)
+    on: dt.date | None = None
+    note: str = Field(default="", max_length=text.REASON)
+    outcome: Outcome | None = None
+    reason: str = Field(default="", max_length=text.REASON)
 
 
-class DrawRequest(BaseModel):
-    cohort: str = Field(max_length=16, description="the cohort the random audit is drawn from")
-
-
-@router.post("/audit-rounds/{quarter}/draw", response_model=RoundView)
-def draw_round(
-    quarter: str,
-    body: DrawRequest,
-    session: SessionDep,
-    settings: SettingsDep,
-    who: SignedInDep,
-    now: NowDep,
-) -> RoundView | JSONResponse:
-    """The chair rolls the die for the random audit (1 in 6), then picks uniformly."""
-    round_ = round_or_404(session, quarter)
-    return _round_answer(
-        session,
-        settings,
-        quarter,
-        lambda: draw(
-            session=session, settings=settings, round_=round_, who=who, cohort=body.cohort, at=now
-        ),
-    )
-
-
-class StepRequest(BaseModel):
-    step: str = Field(description="auditor, nda-provided, nda-executed, report, redacted-report")
-    on: dt.date
-    note: str = Field(default="", max_length=text.REASON, description="e.g. the auditor's name")
-
-
-@router.post("/audits/{audit_id}/steps", response_model=AuditView)
-def record_audit_step(
+@router.post("/audits/{audit_id}/{act}", response_model=AuditView)
+def act_on_audit(
     audit_id: str,
-    body: StepRequest,
+    act: str,
+    body: AuditAct,
     session: SessionDep,
     settings: SettingsDep,
     who: SignedInDep,
     now: NowDep,
 ) -> AuditView | JSONResponse:
-    audit = audit_or_404(session, audit_id)
-    return answered(
-        session,
-        lambda: audit_view(
-            settings,
-            record_step(
-                session=session,
-                audit=audit,
-                who=who,
-                step=body.step,
-                on=body.on,
-                note=body.note,
-                at=now,
-            ),
-        ),
-    )
+    """The chair records an audit's step, or its outcome (a material failure moves the
+    result to RDI or removes it, by the chair's decisions)."""
+    if act not in AUDIT_ACTS or audit_by_id(session, audit_id) is None:
+        raise HTTPException(404, detail=f"no audit {audit_id!r} or act {act!r}")
+    fields = AuditFields(audit=audit_id, step=body.step, on=body.on, note=body.note,
+                         outcome=body.outcome or "", reason=body.reason)  # fmt: skip
 
+    def done() -> AuditView:
+        act_on_audits(act, fields, session=session, settings=settings, who=who, at=now)
+        found = audit_by_id(session, audit_id)
+        assert found is not None
+        return audit_view(settings, found)
 
-class OutcomeRequest(BaseModel):
-    outcome: Outcome
-    reason: str = Field(max_length=text.REASON)
-
-
-@router.post("/audits/{audit_id}/outcome", response_model=AuditView)
-def decide_audit_outcome(
-    audit_id: str,
-    body: OutcomeRequest,
-    session: SessionDep,
-    settings: SettingsDep,
-    who: SignedInDep,
-    now: NowDep,
-) -> AuditView | JSONResponse:
-    """Passed, or a material failure: moved to RDI or removed (the chair's decisions)."""
-    audit = audit_or_404(session, audit_id)
-    return answered(
-        session,
-        lambda: audit_view(
-            settings,
-            decide_audit(
-                session=session,
-                settings=settings,
-                audit=audit,
-                who=who,
-                outcome=body.outcome,
-                reason=body.reason,
-                at=now,
-            ),
-        ),
-    )
+    return answered(session, done)

@@ -23,7 +23,7 @@ from app.core.authorization import Action, Scope
 from app.core.divisions import Availability, Division
 from app.core.lifecycle import FraudOutcome, Screening, SubmissionState
 from app.core.refusals import Refused
-from app.db.models import Audit, AuditRound, FraudReport, Submission, User
+from app.db.models import FraudReport, Submission, User
 from app.publishing.domain.standing import Remedy
 from app.review.domain.audits import Outcome
 from app.review.domain.fraud import may_report_fraud
@@ -37,18 +37,7 @@ from app.review.domain.policy import (
     may_set_point_state,
     may_withdraw,
 )
-from app.review.services.audits import (
-    STEPS,
-    cast_ballot,
-    decide_audit,
-    draw,
-    nominate,
-    open_round,
-    quarter_now,
-    record_step,
-    rounds_view,
-    tally,
-)
+from app.review.services.audits import STEPS, AuditFields, act_on_audits, quarter_now, rounds_view
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
 from app.review.services.disputes import (
     StepFields,
@@ -86,7 +75,6 @@ from app.review.services.review import (
     reviewer_pool,
 )
 from app.review.services.summary import review_queue, review_summary
-from app.review.web.audits import audit_or_404, round_or_404
 from app.review.web.disputes import DISPUTE_ACTS
 from app.review.web.fraud import report_or_404
 from app.settings import Settings, review_clock, review_policy
@@ -861,34 +849,17 @@ def audits_act(
     """One act of an audit round or an audit, by whoever the services let take it."""
     verify_csrf(request, csrf_token)
     who = signed_in_as(request, Scope.REVIEW)
-
-    def round_() -> AuditRound:
-        return round_or_404(session, quarter)
-
-    def the_audit() -> Audit:
-        return audit_or_404(session, audit)
-
-    acts: dict[str, Callable[[], object]] = {
-        "open": lambda: open_round(session=session, who=who, quarter=quarter, at=now),
-        "nominate": lambda: nominate(
-            session=session, settings=settings, round_=round_(), who=who,
-            submission=visible_submission(session, who, submission), reason=reason, at=now),
-        "ballot": lambda: cast_ballot(session=session, settings=settings, round_=round_(),
-                                      who=who, ranking=[r for r in ranking or [] if r], at=now),
-        "tally": lambda: tally(session=session, settings=settings, round_=round_(), who=who,
-                               at=now),
-        "draw": lambda: draw(session=session, settings=settings, round_=round_(), who=who,
-                             cohort=cohort, at=now),
-        "step": lambda: record_step(session=session, audit=the_audit(), who=who, step=step,
-                                    on=_day("", "audits", on, {}) or now.date(), note=note,
-                                    at=now),
-        "outcome": lambda: decide_audit(session=session, settings=settings, audit=the_audit(),
-                                        who=who, outcome=outcome, reason=reason, at=now),
-    }  # fmt: skip
-    if act not in acts:
-        raise HTTPException(404, detail=f"no audit act {act!r}")
     try:
-        acts[act]()
+        day = dt.date.fromisoformat(on) if on else None
+    except ValueError:
+        return _audits_page(request, session, settings, who, f"{on!r} is not a date", 422)
+    fields = AuditFields(
+        quarter=quarter, audit=audit, reason=reason, ranking=tuple(ranking or []),
+        submission=visible_submission(session, who, submission) if submission else None,
+        cohort=cohort, step=step, on=day, note=note, outcome=outcome,
+    )  # fmt: skip
+    try:
+        act_on_audits(act, fields, session=session, settings=settings, who=who, at=now)
     except Refused as exc:
         session.rollback()
         return _audits_page(request, session, settings, who, exc.message, status_of(exc))

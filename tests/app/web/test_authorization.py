@@ -175,6 +175,7 @@ def _paths(world: World, template: str) -> str:
         .replace("{digest}", "0" * 64)
         .replace("{quarter}", "2026-Q4")  # the world's audit round
         .replace("{audit_id}", "0" * 32)
+        .replace("{act}", "tally")  # an audit round's act: the chair's tally
     )
 
 
@@ -234,18 +235,8 @@ def _api_requests(world: World) -> dict[tuple[str, str], dict[str, Any]]:
         # Audits (rules §11.12): the chairs run the round, the committee nominates and
         # ranks (a submitting organisation's member has no seat).
         ("POST", "/api/v1/audit-rounds"): {"json": {"quarter": "2027-Q3"}},
-        ("POST", "/api/v1/audit-rounds/{quarter}/nominations"): {
-            "json": {"submission": "x", "reason": "r"}
-        },
-        ("POST", "/api/v1/audit-rounds/{quarter}/ballots"): {"json": {"ranking": ["none"]}},
-        ("POST", "/api/v1/audit-rounds/{quarter}/tally"): {},
-        ("POST", "/api/v1/audit-rounds/{quarter}/draw"): {"json": {"cohort": "2026-12-C0"}},
-        ("POST", "/api/v1/audits/{audit_id}/steps"): {
-            "json": {"step": "auditor", "on": "2026-12-01"}
-        },
-        ("POST", "/api/v1/audits/{audit_id}/outcome"): {
-            "json": {"outcome": "passed", "reason": "r"}
-        },
+        ("POST", "/api/v1/audit-rounds/{quarter}/{act}"): {"json": {}},
+        ("POST", "/api/v1/audits/{audit_id}/{act}"): {"json": {"outcome": "passed", "reason": "r"}},
         ("POST", "/api/v1/submissions/{public_id}/endpoints/checks"): {
             "json": {
                 "system_dir": "s",
@@ -376,8 +367,6 @@ ALLOWED = {
     # Any member reports suspected fraud, at any time (rules §11.5).
     ("another organisation", "/submissions/{public_id}/fraud-reports"),
     ("unassigned reviewer", "/submissions/{public_id}/fraud-reports"),
-    # A committee organisation ranks the round's nominations (rules §11.12).
-    ("unassigned reviewer", "/audit-rounds/{quarter}/ballots"),
     # A member registers runs for its own organisation, whichever it is.
     ("another organisation", "/submission-api/runs"),
     ("unassigned reviewer", "/submission-api/runs"),

@@ -247,3 +247,26 @@ def test_a_disputes_steps_over_the_api(
         assert [s["party"] for s in stated.json()["statements"]] == ["submitter"]
         assert client.get(url, headers=who["reviewer"]).json()["statements"][0]["body"] == "640 s"
         assert client.get(url).status_code == 404  # the review's record, not the public's
+
+
+def test_the_audit_rounds_over_the_api(env) -> None:  # type: ignore[no-untyped-def]
+    client, who, _sid = env
+    assert client.post("/api/v1/audit-rounds", json={"quarter": "2027-Q1"},
+                       headers=who["reviewer"]).status_code == 403  # fmt: skip
+    opened = client.post("/api/v1/audit-rounds", json={"quarter": "2027-Q1"}, headers=who["chair"])
+    assert opened.status_code == 201 and opened.json()["nominations"] == []
+    assert client.post("/api/v1/audit-rounds/2027-Q1/recount", json={},
+                       headers=who["chair"]).status_code == 404  # fmt: skip
+    ballot = {"ranking": ["none"]}
+    voted = client.post(
+        "/api/v1/audit-rounds/2027-Q1/ballots", json=ballot, headers=who["reviewer"]
+    )
+    assert voted.status_code == 200 and voted.json()["ballots"] == 1
+    outsider = client.post("/api/v1/audit-rounds/2027-Q1/ballots", json=ballot,
+                           headers=who["submitter"])  # fmt: skip
+    assert outsider.status_code == 403 and outsider.json()["error"]["code"] == "not-on-committee"
+    tallied = client.post("/api/v1/audit-rounds/2027-Q1/tally", json={}, headers=who["chair"])
+    assert tallied.json()["tally"] == [{"none": 1}] and tallied.json()["audits"] == []
+    listed = client.get("/api/v1/audit-rounds", headers=who["reviewer"]).json()["data"]
+    assert [r["quarter"] for r in listed] == ["2027-Q1"]
+    assert client.get("/api/v1/audit-rounds", headers=who["submitter"]).status_code == 403
