@@ -14,12 +14,13 @@ import hashlib
 import json
 import tomllib
 from dataclasses import asdict, dataclass, fields
-from functools import cache, lru_cache
+from functools import cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from app.core.clocks import Penalty, ReviewRules
+from app.core.config_files import read_config
 
 
 @dataclass(frozen=True)
@@ -173,27 +174,11 @@ def read_policy(text: str, where: str) -> ReviewPolicy:
 
 
 def review_policy_of(path: Path | None = None) -> ReviewPolicy:
-    """The operator's policy (*path*), else the one the portal ships. A file is read once,
-    and again only once it has changed."""
-    if path is None:
-        return _shipped()
-    try:
-        stat = path.stat()
-    except OSError as exc:
-        raise PolicyInvalid(f"{path}: cannot be read: {exc.strerror}") from exc
-    return _read_file(str(path), stat.st_mtime_ns, stat.st_size)
+    """The operator's policy (*path*), else the one the portal ships."""
+    return _shipped() if path is None else read_config(path, read_policy, PolicyInvalid)
 
 
 @cache
 def _shipped() -> ReviewPolicy:
     shipped = files(__package__).joinpath("review_policy.toml").read_text("utf-8")
     return read_policy(shipped, "review_policy.toml")
-
-
-@lru_cache(maxsize=8)
-def _read_file(path: str, _mtime_ns: int, _size: int) -> ReviewPolicy:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PolicyInvalid(f"{path}: cannot be read: {exc.strerror}") from exc
-    return read_policy(text, path)

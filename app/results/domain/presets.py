@@ -14,11 +14,13 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache, cached_property, lru_cache
+from functools import cache, cached_property
 from importlib.resources import files
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+
+from app.core.config_files import read_config
 
 _ID = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 
@@ -95,26 +97,10 @@ def _preset(key: str, row: Any, where: str) -> PricePreset:
 def price_presets(path: Path | None = None) -> dict[str, PricePreset]:
     """The operator's presets (*path*), else the ones the portal ships. Each file is
     read once, and again only once it has changed (an edit needs no restart)."""
-    if path is None:
-        return _shipped()
-    try:
-        stat = path.stat()
-    except OSError as exc:
-        raise PresetsInvalid(f"{path}: cannot be read: {exc.strerror}") from exc
-    return _read_file(str(path), stat.st_mtime_ns, stat.st_size)
+    return _shipped() if path is None else read_config(path, read_presets, PresetsInvalid)
 
 
 @cache
 def _shipped() -> dict[str, PricePreset]:
     shipped = files(__package__).joinpath("price_presets.toml").read_text("utf-8")
     return read_presets(shipped, "price_presets.toml")
-
-
-@lru_cache(maxsize=8)
-def _read_file(path: str, _mtime_ns: int, _size: int) -> dict[str, PricePreset]:
-    """The presets of *path* as it was at that modification time and size."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PresetsInvalid(f"{path}: cannot be read: {exc.strerror}") from exc
-    return read_presets(text, path)
