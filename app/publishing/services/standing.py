@@ -13,7 +13,13 @@ from sqlalchemy.orm import Session
 
 from app.core.divisions import Availability, availability_of, division_of, scenario_for
 from app.db.models import PreviewExtension, Submission, System
-from app.publishing.domain.standing import Classification, PreviewTerms, Remedy, classified
+from app.publishing.domain.standing import (
+    Classification,
+    PreviewTerms,
+    Remedy,
+    SimilarSystem,
+    classified,
+)
 from app.settings import Settings
 
 
@@ -83,3 +89,13 @@ def classification_of(submission: Submission, system: System) -> Classification:
         Remedy(r.division, r.availability, r.available_by) for r in submission.reclassifications
     ]
     return classified(declared, remedies)
+
+
+def similar_systems(submission: Submission) -> set[SimilarSystem]:
+    """The submission's results as "a similar system" reads them (rules §11.5, §11.12)."""
+    return {
+        SimilarSystem.of(c.benchmark_model, c.system.accelerator_model,
+                         c.system.accelerator_count, c.system.node_count,
+                         c.system.serving_framework)
+        for c in submission.curves
+    }  # fmt: skip

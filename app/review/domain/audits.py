@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.core.policy import AuditTerms
@@ -95,6 +95,16 @@ def ranked_choice(ballots: Sequence[Sequence[str]]) -> Tally:
         fewest = min(counts.get(o, 0) for o in standing)
         standing -= {o for o in standing if counts.get(o, 0) == fewest}
     return Tally(None, rounds)
+
+
+def drawable(
+    candidates: Mapping[str, Collection[Hashable]], audited_last_round: Collection[Hashable]
+) -> list[str]:
+    """The results the die may pick (rules §11.12): none equivalent to a system audited in
+    the previous round (*candidates* and *audited_last_round*: each result's systems, as
+    the caller tells them equivalent)."""
+    return sorted(key for key, systems in candidates.items()
+                  if not set(systems) & set(audited_last_round))  # fmt: skip
 
 
 def die_selects(roll: int, terms: AuditTerms) -> bool:

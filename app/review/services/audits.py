@@ -39,12 +39,14 @@ from app.db.models import (
 )
 from app.publishing.domain.standing import Remedy
 from app.publishing.services.previews import first_public_cohort
+from app.publishing.services.standing import similar_systems
 from app.review.domain.audits import (
     NONE_SELECTED,
     Outcome,
     Way,
     audit_deadlines,
     die_selects,
+    drawable,
     nomination_problem,
     pick,
     quarter_of,
@@ -237,7 +239,8 @@ def draw(
     at: dt.datetime,
 ) -> Audit | None:
     """The random audit: the die is rolled once for the round; on its face a result is
-    picked uniformly among *cohort*'s verified results not audited before."""
+    picked uniformly among *cohort*'s verified results not audited before and not on a
+    system equivalent to one the previous round audited (``SimilarSystem``)."""
     _chair(who)
     if round_.drawn_at is not None:
         raise AuditRefused("drawn", f"the {round_.quarter} die was rolled already")
@@ -245,7 +248,12 @@ def draw(
     round_.roll, round_.drawn_at, round_.drawn_cohort = rng.randint(1, 6), at, cohort
     if not die_selects(round_.roll, review_policy(settings).audits):
         return None
-    audited = set(session.scalars(select(Audit.submission_id)))
+    audits = session.scalars(select(Audit).join(AuditRound).order_by(AuditRound.quarter)).all()
+    audited = {a.submission_id for a in audits}
+    earlier = [a for a in audits if a.round.quarter < round_.quarter]
+    last_round = (
+        [a for a in earlier if a.round.quarter == earlier[-1].round.quarter] if earlier else []
+    )
     candidates = {
         p.submission.public_id: p.submission
         for p in session.scalars(
@@ -257,7 +265,9 @@ def draw(
         )
         if p.submission_id not in audited
     }
-    chosen = pick(list(candidates), rng.choice)
+    excluded = {s for a in last_round for s in similar_systems(a.submission)}
+    systems = {key: similar_systems(sub) for key, sub in candidates.items()}
+    chosen = pick(drawable(systems, excluded), rng.choice)
     if chosen is None:
         return None
     return _select(session, settings, round_, candidates[chosen], Way.RANDOM, at)

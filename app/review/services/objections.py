@@ -18,7 +18,7 @@ from app.core.refusals import Kind
 from app.core.times import local_text
 from app.core.views import Timestamp
 from app.db.models import Objection, ObjectionMessage, Organization, Submission, User, utcnow
-from app.publishing.domain.standing import SimilarSystem
+from app.publishing.services.standing import similar_systems
 from app.review.domain.objections import (
     ACTIONS,
     CLOSED,
@@ -126,21 +126,12 @@ def file_objection(
     return objection
 
 
-def _similar_systems(submission: Submission) -> set[SimilarSystem]:
-    return {
-        SimilarSystem.of(c.benchmark_model, c.system.accelerator_model,
-                         c.system.accelerator_count, c.system.node_count,
-                         c.system.serving_framework)
-        for c in submission.curves
-    }  # fmt: skip
-
-
 def newer_similar_result(session: Session, submission: Submission) -> Submission | None:
     """The organisation's newest result finalized after *submission* on a similar system,
     if any (rules §11.5; the portal reads "newer" as the same organisation's)."""
     if submission.finalized_at is None:
         return None
-    mine = _similar_systems(submission)
+    mine = similar_systems(submission)
     newer = session.scalars(
         select(Submission)
         .where(
@@ -150,7 +141,7 @@ def newer_similar_result(session: Session, submission: Submission) -> Submission
         )
         .order_by(Submission.finalized_at.desc())
     )
-    return next((row for row in newer if mine & _similar_systems(row)), None)
+    return next((row for row in newer if mine & similar_systems(row)), None)
 
 
 def _check_window(

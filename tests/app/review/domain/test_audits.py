@@ -15,6 +15,7 @@ from app.review.domain.audits import (
     Way,
     audit_deadlines,
     die_selects,
+    drawable,
     nomination_problem,
     quarter_of,
     quota_problem,
@@ -74,3 +75,9 @@ def test_the_die_and_the_calendar() -> None:
         dt.date(2027, 2, 1), dt.date(2027, 1, 11), dt.date(2027, 1, 18))  # fmt: skip
     assert due.report_by == dt.date(2027, 2, 14) and due.complete_by == dt.date(2027, 3, 5)
     assert due.redacted_by is None
+
+
+def test_the_die_never_picks_a_system_equivalent_to_last_rounds_audit() -> None:
+    candidates = {"b": {"h100x8"}, "a": {"h100x8", "mi300x8"}, "c": {"gaudi3x8"}}
+    assert drawable(candidates, {"h100x8"}) == ["c"]
+    assert drawable(candidates, set()) == ["a", "b", "c"]
