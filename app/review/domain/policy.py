@@ -146,23 +146,19 @@ def may_object(
     late_ground: bool,
     ground: str = "that ground",
     on_committee: bool = True,
-    late_days: int,
-    audit_votes: tuple[dt.datetime, ...] = (),
-    vote_pending: bool = False,
+    late: LateWindow,
 ) -> Refusal | None:
     """When an objection may be filed (rules §11.3–§11.5): during peer review (Weeks 1–3);
     after Week 6 and for 90 days after finalization only on the late grounds, and only by
-    a review-committee member (*on_committee*: the filer's organisation holds a seat);
-    *late_days*: the late window after finalization (the policy's), which lasts until the
-    later of that and the next audit vote (*audit_votes*: the tallies held; *vote_pending*:
-    a round is open)."""
+    a review-committee member (*on_committee*: the filer's organisation holds a seat)
+    while the *late* window lasts."""
     if facts.state == SubmissionState.FINALIZED and facts.finalized_at is not None:
-        closes = late_window_closes(facts.finalized_at, late_days, audit_votes, vote_pending)
+        closes = late.closes(facts.finalized_at)
         if closes is not None and now > closes:
             return Refusal(
                 "settled",
                 f"the result is settled: late objections closed on {closes.date()}, the later "
-                f"of {late_days} days after finalization and the next audit vote (rules §11.5)",
+                f"of {late.days} days after finalization and the next audit vote (rules §11.5)",
             )
         if not late_ground:
             return Refusal(
@@ -188,20 +184,23 @@ def may_object(
     )
 
 
-def late_window_closes(
-    finalized_at: dt.datetime,
-    late_days: int,
-    audit_votes: tuple[dt.datetime, ...],
-    vote_pending: bool,
-) -> dt.datetime | None:
-    """When the late-objection window closes (rules §11.5): the later of *late_days* after
-    finalization and the first audit vote after it; None while that vote is still to come
-    (a round is open)."""
-    days = finalized_at + dt.timedelta(days=late_days)
-    vote = min((v for v in audit_votes if v > finalized_at), default=None)
-    if vote is None:
-        return None if vote_pending else days
-    return max(days, vote)
+@dataclass(frozen=True)
+class LateWindow:
+    """The late-objection window's terms (rules §11.5): its days after finalization (the
+    policy's), the audit votes held, and whether a round's vote is still to come."""
+
+    days: int
+    votes: tuple[dt.datetime, ...] = ()
+    vote_pending: bool = False
+
+    def closes(self, finalized_at: dt.datetime) -> dt.datetime | None:
+        """The later of the days after finalization and the first audit vote after it;
+        None while that vote is still to come."""
+        days = finalized_at + dt.timedelta(days=self.days)
+        vote = min((v for v in self.votes if v > finalized_at), default=None)
+        if vote is None:
+            return None if self.vote_pending else days
+        return max(days, vote)
 
 
 def _late_standing(on_committee: bool) -> Refusal | None:

@@ -33,8 +33,8 @@ from app.review.domain.policy import may_act_on_objections, may_object
 from app.review.services.clocks import submitter_clock
 from app.review.services.points import find_point
 from app.review.services.policy import facts_of
-from app.review.services.review import audit_votes, keep_record, on_committee
-from app.settings import Settings, review_clock, review_policy
+from app.review.services.review import keep_record, late_window, on_committee
+from app.settings import Settings, review_clock
 
 
 def _refuse(code: str, message: str, kind: Kind = Kind.CONFLICT) -> ObjectionRefused:
@@ -156,8 +156,7 @@ def _check_window(
     refusal = may_object(
         review_clock(settings), facts_of(session, submission), at,
         late_ground=late_ground, ground=title, on_committee=seated,
-        late_days=review_policy(settings).late_objection_days,
-        **audit_votes(session),
+        late=late_window(session, settings),
     )  # fmt: skip
     if refusal is not None:
         raise _refuse(refusal.code, refusal.message, refusal.kind)

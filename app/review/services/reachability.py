@@ -60,14 +60,17 @@ def _until(
     session: Session, settings: Settings, submission: Submission
 ) -> dict[str, dt.date | None]:
     """Per Standardized CoN system: the last day its endpoint must stay reachable."""
+    owing = [
+        system.dir_name
+        for system in submission.systems
+        if owes_reachability(classification_of(submission, system).division, submission.scenario)
+    ]
+    if not owing:  # nearly every result: no need to ask the record when it was first public
+        return {}
     first = first_public_cohort(session, submission)
     days = review_policy(settings).con_reachable_days
     last_day = con_reachable_until(first.date if first else None, days)
-    return {
-        system.dir_name: last_day
-        for system in submission.systems
-        if owes_reachability(classification_of(submission, system).division, submission.scenario)
-    }
+    return dict.fromkeys(owing, last_day)
 
 
 def endpoint_views(

@@ -9,7 +9,6 @@ import datetime as dt
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
@@ -56,6 +55,7 @@ from app.publishing.services.publishing import (
 )
 from app.review.domain.objections import CLOSED, TYPES
 from app.review.domain.policy import (
+    LateWindow,
     PointFacts,
     committee_window_start,
     curve_shortfall,
@@ -182,14 +182,15 @@ def committee_organizations(
     return {*finalized, *appointed}
 
 
-def audit_votes(session: Session) -> dict[str, Any]:
-    """The audit votes held, and whether one is pending: the late-objection window lasts
-    until the next one after finalization (rules §11.5)."""
+def late_window(session: Session, settings: Settings) -> LateWindow:
+    """The late-objection window in force: the policy's days, and the audit votes held
+    and pending (it lasts until the next one after finalization, rules §11.5)."""
     rounds = session.scalars(select(AuditRound)).all()
-    return {
-        "audit_votes": tuple(r.tallied_at for r in rounds if r.tallied_at is not None),
-        "vote_pending": any(r.tallied_at is None for r in rounds),
-    }
+    return LateWindow(
+        days=review_policy(settings).late_objection_days,
+        votes=tuple(r.tallied_at for r in rounds if r.tallied_at is not None),
+        vote_pending=any(r.tallied_at is None for r in rounds),
+    )
 
 
 def holds_seat(organization: Organization | None, members: set[int]) -> bool:

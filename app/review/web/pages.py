@@ -67,17 +67,17 @@ from app.review.services.reachability import endpoint_views, record_reachability
 from app.review.services.releases import CohortPlan, release_plan, upcoming_cohorts
 from app.review.services.review import (
     assign_reviewer,
-    audit_votes,
     change_embargo,
     complete_review,
     disputed_points,
+    late_window,
     on_committee,
     reviewer_pool,
 )
 from app.review.services.summary import review_queue, review_summary
 from app.review.web.disputes import DISPUTE_ACTS
 from app.review.web.fraud import report_or_404
-from app.settings import Settings, review_clock, review_policy
+from app.settings import Settings, review_clock
 from app.submissions.domain.visibility import Access
 from app.submissions.services.disclosures import (
     DisclosureError,
@@ -138,8 +138,7 @@ def review_context(
             facts,
             now,
             late_ground=True,
-            late_days=review_policy(settings).late_objection_days,
-            **audit_votes(session),
+            late=late_window(session, settings),
             on_committee=on_committee(session, settings, user.organization, now),
         )
         is None,
@@ -175,8 +174,11 @@ def review_context(
         "dispute": dispute_view(session, settings, dispute)
         if (dispute := dispute_of(session, submission)) is not None
         else None,
-        "dispute_steps": offered_steps(session, settings, submission, who, now),
-        "neutral_members": [u.email for u in neutral_members(session)] if is_chair else [],
+        "dispute_steps": (steps := offered_steps(session, settings, submission, who, now)),
+        # The panel is chosen from them, on certification only.
+        "neutral_members": [u.email for u in neutral_members(session)]
+        if "certification" in steps
+        else [],
         "endpoints": endpoint_views(session, settings, submission),
         "timeline": timeline_view(session, submission),
         "system_desc": compare_system_descriptions(settings, submission),

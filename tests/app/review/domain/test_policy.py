@@ -16,11 +16,11 @@ from app.core.lifecycle import SubmissionState as S
 from app.core.refusals import Kind, Refusal
 from app.publishing.domain.cohorts import current_cohort, may_publish
 from app.review.domain.policy import (
+    LateWindow,
     PointFacts,
     SubmissionFacts,
     committee_window_start,
     curve_shortfall,
-    late_window_closes,
     may_change_embargo,
     may_object,
     may_recheck,
@@ -36,7 +36,7 @@ RIVAL = Actor(committee=True)
 
 def _may_object(*args: Any, **kwargs: Any) -> Refusal | None:
     """The predicate with the rules' late window (90 days after finalization)."""
-    return may_object(*args, late_days=90, **kwargs)
+    return may_object(*args, late=LateWindow(90), **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -160,10 +160,10 @@ def test_committee_window_is_six_months_or_twelve_cohorts_whichever_is_longer() 
 def test_the_late_window_lasts_until_the_later_of_90_days_and_the_next_audit_vote() -> None:
     final = dt.datetime(2027, 1, 4, 12, tzinfo=dt.UTC)
     days = final + dt.timedelta(days=90)
-    assert late_window_closes(final, 90, (), vote_pending=False) == days
+    assert LateWindow(90).closes(final) == days
     # A round is open and its vote still to come: not settled yet.
-    assert late_window_closes(final, 90, (), vote_pending=True) is None
+    assert LateWindow(90, vote_pending=True).closes(final) is None
     earlier = (final - dt.timedelta(days=1), final + dt.timedelta(days=20))
-    assert late_window_closes(final, 90, earlier, vote_pending=False) == days
+    assert LateWindow(90, earlier).closes(final) == days
     later = final + dt.timedelta(days=120)
-    assert late_window_closes(final, 90, (later,), vote_pending=True) == later
+    assert LateWindow(90, (later,), vote_pending=True).closes(final) == later
