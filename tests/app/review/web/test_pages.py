@@ -446,6 +446,8 @@ def test_the_audit_rounds_page_runs_the_chairs_acts_and_refuses_the_rest(
     to_open = {"act": "open", "quarter": "2027-Q1", "csrf_token": token}
     opened = client.post("/review/audits", follow_redirects=True, data=to_open)
     assert 'id="round-2027-Q1"' in opened.text and "Roll the die" in opened.text
+    assert '<p class="muted">No nominations yet.</p>' in opened.text
+    assert 'href="/review/audits" id="audits-link"' in client.get("/review").text
     token = _sign_in(client, "reviewer")
     page = client.get("/review/audits").text
     assert "Nominate" in page and "Roll the die" not in page
