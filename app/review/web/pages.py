@@ -30,6 +30,7 @@ from app.review.domain.fraud import may_report_fraud
 from app.review.domain.objections import ACTIONS, TYPES
 from app.review.domain.policy import (
     POINT_STATES,
+    SubmissionFacts,
     may_change_embargo,
     may_complete_review,
     may_object,
@@ -101,6 +102,35 @@ def _user(session: Session, who: Principal) -> User:
     return user
 
 
+def _remedies_context(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    who: Principal | None,
+    now: dt.datetime,
+    facts: SubmissionFacts,
+) -> dict[str, Any]:
+    """The committee's remedies on the review section: reclassification, a dispute and
+    its steps, a client-over-network endpoint's checks (rules §11.4–§11.6, §11.10)."""
+    is_chair = who is not None and who.has(Scope.PUBLISH)
+    return {
+        "divisions": list(Division),
+        "availabilities": list(Availability),
+        "can_reclassify": is_chair and may_reclassify(facts) is None,
+        # Open objections naming points: the chair may finalize the rest (rules §11.6).
+        "disputed_points": sorted(disputed_points(session, submission)) if is_chair else [],
+        "dispute": dispute_view(session, settings, dispute)
+        if (dispute := dispute_of(session, submission)) is not None
+        else None,
+        "dispute_steps": (steps := offered_steps(session, settings, submission, who, now)),
+        # The panel is chosen from them, on certification only.
+        "neutral_members": [u.email for u in neutral_members(session)]
+        if "certification" in steps
+        else [],
+        "endpoints": endpoint_views(session, settings, submission),
+    }
+
+
 def review_context(
     session: Session,
     settings: Settings,
@@ -158,11 +188,6 @@ def review_context(
         if is_chair
         else [],
         "point_states": POINT_STATES,
-        "divisions": list(Division),
-        "availabilities": list(Availability),
-        "can_reclassify": is_chair and may_reclassify(facts) is None,
-        # Open objections naming points: the chair may finalize the rest (rules §11.6).
-        "disputed_points": sorted(disputed_points(session, submission)) if is_chair else [],
         # Each point with the states this person may move it to now.
         "point_moves": {
             f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}": [
@@ -171,15 +196,7 @@ def review_context(
             for c in submission.curves
             for p in c.points
         },
-        "dispute": dispute_view(session, settings, dispute)
-        if (dispute := dispute_of(session, submission)) is not None
-        else None,
-        "dispute_steps": (steps := offered_steps(session, settings, submission, who, now)),
-        # The panel is chosen from them, on certification only.
-        "neutral_members": [u.email for u in neutral_members(session)]
-        if "certification" in steps
-        else [],
-        "endpoints": endpoint_views(session, settings, submission),
+        **_remedies_context(session, settings, submission, who, now, facts),
         "timeline": timeline_view(session, submission),
         "system_desc": compare_system_descriptions(settings, submission),
     }
