@@ -22,6 +22,11 @@ from app.db.models import Job, Submission, utcnow
 from app.jobs.kinds import JobKind, registry
 from app.jobs.queue import CHECK_SUBMISSION, JobQueue
 from app.publishing.services.standing_findings import standing_findings
+from app.review.services.corrections import (
+    CHECK_CORRECTION,
+    fail_correction_check,
+    run_correction_check,
+)
 from app.review.services.review import on_checks_passed
 from app.runs.services.jobs import RUNS_JOB_KINDS
 from app.runs.services.retokenization import request_retokenization
@@ -78,6 +83,7 @@ def run_checks(
 
 JOB_KINDS: dict[str, JobKind] = registry(
     JobKind(CHECK_SUBMISSION, "checking", run_checks, fail_check),
+    JobKind(CHECK_CORRECTION, "checking a correction", run_correction_check, fail_correction_check),
     *RUNS_JOB_KINDS,
     *SUBMISSION_API_JOB_KINDS,
 )

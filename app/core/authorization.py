@@ -133,6 +133,9 @@ class Action(enum.StrEnum):
     # time, screened by neutral members, decided by the chair (``DECIDE``).
     REPORT_FRAUD = "report-fraud"
     SCREEN_FRAUD = "screen-fraud"
+    # Non-result content replaced (rules §11.7): in review at once, after finalization
+    # on the chair's approval (``DECIDE``).
+    CORRECT = "correct"
     # A dispute (rules §11.6): the parties' statements and appeal, the panel's word.
     STATE_IN_DISPUTE = "state-in-dispute"
     RECOMMEND_IN_DISPUTE = "recommend-in-dispute"
@@ -180,6 +183,7 @@ WHO_MAY: dict[Action, tuple[tuple[Standing, ...], str]] = {
     Action.DECIDE_PREVIEW_EXTENSION: ((_CH,), "grant or refuse a Preview extension"),
     Action.MANAGE_RUNS: ((_S,), "register, pin or delete the organisation's runs"),
     Action.COMPOSE: ((_S,), "compose a submission from runs or change which runs it holds"),
+    Action.CORRECT: ((_S,), "correct the bundle's non-result content"),
     Action.REPORT_FRAUD: ((_M, _N, _CH), "report suspected fraud or misrepresentation"),
     Action.SCREEN_FRAUD: ((_N,), "screen a fraud report"),
     Action.STATE_IN_DISPUTE: ((_S, _C), "file a statement in a dispute or appeal its ruling"),

@@ -204,6 +204,18 @@ class ObjectionState(enum.StrEnum):
     RETRACTED = "retracted"
 
 
+# A correction of a submission's non-result content (rules §11.7,
+# app.review.domain.corrections): checked, then applied at once in review, or asked of the
+# chair after finalization.
+class CorrectionState(enum.StrEnum):
+    CHECKING = "checking"  # its bundle is in the official checks
+    REQUESTED = "requested"  # checked; after finalization it waits for the chair
+    APPROVED = "approved"  # by the chair: applied once its checks run again
+    APPLIED = "applied"  # the submission's bundle now
+    REFUSED = "refused"  # its checks failed, or it came too late
+    DECLINED = "declined"  # the chair said no
+
+
 # A fraud report (rules §11.5, app.review.domain.fraud): screened, then decided.
 class FraudState(enum.StrEnum):
     SCREENING = "screening"

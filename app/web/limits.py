@@ -30,6 +30,8 @@ from app.settings import Settings
 FRAMING_ALLOWANCE = 64 * 1024
 
 _UPLOADS = {("POST", "/api/v1/submissions"), ("POST", "/upload")}
+# A corrected bundle (rules §11.7), through the API or the submission page's form.
+_CORRECTIONS = re.compile(r"(/api/v1)?/submissions/[^/]+/corrections")
 _EVENTS = re.compile(r"/api/v1/submissions/[^/]+/points/[^/]+/[^/]+/[^/]+/events")
 # The official CLI's PUT to a signed URL: the archive alone, no form around it.
 _SIGNED_UPLOAD = re.compile(r"/submission-api/uploads/[^/]+")
@@ -43,7 +45,7 @@ def body_limit(settings: Settings) -> Callable[[str, str], tuple[int, str]]:
     """The limit for a request (method, path) and what it is named in the refusal."""
 
     def limit(method: str, path: str) -> tuple[int, str]:
-        if (method, path) in _UPLOADS:
+        if (method, path) in _UPLOADS or (method == "POST" and _CORRECTIONS.fullmatch(path)):
             return settings.max_upload_bytes + FRAMING_ALLOWANCE, "upload"
         if method == "PUT" and _EVENTS.fullmatch(path):
             return settings.max_events_bytes, "events file"

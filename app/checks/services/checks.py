@@ -55,7 +55,7 @@ def _earlier_uploads(session: Session, submission: Submission) -> list[EarlierUp
     return [EarlierUpload(reference=row.public_id, uploaded_at=row.uploaded_at) for row in rows]
 
 
-def _store_results(session: Session, submission: Submission, result: ComplianceResult) -> None:
+def store_results(session: Session, submission: Submission, result: ComplianceResult) -> None:
     """Replace the submission's systems, curves and points with this run's; a point keeps
     the state it was given (a withdrawal stays a withdrawal, rules §11.7)."""
     kept = {
@@ -268,7 +268,7 @@ def _keep_outcome(
         findings=result.findings,
         at=finished,
     )
-    _store_results(session, submission, result)
+    store_results(session, submission, result)
     passed = result.verdict == Verdict.PASSED
     change_state(
         session,

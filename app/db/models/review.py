@@ -1,11 +1,11 @@
 """Tables of the review feature: objections and their messages, the chair's
-reclassifications, and fraud reports with their screenings."""
+reclassifications, corrections, and fraud reports with their screenings."""
 
 from __future__ import annotations
 
 import datetime as dt
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     JSON,
@@ -20,6 +20,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.lifecycle import (
+    CorrectionState,
     FraudOutcome,
     FraudState,
     ObjectionState,
@@ -29,7 +30,8 @@ from app.db.models.base import Base, UTCDateTime, enum_of
 
 if TYPE_CHECKING:
     from app.db.models.accounts import User
-    from app.db.models.submissions import Submission
+    from app.db.models.jobs import Job
+    from app.db.models.submissions import StoredFile, Submission
 
 
 class Objection(Base):
@@ -305,3 +307,46 @@ class Audit(Base):
 
     round: Mapped[AuditRound] = relationship()
     submission: Mapped[Submission] = relationship()
+
+
+class Correction(Base):
+    """A new bundle for a submission whose results are the submitted ones, byte for byte,
+    less the points withdrawn: its non-result content corrected (rules §11.7). The
+    submission's archive becomes this one once it is checked (in review) or approved by
+    the chair (after finalization); until then the archive is kept here only."""
+
+    __tablename__ = "corrections"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(
+        String(32), unique=True, default=lambda: uuid.uuid4().hex
+    )
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    archive_id: Mapped[int] = mapped_column(ForeignKey("stored_files.id"))
+    archive_format: Mapped[str] = mapped_column(String(16))
+    bundle_root: Mapped[str] = mapped_column(Text)
+    bundle_submission_id: Mapped[str | None] = mapped_column(Text)
+    content_digest: Mapped[str] = mapped_column(String(64))
+    disclosed: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # The files it adds, changes or removes, by their path under the submission root.
+    changed_files: Mapped[list[str]] = mapped_column(JSON)
+    reason: Mapped[str] = mapped_column(Text)
+    filed_by: Mapped[str] = mapped_column(Text)
+    filed_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    # Made after finalization: the chair approves it, and the result's change log shows it.
+    after_finalization: Mapped[bool] = mapped_column(Boolean, default=False)
+    state: Mapped[CorrectionState] = mapped_column(
+        enum_of(CorrectionState, 16), default=CorrectionState.CHECKING
+    )
+    job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id"))
+    # Why it was refused or declined, or the chair's word on approving it.
+    outcome: Mapped[str | None] = mapped_column(Text)
+    decided_by: Mapped[str | None] = mapped_column(Text)
+    decided_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    applied_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+
+    submission: Mapped[Submission] = relationship()
+    archive: Mapped[StoredFile] = relationship()
+    job: Mapped[Job | None] = relationship()

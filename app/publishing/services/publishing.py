@@ -545,11 +545,14 @@ def sync_record(
     why: str | None = None,
     points_changed: bool = True,
     actor: str = SYSTEM,
+    noted: bool = False,
 ) -> Publication | None:
     """Bring the submission's public record in line with its state; returns the version
     written, if one was. *cohort*: the cohort being released (default: the one a change
     made at *at* joins). *points_changed*: False when only time passed (the clocks, a
-    release), so a record with the right status is left as it is without rebuilding it."""
+    release), so a record with the right status is left as it is without rebuilding it.
+    *noted*: a change the record must carry although its curves read the same (a
+    correction the chair approved): a new version, and its ledger entry, all the same."""
     at = at or utcnow()
     versions = _publications(session, submission)
     latest = versions[-1] if versions else None
@@ -594,7 +597,7 @@ def sync_record(
         why = why or "re-counted or reproduced since the last version"
     ids = result_ids(session, settings, submission, target) if status.value in REVIEWED else {}
     curves = _snapshot(session, settings, submission, ids, recounts, runs)
-    if latest is not None and latest.status == status.value:
+    if latest is not None and latest.status == status.value and not noted:
         if _content(latest.curves) == _content(curves):
             return None
     publication = _version(submission, target, status.value, at, why)

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from app.accounts.services.accounts import Principal
 from app.core.refusals import Kind
 from app.core.regions import Offline
+from app.publishing.services.change_log import ChangeLogEntry, change_log
 from app.results.services.public import QueryProblem, public_disclosures, result_ref
 from app.results.services.query import ResultsQuery
 from app.results.services.results import (
@@ -83,6 +84,9 @@ class ResultReport(BaseModel):
     previous: Neighbour | None
     next: Neighbour | None
     citation: str = Field(description="a paragraph to quote the result by")
+    change_log: list[ChangeLogEntry] = Field(
+        description="corrections of its non-result content after finalization (rules §11.7)"
+    )
     messaging_guidelines: str = MESSAGING_GUIDELINES
 
 
@@ -140,6 +144,7 @@ def result_report(
         previous=neighbour(-1),
         next=neighbour(1),
         citation=citation(curve, settings.public_link(f"/results/{report_ref(curve)}"), today),
+        change_log=change_log(session, curve.submission),
     )
 
 

@@ -354,12 +354,13 @@ def keep_record(
     report: ClockReport | None = None,
     points_changed: bool = True,
     actor: str = SYSTEM,
+    noted: bool = False,
 ) -> Publication | None:
     """:func:`publishing.sync_record`, and the start of review a provisional publication
     brings (rules §11.2 C)."""
     written = sync_record(
         session, settings, submission, at, cohort=cohort, why=why,
-        points_changed=points_changed, actor=actor,
+        points_changed=points_changed, actor=actor, noted=noted,
     )  # fmt: skip
     if written is None:
         return None

@@ -39,6 +39,11 @@ from app.review.domain.policy import (
     may_withdraw,
 )
 from app.review.services.audits import STEPS, AuditFields, act_on_audits, quarter_now, rounds_view
+from app.review.services.corrections import (
+    correction_refusal,
+    correction_view,
+    corrections_of,
+)
 from app.review.services.decisions import decide, in_review, set_point_state, withdraw
 from app.review.services.disputes import (
     StepFields,
@@ -128,6 +133,22 @@ def _remedies_context(
         if "certification" in steps
         else [],
         "endpoints": endpoint_views(session, settings, submission),
+        **_corrections_context(session, submission, who),
+    }
+
+
+def _corrections_context(
+    session: Session, submission: Submission, who: Principal | None
+) -> dict[str, Any]:
+    """The corrections of the non-result content (rules §11.7): the list, the upload form
+    for the submitting organisation (or why it is not offered now), the chair's verdicts."""
+    refusal = correction_refusal(session, submission, who)
+    return {
+        "corrections": [correction_view(c) for c in corrections_of(session, submission)],
+        "can_correct": refusal is None,
+        "correction_note": refusal.message
+        if refusal is not None and actor_of(who, submission).own_organization
+        else None,
     }
 
 

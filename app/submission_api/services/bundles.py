@@ -12,7 +12,6 @@ its checks then run again and the review goes on.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -37,6 +36,7 @@ from app.submission_api.services.records import (
     withdraw_point_of,
 )
 from app.submissions.domain.archive import ArchiveRejected
+from app.submissions.domain.bundle import manifest, point_results
 from app.submissions.services.extracted import bundle_folder, keep_extraction
 from app.submissions.services.intake import (
     IntakeError,
@@ -47,8 +47,6 @@ from app.submissions.services.intake import (
 from app.submissions.services.reading import ArchiveReading, read_archive
 from app.submissions.services.storage import ReceivedFile
 
-# The files that are a point's results: a new bundle must hold them byte for byte.
-RESULT_FILES = ("result_summary.json", "accuracy_results.json")
 # Where a bundle may still be replaced: in its checks, and in review before a decision.
 REPLACEABLE = frozenset(
     {
@@ -116,17 +114,7 @@ def _first_bundle(
 
 def _hashes(folder: Path) -> dict[str, dict[str, str]]:
     """Each point's result files' sha256, by label."""
-    found: dict[str, dict[str, str]] = {}
-    for point in sorted(folder.glob("results/*/*/r*")):
-        if not point.is_dir():
-            continue
-        label = point.relative_to(folder / "results").as_posix()
-        found[label] = {
-            name: hashlib.sha256((point / name).read_bytes()).hexdigest()
-            for name in RESULT_FILES
-            if (point / name).is_file()
-        }
-    return found
+    return point_results(manifest(folder))
 
 
 def _changes(

@@ -74,23 +74,76 @@ def declared_organisation(root: Path) -> str | None:
     return None
 
 
-def content_digest(root: Path) -> str:
-    """A digest of what the bundle says: every file's relative path and bytes.
+def _sha256_of(path: Path) -> str:
+    file_hash = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(1024 * 1024):
+            file_hash.update(chunk)
+    return file_hash.hexdigest()
+
+
+def manifest(root: Path) -> dict[str, str]:
+    """Every file of the bundle by its path under the submission root, with its SHA-256.
 
     ``cli_metadata.json`` is left out: the CLI rewrites it on every build, so two packings
     of the same results would otherwise look different.
     """
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    found = {path.relative_to(root).as_posix(): _sha256_of(path) for path in files}
+    found.pop("cli_metadata.json", None)
+    return found
+
+
+def content_digest(root: Path) -> str:
+    """A digest of what the bundle says: every file's relative path and bytes."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        rel = path.relative_to(root).as_posix()
-        if rel == "cli_metadata.json":
-            continue
-        file_hash = hashlib.sha256()
-        with path.open("rb") as fh:
-            while chunk := fh.read(1024 * 1024):
-                file_hash.update(chunk)
-        digest.update(f"{rel}\0{file_hash.hexdigest()}\n".encode())
+    for rel, sha in manifest(root).items():
+        digest.update(f"{rel}\0{sha}\n".encode())
     return digest.hexdigest()
+
+
+# What a point measured (rules §8, §11.7 "results may not change"): its declaration, its
+# run summary, its accuracy, the client's report and metrics (anything under metrics/).
+# Everything else in a bundle (docs, sources, README files, system_desc.json,
+# config.yaml, server configurations) is content a correction may change.
+POINT_RESULT_FILES = frozenset(
+    {"point.yaml", "result_summary.json", "accuracy_results.json", "results.json", "report.txt"}
+)
+_POINT_RESULT_FOLDERS = ("metrics/",)
+# A system's measured power, which its points' tokens/s per kW come from.
+SYSTEM_RESULT_FILES = frozenset({"system_power.json"})
+
+
+def point_of_file(rel: str) -> str | None:
+    """The point label (``<system>/<model>/r<N>``) of a path under the submission root,
+    when the path is inside a point's folder."""
+    parts = rel.split("/")
+    if len(parts) >= 5 and parts[0] == "results" and parts[3].startswith("r"):
+        return "/".join(parts[1:4])
+    return None
+
+
+def is_result_file(rel: str) -> bool:
+    """Whether a path under the submission root holds measured results."""
+    parts = rel.split("/")
+    if point_of_file(rel) is not None:
+        inside = "/".join(parts[4:])
+        return parts[-1] in POINT_RESULT_FILES or inside.startswith(_POINT_RESULT_FOLDERS)
+    return len(parts) == 3 and parts[0] == "results" and parts[2] in SYSTEM_RESULT_FILES
+
+
+def point_results(files: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Each point's result files' SHA-256 (by their path in the point's folder), by label;
+    every point folder of the manifest *files* is named, with or without results."""
+    found: dict[str, dict[str, str]] = {}
+    for rel, sha in files.items():
+        label = point_of_file(rel)
+        if label is None:
+            continue
+        inside = found.setdefault(label, {})
+        if is_result_file(rel):
+            inside[rel.split("/", 4)[4]] = sha
+    return found
 
 
 def point_summary(folder: Path) -> dict[str, Any] | None:

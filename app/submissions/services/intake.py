@@ -50,7 +50,7 @@ class AcceptedUpload:
     duplicate: bool  # the very same archive was uploaded before: nothing new was stored
 
 
-def _same_organisation(organisation: Organization, declared: str) -> None:
+def same_organisation(organisation: Organization, declared: str) -> None:
     names = {organisation_key(n) for n in declared.split(",") if n.strip()}
     if organisation.name_key not in names:
         raise IntakeError(
@@ -78,7 +78,7 @@ def _submitting_for(
     uploader's own, which the bundle must name too, or one made for it."""
     org_name = reading.declared_organisation or reading.organisation or "unknown"
     if uploader is not None and uploader.organization is not None:
-        _same_organisation(uploader.organization, org_name)
+        same_organisation(uploader.organization, org_name)
         return uploader.organization
     return organisation_for(session, org_name)
 

@@ -114,6 +114,36 @@ async def _received(request: Request, sink: UploadSink) -> ParsedUpload:
         raise
 
 
+async def receive_form(
+    request: Request, *, session: Session, settings: Settings, who: Principal, check_csrf: bool
+) -> tuple[ParsedUpload, dict[str, str]]:
+    """The request's form with its archive streamed to the data dir's tmp (rate-limited,
+    bounded), and its fields less the CSRF token; a page form's token (*check_csrf*) is
+    checked. Raises :class:`UploadProblem` with nothing left behind."""
+    uploader = get_user(session, who.user_id)
+    # Before a byte is read: a flood of uploads costs the portal nothing.
+    key = f"user:{uploader.id}" if uploader is not None else None
+    enforce(request, "upload", settings.uploads_per_hour, 3600, key=key)
+    # The body as a whole is bounded while it streams (app.web.limits); the archive in it
+    # by the sink.
+    sink = UploadSink(settings.tmp_dir, settings.max_upload_bytes)
+    parsed = await _received(request, sink)
+    assert parsed.file is not None
+    kept = {k: v for k, v in parsed.fields.items() if k != CSRF_FIELD}
+    if check_csrf and not csrf_valid(request, parsed.fields.get(CSRF_FIELD)):
+        sink.discard()
+        raise UploadProblem(
+            403,
+            "csrf",
+            "the form's security token is missing or stale; reload the page and try again",
+            fields=kept,
+        )
+    if parsed.file.size == 0:
+        sink.discard()
+        raise UploadProblem(400, "empty-upload", "the uploaded file is empty", fields=kept)
+    return parsed, kept
+
+
 async def handle_upload(
     request: Request,
     *,
@@ -129,34 +159,18 @@ async def handle_upload(
     publication mode, the embargo date and the scenario are chosen here (rules §11.2,
     §4.2, §2.1).
     """
-    uploader = get_user(session, who.user_id)
-    # Before a byte is read: a flood of uploads costs the portal nothing.
-    key = f"user:{uploader.id}" if uploader is not None else None
-    enforce(request, "upload", settings.uploads_per_hour, 3600, key=key)
-    # The body as a whole is bounded while it streams (app.web.limits); the archive in it
-    # by the sink.
-    sink = UploadSink(settings.tmp_dir, settings.max_upload_bytes)
-    parsed = await _received(request, sink)
+    parsed, kept = await receive_form(
+        request, session=session, settings=settings, who=who, check_csrf=check_csrf
+    )
     assert parsed.file is not None
-    kept = {k: v for k, v in parsed.fields.items() if k != CSRF_FIELD}
     try:
-        if check_csrf:
-            if not csrf_valid(request, parsed.fields.get(CSRF_FIELD)):
-                raise UploadProblem(
-                    403,
-                    "csrf",
-                    "the form's security token is missing or stale; reload the page and try again",
-                )
         mode = _publication_mode(parsed.fields)
         embargo = _embargo(parsed.fields, get_now(request).date(), settings)
         scenario = _scenario(parsed.fields)
     except UploadProblem as problem:
-        sink.discard()
+        parsed.file.path.unlink(missing_ok=True)
         problem.fields = kept
         raise
-    if parsed.file.size == 0:
-        sink.discard()
-        raise UploadProblem(400, "empty-upload", "the uploaded file is empty", fields=kept)
     try:
         # In a thread: the archive is read by a child process while the loop goes on.
         accepted = await accept_upload_in_thread(
@@ -166,7 +180,7 @@ async def handle_upload(
             received=parsed.file,
             filename=parsed.filename or "upload",
             for_review=_wants_review(parsed.fields),
-            uploader=uploader,
+            uploader=get_user(session, who.user_id),
         )
     except Refused as exc:  # the bundle's rules (IntakeError), or the store is down
         session.rollback()

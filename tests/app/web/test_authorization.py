@@ -176,6 +176,7 @@ def _paths(world: World, template: str) -> str:
         .replace("{quarter}", "2026-Q4")  # the world's audit round
         .replace("{audit_id}", "0" * 32)
         .replace("{act}", "tally")  # an audit round's act: the chair's tally
+        .replace("{correction_id}", "0" * 32)
     )
 
 
@@ -244,6 +245,15 @@ def _api_requests(world: World) -> dict[tuple[str, str], dict[str, Any]]:
                 "detail": "d",
                 "checked_on": "2026-12-01",
             }  # fmt: skip
+        },
+        # A corrected bundle (rules §11.7): the submitting organisation's alone; the
+        # chair's verdict on one.
+        ("POST", "/api/v1/submissions/{public_id}/corrections"): {
+            "files": {"file": ("c.tar.gz", world.archive)},
+            "data": {"reason": "a typo"},
+        },
+        ("POST", "/api/v1/submissions/{public_id}/corrections/{correction_id}/decision"): {
+            "json": {"approve": True}
         },
         ("PUT", "/api/v1/submissions/{public_id}/points/{system}/{model}/{point}/events"): {
             "content": b'{"event_type": "test_started", "timestamp_ns": 1}\n'
@@ -327,6 +337,13 @@ def _page_forms(world: World) -> dict[str, dict[str, Any]]:
             "data": {"system_dir": "s", "detail": "d", "checked_on": "2026-12-01"}
         },
         "/review/publish": {"data": {"cohort": "2026-12-C0", "confirm": "yes"}},
+        "/submissions/{public_id}/corrections": {
+            "files": {"file": ("c.tar.gz", world.archive)},
+            "data": {"reason": "a typo"},
+        },
+        "/submissions/{public_id}/corrections/{correction_id}/decision": {
+            "data": {"verdict": "approve"}
+        },
         "/submissions/{public_id}/retokenizations": {"data": {}},
         "/retokenizations/{rid}/cancel": {"data": {}},
         "/submissions/{public_id}/reproductions": {
@@ -438,7 +455,7 @@ def test_every_page_form_refuses_the_wrong_caller(world: World) -> None:
     posted = {
         route.path
         for feature in FEATURES
-        if feature.__name__.endswith(".pages")
+        if feature.__name__.endswith("pages")  # .pages, .correction_pages
         for route in feature.router.routes
         if isinstance(route, APIRoute)
         and (route.methods or set()) & {"POST", "PUT", "PATCH", "DELETE"}

@@ -48,7 +48,7 @@ from sqlalchemy.orm import Session
 from app.accounts.services.accounts import principal_for_token
 from app.checks.services.checks import retry_check
 from app.core.cohorts import Cohort
-from app.core.lifecycle import TERMINAL, PublicationMode, SubmissionState
+from app.core.lifecycle import TERMINAL, CorrectionState, PublicationMode, SubmissionState
 from app.core.refusals import Refused
 from app.db.models import (
     AuditEvent,
@@ -80,6 +80,13 @@ from app.results.services.public import ARCHIVED, visible_curves
 from app.review.domain.objections import ACTIONS
 from app.review.domain.policy import may_recheck
 from app.review.services.audits import decide_audit, nominate, open_round, tally
+from app.review.services.corrections import (
+    corrections_of,
+    decide_correction,
+    file_correction,
+    run_correction_check,
+    undecided,
+)
 from app.review.services.decisions import decide, set_point_state, withdraw
 from app.review.services.objections import act, file_objection
 from app.review.services.policy import facts_of
@@ -90,6 +97,7 @@ from app.review.services.review import (
     change_embargo,
     complete_review,
     curves_short,
+    on_committee,
 )
 from app.review.services.ticks import advance_clocks
 from app.runs.services.retokenization import request_retokenization, run_retokenization
@@ -101,6 +109,7 @@ from app.submissions.services.visibility import access_to
 from tests.support.accounts import ACCOUNTS, create_accounts
 from tests.support.bundles import broken
 from tests.support.checks import check_each_bundle_once
+from tests.support.corrections import add_docs
 from tests.support.fakes import RecordingQueue
 from tests.support.rows import must
 from tests.support.services import (
@@ -159,6 +168,8 @@ def _archives(folder: Path) -> list[Path]:
             submission_id=f"sub-model-{i}",
         )
         built.append(factory.archive(folder / f"good-{i}.tar.gz"))
+        # The same results with the docs corrected (rules §11.7).
+        factory.archive(folder / f"corrected-{i}.tar.gz", edits=(add_docs,))
     bad = BundleFactory(submission_id="sub-model-bad").archive(
         folder / "bad.tar.gz", edits=broken("inflated-system-tps")
     )
@@ -420,6 +431,38 @@ class LifecycleModel(RuleBasedStateMachine):
             common = {"session": session, "settings": self.settings, "submission": sub}
             self.attempt(session, lambda: call(**common))
 
+    @rule(submission=submissions, approve=st.booleans())
+    def submitter_corrects(self, submission: int, approve: bool) -> None:
+        """The docs corrected (rules §11.7): in review applied once its checks pass; after
+        finalization the chair approves it (a new version of the record) or declines it."""
+        with self.session() as session:
+            sub = must(session.get(Submission, submission))
+            corrected = self.archives[0].with_name(
+                sub.original_filename.replace("good", "corrected")
+            )
+            if not corrected.exists() or corrections_of(session, sub):
+                return  # the bundle the checks reject, or its docs corrected already
+            queue = RecordingQueue()
+            received = receive_local(
+                corrected, self.settings.tmp_dir, self.settings.max_upload_bytes
+            )
+            filed = self.attempt(session, lambda: file_correction(
+                session=session, settings=self.settings, queue=queue, submission=sub,
+                who=self.who(session, "submitter"), received=received, reason="the docs",
+                at=self.now))  # fmt: skip
+            if not filed:
+                return
+            checked = {"session": session, "settings": self.settings, "clock": lambda: self.now}
+            run_correction_check(**checked, job_id=queue.sent[-1][0])
+            correction = undecided(session, sub)
+            if correction is not None and correction.state == CorrectionState.REQUESTED:
+                self.attempt(session, lambda: decide_correction(
+                    session=session, queue=queue, submission=sub, approve=approve,
+                    correction_id=correction.public_id, actor=ACCOUNTS["chair"][0],
+                    reason="" if approve else "not a correction", at=self.now))  # fmt: skip
+                run_correction_check(**checked, job_id=queue.sent[-1][0])
+            STATS[f"correction {corrections_of(session, sub)[-1].state}"] += 1
+
     @rule(submission=submissions)
     def reassign(self, submission: int) -> None:
         self.on(submission, lambda session, settings, submission: assign_reviewer(
@@ -472,7 +515,13 @@ class LifecycleModel(RuleBasedStateMachine):
             )
             if sub is None:
                 return
-            chair, member = self.who(session, "chair"), self.who(session, "reviewer")
+            # A member whose organisation still holds its seat (a missed review loses it).
+            seated = [key for key in ("reviewer", "reviewer2") if on_committee(
+                session, self.settings, self.user(session, key).organization, self.now,
+            )]  # fmt: skip
+            if not seated:
+                return
+            chair, member = self.who(session, "chair"), self.who(session, seated[0])
 
             def audit() -> None:
                 round_ = open_round(session=session, who=chair, quarter=f"{2030 + self.rounds}-Q1",
@@ -1144,6 +1193,9 @@ NOT_THE_RECORD = {
     "/api/v1/submissions/{public_id}/endpoints",
     # A dispute: the review's members' (tests/app/review/services/test_disputes.py).
     "/api/v1/submissions/{public_id}/dispute",
+    # Corrections: the review's members' (test_corrections.py); the public change log is
+    # the result report's.
+    "/api/v1/submissions/{public_id}/corrections",
     "/api/v1/submissions/{public_id}/archive",
     "/api/v1/reproductions/{reproduction_id}", "/api/v1/retokenizations/{rid}",
     "/api/v1/retokenizations/{rid}/steady-state", "/api/v1/retokenizations/{rid}/timeseries",
@@ -1239,7 +1291,7 @@ def model_archives(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 # The full example budget on the embedded database; PostgreSQL runs the first few of the
 # same (derandomized) examples: what differs there is SQL, not the sequences of steps.
-EXAMPLES = {"sqlite": MODEL_SETTINGS.max_examples, "postgresql": 2}
+EXAMPLES = {"sqlite": MODEL_SETTINGS.max_examples, "postgresql": 3}
 
 
 # A minute or two on a machine this suite keeps busy (ten examples reach every state the
@@ -1305,6 +1357,7 @@ REACHED = (
     "objection answered",
     "reclassified",
     "audited",
+    "correction applied",
     "results API of a released cohort checked",
     "compare checked",
     "history checked",
