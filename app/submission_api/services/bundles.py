@@ -6,7 +6,8 @@ pipeline, one set of findings), under the id the submission was registered with,
 its publication mode and embargo as registered. A later one (the CLI's ``update`` and
 ``remove-run`` rebuild the bundle) replaces the archive only when its results are the
 submitted ones less the points withdrawn: a submission's results are fixed (rules §8);
-its checks then run again and the review goes on.
+its checks then run again and the review goes on. After finalization the same bundle
+is a correction of the non-result content that the chair approves (rules §11.7).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from app.core.lifecycle import PointState, PublicationMode, SubmissionState
 from app.core.refusals import Kind, Refused
 from app.db.models import ApiSubmission, Submission
 from app.jobs.queue import JobQueue
+from app.review.services.corrections import file_correction
 from app.review.services.points import find_point
 from app.settings import Settings
 from app.submission_api.services.records import (
@@ -143,12 +145,19 @@ def _replacing_bundle(
 ) -> Submission:  # fmt: skip
     submission = record.submission
     assert submission is not None
+    if submission.state == SubmissionState.FINALIZED:
+        # After finalization a rebuilt bundle is a correction the chair approves (§11.7).
+        file_correction(
+            session=session, settings=settings, queue=queue, submission=submission,
+            who=principal_of_user(record.user), received=received, at=now,
+            reason="rebuilt by endpoints-submission-cli",
+        )  # fmt: skip
+        return submission
     if SubmissionState(submission.state) not in REPLACEABLE:
         received.path.unlink(missing_ok=True)
         raise BundleRefused(
             "bundle-fixed",
-            f"the submission is {submission.state}: its bundle can no longer be replaced "
-            "(after finalization a correction is the chair's to approve)",
+            f"the submission is {submission.state}: its bundle can no longer be replaced",
             Kind.CONFLICT,
         )
     try:

@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select
 
 from app.accounts.services.accounts import principal_of_user, user_by_email
+from app.core.lifecycle import CorrectionState
 from app.core.refusals import Refused
 from app.db.models import ApiSubmission, MeasuredRun, StoredFile
 from app.db.session import Database
@@ -24,6 +25,7 @@ from app.measurements.services.registry import (
     pin,
 )
 from app.pipeline import run_checks
+from app.review.services.corrections import corrections_of
 from app.settings import Settings
 from app.submission_api.services.bundles import take_bundle
 from app.submission_api.services.records import (
@@ -43,8 +45,10 @@ from app.submission_api.services.transfers import (
 )
 from app.submissions.services.storage import receive_local
 from tests.support.accounts import ACCOUNTS, create_accounts
+from tests.support.corrections import add_docs
 from tests.support.fakes import RecordingQueue
 from tests.support.official_cli import registered_run
+from tests.support.submissions import finalize_unreviewed
 
 NOW = dt.datetime(2026, 12, 7, 18, 0, tzinfo=dt.UTC)
 
@@ -191,3 +195,37 @@ def test_a_bundle_not_built_from_the_registered_runs_is_a_finding(org: Org, tmp_
             f.rule for f in record.submission.check_runs[-1].findings if f.severity == "error"
         }
     assert {"bundle-runs", "bundle-declarations"} <= errors
+
+
+def test_after_finalization_a_rebuilt_bundle_is_a_correction_for_the_chair(
+    org: Org, tmp_path: Path
+) -> None:
+    """The CLI's update after finalization: not a replacement but a correction of the
+    non-result content, which waits for its checks and then for the chair (rules §11.7)."""
+    sid = _compose(org)
+    factory = BundleFactory(system=SystemSpec(name="Acme API"), submission_id=sid)
+    first = factory.archive(tmp_path / "first.tar.gz")
+    rebuilt = factory.archive(tmp_path / "rebuilt.tar.gz", edits=(add_docs,))
+    with org.database.session() as session:
+        record = session.scalar(select(ApiSubmission).where(ApiSubmission.public_id == sid))
+        assert record is not None
+
+        def send(archive: Path) -> None:
+            received = receive_local(archive, org.settings.tmp_dir, org.settings.max_upload_bytes)
+            take_bundle(session=session, settings=org.settings, queue=org.queue, record=record,
+                        received=received, now=NOW)  # fmt: skip
+            session.commit()
+
+        send(first)
+        run_checks(session=session, settings=org.settings, job_id=org.queue.sent[-1][0])
+        submission = record.submission
+        assert submission is not None and submission.state == "passed_checks"
+        finalize_unreviewed(session, org.settings, submission, NOW)
+        session.commit()
+        archive_id = submission.archive_id
+        send(rebuilt)
+        [correction] = corrections_of(session, submission)
+        assert correction.after_finalization and correction.state == CorrectionState.CHECKING
+        assert correction.reason == "rebuilt by endpoints-submission-cli"
+        assert correction.changed_files == ["docs/calibration.md"]
+        assert submission.state == "finalized" and submission.archive_id == archive_id
