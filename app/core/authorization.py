@@ -133,6 +133,8 @@ class Action(enum.StrEnum):
     # time, screened by neutral members, decided by the chair (``DECIDE``).
     REPORT_FRAUD = "report-fraud"
     SCREEN_FRAUD = "screen-fraud"
+    # A reproducibility nomination for audit (SR §10.4): screened by neutral members.
+    SCREEN_NOMINATION = "screen-nomination"
     # Non-result content replaced (rules §11.7): in review at once, after finalization
     # on the chair's approval (``DECIDE``).
     CORRECT = "correct"
@@ -186,6 +188,7 @@ WHO_MAY: dict[Action, tuple[tuple[Standing, ...], str]] = {
     Action.CORRECT: ((_S,), "correct the bundle's non-result content"),
     Action.REPORT_FRAUD: ((_M, _N, _CH), "report suspected fraud or misrepresentation"),
     Action.SCREEN_FRAUD: ((_N,), "screen a fraud report"),
+    Action.SCREEN_NOMINATION: ((_N,), "screen a reproducibility nomination"),
     Action.STATE_IN_DISPUTE: ((_S, _C), "file a statement in a dispute or appeal its ruling"),
     Action.RECOMMEND_IN_DISPUTE: ((_N,), "recommend in a dispute"),
 }

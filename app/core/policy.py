@@ -51,6 +51,7 @@ class AuditTerms:
     nda_executed_days: int = 14
     report_days: int = 30  # after the NDAs are executed
     redacted_days: int = 7  # after the report
+    reproducibility_screeners: int = 2  # neutral members who screen such a nomination
 
 
 @dataclass(frozen=True)

@@ -264,9 +264,22 @@ class AuditNomination(Base):
     round_id: Mapped[int] = mapped_column(ForeignKey("audit_rounds.id", ondelete="CASCADE"))
     submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
     nominated_by: Mapped[str] = mapped_column(Text)
-    organization_id: Mapped[int] = mapped_column(ForeignKey("organizations.id"))
+    # The nominating organisation (none for a chair's addition).
+    organization_id: Mapped[int | None] = mapped_column(ForeignKey("organizations.id"))
     reason: Mapped[str] = mapped_column(Text)
     at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
+    kind: Mapped[str] = mapped_column(String(16), default="committee", server_default="committee")
+    state: Mapped[str] = mapped_column(String(16), default="on-slate", server_default="on-slate")
+    # A reproducibility nomination's case (SR §10.4) and its screenings:
+    # [{"by": email, "finding": substantiated|unsubstantiated, "note": …, "at": iso}].
+    points: Mapped[list[str] | None] = mapped_column(JSON)
+    reproduction: Mapped[str | None] = mapped_column(Text)
+    deviation: Mapped[str | None] = mapped_column(Text)
+    rule_cited: Mapped[str | None] = mapped_column(Text)
+    screenings: Mapped[list[dict[str, str]] | None] = mapped_column(JSON)
+    decided_by: Mapped[str | None] = mapped_column(Text)
+    decided_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    decision_reason: Mapped[str | None] = mapped_column(Text)
 
     round: Mapped[AuditRound] = relationship(back_populates="nominations")
     submission: Mapped[Submission] = relationship()

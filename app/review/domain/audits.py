@@ -26,6 +26,52 @@ class Way(enum.StrEnum):
     RANDOM = "random"  # the die
 
 
+class NominationKind(enum.StrEnum):
+    """Who puts a result on the quarter's slate, and on what grounds (rules §11.12)."""
+
+    COMMITTEE = "committee"  # a committee member, from 4 weeks after publication
+    # A committee member showing a deviation beyond the reproducibility margins, within
+    # the late-concern window; screened by the chair and neutral members (SR §10.4).
+    REPRODUCIBILITY = "reproducibility"
+    NEW_ACCELERATOR = "new-accelerator"  # the chairs add a system with a new accelerator
+
+
+class SlateState(enum.StrEnum):
+    SCREENING = "screening"  # a reproducibility nomination, with the neutral members
+    ON_SLATE = "on-slate"  # ranked in the vote
+    REJECTED = "rejected"  # the chair kept it off the slate
+
+
+@dataclass(frozen=True)
+class ReproducibilityCase:
+    """What a reproducibility nomination shows (SR §10.4)."""
+
+    points: tuple[str, ...]  # the points reproduced, by label
+    reproduction: str  # how they were reproduced
+    deviation: str  # the deviation found, beyond 10 % (5 % on the same system)
+    rule_cited: str
+
+    def problem(self) -> str | None:
+        """What the case leaves out, if anything."""
+        missing = [
+            name for name, value in (
+                ("the points", self.points), ("how they were reproduced", self.reproduction),
+                ("the deviation beyond the margins (10 %, 5 % on the same system; accuracy "
+                 "needs none)", self.deviation), ("the rule", self.rule_cited),
+            )
+            if not value or (isinstance(value, str) and not value.strip())
+        ]  # fmt: skip
+        return f"a reproducibility nomination names {', '.join(missing)}" if missing else None
+
+
+def screening_problem(findings: int, terms: AuditTerms) -> str | None:
+    """Why the chair cannot yet put a reproducibility nomination on the slate or off it."""
+    needed = terms.reproducibility_screeners
+    if findings < needed:
+        return f"{needed} neutral members screen it first ({findings} so far)"
+    return None
+
+
 class Outcome(enum.StrEnum):
     PASSED = "passed"
     FAILED_RDI = "failed-rdi"  # a material failure: moved to RDI
@@ -37,12 +83,14 @@ def quarter_of(day: dt.date) -> str:
 
 
 def nomination_problem(
-    first_public: dt.date | None, today: dt.date, terms: AuditTerms
+    first_public: dt.date | None, today: dt.date, terms: AuditTerms, after_days: int | None = None
 ) -> str | None:
-    """Why a result cannot be nominated today, if it cannot."""
+    """Why a result cannot be nominated today, if it cannot (*after_days*: how long after
+    its publication; the policy's by default)."""
     if first_public is None:
         return "only a published result is nominated for audit"
-    opens = first_public + dt.timedelta(days=terms.nominable_after_days)
+    days = terms.nominable_after_days if after_days is None else after_days
+    opens = first_public + dt.timedelta(days=days)
     if today < opens:
         return f"nominations open 4 weeks after publication: on {opens} (rules §11.12)"
     return None

@@ -17,15 +17,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.accounts.services.accounts import Principal
+from app.accounts.services.accounts import Principal, user_by_email
 from app.accounts.services.authorization import actor_of
-from app.accounts.services.notifications import chairs, committee, members_of, notify
+from app.accounts.services.notifications import (
+    chairs,
+    committee,
+    members_of,
+    neutral_members,
+    notify,
+)
 from app.audit import policy_in_force, record
 from app.core.authorization import Action, may
-from app.core.lifecycle import RecordStatus, SubmissionState
+from app.core.lifecycle import RecordStatus, Screening, SubmissionState
 from app.core.refusals import Kind, Refused
 from app.core.views import Timestamp
 from app.db.models import (
@@ -36,13 +42,17 @@ from app.db.models import (
     Organization,
     Publication,
     Submission,
+    System,
 )
 from app.publishing.domain.standing import Remedy
 from app.publishing.services.previews import first_public_cohort
 from app.publishing.services.standing import similar_systems
 from app.review.domain.audits import (
     NONE_SELECTED,
+    NominationKind,
     Outcome,
+    ReproducibilityCase,
+    SlateState,
     Way,
     audit_deadlines,
     die_selects,
@@ -52,9 +62,11 @@ from app.review.domain.audits import (
     quarter_of,
     quota_problem,
     ranked_choice,
+    screening_problem,
 )
 from app.review.services.decisions import decide, reclassify
-from app.review.services.review import first_time, on_committee
+from app.review.services.points import find_point
+from app.review.services.review import first_time, late_window, on_committee
 from app.settings import Settings, review_clock, review_policy
 
 QUARTER = re.compile(r"\d{4}-Q[1-4]")
@@ -112,32 +124,182 @@ def nominate(
     submission: Submission,
     reason: str,
     at: dt.datetime,
+    kind: str = NominationKind.COMMITTEE,
+    case: ReproducibilityCase | None = None,
 ) -> AuditNomination:
-    """A committee member nominates a published result of another organisation."""
-    org = _member_org(session, settings, who, at)
+    """Put a finalized, published result on the round's slate: a committee member's
+    nomination of another organisation's result (from 4 weeks after publication), a
+    reproducibility nomination (within the late-concern window, with its *case*; it goes
+    to the neutral members' screening first), or a chair's addition of a system with a
+    new accelerator (rules §11.12, SR §10.4)."""
     _open(round_)
-    if submission.organization_id == org:
-        raise AuditRefused("own-result", "an organisation does not nominate its own result")
-    if submission.state != SubmissionState.FINALIZED:
-        raise AuditRefused("not-finalized", "only a finalized, published result is audited")
-    first = first_public_cohort(session, submission)
-    today = review_clock(settings).local_date(at)
-    problem = nomination_problem(first.date if first else None, today,
-                                 review_policy(settings).audits)  # fmt: skip
-    if problem is not None:
-        raise AuditRefused("not-nominable", problem)
+    if kind not in tuple(NominationKind):
+        raise AuditRefused("bad-kind", f"a nomination is one of {', '.join(NominationKind)}",
+                           Kind.INVALID)  # fmt: skip
+    org = _nominating_org(session, settings, who, submission, NominationKind(kind), at)
+    if kind == NominationKind.REPRODUCIBILITY:
+        _reproducible_case(session, settings, submission, case, at)
+    else:
+        first = first_public_cohort(session, submission)
+        today = review_clock(settings).local_date(at)
+        days = 0 if kind == NominationKind.NEW_ACCELERATOR else None
+        problem = nomination_problem(first.date if first else None, today,
+                                     review_policy(settings).audits, days)  # fmt: skip
+        if problem is not None:
+            raise AuditRefused("not-nominable", problem)
     if any(n.submission_id == submission.id for n in round_.nominations):
         raise AuditRefused("nominated", "the result is nominated in this round already")
     if not reason.strip():
         raise AuditRefused("reason-required", "say why it should be audited", Kind.INVALID)
+    screened = kind == NominationKind.REPRODUCIBILITY
     nomination = AuditNomination(
         submission=submission, nominated_by=who.email, organization_id=org,
-        reason=reason.strip(), at=at,
+        reason=reason.strip(), at=at, kind=kind,
+        state=SlateState.SCREENING if screened else SlateState.ON_SLATE,
+        points=list(case.points) if screened and case else None,
+        reproduction=case.reproduction.strip() if screened and case else None,
+        deviation=case.deviation.strip() if screened and case else None,
+        rule_cited=case.rule_cited.strip() if screened and case else None,
+        screenings=[] if screened else None,
     )  # fmt: skip
     round_.nominations.append(nomination)
     record(session, submission, action="nominated for audit", actor=who.email,
-           reason=f"{round_.quarter}: {nomination.reason}", at=at)  # fmt: skip
+           reason=f"{round_.quarter} ({kind}): {nomination.reason}", at=at)  # fmt: skip
     session.flush()
+    if screened:
+        notify(session, [*neutral_members(session), *chairs(session)],
+               f"Reproducibility nomination to screen ({round_.quarter})",
+               f"{who.email}: {nomination.reason}", "/review/audits")  # fmt: skip
+    return nomination
+
+
+def _nominating_org(
+    session: Session,
+    settings: Settings,
+    who: Principal,
+    submission: Submission,
+    kind: NominationKind,
+    at: dt.datetime,
+) -> int | None:
+    """Who may nominate: a committee member, another organisation's result; a chair, a
+    system with a new accelerator. The nominating organisation."""
+    if kind == NominationKind.NEW_ACCELERATOR:
+        _chair(who)
+        org = who.organization_id
+        if not new_accelerator(session, submission):
+            raise AuditRefused(
+                "not-new-accelerator",
+                "the chairs add a system with a new accelerator: an earlier published result "
+                "ran each of this one's accelerators; a committee member nominates it instead",
+            )
+    else:
+        org = _member_org(session, settings, who, at)
+        if submission.organization_id == org:
+            raise AuditRefused("own-result", "an organisation does not nominate its own result")
+    if submission.state != SubmissionState.FINALIZED:
+        raise AuditRefused("not-finalized", "only a finalized, published result is audited")
+    return org
+
+
+def _reproducible_case(
+    session: Session,
+    settings: Settings,
+    submission: Submission,
+    case: ReproducibilityCase | None,
+    at: dt.datetime,
+) -> None:
+    """A reproducibility nomination's case, within the late-concern window (rules §11.5,
+    §11.12): points of the result, how they were reproduced, the deviation, the rule."""
+    case = case or ReproducibilityCase((), "", "", "")
+    if (problem := case.problem()) is not None:
+        raise AuditRefused("case-incomplete", problem, Kind.INVALID)
+    unknown = [label for label in case.points if find_point(session, submission, label) is None]
+    if unknown:
+        raise AuditRefused("unknown-point", f"the result has no point {unknown[0]!r}", Kind.INVALID)
+    finalized = submission.finalized_at
+    closes = late_window(session, settings).closes(finalized) if finalized else None
+    if finalized is not None and closes is not None and at > closes:
+        raise AuditRefused(
+            "window-closed",
+            f"reproducibility nominations come within the late-concern window, which closed "
+            f"{closes.date()}: the result is settled (rules §11.5)",
+        )
+
+
+def new_accelerator(session: Session, submission: Submission) -> bool:
+    """Whether a system of *submission* runs an accelerator that no result published
+    before it ran (rules §11.12: the chairs may add such a system to the slate)."""
+    models = {s.accelerator_model for s in submission.systems if s.accelerator_model}
+    first = session.scalar(
+        select(func.min(Publication.published_at)).where(
+            Publication.submission_id == submission.id, Publication.in_record()
+        )
+    )
+    if not models or first is None:
+        return False
+    earlier = session.scalars(
+        select(System.accelerator_model)
+        .join(Publication, Publication.submission_id == System.submission_id)
+        .where(
+            System.submission_id != submission.id,
+            System.accelerator_model.in_(models),
+            Publication.in_record(),
+            Publication.published_at < first,
+        )
+    ).all()
+    return bool(models - set(earlier))
+
+
+def screen_nomination(
+    *, nomination: AuditNomination, who: Principal, finding: str, note: str, at: dt.datetime
+) -> AuditNomination:
+    """A neutral member's finding on a reproducibility nomination, once (SR §10.4)."""
+    if (refusal := may(actor_of(who, None), Action.SCREEN_NOMINATION)) is not None:
+        raise AuditRefused(refusal.code, refusal.message, refusal.kind)
+    if nomination.state != SlateState.SCREENING:
+        raise AuditRefused("not-screening", f"the nomination is {nomination.state}")
+    done = list(nomination.screenings or [])
+    if any(entry["by"] == who.email for entry in done):
+        raise AuditRefused("screened", "you screened this nomination already")
+    if finding not in tuple(Screening):
+        raise AuditRefused("bad-finding", f"the finding is one of {', '.join(Screening)}",
+                           Kind.INVALID)  # fmt: skip
+    if not note.strip():
+        raise AuditRefused("note-required", "say what the screening found", Kind.INVALID)
+    done.append({"by": who.email, "finding": finding, "note": note.strip(), "at": at.isoformat()})
+    nomination.screenings = done
+    return nomination
+
+
+def slate_nomination(
+    *,
+    session: Session,
+    settings: Settings,
+    nomination: AuditNomination,
+    who: Principal,
+    admit: bool,
+    reason: str,
+    at: dt.datetime,
+) -> AuditNomination:
+    """The chair, once the neutral members have screened it, puts a reproducibility
+    nomination on the slate or keeps it off (with a reason); the nominator is told."""
+    _chair(who)
+    _open(nomination.round)
+    if nomination.state != SlateState.SCREENING:
+        raise AuditRefused("not-screening", f"the nomination is {nomination.state}")
+    terms = review_policy(settings).audits
+    if (problem := screening_problem(len(nomination.screenings or []), terms)) is not None:
+        raise AuditRefused("screening-incomplete", problem)
+    if not admit and not reason.strip():
+        raise AuditRefused("reason-required", "say why it stays off the slate", Kind.INVALID)
+    nomination.state = SlateState.ON_SLATE if admit else SlateState.REJECTED
+    nomination.decided_by, nomination.decided_at = who.email, at
+    nomination.decision_reason = reason.strip() or None
+    said = "on the slate" if admit else f"kept off the slate: {reason.strip()}"
+    nominator = user_by_email(session, nomination.nominated_by)
+    notify(session, [nominator] if nominator else [],
+           f"Your audit nomination ({nomination.round.quarter}) is {nomination.state}",
+           f"{who.email}: {said}", "/review/audits")  # fmt: skip
     return nomination
 
 
@@ -154,11 +316,11 @@ def cast_ballot(
     ids and "none" (No Audit Selected This Quarter), most wanted first."""
     org = _member_org(session, settings, who, at)
     _open(round_)
-    known = {n.public_id for n in round_.nominations} | {NONE_SELECTED}
+    known = {n.public_id for n in _slate(round_)} | {NONE_SELECTED}
     if not ranking or len(set(ranking)) != len(ranking) or not set(ranking) <= known:
         raise AuditRefused(
             "bad-ranking",
-            "rank this round's nominations (by id) and 'none', each at most once",
+            "rank this round's slate (nominations by id) and 'none', each at most once",
             Kind.INVALID,
         )
     ballot = next((b for b in round_.ballots if b.organization_id == org), None)
@@ -169,6 +331,11 @@ def cast_ballot(
         ballot.ranking, ballot.cast_by, ballot.at = ranking, who.email, at
     session.flush()
     return ballot
+
+
+def _slate(round_: AuditRound) -> list[AuditNomination]:
+    """The nominations the committee ranks: all but those in screening or kept off."""
+    return [n for n in round_.nominations if n.state == SlateState.ON_SLATE]
 
 
 def _draw(settings: Settings, salt: str) -> random.Random:
@@ -216,9 +383,16 @@ def tally(
     nominations."""
     _chair(who)
     _open(round_)
-    counted = ranked_choice([b.ranking for b in round_.ballots])
+    if screening := [n for n in round_.nominations if n.state == SlateState.SCREENING]:
+        raise AuditRefused(
+            "screening-pending",
+            f"{len(screening)} reproducibility nomination(s) are still being screened: put "
+            "each on the slate or keep it off before the count",
+        )
+    slate = {n.public_id for n in _slate(round_)} | {NONE_SELECTED}
+    counted = ranked_choice([[c for c in b.ranking if c in slate] for b in round_.ballots])
     round_.tally, round_.tallied_at = counted.rounds, at
-    by_id = {n.public_id: n for n in round_.nominations}
+    by_id = {n.public_id: n for n in _slate(round_)}
     if counted.winner == NONE_SELECTED:
         return None
     if counted.winner is not None:
@@ -371,11 +545,17 @@ class AuditFields:
     on: dt.date | None = None
     note: str = ""
     outcome: str = ""
+    kind: str = NominationKind.COMMITTEE
+    case: ReproducibilityCase | None = None  # a reproducibility nomination's
+    nomination: str = ""  # a nomination's id
+    finding: str = ""
+    admit: bool = False
 
 
 #: The acts, as the API's paths and the page's form name them.
 ROUND_ACTS = ("nominations", "ballots", "tally", "draw")
 AUDIT_ACTS = ("steps", "outcome")
+NOMINATION_ACTS = ("screenings", "slate")
 
 
 def act_on_audits(
@@ -388,9 +568,12 @@ def act_on_audits(
     at: dt.datetime,
 ) -> object:
     """One act on the audits by name: ``open`` a round, an act on a round
-    (:data:`ROUND_ACTS`) or on an audit (:data:`AUDIT_ACTS`)."""
+    (:data:`ROUND_ACTS`), on a nomination (:data:`NOMINATION_ACTS`) or on an audit
+    (:data:`AUDIT_ACTS`)."""
     if act == "open":
         return open_round(session=session, who=who, quarter=fields.quarter, at=at)
+    if act in NOMINATION_ACTS:
+        return _nomination_act(act, fields, session=session, settings=settings, who=who, at=at)
     if act in ROUND_ACTS:
         found = round_by_quarter(session, fields.quarter)
         if found is None:
@@ -408,6 +591,26 @@ def act_on_audits(
     raise AuditRefused("bad-act", f"no audit act {act!r}", Kind.NOT_FOUND)
 
 
+def _nomination_act(
+    act: str,
+    fields: AuditFields,
+    *,
+    session: Session,
+    settings: Settings,
+    who: Principal,
+    at: dt.datetime,
+) -> AuditNomination:
+    nomination = nomination_by_id(session, fields.nomination)
+    if nomination is None:
+        raise AuditRefused("no-nomination", f"no nomination {fields.nomination!r}",
+                           Kind.NOT_FOUND)  # fmt: skip
+    if act == "screenings":
+        return screen_nomination(nomination=nomination, who=who, finding=fields.finding,
+                                 note=fields.note, at=at)  # fmt: skip
+    return slate_nomination(session=session, settings=settings, nomination=nomination,
+                            who=who, admit=fields.admit, reason=fields.reason, at=at)  # fmt: skip
+
+
 def _round_act(
     act: str,
     round_: AuditRound,
@@ -422,7 +625,8 @@ def _round_act(
         if fields.submission is None:
             raise AuditRefused("submission-required", "name the result", Kind.INVALID)
         return nominate(session=session, settings=settings, round_=round_, who=who,
-                        submission=fields.submission, reason=fields.reason, at=at)  # fmt: skip
+                        submission=fields.submission, reason=fields.reason, at=at,
+                        kind=fields.kind, case=fields.case)  # fmt: skip
     if act == "ballots":
         return cast_ballot(session=session, settings=settings, round_=round_, who=who,
                            ranking=[r for r in fields.ranking if r], at=at)  # fmt: skip
@@ -435,6 +639,13 @@ def _round_act(
 # --- views ---------------------------------------------------------------------------------
 
 
+class ScreeningView(BaseModel):
+    by: str
+    finding: str
+    note: str
+    at: str
+
+
 class NominationView(BaseModel):
     id: str
     submission: str
@@ -442,6 +653,26 @@ class NominationView(BaseModel):
     nominated_by: str
     reason: str
     at: Timestamp
+    kind: NominationKind = Field(description="committee, reproducibility or new-accelerator")
+    state: SlateState = Field(description="screening, on-slate (ranked) or rejected")
+    points: list[str] | None = Field(description="a reproducibility nomination's points")
+    reproduction: str | None
+    deviation: str | None
+    rule_cited: str | None
+    screenings: list[ScreeningView]
+    decided_by: str | None = Field(description="the chair who put it on the slate or off")
+    decision_reason: str | None
+
+
+def nomination_view(n: AuditNomination) -> NominationView:
+    return NominationView(
+        id=n.public_id, submission=n.submission.public_id,
+        organization=n.submission.organization.name, nominated_by=n.nominated_by,
+        reason=n.reason, at=n.at, kind=NominationKind(n.kind), state=SlateState(n.state),
+        points=n.points, reproduction=n.reproduction, deviation=n.deviation,
+        rule_cited=n.rule_cited, screenings=[ScreeningView(**e) for e in n.screenings or []],
+        decided_by=n.decided_by, decision_reason=n.decision_reason,
+    )  # fmt: skip
 
 
 class AuditView(BaseModel):
@@ -495,12 +726,7 @@ def rounds_view(session: Session, settings: Settings) -> list[RoundView]:
     for r in session.scalars(select(AuditRound).order_by(AuditRound.quarter.desc())):
         out.append(RoundView(
             id=r.id, quarter=r.quarter, opened_at=r.opened_at,
-            nominations=[
-                NominationView(id=n.public_id, submission=n.submission.public_id,
-                               organization=n.submission.organization.name,
-                               nominated_by=n.nominated_by, reason=n.reason, at=n.at)
-                for n in r.nominations
-            ],
+            nominations=[nomination_view(n) for n in r.nominations],
             ballots=len(r.ballots), tallied_at=r.tallied_at, tally=r.tally, roll=r.roll,
             drawn_cohort=r.drawn_cohort,
             audits=[audit_view(settings, a) for a in audits if a.round_id == r.id],
@@ -510,6 +736,10 @@ def rounds_view(session: Session, settings: Settings) -> list[RoundView]:
 
 def round_by_quarter(session: Session, quarter: str) -> AuditRound | None:
     return session.scalar(select(AuditRound).where(AuditRound.quarter == quarter))
+
+
+def nomination_by_id(session: Session, public_id: str) -> AuditNomination | None:
+    return session.scalar(select(AuditNomination).where(AuditNomination.public_id == public_id))
 
 
 def audit_by_id(session: Session, public_id: str) -> Audit | None:

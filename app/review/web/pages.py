@@ -19,13 +19,13 @@ from app.accounts.services.notifications import inbox_view, mark_read, neutral_m
 from app.accounts.web.security import page_router, principal_of, signed_in_as, verify_csrf
 from app.audit import timeline_view
 from app.core import text_limits as text
-from app.core.authorization import Action, Scope
+from app.core.authorization import Action, Role, Scope
 from app.core.divisions import Availability, Division
 from app.core.lifecycle import FraudOutcome, Screening, SubmissionState
 from app.core.refusals import Refused
 from app.db.models import FraudReport, Submission, User
 from app.publishing.domain.standing import Remedy
-from app.review.domain.audits import Outcome
+from app.review.domain.audits import NominationKind, Outcome, ReproducibilityCase
 from app.review.domain.fraud import may_report_fraud
 from app.review.domain.objections import ACTIONS, TYPES
 from app.review.domain.policy import (
@@ -861,6 +861,9 @@ def _audits_page(
             "this_quarter": quarter_now(settings, get_now(request)),
             "steps": STEPS,
             "outcomes": list(Outcome),
+            "kinds": list(NominationKind),
+            "findings": list(Screening),
+            "is_neutral": who.role == Role.NEUTRAL,
             "error": error,
         },
         status_code=status,
@@ -884,9 +887,18 @@ def audits_act(
     on: str = Form("", max_length=text.SHORT),
     note: str = Form("", max_length=text.REASON),
     outcome: str = Form("", max_length=text.SHORT),
+    kind: str = Form(NominationKind.COMMITTEE, max_length=text.SHORT),
+    points: str = Form("", max_length=text.REASON),
+    reproduction: str = Form("", max_length=text.LONG),
+    deviation: str = Form("", max_length=text.REASON),
+    rule_cited: str = Form("", max_length=text.SHORT),
+    nomination: str = Form("", max_length=text.SHORT),
+    finding: str = Form("", max_length=text.SHORT),
+    admit: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
 ) -> Response:
-    """One act of an audit round or an audit, by whoever the services let take it."""
+    """One act of an audit round, a nomination or an audit, by whoever the services let
+    take it."""
     verify_csrf(request, csrf_token)
     who = signed_in_as(request, Scope.REVIEW)
     try:
@@ -896,7 +908,10 @@ def audits_act(
     fields = AuditFields(
         quarter=quarter, audit=audit, reason=reason, ranking=tuple(ranking or []),
         submission=visible_submission(session, who, submission) if submission else None,
-        cohort=cohort, step=step, on=day, note=note, outcome=outcome,
+        cohort=cohort, step=step, on=day, note=note, outcome=outcome, kind=kind,
+        case=ReproducibilityCase(tuple(points.replace(",", " ").split()), reproduction,
+                                 deviation, rule_cited),
+        nomination=nomination, finding=finding, admit=admit == "yes",
     )  # fmt: skip
     try:
         act_on_audits(act, fields, session=session, settings=settings, who=who, at=now)

@@ -177,6 +177,7 @@ def _paths(world: World, template: str) -> str:
         .replace("{audit_id}", "0" * 32)
         .replace("{act}", "tally")  # an audit round's act: the chair's tally
         .replace("{correction_id}", "0" * 32)
+        .replace("{nomination_id}", "0" * 32)
     )
 
 
@@ -238,6 +239,9 @@ def _api_requests(world: World) -> dict[tuple[str, str], dict[str, Any]]:
         ("POST", "/api/v1/audit-rounds"): {"json": {"quarter": "2027-Q3"}},
         ("POST", "/api/v1/audit-rounds/{quarter}/{act}"): {"json": {}},
         ("POST", "/api/v1/audits/{audit_id}/{act}"): {"json": {"outcome": "passed", "reason": "r"}},
+        ("POST", "/api/v1/audit-nominations/{nomination_id}/{act}"): {
+            "json": {"finding": "substantiated", "note": "n"}
+        },
         ("POST", "/api/v1/submissions/{public_id}/endpoints/checks"): {
             "json": {
                 "system_dir": "s",

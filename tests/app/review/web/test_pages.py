@@ -16,6 +16,7 @@ from app.db.models import Submission
 from app.db.session import Database
 from app.main import create_app
 from app.pipeline import run_checks
+from app.review.services.releases import publish_cohort
 from app.settings import Settings
 from tests.support.accounts import (
     ACCOUNTS,
@@ -27,7 +28,7 @@ from tests.support.accounts import (
 )
 from tests.support.fakes import RecordingQueue, SetClock
 from tests.support.rows import must
-from tests.support.submissions import archive_of, in_dispute, pt
+from tests.support.submissions import archive_of, finalize_unreviewed, in_dispute, pt, submit
 
 
 def _sign_in(client: TestClient, key: str, email: str | None = None) -> str:
@@ -456,3 +457,47 @@ def test_the_audit_rounds_page_runs_the_chairs_acts_and_refuses_the_rest(
     assert refused.status_code == 403 and "only the chairs run the audit rounds" in refused.text
     _sign_in(client, "submitter")
     assert client.get("/review/audits").status_code == 403
+
+
+def test_a_reproducibility_nomination_goes_through_its_screening_on_the_audits_page(
+    settings: Settings, database: Database, tmp_path: Path
+) -> None:
+    """The committee member's case, the neutral members' screenings and the chair's word
+    on the slate, each by its form; the slate's ballot offers it only once admitted."""
+    create_accounts(database)
+    create_neutral_members(database)
+    sid = submit(database, settings, archive_of(tmp_path, "audited"))
+    with database.session() as session:
+        sub = must(session.get(Submission, sid))
+        finalize_unreviewed(session, settings, sub, pt(2026, 12, 1))
+        publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0",
+                       at=pt(2026, 12, 2, 8))  # fmt: skip
+        session.commit()
+        public_id = sub.public_id
+        label = f"{sub.curves[0].system.dir_name}/{sub.curves[0].benchmark_model}/r64"
+    app = create_app(settings, queue=RecordingQueue(), clock=SetClock(pt(2026, 12, 10)))
+    with TestClient(app) as client:
+
+        def act(key: str, **fields: str) -> str:
+            token = _sign_in(client, key, f"{key}@mlcommons.example" if "neutral" in key else None)
+            done = client.post("/review/audits", data={**fields, "csrf_token": token},
+                               follow_redirects=True)  # fmt: skip
+            assert done.status_code == 200, done.text
+            return done.text
+
+        act("chair", act="open", quarter="2027-Q1")
+        page = act("reviewer", act="nominations", quarter="2027-Q1", submission=public_id,
+                   reason="r64 ran slower", kind="reproducibility", points=label,
+                   reproduction="the harness at c=64", deviation="-14 % system_tps",
+                   rule_cited="SR §6.6")  # fmt: skip
+        assert '<strong class="state">screening</strong>' in page and "-14 % system_tps" in page
+        assert "Cast your organisation" not in page  # nothing on the slate yet
+        [nomination] = re.findall(r'id="nomination-([0-9a-f]{32})"', page)
+        for n in (1, 2):
+            act(f"neutral{n}", act="screenings", nomination=nomination,
+                finding="substantiated", note="the runs hold up")  # fmt: skip
+        page = act("chair", act="slate", nomination=nomination, admit="yes")
+        assert "neutral2@mlcommons.example: substantiated: the runs hold up" in page
+        assert 'class="nomination-on-slate"' in page
+        _sign_in(client, "reviewer2")
+        assert f'<option value="{nomination}">' in client.get("/review/audits").text
