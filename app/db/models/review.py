@@ -167,8 +167,9 @@ class Dispute(Base):
     __tablename__ = "disputes"
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    # One per review's Week 6, and one per round of late objections after finalization.
     submission_id: Mapped[int] = mapped_column(
-        ForeignKey("submissions.id", ondelete="CASCADE"), unique=True
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
     )
     opened_at: Mapped[dt.datetime] = mapped_column(UTCDateTime())
     certified_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())

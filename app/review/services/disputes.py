@@ -22,7 +22,7 @@ from app.accounts.services.notifications import chairs, members_of, notify
 from app.audit import SYSTEM, policy_in_force, record
 from app.core.authorization import Role
 from app.core.clocks import ReviewClock
-from app.core.lifecycle import ObjectionState
+from app.core.lifecycle import ObjectionState, SubmissionState
 from app.core.refusals import Kind, Refusal, Refused
 from app.core.views import Timestamp
 from app.db.models import (
@@ -67,7 +67,14 @@ def _enforce(refusal: Refusal | None) -> None:
 
 
 def dispute_of(session: Session, submission: Submission) -> Dispute | None:
-    return session.scalar(select(Dispute).where(Dispute.submission_id == submission.id))
+    """The submission's current dispute: its latest (the review's, or one of late
+    objections after finalization)."""
+    return session.scalar(
+        select(Dispute)
+        .where(Dispute.submission_id == submission.id)
+        .order_by(Dispute.id.desc())
+        .limit(1)
+    )
 
 
 def facts_of_dispute(dispute: Dispute | None) -> DisputeFacts | None:
@@ -100,6 +107,30 @@ def open_dispute(session: Session, submission: Submission, at: dt.datetime) -> D
         session.add(found)
         session.flush()
     return found
+
+
+def open_late_dispute(session: Session, submission: Submission, at: dt.datetime) -> Dispute | None:
+    """Late objections open after finalization are handled by a dispute (rules §11.5):
+    a new one when none is undecided (the chair is told to certify it), None when the
+    current one takes them in."""
+    current = dispute_of(session, submission)
+    if current is not None and current.decided_at is None:
+        return None
+    late = Dispute(submission=submission, opened_at=at, panel=[])
+    session.add(late)
+    session.flush()
+    record(session, submission, action="dispute opened", at=at,
+           reason="late objections after finalization (rules §11.5)")  # fmt: skip
+    notify(session, chairs(session), f"Dispute (late objections): {label_of(submission)}",
+           "Late objections are open on a finalized result; certify them and name a panel "
+           "within 2 business days (rules §11.5, §11.6).", link_of(submission))  # fmt: skip
+    return late
+
+
+def is_late(dispute: Dispute) -> bool:
+    """Opened after the submission was finalized (late objections), not at Week 6."""
+    finalized = dispute.submission.finalized_at
+    return finalized is not None and dispute.opened_at >= finalized
 
 
 def _objector_organisations(session: Session, submission: Submission) -> set[int]:
@@ -302,7 +333,7 @@ def rule(
     dispute = dispute_of(session, submission)
     clock = submitter_clock(settings, submission)
     _enforce(may_rule(actor_of(who, submission), facts_of_dispute(dispute),
-                      backstop_passed(clock, submission, at)))  # fmt: skip
+                      backstop_passed(clock, dispute, at)))  # fmt: skip
     dispute = _require(dispute)
     if ruling not in tuple(Ruling):
         raise DisputeRefused("bad-ruling", f"one of {', '.join(Ruling)}", Kind.INVALID)
@@ -355,10 +386,17 @@ def _ruled_objectors(session: Session, submission: Submission) -> set[int]:
     return {org for o in rows for org in o.by_organizations}
 
 
-def backstop_passed(clock: ReviewClock, submission: Submission, now: dt.datetime) -> bool:
-    assert submission.review_eligible_at is not None
-    closes = clock.resolution_closes(submission.review_eligible_at)
-    return now > closes + dt.timedelta(weeks=clock.rules.dispute_backstop_weeks)
+def backstop_passed(clock: ReviewClock, dispute: Dispute | None, now: dt.datetime) -> bool:
+    """Past the backstop the chair decides on the record: 8 weeks after Week 6 closed, or
+    after a late dispute opened."""
+    if dispute is None:
+        return False
+    submission = dispute.submission
+    if is_late(dispute) or submission.review_eligible_at is None:
+        start = dispute.opened_at
+    else:
+        start = clock.resolution_closes(submission.review_eligible_at)
+    return now > start + dt.timedelta(weeks=clock.rules.dispute_backstop_weeks)
 
 
 def _is_party(session: Session, submission: Submission, who: Principal) -> bool:
@@ -393,7 +431,7 @@ def offered_steps(
         "recommendation": facts.certified_at is not None
         and may_recommend(who.user_id in dispute.panel, facts) is None,
         "extension": may_extend(asking, facts) is None,
-        "ruling": may_rule(asking, facts, backstop_passed(clock, submission, now)) is None,
+        "ruling": may_rule(asking, facts, backstop_passed(clock, dispute, now)) is None,
         "appeal": may_appeal(party, facts, now, _deadlines(settings, dispute).appeal_by) is None,
     }
     return [step for step, offered in steps.items() if offered]
@@ -441,6 +479,28 @@ def tick_dispute(
             notify(session, chairs(session), f"Dispute overdue ({step}): {label_of(submission)}",
                    f"due {deadline:%Y-%m-%d}", link_of(submission))  # fmt: skip
             done.append(f"overdue: {step}")
+    return done
+
+
+def tick_late_disputes(session: Session, settings: Settings, now: dt.datetime) -> list[str]:
+    """Late objections open on a finalized result (rules §11.5) become a dispute, whose
+    clock runs as the review's does; a result with none open is left alone."""
+    done: list[str] = []
+    finalized = session.scalars(
+        select(Submission)
+        .where(
+            Submission.state == SubmissionState.FINALIZED.value,
+            Submission.id.in_(select(Objection.submission_id)),
+        )
+        .order_by(Submission.id)
+    ).all()
+    for submission in finalized:
+        if not blocking_objections(session, submission):
+            continue
+        if open_late_dispute(session, submission, now) is not None:
+            done.append(f"{label_of(submission)}: dispute opened (late objections)")
+        done += [f"{label_of(submission)}: {d}"
+                 for d in tick_dispute(session, settings, submission, now)]  # fmt: skip
     return done
 
 

@@ -33,7 +33,7 @@ from app.db.models import (
 from app.review.domain.objections import CLOSED
 from app.review.services.audits import tick_audits
 from app.review.services.clocks import submitter_clock
-from app.review.services.disputes import open_dispute, tick_dispute
+from app.review.services.disputes import open_dispute, tick_dispute, tick_late_disputes
 from app.review.services.objections import settle_point
 from app.review.services.previews import tick_previews
 from app.review.services.review import (
@@ -312,6 +312,7 @@ def advance_clocks(
     # Preview windows (rules §11.10): the notices before expiry, and a removal at it.
     tick_previews(session, settings, now, report)
     report.actions.extend(tick_audits(session, settings, now))  # their missed deadlines
+    report.actions.extend(tick_late_disputes(session, settings, now))  # rules §11.5
     record_changes(session, settings, now, report)  # after the ticks: what they finalized
     session.flush()
     swept = sweep_tmp(settings.tmp_dir, older_than_s=TMP_MAX_AGE_S)

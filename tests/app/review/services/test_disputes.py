@@ -7,14 +7,16 @@ a silent submitter is withdrawn 10 business days past the statements' deadline."
 from __future__ import annotations
 
 import datetime as dt
+from functools import partial
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import principal_of_user, user_by_email
 from app.core.refusals import Refused
-from app.db.models import Objection, Submission
+from app.db.models import Dispute, Notification, Objection, Submission
 from app.db.session import Database
 from app.review.services.disputes import (
     appeal,
@@ -22,9 +24,11 @@ from app.review.services.disputes import (
     dispute_of,
     dispute_view,
     file_statement,
+    is_late,
     recommend,
     rule,
 )
+from app.review.services.objections import file_objection
 from app.review.services.ticks import advance_clocks
 from app.settings import Settings
 from tests.support.accounts import create_accounts, create_neutral_members
@@ -132,3 +136,44 @@ def test_a_silent_objectors_objection_lapses(
         [on_it] = session.query(Objection).filter_by(submission_id=sub.id).all()
         assert on_it.state == "retracted" and on_it.messages[-1].action == "lapse"
         assert sub.state == "passed_checks" and sub.review_phase != "dispute"
+
+
+def test_late_objections_after_finalization_are_handled_by_a_dispute_of_their_own(
+    database: Database, settings: Settings, published: int
+) -> None:
+    """Rules §11.5: late objections are handled via dispute resolution. The clock opens a
+    dispute for them (once), its backstop runs from its opening, and a late objection
+    after the ruling opens the next one."""
+    create_neutral_members(database)
+    with database.session() as session:
+        sub = must(session.get(Submission, published))
+
+        def late(on: dt.datetime) -> Objection:
+            return file_objection(session=session, settings=settings, submission=sub,
+                                  filer=user(session, "reviewer"), type_id="availability",
+                                  title="not orderable", rule_cited="R §4.5",
+                                  evidence="the vendor's page says 2028", at=on)  # fmt: skip
+
+        objection = late(pt(2026, 12, 20, 9))
+        for hour in (10, 11):
+            advance_clocks(session, settings, pt(2026, 12, 20, hour))
+        disputes = session.scalars(select(Dispute).where(Dispute.submission_id == sub.id)).all()
+        [first] = disputes
+        assert first.opened_at == pt(2026, 12, 20, 10) and is_late(first)
+        told = session.scalars(select(Notification.subject).where(
+            Notification.user_id == user(session, "chair").id)).all()  # fmt: skip
+        assert any(s.startswith("Dispute (late objections)") for s in told)
+        chair = _as(session, "chair")
+        ruled = partial(rule, session=session, settings=settings, submission=sub, who=chair,
+                        ruling="dismiss", reason="the parts ship in March")  # fmt: skip
+        with pytest.raises(Refused):  # neither the panel's word nor the backstop yet
+            ruled(at=pt(2026, 12, 21))
+        _certify(session, settings, sub)
+        # The backstop: 8 weeks after the late dispute opened, not after the review.
+        ruled(at=pt(2027, 2, 15))
+        assert objection.state == "resolved" and first.decided_at is not None
+        # A late objection after the ruling: a dispute of its own.
+        late(pt(2027, 2, 20, 9))
+        advance_clocks(session, settings, pt(2027, 2, 20, 10))
+        current = must(dispute_of(session, sub))
+        assert current.id != first.id and current.decided_at is None and is_late(current)
