@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import app.checks.services.checks
+import app.review.services.corrections
 import app.runs.services.recount_parts
 import app.runs.services.reproductions
 import app.runs.services.retokenization
@@ -40,11 +41,12 @@ def test_every_job_the_services_make_is_of_a_registered_kind() -> None:
         app.runs.services.recount_parts,
         app.runs.services.reproductions,
         app.submission_api.services.transfers,
+        app.review.services.corrections,
     ):
         made |= _kinds_made(module)
     assert made == {
         "check_submission", "retokenize_point", "recount_part", "reproduce_point",
-        "receive_staged",
+        "receive_staged", "check_correction",
     }  # fmt: skip
     assert made == set(JOB_KINDS)
 

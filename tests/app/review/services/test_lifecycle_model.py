@@ -149,6 +149,7 @@ ANSWERED_BY = {
     "mark_unresolved": "reviewer",
     "validation_schedule": "reviewer",
     "resolve": "chair",
+    "uphold": "chair",
     "comment": "reviewer2",
     "join": "reviewer2",
 }
