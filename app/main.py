@@ -47,11 +47,13 @@ from app.results.web import pages as results_pages
 from app.results.web import record as results_record
 from app.results.web.assistant import AssistantDoor, assistant_endpoint, assistant_server
 from app.review.web import api as review_api
+from app.review.web import audit_pages as review_audit_pages
 from app.review.web import audits as review_audits
 from app.review.web import correction_pages as review_correction_pages
 from app.review.web import corrections as review_corrections
 from app.review.web import disputes as review_disputes
 from app.review.web import fraud as review_fraud
+from app.review.web import fraud_pages as review_fraud_pages
 from app.review.web import organizations as review_organizations
 from app.review.web import pages as review_pages
 from app.review.web import releases as review_releases
@@ -83,7 +85,8 @@ STATIC_DIR = bundled_dir("static")
 FEATURES = (
     submissions_api, dossier_api, runs_api, review_api, review_releases, results_api,
     checks_api, review_organizations, review_fraud, review_disputes, review_audits,
-    review_corrections, review_pages, review_correction_pages,
+    review_corrections, review_pages, review_correction_pages, review_fraud_pages,
+    review_audit_pages,
     submissions_pages, dossier_pages,
     runs_pages, results_pages, results_record, webhooks_api, webhooks_pages,
     checks_pages, accounts_pages, accounts_invitations, official_api, official_transfers,

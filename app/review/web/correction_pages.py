@@ -9,13 +9,14 @@ from functools import partial
 
 import anyio.to_thread
 from fastapi import Form, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 
 from app.accounts.web.security import page_router, signed_in_as, verify_csrf
 from app.core import text_limits as text
 from app.core.authorization import Action, Scope
 from app.core.refusals import Refused
 from app.review.services.corrections import decide_correction, file_correction
+from app.review.web.forms import back_to
 from app.submissions.web.access import acting_on
 from app.submissions.web.uploads import UploadProblem, receive_form
 from app.web.deps import NowDep, QueueDep, SessionDep, SettingsDep
@@ -24,10 +25,6 @@ from app.web.forms import SubmissionFormRefused
 router = page_router()
 
 _FORM = "correction"
-
-
-def _back(public_id: str) -> RedirectResponse:
-    return RedirectResponse(f"/submissions/{public_id}#corrections", status_code=303)
 
 
 @router.post("/submissions/{public_id}/corrections")
@@ -62,7 +59,7 @@ async def correct_from_page(
         session.rollback()
         raise SubmissionFormRefused.of(public_id, _FORM, exc, kept) from exc
     session.commit()
-    return _back(public_id)
+    return back_to(public_id, "corrections")
 
 
 @router.post("/submissions/{public_id}/corrections/{correction_id}/decision")
@@ -92,4 +89,4 @@ def decide_correction_from_page(
             public_id, f"{_FORM}-decision", exc, {"reason": reason}
         ) from exc
     session.commit()
-    return _back(public_id)
+    return back_to(public_id, "corrections")

@@ -1,12 +1,14 @@
 """The review in the browser: the committee's queue, the inbox, and the forms of the
 submission page (objections and their threads, the chair's decisions, the embargo, the
-reviewer, point states) and its bundle viewer. Each form goes through the same services
-as the API; a refusal is shown on the submission page (see ``app.web.forms``)."""
+reviewer, point states, a dispute's steps, a CoN endpoint's checks) and its bundle
+viewer. Each form goes through the same services as the API; a refusal is shown on the
+submission page (``app.review.web.forms``). The fraud reports' forms, the corrections'
+and the audits page have modules of their own (``fraud_pages``, ``correction_pages``,
+``audit_pages``)."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import Form, HTTPException, Request
@@ -19,13 +21,12 @@ from app.accounts.services.notifications import inbox_view, mark_read, neutral_m
 from app.accounts.web.security import page_router, principal_of, signed_in_as, verify_csrf
 from app.audit import timeline_view
 from app.core import text_limits as text
-from app.core.authorization import Action, Role, Scope
+from app.core.authorization import Action, Scope
 from app.core.divisions import Availability, Division
 from app.core.lifecycle import FraudOutcome, Screening, SubmissionState
 from app.core.refusals import Refused
-from app.db.models import FraudReport, Submission, User
+from app.db.models import Submission, User
 from app.publishing.domain.standing import Remedy
-from app.review.domain.audits import NominationKind, Outcome, ReproducibilityCase
 from app.review.domain.fraud import may_report_fraud
 from app.review.domain.objections import ACTIONS, TYPES
 from app.review.domain.policy import (
@@ -38,7 +39,6 @@ from app.review.domain.policy import (
     may_set_point_state,
     may_withdraw,
 )
-from app.review.services.audits import STEPS, AuditFields, act_on_audits, quarter_now, rounds_view
 from app.review.services.corrections import (
     correction_refusal,
     correction_view,
@@ -53,11 +53,8 @@ from app.review.services.disputes import (
     take_step,
 )
 from app.review.services.fraud import (
-    decide_report,
-    report_fraud,
     report_view,
     reports_on,
-    screen_report,
 )
 from app.review.services.objections import (
     act,
@@ -82,7 +79,7 @@ from app.review.services.review import (
 )
 from app.review.services.summary import review_queue, review_summary
 from app.review.web.disputes import DISPUTE_ACTS
-from app.review.web.fraud import report_or_404
+from app.review.web.forms import back_to, carry_out, checked_form, form_day
 from app.settings import Settings, review_clock
 from app.submissions.domain.visibility import Access
 from app.submissions.services.disclosures import (
@@ -92,9 +89,9 @@ from app.submissions.services.disclosures import (
     read_bundle_file,
 )
 from app.submissions.services.views import submission_summary
-from app.submissions.web.access import acting_on, member_submission, visible_submission
+from app.submissions.web.access import member_submission, visible_submission
 from app.web.api_errors import status_of
-from app.web.deps import NowDep, SessionDep, SettingsDep, get_now
+from app.web.deps import NowDep, SessionDep, SettingsDep
 from app.web.forms import SubmissionFormRefused
 from app.web.templating import templates
 
@@ -223,45 +220,6 @@ def review_context(
     }
 
 
-def _back(public_id: str, anchor: str = "review") -> RedirectResponse:
-    return RedirectResponse(f"/submissions/{public_id}#{anchor}", status_code=303)
-
-
-def _form(
-    request: Request,
-    session: Session,
-    public_id: str,
-    csrf: str,
-    action: Action,
-    scope: Scope = Scope.SUBMIT,
-) -> tuple[Principal, Submission]:
-    """A review form's checks: its CSRF token, who signed in (holding *scope*), and that
-    the one rule lets them take *action* on the submission."""
-    verify_csrf(request, csrf)
-    who = signed_in_as(request, scope)
-    return who, acting_on(session, who, public_id, action)
-
-
-def _carry_out(
-    session: Session,
-    public_id: str,
-    work: Callable[[], object],
-    anchor: str = "review",
-    *,
-    form: str = "",
-    kept: dict[str, str] | None = None,
-) -> RedirectResponse:
-    """Run a form's service call: commit and back to the page, or show why it was refused
-    (with *form* filled in again from *kept*)."""
-    try:
-        work()
-    except Refused as exc:
-        session.rollback()
-        raise SubmissionFormRefused.of(public_id, form, exc, kept or {}) from exc
-    session.commit()
-    return _back(public_id, anchor)
-
-
 def fraud_context(
     session: Session, settings: Settings, submission: Submission, who: Principal | None
 ) -> dict[str, Any] | None:
@@ -278,83 +236,6 @@ def fraud_context(
         "divisions": list(Division),
         "availabilities": list(Availability),
     }
-
-
-@router.post("/submissions/{public_id}/fraud-reports")
-def report_fraud_from_page(
-    request: Request,
-    public_id: str,
-    session: SessionDep,
-    now: NowDep,
-    allegation: str = Form("", max_length=text.SHORT),
-    evidence: str = Form("", max_length=text.LONG),
-    csrf_token: str = Form(""),
-) -> Response:
-    who, submission = _form(request, session, public_id, csrf_token, Action.REPORT_FRAUD)
-    return _carry_out(
-        session, public_id,
-        lambda: report_fraud(session=session, submission=submission, who=who,
-                             allegation=allegation, evidence=evidence, at=now),
-        "fraud", form="fraud-report", kept={"allegation": allegation, "evidence": evidence},
-    )  # fmt: skip
-
-
-def _report_form(request: Request, session: Session, report_id: str, csrf: str) -> tuple[
-    Principal, FraudReport
-]:  # fmt: skip
-    verify_csrf(request, csrf)
-    who = signed_in_as(request, Scope.REVIEW)  # the chairs and the neutral members
-    return who, report_or_404(session, report_id, who)
-
-
-@router.post("/fraud-reports/{report_id}/screenings")
-def screen_from_page(
-    request: Request,
-    report_id: str,
-    session: SessionDep,
-    now: NowDep,
-    finding: str = Form("", max_length=text.SHORT),
-    note: str = Form("", max_length=text.LONG),
-    csrf_token: str = Form(""),
-) -> Response:
-    """A neutral member screens a fraud report."""
-    who, report = _report_form(request, session, report_id, csrf_token)
-    return _carry_out(
-        session, report.submission.public_id,
-        lambda: screen_report(session=session, report=report, who=who, finding=finding,
-                              note=note, at=now),
-        "fraud", form=f"fraud-{report_id}", kept={"finding": finding, "note": note},
-    )  # fmt: skip
-
-
-@router.post("/fraud-reports/{report_id}/decision")
-def decide_report_from_page(
-    request: Request,
-    report_id: str,
-    session: SessionDep,
-    now: NowDep,
-    settings: SettingsDep,
-    outcome: str = Form("", max_length=text.SHORT),
-    reason: str = Form("", max_length=text.REASON),
-    division: str = Form("", max_length=text.SHORT),
-    availability: str = Form("", max_length=text.SHORT),
-    target_availability_date: str = Form("", max_length=text.SHORT),
-    csrf_token: str = Form(""),
-) -> Response:
-    """The chair decides a screened fraud report."""
-    who, report = _report_form(request, session, report_id, csrf_token)
-    public_id = report.submission.public_id
-    kept = {"outcome": outcome, "reason": reason, "division": division,
-            "availability": availability,
-            "target_availability_date": target_availability_date}  # fmt: skip
-    day = _day(public_id, f"fraud-{report_id}", target_availability_date, kept)
-    remedy = Remedy(division or None, availability or None, day)
-    return _carry_out(
-        session, public_id,
-        lambda: decide_report(session=session, settings=settings, report=report, who=who,
-                              outcome=outcome, reason=reason, remedy=remedy, at=now),
-        "fraud", form=f"fraud-{report_id}", kept=kept,
-    )  # fmt: skip
 
 
 @router.post("/submissions/{public_id}/dispute/{step}")
@@ -378,11 +259,13 @@ def dispute_from_page(
         raise HTTPException(404, detail=f"no dispute step {step!r}")
     # The panel's neutral members hold the review scope only.
     scope = Scope.REVIEW if step == "recommendation" else Scope.SUBMIT
-    who, submission = _form(request, session, public_id, csrf_token, DISPUTE_ACTS[step], scope)
+    who, submission = checked_form(
+        request, session, public_id, csrf_token, DISPUTE_ACTS[step], scope
+    )
     fields = StepFields(panel=tuple((panel or [])[:12]), body=body,
                         recommendation=recommendation, ruling=ruling, reason=reason)  # fmt: skip
     kept = {"body": body, "recommendation": recommendation, "ruling": ruling, "reason": reason}
-    return _carry_out(
+    return carry_out(
         session, public_id,
         lambda: take_step(step, fields, session=session, settings=settings,
                           submission=submission, who=who, at=now),
@@ -404,11 +287,11 @@ def endpoint_check_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     """The chair records a check of a client-over-network endpoint (rules §11.10)."""
-    who, submission = _form(request, session, public_id, csrf_token, Action.DECIDE)
+    who, submission = checked_form(request, session, public_id, csrf_token, Action.DECIDE)
     kept = {"system_dir": system_dir, "reachable": reachable, "detail": detail,
             "checked_on": checked_on}  # fmt: skip
-    day = _day(public_id, "endpoint-check", checked_on, kept) or now.date()
-    return _carry_out(
+    day = form_day(public_id, "endpoint-check", checked_on, kept) or now.date()
+    return carry_out(
         session, public_id,
         lambda: record_reachability(session=session, settings=settings, submission=submission,
                                     who=who, system_dir=system_dir, reachable=reachable == "yes",
@@ -431,8 +314,8 @@ def file_from_page(
     point: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
 ) -> Response:
-    who, submission = _form(request, session, public_id, csrf_token, Action.FILE_OBJECTION)
-    return _carry_out(
+    who, submission = checked_form(request, session, public_id, csrf_token, Action.FILE_OBJECTION)
+    return carry_out(
         session,
         public_id,
         lambda: file_objection(
@@ -466,7 +349,7 @@ def objection_page(request: Request, objection_id: str, session: SessionDep) -> 
     if objection is None:
         raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
     member_submission(request, session, objection.submission.public_id)
-    return _back(objection.submission.public_id, f"objection-{objection_id}")
+    return back_to(objection.submission.public_id, f"objection-{objection_id}")
 
 
 @router.post("/objections/{objection_id}/actions")
@@ -485,8 +368,8 @@ def act_from_page(
     if objection is None:
         raise HTTPException(404, detail=f"no objection with id {objection_id!r}")
     public_id = objection.submission.public_id
-    who, _ = _form(request, session, public_id, csrf_token, Action.ACT_ON_OBJECTION)
-    return _carry_out(
+    who, _ = checked_form(request, session, public_id, csrf_token, Action.ACT_ON_OBJECTION)
+    return carry_out(
         session,
         public_id,
         lambda: act(
@@ -514,8 +397,8 @@ def complete_from_page(
     notes: str = Form("", max_length=text.LONG),
     csrf_token: str = Form(""),
 ) -> Response:
-    who, submission = _form(request, session, public_id, csrf_token, Action.COMPLETE_REVIEW)
-    return _carry_out(
+    who, submission = checked_form(request, session, public_id, csrf_token, Action.COMPLETE_REVIEW)
+    return carry_out(
         session,
         public_id,
         lambda: complete_review(
@@ -524,18 +407,6 @@ def complete_from_page(
         form="review-complete",
         kept={"notes": notes},
     )
-
-
-def _day(public_id: str, form: str, written: str, kept: dict[str, str]) -> dt.date | None:
-    """A date field of a form: None when left empty, else refused unless ISO 8601."""
-    if not written.strip():
-        return None
-    try:
-        return dt.date.fromisoformat(written.strip())
-    except ValueError:
-        raise SubmissionFormRefused(
-            public_id, form, f"{written!r} is not a date (YYYY-MM-DD)", 422, kept
-        ) from None
 
 
 @router.post("/submissions/{public_id}/decisions")
@@ -556,12 +427,12 @@ def decide_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     decision = Action.WITHDRAW if action == "withdraw" else Action.DECIDE
-    who, submission = _form(request, session, public_id, csrf_token, decision)
+    who, submission = checked_form(request, session, public_id, csrf_token, decision)
     kept = {"action": action, "reason": reason, "override": override, "division": division,
             "availability": availability, "target_availability_date": target_availability_date,
             "objection": objection, "undisputed": undisputed}  # fmt: skip
-    day = _day(public_id, "decision", target_availability_date, kept)
-    return _carry_out(
+    day = form_day(public_id, "decision", target_availability_date, kept)
+    return carry_out(
         session,
         public_id,
         lambda: decide(
@@ -592,9 +463,9 @@ def embargo_from_page(
     embargo_date: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
 ) -> Response:
-    who, submission = _form(request, session, public_id, csrf_token, Action.CHANGE_EMBARGO)
-    day = _day(public_id, "embargo", embargo_date, {"embargo_date": embargo_date})
-    return _carry_out(
+    who, submission = checked_form(request, session, public_id, csrf_token, Action.CHANGE_EMBARGO)
+    day = form_day(public_id, "embargo", embargo_date, {"embargo_date": embargo_date})
+    return carry_out(
         session,
         public_id,
         lambda: change_embargo(
@@ -623,15 +494,17 @@ def preview_extension_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     """The submitter asks for the Preview window's one extension (rules §11.10)."""
-    who, submission = _form(request, session, public_id, csrf_token, Action.ASK_PREVIEW_EXTENSION)
+    who, submission = checked_form(
+        request, session, public_id, csrf_token, Action.ASK_PREVIEW_EXTENSION
+    )
     kept = {"new_date": new_date, "reason": reason}
-    day = _day(public_id, "preview-extension", new_date, kept)
+    day = form_day(public_id, "preview-extension", new_date, kept)
     if day is None:
         raise SubmissionFormRefused(
             public_id, "preview-extension", "give the new date the result is Available by", 422,
             kept,
         )  # fmt: skip
-    return _carry_out(
+    return carry_out(
         session,
         public_id,
         lambda: ask_extension(session=session, settings=settings, who=who,
@@ -654,14 +527,14 @@ def preview_decision_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     """The chair grants or refuses the extension asked for."""
-    who, submission = _form(
+    who, submission = checked_form(
         request, session, public_id, csrf_token, Action.DECIDE_PREVIEW_EXTENSION
     )
     if decision not in ("grant", "refuse"):
         raise SubmissionFormRefused(
             public_id, "preview-decision", "decide: grant or refuse", 422, {"note": note}
         )
-    return _carry_out(
+    return carry_out(
         session,
         public_id,
         lambda: decide_extension(session=session, settings=settings, who=who,
@@ -683,13 +556,13 @@ def reviewer_from_page(
     email: str = Form("", max_length=text.SHORT),
     csrf_token: str = Form(""),
 ) -> Response:
-    who, submission = _form(request, session, public_id, csrf_token, Action.ASSIGN_REVIEWER)
+    who, submission = checked_form(request, session, public_id, csrf_token, Action.ASSIGN_REVIEWER)
     chosen = None
     if email.strip():
         chosen = user_by_email(session, email)
         if chosen is None:
             raise SubmissionFormRefused(public_id, "", f"no user {email!r}", 404)
-    return _carry_out(
+    return carry_out(
         session,
         public_id,
         lambda: assign_reviewer(
@@ -713,8 +586,8 @@ def point_state_from_page(
     """The chair's point decisions, and the submitter's withdrawal of a faulty point (the
     rule of who may do which is ``policy.may_set_point_state``)."""
     move = Action.WITHDRAW_POINT if state == "withdrawn" else Action.JUDGE_POINT
-    who, submission = _form(request, session, public_id, csrf_token, move)
-    return _carry_out(
+    who, submission = checked_form(request, session, public_id, csrf_token, move)
+    return carry_out(
         session,
         public_id,
         lambda: set_point_state(
@@ -743,8 +616,8 @@ def withdraw_from_page(
     csrf_token: str = Form(""),
 ) -> Response:
     """The submitting organisation withdraws its submission (rules §11.7)."""
-    who, submission = _form(request, session, public_id, csrf_token, Action.WITHDRAW)
-    return _carry_out(
+    who, submission = checked_form(request, session, public_id, csrf_token, Action.WITHDRAW)
+    return carry_out(
         session,
         public_id,
         lambda: withdraw(
@@ -829,97 +702,6 @@ def review_queue_page(request: Request, session: SessionDep, settings: SettingsD
     if not who.has(Scope.REVIEW):
         raise HTTPException(403, detail="the review queue is the committee's")
     return _queue_page(request, session, settings, who)
-
-
-@router.get("/review/audits", response_class=HTMLResponse)
-def audits_page(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
-    """The audit rounds (rules §11.12): the committee's nominations and ballots, the
-    chairs' tally, draw, steps and outcomes."""
-    who = principal_of(request)
-    if who is None:
-        return RedirectResponse("/login?next=/review/audits", status_code=303)
-    if not who.has(Scope.REVIEW):
-        raise HTTPException(403, detail="the audits are the committee's")
-    return _audits_page(request, session, settings, who)
-
-
-def _audits_page(
-    request: Request,
-    session: Session,
-    settings: Settings,
-    who: Principal,
-    error: str | None = None,
-    status: int = 200,
-) -> Response:
-    return templates.TemplateResponse(
-        request,
-        "review/audits.html",
-        {
-            "rounds": rounds_view(session, settings),
-            "is_chair": who.has(Scope.PUBLISH),
-            "is_member": who.organization_id is not None,
-            "this_quarter": quarter_now(settings, get_now(request)),
-            "steps": STEPS,
-            "outcomes": list(Outcome),
-            "kinds": list(NominationKind),
-            "findings": list(Screening),
-            "is_neutral": who.role == Role.NEUTRAL,
-            "error": error,
-        },
-        status_code=status,
-    )
-
-
-@router.post("/review/audits", response_class=HTMLResponse)
-def audits_act(
-    request: Request,
-    session: SessionDep,
-    settings: SettingsDep,
-    now: NowDep,
-    act: str = Form("", max_length=text.SHORT),
-    quarter: str = Form("", max_length=text.SHORT),
-    audit: str = Form("", max_length=text.SHORT),
-    submission: str = Form("", max_length=text.SHORT),
-    reason: str = Form("", max_length=text.REASON),
-    ranking: Annotated[list[str] | None, Form()] = None,
-    cohort: str = Form("", max_length=text.SHORT),
-    step: str = Form("", max_length=text.SHORT),
-    on: str = Form("", max_length=text.SHORT),
-    note: str = Form("", max_length=text.REASON),
-    outcome: str = Form("", max_length=text.SHORT),
-    kind: str = Form(NominationKind.COMMITTEE, max_length=text.SHORT),
-    points: str = Form("", max_length=text.REASON),
-    reproduction: str = Form("", max_length=text.LONG),
-    deviation: str = Form("", max_length=text.REASON),
-    rule_cited: str = Form("", max_length=text.SHORT),
-    nomination: str = Form("", max_length=text.SHORT),
-    finding: str = Form("", max_length=text.SHORT),
-    admit: str = Form("", max_length=text.SHORT),
-    csrf_token: str = Form(""),
-) -> Response:
-    """One act of an audit round, a nomination or an audit, by whoever the services let
-    take it."""
-    verify_csrf(request, csrf_token)
-    who = signed_in_as(request, Scope.REVIEW)
-    try:
-        day = dt.date.fromisoformat(on) if on else None
-    except ValueError:
-        return _audits_page(request, session, settings, who, f"{on!r} is not a date", 422)
-    fields = AuditFields(
-        quarter=quarter, audit=audit, reason=reason, ranking=tuple(ranking or []),
-        submission=visible_submission(session, who, submission) if submission else None,
-        cohort=cohort, step=step, on=day, note=note, outcome=outcome, kind=kind,
-        case=ReproducibilityCase(tuple(points.replace(",", " ").split()), reproduction,
-                                 deviation, rule_cited),
-        nomination=nomination, finding=finding, admit=admit == "yes",
-    )  # fmt: skip
-    try:
-        act_on_audits(act, fields, session=session, settings=settings, who=who, at=now)
-    except Refused as exc:
-        session.rollback()
-        return _audits_page(request, session, settings, who, exc.message, status_of(exc))
-    session.commit()
-    return RedirectResponse("/review/audits", status_code=303)
 
 
 @router.post("/review/publish", response_class=HTMLResponse)
