@@ -4,19 +4,24 @@ whose results differ, said beside the form with nothing kept; the chair's verdic
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import tarfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import func, select
 
+from app.db.models import Correction
 from app.db.session import Database
 from app.main import create_app
 from app.pipeline import JOB_KINDS, run_checks
 from app.settings import Settings
 from tests.support.accounts import ACCOUNTS, PASSWORD, bearer, create_accounts, form_token
+from tests.support.bundles import tar_bytes
 from tests.support.corrections import Bundles, bundles, change_result, fix_readme
 from tests.support.fakes import RecordingQueue
+from tests.support.hostile import gnu_long_name, zip_overlap
 
 Env = tuple[TestClient, dict[str, dict[str, str]], str, Bundles, RecordingQueue]
 
@@ -108,3 +113,35 @@ def test_the_page_offers_the_form_and_says_a_refusal_beside_it(env: Env) -> None
     _sign_in(client, "reviewer")
     theirs = client.get(f"/submissions/{sid}").text
     assert "state-checking" in theirs and 'class="correction-form"' not in theirs
+
+
+def _traversal() -> bytes:
+    info = tarfile.TarInfo("Acme_Corp/sub-corr/../../escaped.txt")
+    info.size = 2
+    return tar_bytes([(info, b"hi")])
+
+
+@pytest.mark.parametrize(
+    ("name", "archive"),
+    [
+        ("traversal.tar.gz", _traversal),
+        ("long-name.tar.gz", gnu_long_name),
+        ("overlap.zip", zip_overlap),
+        ("garbage.tar.gz", lambda: b"\x1f\x8b not really gzip"),
+    ],
+)
+def test_a_hostile_correction_is_refused_in_the_reading_child_and_leaves_nothing(
+    env: Env, settings: Settings, database: Database, name: str, archive: Callable[[], bytes]
+) -> None:
+    client, who, sid, _made, queue = env
+    sent = len(queue.sent)
+    refused = client.post(f"/api/v1/submissions/{sid}/corrections", headers=who["submitter"],
+                          files={"file": (name, archive())}, data={"reason": "docs"})  # fmt: skip
+    assert 400 <= refused.status_code < 500, refused.text
+    assert refused.json()["error"]["message"]
+    assert len(queue.sent) == sent
+    with database.session() as session:
+        assert session.scalar(select(func.count()).select_from(Correction)) == 0
+    assert list(settings.data_dir.parent.rglob("escaped.txt")) == []  # nowhere on disk
+    leftovers = list(settings.tmp_dir.iterdir()) if settings.tmp_dir.exists() else []
+    assert leftovers == [], leftovers
