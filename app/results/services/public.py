@@ -847,7 +847,11 @@ def public_disclosures(
     if submission is None or access_to(session, who, submission) < Access.FULL:
         return None
     system = next((s for s in submission.systems if s.dir_name == system_dir), None)
-    fields = system_disclosures(settings, submission).get(system_dir, {}).get("fields", {})
+    disclosed = system_disclosures(settings, submission).get(system_dir, {})
+    fields = disclosed.get("fields", {})
+    # A client-over-network result's endpoint and its contact (rules §11.10): a buyer may
+    # try it; shown as text, never followed.
+    endpoint = disclosed.get("endpoint") or {}
 
     def shown(value: object) -> str | None:
         return None if value is None or value == "" else str(value)
@@ -864,5 +868,7 @@ def public_disclosures(
         "Division": shown(system.division) if system else None,
         "Availability": shown(system.availability) if system else None,
         **fields,
+        "Endpoint": shown(endpoint.get("url")),
+        "Endpoint contact": shown(endpoint.get("contact")) if endpoint.get("url") else None,
     }
     return {k: v for k, v in facts.items() if v is not None}
