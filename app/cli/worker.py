@@ -6,7 +6,8 @@ import os
 
 import click
 
-from app.settings import get_settings
+from app.core.policy import PolicyInvalid
+from app.settings import get_settings, review_policy
 
 
 @click.command("worker", short_help="run a Celery worker process")
@@ -15,6 +16,13 @@ from app.settings import get_settings
 @click.option("--beat", is_flag=True, help="also run the scheduler of the review clocks")
 def worker_process(concurrency: int | None, loglevel: str, beat: bool) -> None:
     """Run a Celery worker process on the portal's queue."""
+    settings = get_settings()
+    try:
+        # A broken review policy file stops the worker at start, naming the entry, as it
+        # stops the web process, rather than failing the first job that reads it.
+        review_policy(settings)
+    except PolicyInvalid as exc:
+        raise click.ClickException(str(exc)) from exc
     import worker.tasks  # noqa: F401  (registers the tasks)
     from worker.celery_app import celery_app
 
@@ -23,7 +31,7 @@ def worker_process(concurrency: int | None, loglevel: str, beat: bool) -> None:
         "--loglevel",
         loglevel,
         "--concurrency",
-        str(concurrency or get_settings().worker_concurrency),
+        str(concurrency or settings.worker_concurrency),
         "--queues",
         "portal",
         "--without-gossip",

@@ -230,3 +230,22 @@ def test_super_passes_set_list_unset(
     assert "no super-pass is defined for 'cnn_dailymail'" in capsys.readouterr().err
     assert main(["super-passes", "list"]) == 0
     assert capsys.readouterr().out == ""
+
+
+def test_a_worker_with_a_broken_policy_file_stops_at_start_naming_the_entry(
+    tmp_path: Path,
+) -> None:
+    import os
+    from importlib.resources import files
+
+    shipped = files("app.core").joinpath("review_policy.toml").read_text("utf-8")
+    broken_file = tmp_path / "policy.toml"
+    broken_file.write_text(shipped.replace("per_year = 8", 'per_year = "eight"'))
+    env = {**os.environ, "ENDPOINTS_PORTAL_DATA_DIR": str(tmp_path / "data"),
+           "ENDPOINTS_PORTAL_REVIEW_POLICY_FILE": str(broken_file)}  # fmt: skip
+    started = subprocess.run(
+        [sys.executable, "-m", "app.cli", "worker"], capture_output=True, text=True,
+        cwd=PROJECT_ROOT, env=env, timeout=120,
+    )  # fmt: skip
+    assert started.returncode != 0
+    assert str(broken_file) in started.stderr and "per_year" in started.stderr
