@@ -109,7 +109,7 @@ from app.submissions.services.visibility import access_to
 from tests.support.accounts import ACCOUNTS, create_accounts
 from tests.support.bundles import broken
 from tests.support.checks import check_each_bundle_once
-from tests.support.corrections import add_docs
+from tests.support.corrections import add_docs, fix_readme
 from tests.support.fakes import RecordingQueue
 from tests.support.rows import must
 from tests.support.services import (
@@ -169,8 +169,10 @@ def _archives(folder: Path) -> list[Path]:
             submission_id=f"sub-model-{i}",
         )
         built.append(factory.archive(folder / f"good-{i}.tar.gz"))
-        # The same results with the docs corrected (rules §11.7).
+        # The same results with the docs corrected (rules §11.7), and again after
+        # finalization.
         factory.archive(folder / f"corrected-{i}.tar.gz", edits=(add_docs,))
+        factory.archive(folder / f"late-{i}.tar.gz", edits=(add_docs, fix_readme))
     bad = BundleFactory(submission_id="sub-model-bad").archive(
         folder / "bad.tar.gz", edits=broken("inflated-system-tps")
     )
@@ -438,11 +440,13 @@ class LifecycleModel(RuleBasedStateMachine):
         finalization the chair approves it (a new version of the record) or declines it."""
         with self.session() as session:
             sub = must(session.get(Submission, submission))
+            late = sub.state == SubmissionState.FINALIZED
             corrected = self.archives[0].with_name(
-                sub.original_filename.replace("good", "corrected")
+                sub.original_filename.replace("good", "late" if late else "corrected")
             )
-            if not corrected.exists() or corrections_of(session, sub):
-                return  # the bundle the checks reject, or its docs corrected already
+            done = [c for c in corrections_of(session, sub) if c.after_finalization == late]
+            if not corrected.exists() or done:
+                return  # the bundle the checks reject, or corrected so already
             queue = RecordingQueue()
             received = receive_local(
                 corrected, self.settings.tmp_dir, self.settings.max_upload_bytes
@@ -462,7 +466,8 @@ class LifecycleModel(RuleBasedStateMachine):
                     correction_id=correction.public_id, actor=ACCOUNTS["chair"][0],
                     reason="" if approve else "not a correction", at=self.now))  # fmt: skip
                 run_correction_check(**checked, job_id=queue.sent[-1][0])
-            STATS[f"correction {corrections_of(session, sub)[-1].state}"] += 1
+            last = corrections_of(session, sub)[-1]
+            STATS[f"correction {last.state}" + (" after finalization" if late else "")] += 1
 
     @rule(submission=submissions)
     def reassign(self, submission: int) -> None:
