@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,21 @@ class Bundles:
         for edit in edits:
             edit(copy / self.root.name)
         return pack_tree(copy, self.work / f"{name}.tar.gz", "tar.gz", arcname=copy.name)
+
+
+def edited_archive(source: Path, dest: Path, *edits: Callable[[Path], None]) -> Path:
+    """*source* (a ``<org>/<submission_id>/`` tar.gz) unpacked, its submission root
+    edited, packed again as *dest*: a corrected bundle without building it anew."""
+    work = dest.with_suffix(".d")
+    with tarfile.open(source) as tar:
+        tar.extractall(work, filter="data")
+    [org] = [p for p in work.iterdir() if p.is_dir()]
+    [root] = [p for p in org.iterdir() if (p / "results").is_dir()]
+    for edit in edits:
+        edit(root)
+    packed = pack_tree(org, dest, "tar.gz", arcname=org.name)
+    shutil.rmtree(work)
+    return packed
 
 
 def bundles(tmp_path: Path, name: str = "corr") -> Bundles:

@@ -109,7 +109,7 @@ from app.submissions.services.visibility import access_to
 from tests.support.accounts import ACCOUNTS, create_accounts
 from tests.support.bundles import broken
 from tests.support.checks import check_each_bundle_once
-from tests.support.corrections import add_docs, fix_readme
+from tests.support.corrections import add_docs, edited_archive, fix_readme
 from tests.support.fakes import RecordingQueue
 from tests.support.rows import must
 from tests.support.services import (
@@ -168,11 +168,12 @@ def _archives(folder: Path) -> list[Path]:
             curves=(CurveSpec(model="llama3_1-8b", concurrencies=extra, events_at=8),),
             submission_id=f"sub-model-{i}",
         )
-        built.append(factory.archive(folder / f"good-{i}.tar.gz"))
+        good = factory.archive(folder / f"good-{i}.tar.gz")
+        built.append(good)
         # The same results with the docs corrected (rules §11.7), and again after
         # finalization.
-        factory.archive(folder / f"corrected-{i}.tar.gz", edits=(add_docs,))
-        factory.archive(folder / f"late-{i}.tar.gz", edits=(add_docs, fix_readme))
+        edited_archive(good, folder / f"corrected-{i}.tar.gz", add_docs)
+        edited_archive(good, folder / f"late-{i}.tar.gz", add_docs, fix_readme)
     bad = BundleFactory(submission_id="sub-model-bad").archive(
         folder / "bad.tar.gz", edits=broken("inflated-system-tps")
     )
