@@ -216,6 +216,12 @@ class CorrectionState(enum.StrEnum):
     DECLINED = "declined"  # the chair said no
 
 
+#: A correction not yet decided: one at a time per submission.
+UNDECIDED_CORRECTIONS = frozenset(
+    {CorrectionState.CHECKING, CorrectionState.REQUESTED, CorrectionState.APPROVED}
+)
+
+
 # A fraud report (rules §11.5, app.review.domain.fraud): screened, then decided.
 class FraudState(enum.StrEnum):
     SCREENING = "screening"

@@ -56,9 +56,16 @@ def upgrade() -> None:
         batch_op.create_index(
             batch_op.f("ix_corrections_submission_id"), ["submission_id"], unique=False
         )
+        # One undecided correction per submission.
+        undecided = sa.text("state IN ('approved', 'checking', 'requested')")
+        batch_op.create_index(
+            "uq_corrections_undecided", ["submission_id"], unique=True,
+            sqlite_where=undecided, postgresql_where=undecided,
+        )  # fmt: skip
 
 
 def downgrade() -> None:
     with op.batch_alter_table("corrections", schema=None) as batch_op:
+        batch_op.drop_index("uq_corrections_undecided")
         batch_op.drop_index(batch_op.f("ix_corrections_submission_id"))
     op.drop_table("corrections")

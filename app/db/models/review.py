@@ -12,14 +12,17 @@ from sqlalchemy import (
     Boolean,
     Date,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.lifecycle import (
+    UNDECIDED_CORRECTIONS,
     CorrectionState,
     FraudOutcome,
     FraudState,
@@ -323,6 +326,9 @@ class Audit(Base):
     submission: Mapped[Submission] = relationship()
 
 
+UNDECIDED_SQL = "state IN ({})".format(", ".join(f"'{s}'" for s in sorted(UNDECIDED_CORRECTIONS)))
+
+
 class Correction(Base):
     """A new bundle for a submission whose results are the submitted ones, byte for byte,
     less the points withdrawn: its non-result content corrected (rules §11.7). The
@@ -330,6 +336,16 @@ class Correction(Base):
     the chair (after finalization); until then the archive is kept here only."""
 
     __tablename__ = "corrections"
+    # One undecided correction per submission, even for two filed at the same instant.
+    __table_args__ = (
+        Index(
+            "uq_corrections_undecided",
+            "submission_id",
+            unique=True,
+            sqlite_where=text(UNDECIDED_SQL),
+            postgresql_where=text(UNDECIDED_SQL),
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     public_id: Mapped[str] = mapped_column(

@@ -20,6 +20,7 @@ import logging
 
 from pydantic import BaseModel, Field
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal
@@ -31,7 +32,13 @@ from app.checks.domain.datasets import catalogue
 from app.checks.domain.findings import Severity, Verdict
 from app.checks.services.checks import checker_registries, store_results
 from app.checks.services.findings import record_findings
-from app.core.lifecycle import CorrectionState, JobState, PointState, SubmissionState
+from app.core.lifecycle import (
+    UNDECIDED_CORRECTIONS,
+    CorrectionState,
+    JobState,
+    PointState,
+    SubmissionState,
+)
 from app.core.refusals import Kind, Refused
 from app.core.times import Clock
 from app.db.models import Correction, Job, Submission, utcnow
@@ -58,8 +65,6 @@ from app.submissions.services.storage import ReceivedFile
 log = logging.getLogger(__name__)
 
 CHECK_CORRECTION = "check_correction"
-UNDECIDED = frozenset({CorrectionState.CHECKING, CorrectionState.REQUESTED,
-                       CorrectionState.APPROVED})  # fmt: skip
 _SHOWN_PROBLEMS = 5
 
 
@@ -128,7 +133,7 @@ def correction_of(session: Session, submission: Submission, public_id: str) -> C
 def undecided(session: Session, submission: Submission) -> Correction | None:
     return session.scalar(
         select(Correction).where(
-            Correction.submission_id == submission.id, Correction.state.in_(UNDECIDED)
+            Correction.submission_id == submission.id, Correction.state.in_(UNDECIDED_CORRECTIONS)
         )
     )
 
@@ -216,8 +221,7 @@ def file_correction(
             changed_files=changed, reason=reason.strip(), filed_by=who.email, filed_at=at,
             after_finalization=after_finalization(facts_of(session, submission)),
         )  # fmt: skip
-        session.add(correction)
-        session.flush()
+        add_correction(session, correction)
         keep_extraction(settings, reading.tree, received.sha256)
     finally:
         received.path.unlink(missing_ok=True)
@@ -226,6 +230,21 @@ def file_correction(
     record(session, submission, action="correction filed", actor=who.email, at=at, reason=said)
     _queue_checks(session, queue, correction)
     return correction
+
+
+def add_correction(session: Session, correction: Correction) -> None:
+    """Store *correction*; one filed at the same instant as another is refused (the
+    database's index, where the check above cannot see the other)."""
+    try:
+        with session.begin_nested():
+            session.add(correction)
+            session.flush()
+    except IntegrityError as exc:
+        raise CorrectionRefused(
+            "correction-pending",
+            "another correction of this submission was filed at the same moment: one at a time",
+            Kind.CONFLICT,
+        ) from exc
 
 
 def _queue_checks(session: Session, queue: JobQueue, correction: Correction) -> None:
@@ -414,6 +433,6 @@ def fail_correction_check(
     job.error = reason
     job.finished_at = clock()
     correction = correction_of_job(session, job.id)
-    if correction is not None and correction.state in UNDECIDED:
+    if correction is not None and correction.state in UNDECIDED_CORRECTIONS:
         _refuse(session, correction, f"its checks could not run: {reason}", clock())
     session.commit()

@@ -21,6 +21,7 @@ from app.db.session import Database
 from app.publishing.services.change_log import change_log
 from app.publishing.services.ledger import entries_after
 from app.review.services.corrections import (
+    add_correction,
     decide_correction,
     file_correction,
     run_correction_check,
@@ -286,3 +287,30 @@ def test_the_chair_declines_a_request_and_nothing_changes(
         assert correction.state == CorrectionState.DECLINED
         assert submission.archive_id != correction.archive_id
         assert change_log(session, submission.public_id) == []
+
+
+@pytest.mark.postgresql
+def test_the_database_holds_one_undecided_correction_per_submission(
+    database: Database, settings: Settings, tree: tuple[Bundles, int]
+) -> None:
+    """Two corrections filed at the same instant both pass the service's look: the index
+    keeps the second out, and file_correction says so (decided ones are many)."""
+    made, sid = tree
+    queue = RecordingQueue()
+    with database.session() as session:
+        first = _file(session, settings, queue, sid, made.archive("first", fix_readme))
+        session.commit()
+
+        def another(state: CorrectionState) -> Correction:
+            return Correction(
+                submission_id=sid, archive_id=first.archive_id, archive_format="tar.gz",
+                bundle_root=first.bundle_root, content_digest=first.content_digest,
+                changed_files=[], reason="r", filed_by="x", filed_at=FILED, state=state,
+            )  # fmt: skip
+
+        with pytest.raises(Refused, match="filed at the same moment"):
+            add_correction(session, another(CorrectionState.REQUESTED))
+        add_correction(session, another(CorrectionState.REFUSED))
+        add_correction(session, another(CorrectionState.DECLINED))
+        session.commit()
+        assert _corrections(session) == 3
