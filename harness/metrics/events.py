@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import IO, Any, TypedDict
 
@@ -94,11 +95,12 @@ class Output:
         except TypeError:
             return "".join(str(v) for v in value)
 
-    @property
+    # Read several times per response (the summary, the re-count's scans): joined once.
+    @cached_property
     def content(self) -> str:
         return self._join(self.output)
 
-    @property
+    @cached_property
     def reasoning_text(self) -> str:
         return self._join(self.reasoning)
 
