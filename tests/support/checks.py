@@ -18,7 +18,6 @@ import pytest
 
 from app.checks.domain.compliance import ComplianceResult, run_compliance
 from app.checks.services import checks
-from app.review.services import corrections
 from app.submissions.domain.bundle import content_digest
 
 
@@ -33,5 +32,4 @@ def check_each_bundle_once(monkeypatch: pytest.MonkeyPatch) -> Callable[[], int]
         return answers[key]
 
     monkeypatch.setattr(checks, "run_compliance", checked)
-    monkeypatch.setattr(corrections, "run_compliance", checked)
     return lambda: len(answers)

@@ -212,14 +212,7 @@ def check_submission(
         fail_check(session=session, job=job, reason=_unreadable(exc, submission), clock=clock)
         return job
 
-    result = run_compliance(
-        root,
-        evaluated_at=clock(),
-        calendar=business_calendar(settings),
-        earlier_uploads=_earlier_uploads(session, submission),
-        registries=checker_registries(settings),
-        datasets=catalogue(settings.extra_datasets),
-    )
+    result = official_checks(settings, root, clock(), _earlier_uploads(session, submission))
     if more_findings is not None:
         result = with_findings(result, more_findings(session, submission, root, result))
     set_progress(session, job, "storing findings and results", 0.8)
@@ -319,6 +312,24 @@ def retry_check(*, session: Session, queue: JobQueue, submission: Submission) ->
     session.flush()
     enqueue_after_commit(session, queue, job)
     return job
+
+
+def official_checks(
+    settings: Settings,
+    root: Path,
+    at: dt.datetime,
+    earlier_uploads: list[EarlierUpload] | None = None,
+) -> ComplianceResult:
+    """The compliance checks of the bundle at *root* at *at*, in the context the portal
+    is configured with (its calendar, the seed-set and drafter lists, the datasets)."""
+    return run_compliance(
+        root,
+        evaluated_at=at,
+        calendar=business_calendar(settings),
+        earlier_uploads=earlier_uploads,
+        registries=checker_registries(settings),
+        datasets=catalogue(settings.extra_datasets),
+    )
 
 
 def checker_registries(settings: Settings) -> Registries:

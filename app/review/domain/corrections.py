@@ -45,9 +45,10 @@ def may_correct(actor: Actor, facts: SubmissionFacts, pending: str | None) -> Re
     return None
 
 
-def after_finalization(facts: SubmissionFacts) -> bool:
-    """Whether a correction filed now is a request for the chair (rules §11.7)."""
-    return facts.state == SubmissionState.FINALIZED
+def after_finalization(state: SubmissionState) -> bool:
+    """Whether a correction of a submission in *state* is a request for the chair (rules
+    §11.7): filed then, or checked then."""
+    return state == SubmissionState.FINALIZED
 
 
 def result_changes(

@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select
@@ -151,16 +152,12 @@ def nominate(
         raise AuditRefused("nominated", "the result is nominated in this round already")
     if not reason.strip():
         raise AuditRefused("reason-required", "say why it should be audited", Kind.INVALID)
-    screened = kind == NominationKind.REPRODUCIBILITY
+    screened = case if kind == NominationKind.REPRODUCIBILITY else None  # checked above
     nomination = AuditNomination(
         submission=submission, nominated_by=who.email, organization_id=org,
         reason=reason.strip(), at=at, kind=kind,
         state=SlateState.SCREENING if screened else SlateState.ON_SLATE,
-        points=list(case.points) if screened and case else None,
-        reproduction=case.reproduction.strip() if screened and case else None,
-        deviation=case.deviation.strip() if screened and case else None,
-        rule_cited=case.rule_cited.strip() if screened and case else None,
-        screenings=[] if screened else None,
+        **(_case_columns(screened) if screened else {}),
     )  # fmt: skip
     round_.nominations.append(nomination)
     record(session, submission, action="nominated for audit", actor=who.email,
@@ -171,6 +168,15 @@ def nominate(
                f"Reproducibility nomination to screen ({round_.quarter})",
                f"{who.email}: {nomination.reason}", "/review/audits")  # fmt: skip
     return nomination
+
+
+def _case_columns(case: ReproducibilityCase) -> dict[str, Any]:
+    """A reproducibility nomination's case as its row keeps it, no screening yet."""
+    return {
+        "points": list(case.points), "reproduction": case.reproduction.strip(),
+        "deviation": case.deviation.strip(), "rule_cited": case.rule_cited.strip(),
+        "screenings": [],
+    }  # fmt: skip
 
 
 def _nominating_org(

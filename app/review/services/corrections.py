@@ -27,17 +27,15 @@ from app.accounts.services.accounts import Principal
 from app.accounts.services.authorization import actor_of
 from app.accounts.services.notifications import chairs, members_of, notify
 from app.audit import policy_in_force, record
-from app.checks.domain.compliance import ComplianceResult, run_compliance
-from app.checks.domain.datasets import catalogue
+from app.checks.domain.compliance import ComplianceResult
 from app.checks.domain.findings import Severity, Verdict
-from app.checks.services.checks import checker_registries, store_results
+from app.checks.services.checks import official_checks, store_results
 from app.checks.services.findings import record_findings
 from app.core.lifecycle import (
     UNDECIDED_CORRECTIONS,
     CorrectionState,
     JobState,
     PointState,
-    SubmissionState,
 )
 from app.core.refusals import Kind, Refused
 from app.core.times import Clock
@@ -51,9 +49,10 @@ from app.review.domain.corrections import (
     may_correct,
     result_changes,
 )
+from app.review.services.points import labelled_points
 from app.review.services.policy import facts_of
 from app.review.services.review import keep_record
-from app.settings import Settings, business_calendar
+from app.settings import Settings
 from app.storage import StorageError
 from app.submissions.domain.archive import ArchiveRejected
 from app.submissions.domain.bundle import manifest
@@ -152,10 +151,7 @@ def correction_refusal(
 
 def _withdrawn(submission: Submission) -> frozenset[str]:
     return frozenset(
-        f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}"
-        for c in submission.curves
-        for p in c.points
-        if p.state == PointState.WITHDRAWN
+        label for label, p in labelled_points(submission) if p.state == PointState.WITHDRAWN
     )
 
 
@@ -219,7 +215,7 @@ def file_correction(
             bundle_submission_id=reading.submission_dir_name,
             content_digest=reading.content_digest, disclosed=reading.disclosed,
             changed_files=changed, reason=reason.strip(), filed_by=who.email, filed_at=at,
-            after_finalization=after_finalization(facts_of(session, submission)),
+            after_finalization=after_finalization(submission.state),
         )  # fmt: skip
         add_correction(session, correction)
         keep_extraction(settings, reading.tree, received.sha256)
@@ -334,16 +330,10 @@ def _check_and_follow(
         log.error("correction %s: its archive cannot be read: %s", correction.public_id, exc)
         _refuse(session, correction, "its stored archive cannot be read", clock())
         return
-    result = run_compliance(
-        root, evaluated_at=clock(), calendar=business_calendar(settings),
-        registries=checker_registries(settings), datasets=catalogue(settings.extra_datasets),
-    )  # fmt: skip
+    result = official_checks(settings, root, clock())
     if (problem := _failed(submission, result)) is not None:
         _refuse(session, correction, problem, clock())
-    elif (
-        correction.state == CorrectionState.CHECKING
-        and submission.state == SubmissionState.FINALIZED
-    ):
+    elif correction.state == CorrectionState.CHECKING and after_finalization(submission.state):
         # Filed in review and finalized since, it is the chair's to approve all the same.
         correction.after_finalization = True
         correction.state = CorrectionState.REQUESTED

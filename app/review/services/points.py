@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from sqlalchemy.orm import Session
 
 from app.db.models import Point, Submission
+
+
+def labelled_points(submission: Submission) -> Iterator[tuple[str, Point]]:
+    """Each point of *submission* with its label ``<system>/<model>/<point dir>``."""
+    for curve in submission.curves:
+        for point in curve.points:
+            yield f"{curve.system.dir_name}/{curve.benchmark_model}/{point.dir_name}", point
 
 
 def find_point(session: Session, submission: Submission, label: str) -> Point | None:

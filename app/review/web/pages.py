@@ -64,6 +64,7 @@ from app.review.services.objections import (
     objections_of,
     offered_actions,
 )
+from app.review.services.points import labelled_points
 from app.review.services.policy import facts_of
 from app.review.services.previews import ask_extension, decide_extension
 from app.review.services.reachability import endpoint_views, record_reachability
@@ -208,11 +209,10 @@ def review_context(
         "point_states": POINT_STATES,
         # Each point with the states this person may move it to now.
         "point_moves": {
-            f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}": [
+            label: [
                 st for st in POINT_STATES if may_set_point_state(asking, facts, p.state, st) is None
             ]
-            for c in submission.curves
-            for p in c.points
+            for label, p in labelled_points(submission)
         },
         **_remedies_context(session, settings, submission, who, now, facts),
         "timeline": timeline_view(session, submission),
