@@ -9,6 +9,11 @@ states of rules §11.1 extend this machine.
 from __future__ import annotations
 
 import enum
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.core.policy import StatusMapping
 
 
 class SubmissionState(enum.StrEnum):
@@ -148,21 +153,30 @@ def result_status(state: SubmissionState, for_review: bool) -> ResultStatus | No
 
 
 FINALIZED_BADGE = "finalized"
+UNLISTED_BADGE = "unlisted"
 
 
 def status_badge(
-    state: SubmissionState, for_review: bool, mode: PublicationMode, published: bool
+    state: SubmissionState,
+    for_review: bool,
+    mode: PublicationMode,
+    public: Collection[str],
+    statuses: StatusMapping,
 ) -> str | None:
     """The status a page shows on a submission: its results' status, except that a result
     in confidential review is "confidential" (it is provisional, "peer review pending",
-    only in provisional publication mode) and a finalized one is "verified" only once a
-    cohort published it as verified (*published*), "finalized" until then (architecture,
-    decision 7)."""
+    only in provisional publication mode; "unverified" where the policy reads the word so),
+    a finalized one is "verified" only once a cohort published it as verified, "finalized"
+    until then, and an upload outside review that the policy keeps off the record is
+    "unlisted" (architecture, decision 7; rules §11.11). *public*: the statuses of its
+    versions in the record."""
     status = result_status(state, for_review)
     if status == ResultStatus.PROVISIONAL and mode == PublicationMode.CONFIDENTIAL:
-        return "confidential"
-    if status == ResultStatus.VERIFIED and not published:
+        return statuses.confidential_badge
+    if status == ResultStatus.VERIFIED and ResultStatus.VERIFIED not in public:
         return FINALIZED_BADGE
+    if status == ResultStatus.UNVERIFIED and not public and not statuses.lists_outside_review:
+        return UNLISTED_BADGE
     return status.value if status else None
 
 

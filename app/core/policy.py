@@ -54,6 +54,38 @@ class AuditTerms:
     reproducibility_screeners: int = 2  # neutral members who screen such a nomination
 
 
+# What each of the portal's labels may mean in the rules' terms (rules §11.11, open
+# question B6: the rules define neither word). verified and provisional have one reading
+# each, the API's and the record's vocabulary; unverified has the two the spec lists.
+STATUS_READINGS: dict[str, tuple[str, ...]] = {
+    "verified": ("finalized",),  # finalized by peer review and published (SR §6.4)
+    "provisional": ("peer-review-pending",),  # provisional publication in review (SR §6.2.3)
+    "unverified": ("outside-review", "confidential-review"),
+}
+
+
+@dataclass(frozen=True)
+class StatusMapping:
+    """The portal's labels in the rules' terms (rules §11.11); the values are readings of
+    :data:`STATUS_READINGS`."""
+
+    verified: str = "finalized"
+    provisional: str = "peer-review-pending"
+    unverified: str = "outside-review"
+
+    @property
+    def lists_outside_review(self) -> bool:
+        """Uploads outside MLCommons review are public, as unverified, from their cohort;
+        under the other reading the label is taken and they stay with their organisation."""
+        return self.unverified == "outside-review"
+
+    @property
+    def confidential_badge(self) -> str:
+        """What the committee's and the organisation's pages call a result in confidential
+        review (never public, rules §11.2 A)."""
+        return "unverified" if self.unverified == "confidential-review" else "confidential"
+
+
 @dataclass(frozen=True)
 class ReviewPolicy:
     review: ReviewRules = ReviewRules()
@@ -65,6 +97,7 @@ class ReviewPolicy:
     committee_window_cohorts: int = 12
     con_reachable_days: int = 90
     audits: AuditTerms = AuditTerms()
+    statuses: StatusMapping = StatusMapping()
 
     @property
     def digest(self) -> str:
@@ -124,6 +157,16 @@ def _penalties(data: Any, where: str) -> tuple[Penalty, ...]:
     return tuple(out)
 
 
+def _statuses(data: Any, where: str) -> StatusMapping:
+    table = _table(data, where, set(STATUS_READINGS))
+    for label, readings in STATUS_READINGS.items():
+        if table[label] not in readings:
+            allowed = ", ".join(f'"{r}"' for r in readings)
+            raise PolicyInvalid(f"{where}.{label}: must be {'one of ' if len(readings) > 1 else ''}"
+                                f"{allowed} (rules §11.11)")  # fmt: skip
+    return StatusMapping(**table)
+
+
 # The [review] table's entries: ReviewRules' fields, the response clocks named as the
 # rules name them.
 _REVIEW_ENTRIES = {
@@ -140,7 +183,7 @@ def read_policy(text: str, where: str) -> ReviewPolicy:
     except tomllib.TOMLDecodeError as exc:
         raise PolicyInvalid(f"{where}: not TOML: {exc}") from exc
     top = _table(data, where, {"review", "late_objections", "disputes", "fraud", "curve",
-                               "committee", "availability", "audits"})  # fmt: skip
+                               "committee", "availability", "audits", "statuses"})  # fmt: skip
     review = _table(top["review"], f"{where} [review]", _REVIEW_ENTRIES)
     at = f"{where} [review]"
     rules = ReviewRules(
@@ -171,6 +214,7 @@ def read_policy(text: str, where: str) -> ReviewPolicy:
         committee_window_cohorts=_count(committee, "window_cohorts", f"{where} [committee]", 1),
         con_reachable_days=_count(availability, "con_reachable_days", f"{where} [availability]", 1),
         audits=AuditTerms(**_counts(top["audits"], f"{where} [audits]", AuditTerms, 1)),
+        statuses=_statuses(top["statuses"], f"{where} [statuses]"),
     )
 
 

@@ -131,11 +131,11 @@ class Submission(Base):
     check_runs: Mapped[list[CheckRun]] = relationship(
         back_populates="submission", order_by="CheckRun.id"
     )
-    # Its versions in the public record as verified: a finalized result is "verified" only
-    # once published (architecture, decision 7). Loaded with every list of submissions.
-    verified_versions: Mapped[list[Publication]] = relationship(
+    # Its versions in the public record: a finalized result is "verified" only once
+    # published as such (architecture, decision 7). Loaded with every list of submissions.
+    record_versions: Mapped[list[Publication]] = relationship(
         primaryjoin="and_(Publication.submission_id == Submission.id, "
-        "Publication.removed_at.is_(None), Publication.status == 'verified')",
+        "Publication.removed_at.is_(None))",
         viewonly=True,
         lazy="selectin",
     )

@@ -76,7 +76,7 @@ def submission_detail(
     if access < Access.FULL:
         curves = [curve_view(c, active_only=True) for c in submission.curves]
         return PublicSubmission.model_validate(
-            {**summary_fields(submission), "links": links, "curves": curves,
+            {**summary_fields(submission, settings), "links": links, "curves": curves,
              "standing": standing}
         )  # fmt: skip
     run = latest_check_run(session, submission)
@@ -84,7 +84,7 @@ def submission_detail(
     disclosures = system_disclosures(settings, submission)
     return SubmissionDetail.model_validate(
         {
-            **summary_fields(submission),
+            **summary_fields(submission, settings),
             "links": links,
             "review": review_summary(session, settings, submission)
             if access >= Access.REVIEW

@@ -63,7 +63,7 @@ def render_submission(
             request,
             "dossier/submission_public.html",
             {
-                "s": submission_summary(submission),
+                "s": submission_summary(submission, settings),
                 "curves": [curve_view(c, active_only=True) for c in submission.curves],
                 "footnote": PRELIMINARY_FOOTNOTE,
                 "standing": standing,
@@ -83,7 +83,7 @@ def render_submission(
             "missing_tokenizers": missing_tokenizers(settings, submission),
             **_recounts(session, submission),
             **_reproducing(settings, submission, curves, refused),
-            "s": submission_summary(submission),
+            "s": submission_summary(submission, settings),
             "standing": standing,
             # The Preview extension's forms: the one rule says who is offered which.
             "may_ask_extension": may(actor_of(who, submission), Action.ASK_PREVIEW_EXTENSION)

@@ -9,7 +9,9 @@ releases it, the next one after), so once a cohort is released what it showed st
 was, while the active page (the latest version of every submission) follows at once.
 
 - unverified uploads are public from their cohort, without a result id and outside the
-  official export (architecture, decision 7);
+  official export (architecture, decision 7), unless the review policy reads "unverified"
+  as a result in confidential review (``[statuses]``, rules §11.11): then an upload not
+  yet public stays with its organisation;
 - provisional ("peer review pending", rules §11.2 C) from their cohort or their embargo
   date; the tag is removed at finalization;
 - finalized results are verified from the first cohort after finalization (delayed by
@@ -77,7 +79,7 @@ from app.publishing.services.curves import offline_of, step_line_of, x_metric_of
 from app.publishing.services.embargo import embargo_release
 from app.publishing.services.ledger import seal_removal, seal_version
 from app.publishing.services.standing import granted_extension, published_standing
-from app.settings import Settings
+from app.settings import Settings, review_policy
 from app.submissions.services.disclosures import system_disclosures
 
 _NOT_COPIED = frozenset({"id", "publication_id"})
@@ -207,6 +209,8 @@ def due_status(
         if held is not None:
             return status if now >= release_at(held, tz) else None
         return status if _cohort_released(latest, submission.due_cohort) else None
+    if not was_public and not review_policy(settings).statuses.lists_outside_review:
+        return None  # the policy reads "unverified" otherwise (rules §11.11): not listed
     due = submission.eligible_cohort or submission.target_cohort
     return status if _cohort_released(latest, due) else None
 

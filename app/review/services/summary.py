@@ -90,7 +90,7 @@ def review_queue(
     return [
         QueuedSubmission.model_validate(
             {
-                **summary_fields(s),
+                **summary_fields(s, settings),
                 "review": review_summary(session, settings, s),
                 "assigned_to_me": s.reviewer_id == user_id,
                 "systems": [system.system_name or system.dir_name for system in s.systems],

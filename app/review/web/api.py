@@ -423,7 +423,7 @@ def put_point_state(
             at=now,
         ),
     )
-    return refused or submission_summary(submission)
+    return refused or submission_summary(submission, settings)
 
 
 @router.get("/inbox", response_model=Inbox)
@@ -508,7 +508,7 @@ def decide_submission(
             undisputed=body.undisputed,
         ),
     )
-    return failed or submission_summary(submission)
+    return failed or submission_summary(submission, settings)
 
 
 class WithdrawalRequest(BaseModel):
@@ -539,7 +539,7 @@ def withdraw_submission(
             at=now,
         ),
     )
-    return failed or submission_summary(submission)
+    return failed or submission_summary(submission, settings)
 
 
 @router.get("/submissions/{public_id}/timeline", response_model=Listing[TimelineEntry])

@@ -649,7 +649,7 @@ def files_page(
         request,
         "submissions/files.html",
         {
-            "s": submission_summary(submission),
+            "s": submission_summary(submission, settings),
             "files": bundle_files(settings, submission),
             "path": path,
             "content": content,

@@ -20,6 +20,7 @@ from app.core.lifecycle import (
 from app.core.views import Timestamp
 from app.db.models import CheckRun, Curve, Submission
 from app.jobs.views import JobView
+from app.settings import Settings, review_policy
 
 STATE_LABELS = {
     "received": "Received, waiting for a worker",
@@ -99,8 +100,10 @@ class SubmissionSummary(BaseModel):
     result_status: ResultStatus | None = Field(description="the status its results carry")
     status_badge: str | None = Field(
         description="what pages show: the status, or 'confidential' for a result in "
-        "confidential review (never called provisional), or 'finalized' for one finalized "
-        "but not yet published (verified once a cohort publishes it)"
+        "confidential review (never called provisional; 'unverified' where the review "
+        "policy's [statuses] reads the word so), 'finalized' for one finalized but not yet "
+        "published (verified once a cohort publishes it), or 'unlisted' for an upload "
+        "outside review that the policy keeps off the record"
     )
     verdict: Verdict | None
     checker_version: str | None
@@ -112,7 +115,7 @@ class SubmissionSummary(BaseModel):
     job: JobView | None = Field(description="the latest check job")
 
 
-def summary_fields(submission: Submission) -> dict[str, object]:
+def summary_fields(submission: Submission, settings: Settings) -> dict[str, object]:
     """A submission's summary as keyword arguments, for the read models that extend it."""
     job = submission.jobs[-1] if submission.jobs else None
     return {
@@ -132,7 +135,8 @@ def summary_fields(submission: Submission) -> dict[str, object]:
             SubmissionState(submission.state),
             submission.for_review,
             PublicationMode(submission.publication_mode),
-            published=bool(submission.verified_versions),
+            {version.status for version in submission.record_versions},
+            review_policy(settings).statuses,
         ),
         "verdict": submission.verdict,
         "checker_version": submission.checker_version,
@@ -145,8 +149,8 @@ def summary_fields(submission: Submission) -> dict[str, object]:
     }
 
 
-def submission_summary(submission: Submission) -> SubmissionSummary:
-    return SubmissionSummary.model_validate(summary_fields(submission))
+def submission_summary(submission: Submission, settings: Settings) -> SubmissionSummary:
+    return SubmissionSummary.model_validate(summary_fields(submission, settings))
 
 
 def links_of(public_id: str) -> dict[str, str]:
@@ -162,10 +166,12 @@ class UploadedSubmission(SubmissionSummary):
     links: dict[str, str]
 
 
-def uploaded_submission(submission: Submission, duplicate: bool) -> UploadedSubmission:
+def uploaded_submission(
+    submission: Submission, duplicate: bool, settings: Settings
+) -> UploadedSubmission:
     return UploadedSubmission.model_validate(
         {
-            **summary_fields(submission),
+            **summary_fields(submission, settings),
             "duplicate": duplicate,
             "links": links_of(submission.public_id),
         }

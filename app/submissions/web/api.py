@@ -112,12 +112,13 @@ async def create_submission(
     except UploadProblem as problem:
         return error_response(problem.code, problem.message, problem.status, member=problem.member)
     response.status_code = 200 if accepted.duplicate else 201
-    return uploaded_submission(accepted.submission, accepted.duplicate)
+    return uploaded_submission(accepted.submission, accepted.duplicate, settings)
 
 
 @router.get("/submissions", response_model=Counted[SubmissionSummary])
 def read_submissions(
     session: SessionDep,
+    settings: SettingsDep,
     who: PrincipalDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=2**31)] = 0,
@@ -127,7 +128,7 @@ def read_submissions(
     review too, and every one for the committee and the chair."""
     visible = visible_clause(session, who)
     rows, total = list_submissions(session, visible, limit=limit, offset=offset)
-    return Counted(data=[submission_summary(s) for s in rows], count=total)
+    return Counted(data=[submission_summary(s, settings) for s in rows], count=total)
 
 
 @router.get("/submissions/{public_id}/status", response_model=SubmissionStatus)

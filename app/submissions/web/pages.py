@@ -10,7 +10,7 @@ from app.accounts.web.pages import sign_in_first
 from app.accounts.web.security import PrincipalDep, page_router
 from app.checks.services.rules import rule_view
 from app.core.authorization import Scope
-from app.settings import Settings
+from app.settings import Settings, review_policy
 from app.submissions.services.views import (
     list_submissions,
     submission_summary,
@@ -26,12 +26,14 @@ SEVERITY_LABELS = {"error": "Errors", "warning": "Warnings", "info": "Passed che
 
 
 @router.get("/submissions", response_class=HTMLResponse)
-def submissions_page(request: Request, session: SessionDep, who: PrincipalDep) -> Response:
+def submissions_page(
+    request: Request, session: SessionDep, settings: SettingsDep, who: PrincipalDep
+) -> Response:
     rows, total = list_submissions(session, visible_clause(session, who), limit=100)
     return templates.TemplateResponse(
         request,
         "submissions/index.html",
-        {"submissions": [submission_summary(s) for s in rows], "total": total},
+        {"submissions": [submission_summary(s, settings) for s in rows], "total": total},
     )
 
 
@@ -60,6 +62,7 @@ def _upload_page(
             "rule": rule_view(problem.code) if problem else None,
             "limit": settings.max_upload_bytes,
             "organization": organization.name if organization else None,
+            "lists_outside_review": review_policy(settings).statuses.lists_outside_review,
         },
         status_code=problem.status if problem else 200,
     )

@@ -69,14 +69,23 @@ def test_a_result_is_badged_verified_only_once_published_and_never_provisional_i
     None
 ):
     from app.core.lifecycle import PublicationMode, SubmissionState, status_badge
+    from app.core.policy import StatusMapping
 
     review, final = SubmissionState.PASSED_CHECKS, SubmissionState.FINALIZED
     confidential, provisional = PublicationMode.CONFIDENTIAL, PublicationMode.PROVISIONAL
-    assert status_badge(review, True, confidential, published=False) == "confidential"
-    assert status_badge(review, True, provisional, published=False) == "provisional"
-    assert status_badge(review, False, confidential, published=False) == "unverified"
+    shipped = StatusMapping()
+    assert status_badge(review, True, confidential, (), shipped) == "confidential"
+    assert status_badge(review, True, provisional, (), shipped) == "provisional"
+    assert status_badge(review, False, confidential, (), shipped) == "unverified"
     # Verified means finalized and published (architecture, decision 7).
-    assert status_badge(final, True, confidential, published=False) == "finalized"
-    assert status_badge(final, True, provisional, published=False) == "finalized"
-    assert status_badge(final, True, confidential, published=True) == "verified"
-    assert status_badge(SubmissionState.REJECTED, True, confidential, published=False) is None
+    assert status_badge(final, True, confidential, (), shipped) == "finalized"
+    assert status_badge(final, True, provisional, ("provisional",), shipped) == "finalized"
+    assert status_badge(final, True, confidential, ("verified",), shipped) == "verified"
+    assert status_badge(SubmissionState.REJECTED, True, confidential, (), shipped) is None
+    # The other reading of "unverified" (rules §11.11): a result in confidential review;
+    # an upload outside review is then unlisted unless it was public before.
+    other = StatusMapping(unverified="confidential-review")
+    assert status_badge(review, True, confidential, (), other) == "unverified"
+    assert status_badge(review, False, confidential, (), other) == "unlisted"
+    assert status_badge(review, False, confidential, ("unverified",), other) == "unverified"
+    assert status_badge(review, True, provisional, (), other) == "provisional"

@@ -25,6 +25,9 @@ def test_the_shipped_file_holds_the_rules_values() -> None:
         90, 32, 2,
     )  # fmt: skip
     assert policy.disputes.statements_business_days == 10 and policy.disputes.appeal_days == 14
+    # The charts' labels as the spec suggests reading them (rules §11.11).
+    assert policy.statuses.lists_outside_review
+    assert policy.statuses.confidential_badge == "confidential"
 
 
 def test_an_operators_file_changes_the_values_in_force(tmp_path: Path) -> None:
@@ -47,6 +50,10 @@ def test_an_operators_file_changes_the_values_in_force(tmp_path: Path) -> None:
         (("withdraw = true", "withdraw = 1"), "penalties[2].withdraw: must be true or false"),
         (("resolution_days = 42", "resolution_days = 14"), "resolution_days must end after"),
         (("[curve]", "[curve\n"), "not TOML"),
+        (('unverified = "outside-review"', 'unverified = "rdi"'),
+         '[statuses].unverified: must be one of "outside-review", "confidential-review"'),
+        (('verified = "finalized"', 'verified = "audited"'),
+         '[statuses].verified: must be "finalized"'),
     ],
 )  # fmt: skip
 def test_a_broken_file_is_refused_naming_the_entry(

@@ -226,7 +226,7 @@ def test_after_finalization_the_chair_approves_and_the_record_and_change_log_car
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0",
                        at=pt(2026, 12, 2, 8))  # fmt: skip
         session.commit()
-        versions = len(submission.verified_versions)
+        versions = len(submission.record_versions)
         correction = _file(session, settings, queue, sid, made.archive("late", rename_system))
         session.commit()
         assert correction.after_finalization
