@@ -56,6 +56,7 @@ from app.review.web import fraud as review_fraud
 from app.review.web import fraud_pages as review_fraud_pages
 from app.review.web import organizations as review_organizations
 from app.review.web import pages as review_pages
+from app.review.web import policy_pages as review_policy_pages
 from app.review.web import releases as review_releases
 from app.runs.web import api as runs_api
 from app.runs.web import pages as runs_pages
@@ -86,7 +87,7 @@ FEATURES = (
     submissions_api, dossier_api, runs_api, review_api, review_releases, results_api,
     checks_api, review_organizations, review_fraud, review_disputes, review_audits,
     review_corrections, review_pages, review_correction_pages, review_fraud_pages,
-    review_audit_pages,
+    review_audit_pages, review_policy_pages,
     submissions_pages, dossier_pages,
     runs_pages, results_pages, results_record, webhooks_api, webhooks_pages,
     checks_pages, accounts_pages, accounts_invitations, official_api, official_transfers,

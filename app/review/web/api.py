@@ -4,8 +4,6 @@ changes, per-point states and the inbox (rules §4.2, §4.4, §11.1, §11.4)."""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import asdict
-from typing import Any
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
@@ -15,12 +13,12 @@ from sqlalchemy.orm import Session
 from app.accounts.services.accounts import Principal, get_user, user_by_email
 from app.accounts.services.notifications import Inbox, inbox_view, mark_read
 from app.accounts.web.security import PrincipalDep, ReviewerDep, SignedInDep
-from app.audit import TimelineEntry, policy_named, timeline_view
+from app.audit import TimelineEntry, timeline_view
 from app.checks.services.checks import retry_check
 from app.core import text_limits as text
 from app.core.authorization import Action
 from app.core.divisions import Availability, Division
-from app.core.views import Listing, Timestamp
+from app.core.views import Listing
 from app.db.models import Submission, User
 from app.publishing.domain.standing import Remedy
 from app.publishing.services.previews import preview_facts
@@ -38,6 +36,13 @@ from app.review.services.objections import (
     objections_of,
 )
 from app.review.services.policy import facts_of
+from app.review.services.policy_record import (
+    KeptPolicy,
+    PolicyView,
+    kept_policies,
+    kept_policy_view,
+    policy_in_force_view,
+)
 from app.review.services.previews import (
     PreviewView,
     ask_extension,
@@ -52,7 +57,7 @@ from app.review.services.summary import (
     review_queue,
     review_summary,
 )
-from app.settings import Settings, review_clock, review_policy
+from app.settings import Settings, review_clock
 from app.submissions.domain.visibility import Access
 from app.submissions.services.views import SubmissionSummary, links_of, submission_summary
 from app.submissions.web.access import acting_on, visible_submission
@@ -68,33 +73,31 @@ def _user(session: SessionDep, who: Principal) -> User:
     return user
 
 
-class PolicyView(BaseModel):
-    digest: str = Field(description="SHA-256 of the values: decisions and versions name it")
-    values: dict[str, Any] = Field(description="the values (app/core/review_policy.toml)")
-    first_in_force_at: Timestamp | None = Field(
-        default=None, description="when a decision or a version first named it"
-    )
-
-
 @router.get("/review-policy", response_model=PolicyView)
-def read_review_policy(settings: SettingsDep) -> PolicyView:
+def read_review_policy(session: SessionDep, settings: SettingsDep) -> PolicyView:
     """The review policy in force (rules §15: windows, clocks, penalties, disputes, the late
-    window, the point cap, the committee window) with its digest, which each decision and
-    each version of the record names."""
-    policy = review_policy(settings)
-    return PolicyView(digest=policy.digest, values=asdict(policy))
+    window, the point cap, the committee window, audits, the statuses' reading) with its
+    digest, which each decision and each version of the record names."""
+    return policy_in_force_view(session, settings)
+
+
+@router.get("/review-policies", response_model=Listing[KeptPolicy])
+def read_review_policies(session: SessionDep, settings: SettingsDep) -> Listing[KeptPolicy]:
+    """Every review policy a decision or a version of the record named, the earliest
+    first: a change applies from then on, and the older ones stay readable."""
+    return Listing(data=kept_policies(session, settings))
 
 
 @router.get("/review-policies/{digest}", response_model=PolicyView)
-def read_review_policy_by_digest(digest: str, session: SessionDep) -> PolicyView:
+def read_review_policy_by_digest(
+    digest: str, session: SessionDep, settings: SettingsDep
+) -> PolicyView:
     """A policy that was in force, by the digest a decision or a version of the record
     names."""
-    kept = policy_named(session, digest)
+    kept = kept_policy_view(session, settings, digest)
     if kept is None:
         raise HTTPException(404, detail=f"no review policy with digest {digest!r}")
-    return PolicyView(
-        digest=kept.digest, values=kept.values, first_in_force_at=kept.first_in_force_at
-    )
+    return kept
 
 
 @router.get("/submissions/{public_id}/endpoints", response_model=Listing[EndpointView])

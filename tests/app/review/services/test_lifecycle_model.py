@@ -1192,8 +1192,9 @@ NOT_THE_RECORD = {
     "/api/v1/submissions/{public_id}/timeline", "/api/v1/objections/{objection_id}",
     # Fraud reports: the chairs', the neutral members' and the filer's (their own tests).
     "/api/v1/submissions/{public_id}/fraud-reports", "/api/v1/fraud-reports/{report_id}",
-    # The review policy's values (tests/app/core/test_policy.py, test_decisions.py).
-    "/api/v1/review-policy", "/api/v1/review-policies/{digest}",
+    # The review policy's values (tests/app/core/test_policy.py, test_decisions.py,
+    # tests/app/review/web/test_policy_page.py).
+    "/api/v1/review-policy", "/api/v1/review-policies", "/api/v1/review-policies/{digest}",
     # The committee's audit rounds (tests/app/review/services/test_audits.py).
     "/api/v1/audit-rounds",
     # A CoN endpoint's checks: the review's members' (test_reachability.py).
@@ -1254,6 +1255,8 @@ NOT_THE_RECORD_PAGES = {
     "/webhooks",
     # The committee's audit rounds (tests/app/review/web/test_pages.py).
     "/review/audits",
+    # The review policy's values (tests/app/review/web/test_policy_page.py).
+    "/review/policy",
 }  # fmt: skip
 
 
