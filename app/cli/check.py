@@ -20,10 +20,8 @@ from harness.cli.kit import EXIT_FAILED, EXIT_OK, Failure, emit_json
 def check(path: Path, as_json: bool) -> int:
     """Check a submission directory, organisation directory or archive as the worker
     does; exit 1 when it is rejected."""
-    from app.checks.domain.compliance import run_compliance
-    from app.checks.services.checks import checker_registries
+    from app.checks.services.checks import official_checks
     from app.db.models import utcnow
-    from app.settings import business_calendar
     from app.submissions.domain.archive import ArchiveRejected
     from app.submissions.services.reading import read_archive
 
@@ -37,12 +35,8 @@ def check(path: Path, as_json: bool) -> int:
                 root = read_archive(settings, path, keep_events=False, under=Path(tmp)).folder
             except ArchiveRejected as exc:
                 raise Failure(f"{path}: {exc.message} ({exc.code})") from None
-        result = run_compliance(
-            root,
-            evaluated_at=utcnow(),
-            calendar=business_calendar(settings),
-            registries=checker_registries(settings),
-        )
+        # The context the worker checks in (calendar, registries, datasets), from one home.
+        result = official_checks(settings, root, utcnow())
     if as_json:
         emit_json(result.to_dict())
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -20,13 +21,14 @@ from tests.support.portal import start_portal, stop_portal
 FINDING_KEYS = {"rule", "severity", "passed", "clause", "title", "message", "fix", "path", "point"}
 
 
-def _check(*args: str) -> subprocess.CompletedProcess[str]:
+def _check(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "app.cli", "check", *args],
         capture_output=True,
         text=True,
         cwd=PROJECT_ROOT,
         timeout=120,
+        env=None if env is None else {**os.environ, **env},
     )
 
 
@@ -51,6 +53,23 @@ def test_rejected_directory_exits_one_and_keeps_official_ids(tmp_path: Path) -> 
     assert errors == {("metric-consistency-tpot-p90", "error"), ("power-descriptor", "error")}
 
 
+def test_the_local_check_reads_the_datasets_the_portal_is_configured_with(
+    tmp_path: Path,
+) -> None:
+    def rename(root: Path) -> None:
+        for point in root.glob("results/*/*/r*/point.yaml"):
+            point.write_text(point.read_text().replace("cnn_dailymail", "my_own_prompts"))
+
+    root = BundleFactory().build(tmp_path, edits=(rename,))
+
+    def warned(env: dict[str, str] | None) -> bool:
+        report = json.loads(_check(str(root), "--json", env=env).stdout)
+        return any(f["rule"] == "dataset-name" for f in report["findings"])
+
+    assert warned(None), "not in the official catalogue"
+    assert not warned({"ENDPOINTS_PORTAL_EXTRA_DATASETS": '["my_own_prompts"]'})
+
+
 def test_hostile_archive_and_missing_path_exit_two(tmp_path: Path) -> None:
     link = tarfile.TarInfo("org/x")
     link.type = tarfile.SYMTYPE
@@ -64,7 +83,6 @@ def test_hostile_archive_and_missing_path_exit_two(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_users_create_and_token(tmp_path: Path) -> None:
-    import os
 
     env = {
         **os.environ,
@@ -126,7 +144,6 @@ def test_users_create_and_token(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_publish_and_clock_act_at_now_and_orgs_set(tmp_path: Path) -> None:
     """--now is how operators (and tests) act at a set time; the cohort calendar holds."""
-    import os
 
     env = {
         **os.environ,
@@ -235,7 +252,6 @@ def test_super_passes_set_list_unset(
 def test_a_worker_with_a_broken_policy_file_stops_at_start_naming_the_entry(
     tmp_path: Path,
 ) -> None:
-    import os
     from importlib.resources import files
 
     shipped = files("app.core").joinpath("review_policy.toml").read_text("utf-8")
