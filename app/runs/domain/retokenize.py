@@ -47,6 +47,13 @@ PADDING_MIN_CHARS = 200
 PADDING_RUN = 32
 REPETITION_RATIO = 0.08
 _PADDING = re.compile(rf"\s{{{PADDING_RUN},}}")
+_LOOKAHEAD = 262  # zlib reaches back its window less this (MIN_LOOKAHEAD)
+# What counts whitespace without decoding (``\s`` and ``str.isspace`` agree): the ASCII
+# whitespace bytes, and the UTF-8 lead bytes of every other whitespace character.
+_ASCII_WHITESPACE = bytes(c for c in range(128) if chr(c).isspace())
+_WIDE_WHITESPACE_LEADS = tuple(
+    sorted({chr(c).encode()[:1] for c in range(128, 0x110000) if chr(c).isspace()})
+)
 
 
 @dataclass(frozen=True)
@@ -155,7 +162,9 @@ def duplication(output: Output) -> str | None:
                 "content" if arguments == content else "reasoning"
             )
     text = output.content + output.reasoning_text  # unstripped: trailing padding counts
-    if len(text) >= PADDING_MIN_CHARS:
+    # Runs of whitespace are never more of a text than its whitespace is: ordinary text
+    # (a sixth whitespace) is cleared by counting, without the pattern's scan.
+    if len(text) >= PADDING_MIN_CHARS and whitespace_at_most(text) > PADDING_SHARE * len(text):
         share = padded_share(text)
         if share > PADDING_SHARE:
             return f"{share:.0%} of its {len(text):,} characters are long runs of whitespace"
@@ -167,11 +176,27 @@ def padded_share(text: str) -> float:
     return sum(len(run) for run in _PADDING.findall(text)) / len(text) if text else 0.0
 
 
+def whitespace_at_most(text: str) -> int:
+    """At least as many as *text*'s whitespace characters; exactly as many in ASCII."""
+    data = text.encode("utf-8", "surrogatepass")
+    count = len(data) - len(data.translate(None, _ASCII_WHITESPACE))
+    if len(data) != len(text):  # beyond ASCII: each wide space starts with one of these
+        count += sum(data.count(lead) for lead in _WIDE_WHITESPACE_LEADS)
+    return count
+
+
 def compressed_share(text: str) -> float:
     """Compressed size over size: about a third for ordinary text, a few percent for a
     loop."""
     data = text.encode("utf-8")
-    return len(zlib.compress(data, 1)) / len(data) if data else 1.0
+    if not data:
+        return 1.0
+    # zlib.compress(data, 1) byte for byte, with a window just large enough for the text
+    # (every repeat in reach): the default 32 KB window's set-up is most of the work on
+    # a response of a few KB.
+    window = min(15, max(9, (len(data) + _LOOKAHEAD).bit_length()))
+    squeeze = zlib.compressobj(1, zlib.DEFLATED, window)
+    return (len(squeeze.compress(data)) + len(squeeze.flush())) / len(data)
 
 
 def is_duplicated(output: Output) -> bool:

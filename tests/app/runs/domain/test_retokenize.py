@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.checks.domain.findings import Finding, Severity
 from app.runs.domain.retokenize import (
+    PADDING_MIN_CHARS,
+    PADDING_SHARE,
     Analysis,
     DeclaredDataset,
     Reported,
     analyse,
+    compressed_share,
     duplication,
     is_duplicated,
     is_fake_first_chunk,
     official_window_requests,
+    padded_share,
     repetition,
+    whitespace_at_most,
 )
 from harness.load.dataset import Sample, dataset_keys, prompt_key
 from harness.load.engine import RunConfig
@@ -228,6 +236,31 @@ def test_duplication_and_padding_shapes() -> None:
     # A model's own loop is output, not padding: listed as repetitive, not duplicated.
     loop = Output(["ok", " " + "na" * 200])
     assert not is_duplicated(loop) and repetition(loop) is not None
+
+
+# Text with every kind of whitespace, wide ones included, and what it sits between.
+_SPACES = st.sampled_from([" ", "\t", "\n", "\x1c", "\u00a0", "\u2003", "\u3000", "\u0085"])
+_TEXT = st.lists(
+    st.one_of(_SPACES.map(lambda s: s * 40), _SPACES, st.text(max_size=8)), max_size=60
+).map("".join)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(_TEXT)
+def test_counting_whitespace_bounds_the_padding_and_never_changes_the_verdict(text: str) -> None:
+    exact = sum(ch.isspace() for ch in text)
+    bound = whitespace_at_most(text)
+    assert bound >= exact and (bound == exact or not text.isascii())
+    # The count only spares the pattern's scan: the verdict is the pattern's own.
+    scanned = len(text) >= PADDING_MIN_CHARS and padded_share(text) > PADDING_SHARE
+    assert (duplication(Output(text)) is not None) == scanned
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(st.lists(_TEXT, min_size=1, max_size=40).map(lambda parts: "".join(parts) * 3))
+def test_the_compressed_share_is_zlibs_own(text: str) -> None:
+    data = text.encode("utf-8")
+    assert compressed_share(text) == (len(zlib.compress(data, 1)) / len(data) if data else 1.0)
 
 
 ORDINARY_ANSWERS = [
