@@ -13,6 +13,7 @@ official arithmetic, for comparing with runs it produced).
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import nullcontext
@@ -173,6 +174,8 @@ def summarize(
 
 # A response waiting to be tokenized: uuid, line, output, finish reason, row, completion.
 _Pending = tuple[str, int, Output, str | None, _Row, int]
+# A batch sent to the background: its responses, and their prompts' and outputs' counts.
+_InFlight = tuple[list[_Pending], Future[tuple[list[int | None], list[tuple[int, int | None]]]]]
 
 
 @dataclass
@@ -213,12 +216,12 @@ class _Tally:
     pending: list[_Pending] = field(default_factory=list)
     pending_chars: int = 0
     prompts: list[Prompt] = field(default_factory=list)  # their ISL counted in the batch too
-    # The batch being counted in the background, and its counts to come. Its results are
-    # taken (settle) before anything else is observed, so every list and the observer see
-    # the responses in the order they would without the background.
-    in_flight: (
-        tuple[list[_Pending], Future[tuple[list[int | None], list[tuple[int, int | None]]]]] | None
-    ) = None
+    # The batches sent to the background, oldest first, with their counts to come: one
+    # counting and the next queued behind it, so the tokenizer never waits while the
+    # older one's results are taken. Results are taken in order (settle) before anything
+    # else is observed, so every list and the observer see the responses in the order
+    # they would without the background.
+    in_flight: deque[_InFlight] = field(default_factory=deque)
     # Each series' stat block, computed once for the summary and its snapshot.
     blocks: dict[tuple[int, bool], dict[str, Any]] = field(default_factory=dict)
     agentic: bool = field(init=False)
@@ -356,18 +359,21 @@ class _Tally:
             self.take(pending, self.counts.outputs(lines, outputs, with_tail))
             return
         assert isinstance(self.counts, LiveCounts)
-        self.settle()
         counted = self.background.submit(self.counts.batch, prompts, outputs, with_tail)
-        self.in_flight = (pending, counted)
+        self.in_flight.append((pending, counted))
+        while len(self.in_flight) > 2:  # memory stays bounded: two batches at most
+            self.take_oldest()
 
     def settle(self) -> None:
-        """Take the counts of the batch in the background, if one is."""
-        if self.in_flight is not None:
-            pending, counted = self.in_flight
-            self.in_flight = None
-            isl, outputs = counted.result()
-            self.isl.extend(n for n in isl if n is not None)
-            self.take(pending, outputs)
+        """Take the counts of every batch in the background, in the order sent."""
+        while self.in_flight:
+            self.take_oldest()
+
+    def take_oldest(self) -> None:
+        pending, counted = self.in_flight.popleft()
+        isl, outputs = counted.result()
+        self.isl.extend(n for n in isl if n is not None)
+        self.take(pending, outputs)
 
     def take(self, pending: list[_Pending], counted: list[tuple[int, int | None]]) -> None:
         for (uuid, line, output, reason, row, ts), (n_out, n_after) in zip(
