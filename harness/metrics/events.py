@@ -10,9 +10,8 @@ from __future__ import annotations
 import gzip
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
-from typing import IO, Any, TypedDict
+from typing import IO, Any, Generic, TypedDict, TypeVar, overload
 
 import orjson  # a pinned dependency: much faster than json on the hot path
 
@@ -65,6 +64,28 @@ class Prompt:
         return cls(text=padded[1], token_ids=padded[2], messages=padded[3], tools=padded[4])
 
 
+_T = TypeVar("_T")
+
+
+class _once(Generic[_T]):  # noqa: N801 - used as a decorator, like cached_property
+    """``functools.cached_property`` without the lock Python 3.11 takes on every first
+    read: a response's joined text is read per response on the re-count's hot path."""
+
+    def __init__(self, compute: Callable[[Any], _T]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> _once[_T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
+    def __get__(self, instance: object, owner: type | None = None) -> _T | _once[_T]:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value  # later reads find it in the instance, past this descriptor
+
+
 @dataclass(frozen=True)
 class Output:
     """``TextModelOutput``: ``output`` is ``[first_chunk, rest]`` (or a string when there
@@ -96,11 +117,11 @@ class Output:
             return "".join(str(v) for v in value)
 
     # Read several times per response (the summary, the re-count's scans): joined once.
-    @cached_property
+    @_once
     def content(self) -> str:
         return self._join(self.output)
 
-    @cached_property
+    @_once
     def reasoning_text(self) -> str:
         return self._join(self.reasoning)
 
