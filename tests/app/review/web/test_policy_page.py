@@ -33,6 +33,7 @@ def test_the_page_shows_the_values_in_force_and_each_policy_that_was(
         assert page.status_code == 200
         assert shipped in page.text and "not yet named" in page.text
         assert "peer review days" in page.text and "outside-review" in page.text
+        assert "<td>yes</td>" in page.text and "True" not in page.text  # the ladder's withdraw
     assert _name_the_policy(database, settings) == shipped
 
     path = tmp_path / "policy.toml"
