@@ -175,7 +175,7 @@ def status_badge(
         return statuses.confidential_badge
     if status == ResultStatus.VERIFIED and ResultStatus.VERIFIED not in public:
         return FINALIZED_BADGE
-    if status == ResultStatus.UNVERIFIED and not public and not statuses.lists_outside_review:
+    if status == ResultStatus.UNVERIFIED and statuses.keeps_private(was_public=bool(public)):
         return UNLISTED_BADGE
     return status.value if status else None
 

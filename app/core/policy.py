@@ -79,6 +79,11 @@ class StatusMapping:
         under the other reading the label is taken and they stay with their organisation."""
         return self.unverified == "outside-review"
 
+    def keeps_private(self, was_public: bool) -> bool:
+        """Whether an upload outside review stays with its organisation: under the other
+        reading, unless it was public before the reading changed."""
+        return not was_public and not self.lists_outside_review
+
     @property
     def confidential_badge(self) -> str:
         """What the committee's and the organisation's pages call a result in confidential

@@ -209,7 +209,7 @@ def due_status(
         if held is not None:
             return status if now >= release_at(held, tz) else None
         return status if _cohort_released(latest, submission.due_cohort) else None
-    if not was_public and not review_policy(settings).statuses.lists_outside_review:
+    if review_policy(settings).statuses.keeps_private(was_public):
         return None  # the policy reads "unverified" otherwise (rules §11.11): not listed
     due = submission.eligible_cohort or submission.target_cohort
     return status if _cohort_released(latest, due) else None

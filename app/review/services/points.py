@@ -18,9 +18,4 @@ def labelled_points(submission: Submission) -> Iterator[tuple[str, Point]]:
 
 def find_point(session: Session, submission: Submission, label: str) -> Point | None:
     """*label* is ``<system>/<model>/<point dir>``, as findings name points."""
-    for curve in submission.curves:
-        prefix = f"{curve.system.dir_name}/{curve.benchmark_model}/"
-        if label.startswith(prefix):
-            wanted = label[len(prefix) :]
-            return next((p for p in curve.points if p.dir_name == wanted), None)
-    return None
+    return next((point for named, point in labelled_points(submission) if named == label), None)
