@@ -78,7 +78,7 @@ def error_page(request: Request, status: int, message: str) -> Response:
     )
 
 
-async def http_error(request: Request, exc: Exception) -> Response:
+def http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     message = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
     no_route = exc.status_code == 404 and message == "Not Found"  # the router's own 404
@@ -99,7 +99,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
     return response
 
 
-async def refusal_error(request: Request, exc: Exception) -> Response:
+def refusal_error(request: Request, exc: Exception) -> Response:
     """A refusal no route turned into its own answer (nothing was committed)."""
     assert isinstance(exc, Refused)
     if wants_json(request):
@@ -107,7 +107,7 @@ async def refusal_error(request: Request, exc: Exception) -> Response:
     return error_page(request, status_of(exc), exc.message)
 
 
-async def validation_error(request: Request, exc: Exception) -> Response:
+def validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     problems = [
         {"field": ".".join(str(p) for p in e["loc"][1:]) or "the request", "message": e["msg"]}
@@ -119,7 +119,7 @@ async def validation_error(request: Request, exc: Exception) -> Response:
     return error_page(request, 422, text)
 
 
-async def server_error(request: Request, exc: Exception) -> Response:
+def server_error(request: Request, exc: Exception) -> Response:
     """The last resort: answered outside the other middleware, so it sets the security
     headers itself."""
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)

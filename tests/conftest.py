@@ -22,6 +22,7 @@ from app.settings import Settings, business_calendar
 from tests.support.bundles import broken
 from tests.support.demo import copy_demo_folder, demo_copy, load_in_background
 from tests.support.fakes import RecordingQueue
+from tests.support.loop_guard import install as refuse_queries_on_the_event_loop
 from tests.support.objectstore import shared_object_store
 from tests.support.portal import (
     RunningPortal,
@@ -58,6 +59,8 @@ BACKENDS = {
 # (tests/support/scheduling.py): the longest first, so that no process is left with a
 # minute-long test while the others have finished.
 HEAVIEST_FIRST = ("exhaustive", "slow", "browser")
+
+refuse_queries_on_the_event_loop()
 
 
 def pytest_configure(config: pytest.Config) -> None:

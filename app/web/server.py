@@ -7,6 +7,11 @@ then holds them all (slowloris). :class:`GuardedH11Protocol` gives every request
 long to finish its headers, on a new connection and between the requests of a kept-alive
 one; past it, the connection is closed. Request bodies are bounded by size in the app
 (``app.web.limits``).
+
+Both deadlines are timers, and an event loop busy past one runs its timers before it reads
+its sockets: a request that arrived in time would be dropped unanswered ("server
+disconnected") because the loop had not read it yet. A connection with bytes waiting in
+the kernel is therefore never given up as idle or slow.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import asyncio
 import copy
 import logging
 import re
+import socket
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -24,6 +30,23 @@ from uvicorn.config import LOGGING_CONFIG
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from app.settings import Settings, get_settings
+
+# How long a connection whose request arrived past its deadline has to be read.
+_GRACE_S = 0.5
+
+
+def request_waiting(transport: asyncio.BaseTransport) -> bool:
+    """Whether bytes from the client wait in the kernel, not yet read by the loop."""
+    sock = transport.get_extra_info("socket")
+    if sock is None:
+        return False
+    try:
+        # A duplicate of the descriptor: the transport's own socket object (uvloop's) can
+        # not be read from.
+        with socket.fromfd(sock.fileno(), sock.family, sock.type) as peek:
+            return bool(peek.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+    except OSError:  # nothing waiting (EAGAIN), or the connection is gone
+        return False
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -38,6 +61,7 @@ class GuardedH11Protocol(H11Protocol):
 
     def _arm(self) -> None:
         self._disarm()
+        self._graced = False
         self._header_deadline = self.loop.call_later(self._header_timeout_s, self._too_slow)
 
     def _disarm(self) -> None:
@@ -47,8 +71,24 @@ class GuardedH11Protocol(H11Protocol):
 
     def _too_slow(self) -> None:
         self._header_deadline = None
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-            self.transport.close()
+        if self.conn.their_state is not h11.IDLE or self.transport.is_closing():
+            return
+        if not self._graced and request_waiting(self.transport):
+            # The loop was busy past the deadline and runs its timers before it reads:
+            # the bytes are here, read next. Once per deadline, so a trickle gains nothing.
+            self._graced = True
+            self._header_deadline = self.loop.call_later(_GRACE_S, self._too_slow)
+            return
+        self.transport.close()
+
+    def timeout_keep_alive_handler(self) -> None:
+        """uvicorn closes a kept-alive connection idle past ``timeout_keep_alive``; one
+        whose next request already arrived (unread only because the loop was busy) is not
+        idle, and closing it would drop that request unanswered."""
+        if request_waiting(self.transport):
+            self.timeout_keep_alive_task = None
+            return
+        super().timeout_keep_alive_handler()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)

@@ -341,11 +341,12 @@ async def _tick(
     started = time.monotonic()
     while True:
         await asyncio.sleep(every_s)
-        on_progress(
-            Progress(
-                time.monotonic() - started, session.issued, session.finished, len(session.in_flight)
-            )
+        now = Progress(
+            time.monotonic() - started, session.issued, session.finished, len(session.in_flight)
         )
+        # In a thread: a callback that waits (the portal's worker writes the job's progress
+        # to its database) must never hold this loop, whose timestamps are the measurement.
+        await asyncio.to_thread(on_progress, now)
 
 
 async def run_samples(

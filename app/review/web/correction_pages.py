@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from functools import partial
 
-import anyio.to_thread
 from fastapi import Form, Request
 from fastapi.responses import Response
 
@@ -21,6 +20,7 @@ from app.submissions.web.access import acting_on
 from app.submissions.web.uploads import UploadProblem, receive_form
 from app.web.deps import NowDep, QueueDep, SessionDep, SettingsDep
 from app.web.forms import SubmissionFormRefused
+from app.web.threads import committed, in_thread
 
 router = page_router()
 
@@ -39,7 +39,7 @@ async def correct_from_page(
     """The submitting organisation uploads a corrected bundle."""
     who = signed_in_as(request)
     # Who may correct is asked before a byte of the archive is read.
-    submission = acting_on(session, who, public_id, Action.CORRECT)
+    submission = await in_thread(acting_on, session, who, public_id, Action.CORRECT)
     try:
         parsed, kept = await receive_form(
             request, session=session, settings=settings, who=who, check_csrf=True
@@ -54,11 +54,10 @@ async def correct_from_page(
         who=who, received=parsed.file, reason=kept.get("reason", ""), at=now,
     )  # fmt: skip
     try:
-        await anyio.to_thread.run_sync(work)
+        # In a thread: the archive is read by a child process while the loop goes on.
+        await in_thread(committed, session, work)
     except Refused as exc:
-        session.rollback()
         raise SubmissionFormRefused.of(public_id, _FORM, exc, kept) from exc
-    session.commit()
     return back_to(public_id, "corrections")
 
 

@@ -5,11 +5,12 @@ approves or declines it."""
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
-import anyio.to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from app.accounts.web.security import SignedInDep
 from app.core import text_limits as text
@@ -28,6 +29,7 @@ from app.submissions.web.access import acting_on, visible_submission
 from app.submissions.web.uploads import UploadProblem, receive_form
 from app.web.api_errors import answered, error_response, refused
 from app.web.deps import NowDep, QueueDep, SessionDep, SettingsDep
+from app.web.threads import committed, in_thread
 
 router = APIRouter(prefix="/api/v1", tags=["review: corrections"])
 
@@ -75,7 +77,7 @@ async def create_correction(
     queued; in review it is applied once they pass, after finalization it waits for the
     chair (rules §11.7)."""
     # Who may correct is asked before a byte of the archive is read.
-    submission = acting_on(session, who, public_id, Action.CORRECT)
+    submission = await in_thread(acting_on, session, who, public_id, Action.CORRECT)
     try:
         parsed, _ = await receive_form(
             request, session=session, settings=settings, who=who, check_csrf=False
@@ -83,18 +85,20 @@ async def create_correction(
     except UploadProblem as problem:
         return error_response(problem.code, problem.message, problem.status, member=problem.member)
     assert parsed.file is not None
-    work = partial(
-        file_correction, session=session, settings=settings, queue=queue, submission=submission,
-        who=who, received=parsed.file, reason=parsed.fields.get("reason", ""), at=now,
-    )  # fmt: skip
     try:
         # In a thread: the archive is read by a child process while the loop goes on.
-        correction = await anyio.to_thread.run_sync(work)
+        return await in_thread(
+            _file, session=session, settings=settings, queue=queue, submission=submission,
+            who=who, received=parsed.file, reason=parsed.fields.get("reason", ""), at=now,
+        )  # fmt: skip
     except Refused as exc:
-        session.rollback()
         return refused(exc)
-    session.commit()
-    return correction_view(correction)
+
+
+def _file(*, session: Session, **correction: Any) -> CorrectionView:
+    """The correction filed and committed (nothing kept when it is refused)."""
+    filed = committed(session, partial(file_correction, session=session, **correction))
+    return correction_view(filed)
 
 
 @router.get("/submissions/{public_id}/corrections", response_model=Listing[CorrectionView])

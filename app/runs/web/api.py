@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import anyio
 from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from app.accounts.services.accounts import Principal
 from app.accounts.services.authorization import authorize
@@ -14,7 +14,8 @@ from app.core import text_limits as text
 from app.core.authorization import Action
 from app.core.lifecycle import SubmissionState
 from app.core.views import Listing
-from app.db.models import Retokenization
+from app.db.models import Retokenization, Submission
+from app.jobs.queue import JobQueue
 from app.runs.services.reproductions import (
     ReproductionError,
     get_reproduction,
@@ -39,6 +40,7 @@ from app.runs.services.views import (
     run_time_series,
     steady_state_view,
 )
+from app.settings import Settings
 from app.storage import StorageError
 from app.submissions.domain.visibility import Access
 from app.submissions.services.archives import store_unavailable
@@ -48,12 +50,16 @@ from app.submissions.services.artifacts import (
     events_quota_refusal,
     register_events,
 )
+from app.submissions.services.artifacts import (
+    StoredEvents as EventsFile,
+)
 from app.submissions.services.storage import UploadTooLarge
 from app.submissions.services.visibility import access_to
 from app.submissions.web.access import acting_on, visible_submission
 from app.web.api_errors import ErrorBody, error_response, refused
 from app.web.deps import QueueDep, SessionDep, SettingsDep
 from app.web.ratelimit import enforce
+from app.web.threads import in_thread
 
 router = APIRouter(prefix="/api/v1", tags=["runs: re-counts and reproductions"])
 
@@ -100,27 +106,17 @@ async def upload_events(
     compressed at rest and re-counted. Uploading the same file again changes nothing.
     The submitting organisation (or the chair) uploads, within an hourly rate and a
     number of files per point."""
-    submission = acting_on(session, who, public_id, Action.UPLOAD_EVENTS)
-    # Before a byte is read: a flood of uploads costs the portal nothing.
-    enforce(request, "events upload", settings.events_uploads_per_hour, 3600,
-            key=f"user:{who.user_id}")  # fmt: skip
     label = f"{system}/{model}/{point}"
-    known = {
-        f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}"
-        for c in submission.curves
-        for p in c.points
-    }
-    if label not in known:
-        return error_response("no-such-point", f"the submission has no point {label!r}", 404)
-    files = events_files(session, submission, label)
-    if (refusal := events_quota_refusal(settings, label, files + 1)) is not None:
-        return refused(refusal)
+    # Before a byte is read: a flood of uploads costs the portal nothing.
+    target = await in_thread(_events_target, request, session, settings, who, public_id, label)
+    if isinstance(target, JSONResponse):
+        return target
     sink = EventsSink(settings)
     try:
         async for chunk in request.stream():
             # Hashing and compressing in a thread (both let go of Python's lock): the
             # event loop answers other requests while gigabytes arrive.
-            await anyio.to_thread.run_sync(sink.write, chunk)
+            await in_thread(sink.write, chunk)
     except UploadTooLarge as exc:
         sink.discard()
         return error_response("too-large", str(exc), 413)
@@ -131,9 +127,41 @@ async def upload_events(
         sink.discard()
         return error_response("empty", "the events file is empty", 400)
     try:
-        stored = sink.finish()
+        stored = await in_thread(sink.finish)
     except StorageError as exc:  # nothing recorded: the same upload works once it is back
         return refused(store_unavailable(exc, ", so nothing was recorded"))
+    answer = await in_thread(_record_events, session, settings, queue, who, target, label, stored)
+    if isinstance(answer, StoredEvents):
+        response.status_code = 201 if answer.created else 200
+    return answer
+
+
+def _events_target(
+    request: Request, session: Session, settings: Settings, who: Principal, public_id: str,
+    label: str,
+) -> Submission | JSONResponse:  # fmt: skip
+    """The submission whose point *label* takes another events file, or why not."""
+    submission = acting_on(session, who, public_id, Action.UPLOAD_EVENTS)
+    enforce(request, "events upload", settings.events_uploads_per_hour, 3600,
+            key=f"user:{who.user_id}")  # fmt: skip
+    known = {
+        f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}"
+        for c in submission.curves
+        for p in c.points
+    }
+    if label not in known:
+        return error_response("no-such-point", f"the submission has no point {label!r}", 404)
+    files = events_files(session, submission, label)
+    if (refusal := events_quota_refusal(settings, label, files + 1)) is not None:
+        return refused(refusal)
+    return submission
+
+
+def _record_events(
+    session: Session, settings: Settings, queue: JobQueue, who: Principal,
+    submission: Submission, label: str, stored: EventsFile,
+) -> StoredEvents | JSONResponse:  # fmt: skip
+    """The stored file registered for the point, its re-count queued; committed."""
     artifact, created = register_events(session, submission, label, stored, "upload")
     if created and (
         refusal := events_quota_refusal(settings, label, events_files(session, submission, label))
@@ -147,7 +175,6 @@ async def upload_events(
             actor=who.email,
         )  # fmt: skip
     session.commit()
-    response.status_code = 201 if created else 200
     return StoredEvents(
         point=label,
         sha256=artifact.sha256,

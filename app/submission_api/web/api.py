@@ -18,10 +18,12 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
+from app.accounts.services.accounts import Principal
 from app.accounts.services.authorization import authorize
 from app.accounts.web.security import MemberDep
 from app.core.authorization import Action
 from app.core.refusals import Kind, Refused
+from app.db.models import MeasuredRun
 from app.measurements.services.registry import (
     RunCreate,
     delete_run,
@@ -50,6 +52,7 @@ from app.submission_api.services.records import (
 from app.submission_api.services.transfers import awaiting_upload, download_url, upload_url
 from app.web.api_errors import refused
 from app.web.deps import NowDep, QueueDep, SessionDep, SettingsDep
+from app.web.threads import in_thread
 
 router = APIRouter(prefix="/submission-api", tags=["submission-api"])
 T = TypeVar("T")
@@ -194,21 +197,28 @@ def run_upload_url(
     return _done(session, SignedURLs(upload_url=signed.url, expires_in=signed.expires_in))
 
 
+def _run_and_pending(
+    session: Session, who: Principal, run_id: str, now: dt.datetime
+) -> tuple[MeasuredRun, bool]:
+    """The run as stored now, and whether its archive is still on its way (just PUT to
+    its presigned URL)."""
+    session.expire_all()
+    run = run_of(session, who, run_id)
+    return run, run.archive is None and awaiting_upload(session, "run", run.public_id, now)
+
+
 @router.get("/runs/{run_id}/archive", response_model=SignedURLs)
 async def run_download_url(
     run_id: str, session: SessionDep, settings: SettingsDep, who: MemberDep, now: NowDep
 ) -> SignedURLs | JSONResponse:
     """A URL that gives the run's archive for a few minutes. An archive still on its way
-    through the store (just PUT to its presigned URL) is waited for a while, as the CLI
-    composes a submission right after registering its runs."""
-    run = run_of(session, who, run_id)
+    through the store is waited for a while, as the CLI composes a submission right after
+    registering its runs."""
     deadline = now + dt.timedelta(seconds=ARCHIVE_WAIT_S)
-    while run.archive is None and awaiting_upload(session, "run", run.public_id, now):
-        if dt.datetime.now(dt.UTC) >= deadline:
-            break
+    run, pending = await in_thread(_run_and_pending, session, who, run_id, now)
+    while pending and dt.datetime.now(dt.UTC) < deadline:
         await asyncio.sleep(0.25)
-        session.expire_all()
-        run = run_of(session, who, run_id)
+        run, pending = await in_thread(_run_and_pending, session, who, run_id, now)
     if run.archive is None:
         return refused(Refused("no-archive", f"run {run_id} has no archive yet", Kind.CONFLICT))
     signed = download_url(settings, run.archive.sha256, f"{run.public_id}.tar.gz", now)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-import anyio
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from sqlalchemy.orm import Session
@@ -24,6 +23,7 @@ from app.submissions.services.archives import store_unavailable
 from app.submissions.services.storage import ReceivedFile, UploadSink, UploadTooLarge
 from app.web.api_errors import error_response, refused
 from app.web.deps import NowDep, QueueDep, SessionDep, SettingsDep
+from app.web.threads import in_thread
 
 router = APIRouter(prefix="/submission-api", include_in_schema=False)
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -34,7 +34,7 @@ async def _received(request: Request, settings: Settings) -> ReceivedFile:
     sink = UploadSink(settings.tmp_dir, settings.max_upload_bytes)
     try:
         async for chunk in request.stream():
-            await anyio.to_thread.run_sync(sink.write, chunk)
+            await in_thread(sink.write, chunk)
     except UploadTooLarge as exc:
         sink.discard()
         raise Refused("upload-too-large", str(exc), Kind.TOO_LARGE) from exc
@@ -69,15 +69,15 @@ async def upload(
     queue: QueueDep, now: NowDep, expires: str = Query(""), signature: str = Query(""),
 ) -> Response:  # fmt: skip
     """One archive, through a signed URL that works once."""
-    grant = claim_upload(session=session, settings=settings, grant_id=grant_id,
-                         expires=expires, signature=signature, now=now)  # fmt: skip
+    grant = await in_thread(claim_upload, session=session, settings=settings, grant_id=grant_id,
+                            expires=expires, signature=signature, now=now)  # fmt: skip
     received = await _received(request, settings)
     if received.size == 0:
         received.path.unlink(missing_ok=True)
         return error_response("empty-upload", "the uploaded file is empty", 400)
     try:
         # In a thread: the archive is read by a child process while the loop goes on.
-        await anyio.to_thread.run_sync(_take, session, settings, queue, grant, received, now)
+        await in_thread(_take, session, settings, queue, grant, received, now)
     except Refused as exc:
         return refused(exc)
     return JSONResponse({"status": "taken", "sha256": received.sha256}, status_code=200)

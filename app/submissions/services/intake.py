@@ -2,18 +2,16 @@
 
 The archive is read in a child process under the archive budget
 (``app.submissions.services.reading``); this module only registers what the child
-found. The web process calls it from a thread (``accept_upload_in_thread``), so its event
-loop answers other requests while an archive is read.
+found. The web process calls it from a worker thread (``app.web.threads``), so its
+event loop answers other requests while an archive is read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
-import anyio
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -163,24 +161,6 @@ def accept_upload(
         received.path.unlink(missing_ok=True)
         reading.discard()
     return AcceptedUpload(submission, duplicate=False)
-
-
-async def accept_upload_in_thread(
-    *,
-    session: Session,
-    settings: Settings,
-    queue: JobQueue,
-    received: ReceivedFile,
-    filename: str,
-    for_review: bool,
-    uploader: User | None = None,
-) -> AcceptedUpload:
-    """:func:`accept_upload` from an event loop: it runs in a worker thread, which waits
-    for the reading child without Python's lock, so the loop answers other requests."""
-    work = partial(accept_upload, session=session, settings=settings, queue=queue,
-                   received=received, filename=filename, for_review=for_review,
-                   uploader=uploader)  # fmt: skip
-    return await anyio.to_thread.run_sync(work)
 
 
 def _register(

@@ -26,6 +26,7 @@ from app.submissions.web.access import visible_submission
 from app.submissions.web.uploads import UploadProblem, handle_upload
 from app.web.api_errors import ErrorBody, error_response, refused
 from app.web.deps import QueueDep, SessionDep, SettingsDep
+from app.web.threads import in_thread
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
 
@@ -112,7 +113,7 @@ async def create_submission(
     except UploadProblem as problem:
         return error_response(problem.code, problem.message, problem.status, member=problem.member)
     response.status_code = 200 if accepted.duplicate else 201
-    return uploaded_submission(accepted.submission, accepted.duplicate, settings)
+    return await in_thread(uploaded_submission, accepted.submission, accepted.duplicate, settings)
 
 
 @router.get("/submissions", response_model=Counted[SubmissionSummary])

@@ -19,6 +19,7 @@ from app.submissions.services.visibility import visible_clause
 from app.submissions.web.uploads import UploadProblem, handle_upload
 from app.web.deps import QueueDep, SessionDep, SettingsDep
 from app.web.templating import templates
+from app.web.threads import in_thread
 
 router = page_router()
 
@@ -90,7 +91,7 @@ async def upload_submit(
             check_csrf=True,
         )
     except UploadProblem as problem:
-        return _upload_page(request, session, settings, who, problem)
+        return await in_thread(_upload_page, request, session, settings, who, problem)
     target = f"/submissions/{accepted.submission.public_id}"
     if accepted.duplicate:
         target += "?duplicate=1"

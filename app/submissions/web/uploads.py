@@ -17,13 +17,14 @@ from app.jobs.queue import JobQueue
 from app.settings import Settings, review_policy
 from app.submissions.domain.embargo import embargo_refusal, latest_embargo
 from app.submissions.domain.visibility import Access
-from app.submissions.services.intake import AcceptedUpload, accept_upload_in_thread
+from app.submissions.services.intake import AcceptedUpload, accept_upload
 from app.submissions.services.storage import UploadSink, UploadTooLarge
 from app.submissions.services.visibility import access_to
 from app.submissions.web.multipart import MultipartError, ParsedUpload, receive_upload
 from app.web.api_errors import status_of
 from app.web.deps import get_now
 from app.web.ratelimit import enforce
+from app.web.threads import in_thread
 
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -114,16 +115,20 @@ async def _received(request: Request, sink: UploadSink) -> ParsedUpload:
         raise
 
 
+def _admit(request: Request, session: Session, settings: Settings, who: Principal) -> None:
+    """Before a byte is read: a flood of uploads costs the portal nothing."""
+    uploader = get_user(session, who.user_id)
+    key = f"user:{uploader.id}" if uploader is not None else None
+    enforce(request, "upload", settings.uploads_per_hour, 3600, key=key)
+
+
 async def receive_form(
     request: Request, *, session: Session, settings: Settings, who: Principal, check_csrf: bool
 ) -> tuple[ParsedUpload, dict[str, str]]:
     """The request's form with its archive streamed to the data dir's tmp (rate-limited,
     bounded), and its fields less the CSRF token; a page form's token (*check_csrf*) is
     checked. Raises :class:`UploadProblem` with nothing left behind."""
-    uploader = get_user(session, who.user_id)
-    # Before a byte is read: a flood of uploads costs the portal nothing.
-    key = f"user:{uploader.id}" if uploader is not None else None
-    enforce(request, "upload", settings.uploads_per_hour, 3600, key=key)
+    await in_thread(_admit, request, session, settings, who)
     # The body as a whole is bounded while it streams (app.web.limits); the archive in it
     # by the sink.
     sink = UploadSink(settings.tmp_dir, settings.max_upload_bytes)
@@ -142,6 +147,16 @@ async def receive_form(
         sink.discard()
         raise UploadProblem(400, "empty-upload", "the uploaded file is empty", fields=kept)
     return parsed, kept
+
+
+@dataclass(frozen=True)
+class _Choices:
+    """What the uploader chose with the archive (§11.2, §4.2, §2.1)."""
+
+    mode: str
+    embargo: dt.date | None
+    scenario: str | None
+    for_review: bool
 
 
 async def handle_upload(
@@ -164,22 +179,37 @@ async def handle_upload(
     )
     assert parsed.file is not None
     try:
-        mode = _publication_mode(parsed.fields)
-        embargo = _embargo(parsed.fields, get_now(request).date(), settings)
-        scenario = _scenario(parsed.fields)
+        choices = _Choices(
+            mode=_publication_mode(parsed.fields),
+            embargo=_embargo(parsed.fields, get_now(request).date(), settings),
+            scenario=_scenario(parsed.fields),
+            for_review=_wants_review(parsed.fields),
+        )
     except UploadProblem as problem:
         parsed.file.path.unlink(missing_ok=True)
         problem.fields = kept
         raise
+    # In a thread: the archive is read by a child process while the loop goes on.
+    return await in_thread(
+        _register, parsed, kept, choices, session=session, settings=settings, queue=queue, who=who
+    )
+
+
+def _register(
+    parsed: ParsedUpload, kept: dict[str, str], choices: _Choices, *,
+    session: Session, settings: Settings, queue: JobQueue, who: Principal,
+) -> AcceptedUpload:  # fmt: skip
+    """The streamed archive accepted for the uploader's organisation, with the choices
+    made at upload; committed."""
+    assert parsed.file is not None
     try:
-        # In a thread: the archive is read by a child process while the loop goes on.
-        accepted = await accept_upload_in_thread(
+        accepted = accept_upload(
             session=session,
             settings=settings,
             queue=queue,
             received=parsed.file,
             filename=parsed.filename or "upload",
-            for_review=_wants_review(parsed.fields),
+            for_review=choices.for_review,
             uploader=get_user(session, who.user_id),
         )
     except Refused as exc:  # the bundle's rules (IntakeError), or the store is down
@@ -198,8 +228,8 @@ async def handle_upload(
         )
     if not accepted.duplicate:
         # Chosen once, at upload (§11.2).
-        accepted.submission.publication_mode = PublicationMode(mode)
-        accepted.submission.embargo_date = embargo
-        accepted.submission.scenario = scenario
+        accepted.submission.publication_mode = PublicationMode(choices.mode)
+        accepted.submission.embargo_date = choices.embargo
+        accepted.submission.scenario = choices.scenario
     session.commit()
     return accepted
