@@ -1,37 +1,55 @@
-"""The ``endpoints-portal`` group: every command, each from its own module."""
+"""The ``endpoints-portal`` group: every command, each from its own module, imported when
+that command runs. A command line pays for what it uses: ``users list`` does not import
+the official checker (``check``) or the ledger's verifier (``verify``), which cost more
+than a second of every start when the group imported them all."""
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 import click
 
-from app.cli.assistant import assistant
-from app.cli.check import check
-from app.cli.clock import clock
-from app.cli.demo import demo
-from app.cli.keys import keys
-from app.cli.migrate import migrate
-from app.cli.orgs import orgs
-from app.cli.publish import publish
-from app.cli.scheduler import scheduler
-from app.cli.serve import serve
-from app.cli.storage import storage
-from app.cli.super_passes import super_passes
-from app.cli.users import users
-from app.cli.verify import verify
-from app.cli.web import web
-from app.cli.worker import worker_process
 from harness.cli.kit import group
 
+# name: "module:attribute" of the command.
+COMMANDS: dict[str, str] = {
+    "serve": "app.cli.serve:serve",
+    "web": "app.cli.web:web",
+    "worker": "app.cli.worker:worker_process",
+    "scheduler": "app.cli.scheduler:scheduler",
+    "clock": "app.cli.clock:clock",
+    "migrate": "app.cli.migrate:migrate",
+    "demo": "app.cli.demo:demo",
+    "users": "app.cli.users:users",
+    "orgs": "app.cli.orgs:orgs",
+    "super-passes": "app.cli.super_passes:super_passes",
+    "storage": "app.cli.storage:storage",
+    "publish": "app.cli.publish:publish",
+    "check": "app.cli.check:check",
+    "mcp": "app.cli.assistant:assistant",
+    "keys": "app.cli.keys:keys",
+    "verify": "app.cli.verify:verify",
+}
 
-@group("MLPerf Endpoints submission portal.")
+
+class LazyGroup(click.Group):
+    """A group whose commands are named here and imported when one is resolved (a run,
+    or ``--help``, which lists them all)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        module, _, attribute = COMMANDS[cmd_name].partition(":")
+        command: Any = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command) and command.name == cmd_name, cmd_name
+        return command
+
+
+@group("MLPerf Endpoints submission portal.", cls=LazyGroup)
 @click.version_option(package_name="endpoints-portal")
 def portal() -> None:
     pass
-
-
-COMMANDS: tuple[click.Command, ...] = (
-    serve, web, worker_process, scheduler, clock, migrate, demo, users, orgs, super_passes,
-    storage, publish, check, assistant, keys, verify,
-)  # fmt: skip
-for command in COMMANDS:
-    portal.add_command(command)

@@ -42,6 +42,7 @@ from app.runs.services.retokenization import RETOKENIZE_POINT, run_retokenizatio
 from app.runs.services.super_passes import define_super_pass
 from app.settings import Settings
 from app.submissions.services.intake import accept_upload
+from app.submissions.services.points import point_label
 from app.submissions.services.storage import receive_local
 
 log = logging.getLogger(__name__)
@@ -300,7 +301,7 @@ def _record_reproductions(
                 Reproduction(
                     submission=submission,
                     point_id=point.id,
-                    point_label=f"{curve.system.dir_name}/{curve.benchmark_model}/{folder}",
+                    point_label=point_label(curve, point),
                     endpoint_url="http://demo.invalid",
                     model=curve.benchmark_model,
                     concurrency=point.concurrency,

@@ -64,10 +64,11 @@ def emit_json(value: Any, *, indent: int | None = 2) -> None:
 
 
 def group(
-    help_text: str, short_help: str | None = None
+    help_text: str, short_help: str | None = None, cls: type[click.Group] = click.Group
 ) -> Callable[[Callable[..., Any]], click.Group]:
     """A command group (the top one, or a noun's) whose ``-h`` is ``--help`` too."""
     return click.group(
+        cls=cls,
         help=help_text,
         short_help=short_help,
         context_settings={"help_option_names": ["-h", "--help"]},

@@ -66,9 +66,9 @@ from app.review.domain.audits import (
     screening_problem,
 )
 from app.review.services.decisions import decide, reclassify
-from app.review.services.points import find_point
 from app.review.services.review import first_time, late_window, on_committee
 from app.settings import Settings, review_clock, review_policy
+from app.submissions.services.points import find_point
 
 QUARTER = re.compile(r"\d{4}-Q[1-4]")
 # The steps the chair records, in order (rules §11.12).

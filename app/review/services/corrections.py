@@ -49,7 +49,6 @@ from app.review.domain.corrections import (
     may_correct,
     result_changes,
 )
-from app.review.services.points import labelled_points
 from app.review.services.policy import facts_of
 from app.review.services.review import keep_record
 from app.settings import Settings
@@ -58,6 +57,7 @@ from app.submissions.domain.archive import ArchiveRejected
 from app.submissions.domain.bundle import manifest
 from app.submissions.services.extracted import archive_folder, bundle_folder, keep_extraction
 from app.submissions.services.intake import same_organisation, store_archive
+from app.submissions.services.points import labelled_points
 from app.submissions.services.reading import ArchiveReading, read_archive
 from app.submissions.services.storage import ReceivedFile
 

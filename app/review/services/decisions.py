@@ -35,10 +35,10 @@ from app.publishing.services.publishing import PublishingError
 from app.publishing.services.standing import classification_of
 from app.review.domain.policy import may_decide, may_reclassify, may_set_point_state, may_withdraw
 from app.review.services.objections import get_objection, uphold
-from app.review.services.points import find_point
 from app.review.services.policy import enforce, facts_of
 from app.review.services.review import curves_short, finalize, keep_record
 from app.settings import Settings, review_policy
+from app.submissions.services.points import find_point
 
 RECLASSIFY = "reclassify"
 #: Every decision the chair takes on a submission, as the decisions API names them.

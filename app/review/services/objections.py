@@ -31,10 +31,10 @@ from app.review.domain.objections import (
 )
 from app.review.domain.policy import may_act_on_objections, may_object
 from app.review.services.clocks import submitter_clock
-from app.review.services.points import find_point
 from app.review.services.policy import facts_of
 from app.review.services.review import keep_record, late_window, on_committee
 from app.settings import Settings, review_clock
+from app.submissions.services.points import find_point
 
 
 def _refuse(code: str, message: str, kind: Kind = Kind.CONFLICT) -> ObjectionRefused:

@@ -62,10 +62,10 @@ from app.review.domain.policy import (
     may_change_embargo,
     may_complete_review,
 )
-from app.review.services.points import find_point
 from app.review.services.policy import enforce, facts_of
 from app.settings import Settings, business_calendar, review_clock, review_policy
 from app.submissions.domain.embargo import latest_embargo
+from app.submissions.services.points import find_point
 
 Chooser = Callable[[list[User]], User]
 

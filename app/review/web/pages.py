@@ -64,7 +64,6 @@ from app.review.services.objections import (
     objections_of,
     offered_actions,
 )
-from app.review.services.points import labelled_points
 from app.review.services.policy import facts_of
 from app.review.services.previews import ask_extension, decide_extension
 from app.review.services.reachability import endpoint_views, record_reachability
@@ -89,6 +88,7 @@ from app.submissions.services.disclosures import (
     compare_system_descriptions,
     read_bundle_file,
 )
+from app.submissions.services.points import labelled_points
 from app.submissions.services.views import submission_summary
 from app.submissions.web.access import member_submission, visible_submission
 from app.web.api_errors import status_of

@@ -47,6 +47,7 @@ from app.runs.services.points import dataset_file, min_duration_s, point_folder
 from app.settings import Settings
 from app.storage import private_folder
 from app.submissions.domain.bundle import point_summary
+from app.submissions.services.points import point_label
 from harness.load.agentic import load_agentic
 from harness.load.dataset import DatasetError, load_dataset
 from harness.load.engine import AGENTIC, Progress, RunConfig
@@ -64,7 +65,7 @@ class ReproductionError(Refused):
 def _find_point(submission: Submission, label: str) -> tuple[Curve, Point]:
     for curve in submission.curves:
         for point in curve.points:
-            if f"{curve.system.dir_name}/{curve.benchmark_model}/{point.dir_name}" == label:
+            if point_label(curve, point) == label:
                 return curve, point
     raise ReproductionError("no-such-point", f"submission has no point {label!r}", Kind.NOT_FOUND)
 

@@ -53,6 +53,7 @@ from app.submissions.services.artifacts import (
 from app.submissions.services.artifacts import (
     StoredEvents as EventsFile,
 )
+from app.submissions.services.points import labelled_points
 from app.submissions.services.storage import UploadTooLarge
 from app.submissions.services.visibility import access_to
 from app.submissions.web.access import acting_on, visible_submission
@@ -144,12 +145,7 @@ def _events_target(
     submission = acting_on(session, who, public_id, Action.UPLOAD_EVENTS)
     enforce(request, "events upload", settings.events_uploads_per_hour, 3600,
             key=f"user:{who.user_id}")  # fmt: skip
-    known = {
-        f"{c.system.dir_name}/{c.benchmark_model}/{p.dir_name}"
-        for c in submission.curves
-        for p in c.points
-    }
-    if label not in known:
+    if label not in {named for named, _ in labelled_points(submission)}:
         return error_response("no-such-point", f"the submission has no point {label!r}", 404)
     files = events_files(session, submission, label)
     if (refusal := events_quota_refusal(settings, label, files + 1)) is not None:

@@ -29,7 +29,6 @@ from app.core.refusals import Kind, Refused
 from app.db.models import ApiSubmission, Submission
 from app.jobs.queue import JobQueue
 from app.review.services.corrections import file_correction
-from app.review.services.points import find_point
 from app.settings import Settings
 from app.submission_api.services.records import (
     embargo_day,
@@ -46,6 +45,7 @@ from app.submissions.services.intake import (
     store_archive,
     store_events,
 )
+from app.submissions.services.points import find_point
 from app.submissions.services.reading import ArchiveReading, read_archive
 from app.submissions.services.storage import ReceivedFile
 

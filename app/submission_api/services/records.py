@@ -40,11 +40,11 @@ from app.measurements.services.registry import run_of, usable_for_a_submission
 from app.measurements.services.views import API_VERSION, RunOut, run_out
 from app.review.services.clocks import submitter_clock
 from app.review.services.decisions import set_point_state, withdraw
-from app.review.services.points import find_point
 from app.review.services.review import change_embargo, first_released_cohort
 from app.settings import Settings, review_clock, review_policy
 from app.submission_api.domain.status import OfficialStatus, official_status
 from app.submissions.domain.embargo import embargo_refusal, latest_embargo
+from app.submissions.services.points import find_point
 
 DIVISIONS = ("standardized", "serviced", "rdi")
 SCENARIOS = ("cop", "con")

@@ -18,9 +18,9 @@ from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
 from app.results.services.public import visible_curves
 from app.review.services.decisions import decide
 from app.review.services.objections import act, file_objection
-from app.review.services.points import find_point
 from app.review.services.releases import publish_cohort
 from app.settings import Settings
+from app.submissions.services.points import find_point
 from tests.support.accounts import create_accounts
 from tests.support.rows import must
 from tests.support.submissions import archive_of, finalize_unreviewed, pt, submit, user

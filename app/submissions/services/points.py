@@ -6,14 +6,20 @@ from collections.abc import Iterator
 
 from sqlalchemy.orm import Session
 
-from app.db.models import Point, Submission
+from app.db.models import Curve, Point, Submission
+
+
+def point_label(curve: Curve, point: Point) -> str:
+    """``<system>/<model>/<point dir>``: how findings, objections, re-counts and
+    reproductions name a point."""
+    return f"{curve.system.dir_name}/{curve.benchmark_model}/{point.dir_name}"
 
 
 def labelled_points(submission: Submission) -> Iterator[tuple[str, Point]]:
-    """Each point of *submission* with its label ``<system>/<model>/<point dir>``."""
+    """Each point of *submission* with its label."""
     for curve in submission.curves:
         for point in curve.points:
-            yield f"{curve.system.dir_name}/{curve.benchmark_model}/{point.dir_name}", point
+            yield point_label(curve, point), point
 
 
 def find_point(session: Session, submission: Submission, label: str) -> Point | None:
