@@ -7,6 +7,7 @@ import datetime as dt
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from xdist.remote import Producer
 from app.db.session import Database
 from app.demo.bundles import PUBLISHED_SEED_SET, BundleFactory, SeedSetSpec, SystemSpec
 from app.settings import Settings, business_calendar
+from tests.support import PROJECT_ROOT
 from tests.support.bundles import broken
 from tests.support.demo import copy_demo_folder, demo_copy, load_in_background
 from tests.support.fakes import RecordingQueue
@@ -264,22 +266,33 @@ def portal(
         "ENDPOINTS_PORTAL_STORAGE_URL": store.new_url(),
         "ENDPOINTS_PORTAL_SECRET_KEY": Fernet.generate_key().decode(),
     }
-    with fresh_postgres_database() as url:
+    # The demo as the web process would load it on the empty database: here a copy of
+    # the run's PostgreSQL demo (tests/support/demo.py), its artifacts moved to the S3
+    # store with the portal's own command, and nothing of them left in the host's folder.
+    with demo_copy("postgresql", base / "web-data") as (demo, _):
+        url = str(demo.effective_database_url)
+        _move_artifacts(base / "web-data", url, hosts)
         running = start_portal(
             base / "web-data",
             base / "portal.log",
-            # The web process loads the demo on the empty database, into the S3 store.
-            {
-                **registry,
-                **hosts,
-                "DATABASE_URL": url,
-                "REDIS_URL": redis_db,
-                "ENDPOINTS_PORTAL_DEMO_DATA": "true",
-            },
+            {**registry, **hosts, "DATABASE_URL": url, "REDIS_URL": redis_db},
             worker_data_dir=base / "worker-data",
         )
         yield running
         stop_portal(running, at_once=True)
+
+
+def _move_artifacts(data_dir: Path, database_url: str, hosts: dict[str, str]) -> None:
+    """The local store's objects copied to the store *hosts* name, then removed here."""
+    env = {**os.environ, **hosts, "ENDPOINTS_PORTAL_DATA_DIR": str(data_dir),
+           "DATABASE_URL": database_url}  # fmt: skip
+    to = env.pop("ENDPOINTS_PORTAL_STORAGE_URL")
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", "storage", "migrate", "--to", to, "--create"],
+        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    shutil.rmtree(data_dir / "blobs")
 
 
 @pytest.fixture(scope="session")
