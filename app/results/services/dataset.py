@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -62,6 +62,9 @@ TABLE_COLUMNS = ("cohort", *(c for c in POINT_COLUMNS if c != "cohort"))
 class Built:
     path: Path
     name: str  # the file name a download is offered under
+    # Opened as it was found: a newer state built meanwhile removes this one's file, and
+    # an answer already under way reads on from the descriptor.
+    file: BinaryIO
 
 
 def _cache(settings: Settings) -> Path:
@@ -70,27 +73,33 @@ def _cache(settings: Settings) -> Path:
     return folder
 
 
-def _kept(settings: Settings, stem: str, tag: int, suffix: str, build: Any) -> Path:
+def _kept(
+    settings: Settings, stem: str, tag: int, suffix: str, build: Any
+) -> tuple[Path, BinaryIO]:
     """The cached file *stem* of ledger state *tag*, built by ``build(path)`` when
-    missing: written aside and moved in whole, so a reader never sees half of one and two
-    builders never clash. Older states of the same file are removed."""
+    missing, and opened: written aside and moved in whole, so a reader never sees half of
+    one and two builders never clash. Older states of the same file are removed (their
+    readers hold them open)."""
     folder = _cache(settings)
     name = f"{stem}@{tag}{suffix}"
     target = folder / name
-    if target.exists():
-        return target
-    handle = tempfile.NamedTemporaryFile(dir=folder, suffix=".part", delete=False)
-    handle.close()
-    staged = Path(handle.name)
-    try:
-        build(staged)
-        os.replace(staged, target)
-    finally:
-        staged.unlink(missing_ok=True)
-    for old in folder.glob(f"{stem}@*{suffix}"):
-        if old.name != name:
-            old.unlink(missing_ok=True)
-    return target
+    for _ in range(3):  # a newer state's build may remove this one before it is opened
+        try:
+            return target, target.open("rb")
+        except FileNotFoundError:
+            pass
+        handle = tempfile.NamedTemporaryFile(dir=folder, suffix=".part", delete=False)
+        handle.close()
+        staged = Path(handle.name)
+        try:
+            build(staged)
+            os.replace(staged, target)
+        finally:
+            staged.unlink(missing_ok=True)
+        for old in folder.glob(f"{stem}@*{suffix}"):
+            if old.name != name:
+                old.unlink(missing_ok=True)
+    raise RuntimeError(f"{name} was removed as soon as it was built, three times")
 
 
 def _as_of(session: Session) -> dict[str, Any] | None:
@@ -107,8 +116,8 @@ def cohort_dataset(session: Session, settings: Settings, cohort: str) -> Built:
     def build(staged: Path) -> None:
         _write_dataset(session, settings, cohort, as_of, staged)
 
-    path = _kept(settings, name, tag, ".tar.gz", build)
-    return Built(path, f"{name}.tar.gz")
+    path, file = _kept(settings, name, tag, ".tar.gz", build)
+    return Built(path, f"{name}.tar.gz", file)
 
 
 # --- the files -------------------------------------------------------------------------------
@@ -282,8 +291,8 @@ def every_point(session: Session, settings: Settings, fmt: str) -> Built:
         columns = {name: [_plain(row.get(name)) for row in rows] for name in TABLE_COLUMNS}
         pq.write_table(pa.table(columns), staged)
 
-    path = _kept(settings, "points", tag, f".{fmt}", build)
-    return Built(path, f"endpoints-points.{fmt}")
+    path, file = _kept(settings, "points", tag, f".{fmt}", build)
+    return Built(path, f"endpoints-points.{fmt}", file)
 
 
 def _plain(value: Any) -> Any:

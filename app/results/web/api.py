@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
@@ -65,6 +65,7 @@ from app.results.web.deps import PresetsDep
 from app.settings import review_clock
 from app.web.api_errors import ErrorBody, answered, attempt, refused
 from app.web.deps import NowDep, SessionDep, SettingsDep
+from app.web.files import open_file_response
 
 router = APIRouter(prefix="/api/v1", tags=["results"])
 
@@ -152,7 +153,9 @@ DATASET: dict[int | str, dict[str, Any]] = {
 
 @router.get("/cohorts/{cohort_id}/dataset", response_class=FileResponse, responses=DATASET,
             tags=["cohorts"])  # fmt: skip
-def cohort_dataset_file(cohort_id: str, session: SessionDep, settings: SettingsDep) -> FileResponse:
+def cohort_dataset_file(
+    cohort_id: str, session: SessionDep, settings: SettingsDep
+) -> StreamingResponse:
     """The cohort's public results as a dataset in the official bundle layout (the
     official visualiser opens it): a finalized result's bundle, a provisional result's
     result files, ``points.csv``, and at its root ``manifest.json`` (every result as the
@@ -160,12 +163,12 @@ def cohort_dataset_file(cohort_id: str, session: SessionDep, settings: SettingsD
     Ed25519 signature ``manifest.json.sig``. Check it with ``endpoints-portal verify``."""
     _released_or_404(session, cohort_id)
     built = cohort_dataset(session, settings, cohort_id)
-    return FileResponse(built.path, media_type="application/gzip", filename=built.name)
+    return open_file_response(built.file, "application/gzip", built.name)
 
 
 @router.get("/cohorts/{cohort_id}/export", response_class=FileResponse, responses=DATASET,
             tags=["cohorts"])  # fmt: skip
-def export_cohort(cohort_id: str, session: SessionDep, settings: SettingsDep) -> FileResponse:
+def export_cohort(cohort_id: str, session: SessionDep, settings: SettingsDep) -> StreamingResponse:
     """The cohort's dataset, as ``/dataset`` answers (this address is kept for the clients
     that know it)."""
     return cohort_dataset_file(cohort_id, session, settings)
@@ -179,13 +182,13 @@ TABLES: dict[int | str, dict[str, Any]] = {
 @router.get("/points.{fmt}", response_class=FileResponse, responses=TABLES, tags=["cohorts"])
 def every_published_point(
     fmt: Literal["csv", "parquet"], session: SessionDep, settings: SettingsDep
-) -> FileResponse:
+) -> StreamingResponse:
     """Every point of every released cohort's record, a row per cohort that shows it
     (with its result id, status, tags and the cohort), as CSV or Parquet: the columns of
     the explorer's CSV."""
     built = every_point(session, settings, fmt)
     media = "text/csv; charset=utf-8" if fmt == "csv" else "application/vnd.apache.parquet"
-    return FileResponse(built.path, media_type=media, filename=built.name)
+    return open_file_response(built.file, media, built.name)
 
 
 @router.get(

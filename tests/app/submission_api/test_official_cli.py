@@ -121,6 +121,9 @@ def test_runs_are_registered_listed_pinned_and_deleted(
     assert run_id not in {r["id"] for r in cli.json("runs", "list")}
 
 
+# The CLI checks the bundle itself on each create, update and remove-run (5 s each on a
+# quiet machine): beside another suite the workflow took more than the default 300 s.
+@pytest.mark.timeout(900)
 def test_a_submission_is_composed_checked_changed_and_withdrawn_with_the_cli(
     portal: RunningPortal, cli: OfficialCli, run_folders: list[Path], tmp_path: Path
 ) -> None:

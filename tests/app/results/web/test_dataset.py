@@ -22,6 +22,7 @@ from app.db.models import Submission
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
 from app.main import create_app
+from app.results.services.dataset import cohort_dataset
 from app.review.services.decisions import decide
 from app.review.services.releases import publish_cohort
 from app.settings import Settings
@@ -204,6 +205,27 @@ def test_an_invalidation_is_a_new_dataset_and_the_chain_holds(
     chain.write_text("\n".join(lines[:2] + lines[3:]) + "\n")
     broken = _cli("verify", "--keys", str(keys), "--chain", str(chain))
     assert broken.returncode == 1 and "ledger: entry 3" in broken.stderr
+
+
+def test_a_download_under_way_reads_its_state_whole_when_a_newer_one_replaces_it(
+    released: dict[str, int], database: Database, settings: Settings
+) -> None:
+    """CI, under load: a dataset's headers came and its body never did. The cached file of
+    the record's older state is removed when a newer state is built; the answer for the
+    older one reads on from the descriptor it opened."""
+    with database.session() as session:
+        older = cohort_dataset(session, settings, COHORT)
+        decide(session=session, settings=settings,
+               submission=must(session.get(Submission, released["verified"])),
+               action="invalidate", actor="chair", reason="tokens miscounted",
+               at=pt(2027, 1, 8))  # fmt: skip
+        session.commit()
+        newer = cohort_dataset(session, settings, COHORT)
+    newer.file.close()
+    assert not older.path.exists() and newer.path.exists()
+    with older.file, tarfile.open(fileobj=older.file) as tar:
+        manifest = json.load(must(tar.extractfile(f"{ROOT}/manifest.json")))
+    assert sorted(r["status"] for r in manifest["results"]) == ["provisional", "verified"]
 
 
 def test_every_cohorts_points_as_csv_and_parquet(

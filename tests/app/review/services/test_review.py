@@ -454,8 +454,8 @@ def test_result_ids_and_the_cohort_export(
         publish_cohort(
             session=session, settings=settings, cohort_id="2026-12-C1", at=pt(2026, 12, 16, 8)
         )
-        target = cohort_dataset(session, settings, "2026-12-C1").path
-    with tarfile.open(target) as tar:
+        built = cohort_dataset(session, settings, "2026-12-C1")
+    with built.file, tarfile.open(fileobj=built.file) as tar:
         names = tar.getnames()
         data = json.load(tar.extractfile("endpoints-2026-12-C1/manifest.json"))  # type: ignore[arg-type]
     statuses = {r["path"]: r["status"] for r in data["results"]}
