@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
-from endpoints_submission_cli.runs.parser import parse_run_folder
+from endpoints_submission_cli.runs.parser import build_archive, parse_run_folder
 from fastapi.testclient import TestClient
 
 from app.db.session import Database
@@ -20,11 +21,16 @@ from tests.support.fakes import RecordingQueue
 
 
 @pytest.fixture
+def run_folder(tmp_path: Path) -> Path:
+    return BundleFactory().run_folders(tmp_path / "runs")[0]
+
+
+@pytest.fixture
 def api(
-    settings: Settings, database: Database, tmp_path: Path
+    settings: Settings, database: Database, run_folder: Path
 ) -> tuple[TestClient, dict[str, str], dict[str, Any]]:
     tokens = create_accounts(database)
-    payload = parse_run_folder(BundleFactory().run_folders(tmp_path / "runs")[0])
+    payload = parse_run_folder(run_folder)
     client = TestClient(create_app(settings, queue=RecordingQueue()))
     return client, tokens, payload
 
@@ -73,3 +79,28 @@ def test_a_run_is_its_organisations_alone_and_an_unknown_key_is_401(
         == 404
     )
     assert client.get("/submission-api/runs", headers={"X-API-Key": "mlc_nope"}).status_code == 401
+
+
+def test_a_runs_archive_goes_up_through_its_signed_url_and_comes_back_through_another(
+    api: tuple[TestClient, dict[str, str], dict[str, Any]], run_folder: Path, tmp_path: Path
+) -> None:
+    """The two routes that stream or wait (the signed PUT, the archive's download URL),
+    in the web process's loop: their database work is done off it (tests/conftest.py
+    refuses a query made on the loop)."""
+    client, tokens, payload = api
+    run_id = client.post("/submission-api/runs", json=payload, headers=_key(tokens)).json()["id"]
+    early = client.get(f"/submission-api/runs/{run_id}/archive", headers=_key(tokens))
+    assert early.status_code == 409 and "no archive yet" in early.text
+    signed = client.get(f"/submission-api/runs/{run_id}/archive/upload-url", headers=_key(tokens))
+    upload = urlsplit(signed.json()["upload_url"])
+    archive = build_archive(run_folder, tmp_path / "run.tar.gz").read_bytes()
+    taken = client.put(f"{upload.path}?{upload.query}", content=archive)
+    assert taken.status_code == 200 and taken.json()["status"] == "taken", taken.text
+    again = client.put(f"{upload.path}?{upload.query}", content=archive)
+    assert again.status_code >= 400  # a signed URL works once
+    got = client.get(f"/submission-api/runs/{run_id}/archive", headers=_key(tokens))
+    assert got.status_code == 200, got.text
+    download = urlsplit(got.json()["download_url"])
+    assert client.get(f"{download.path}?{download.query}").content == archive
+    rival = client.get(f"/submission-api/runs/{run_id}/archive", headers=_key(tokens, "rival"))
+    assert rival.status_code == 404
