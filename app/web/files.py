@@ -1,4 +1,5 @@
-"""A download answered from a file opened before the answer starts.
+"""Downloads: a stream of known length offered under a file name, and a download
+answered from a file opened before the answer starts.
 
 Starlette's ``FileResponse`` takes a path, sends the headers (the length from a stat)
 and opens the file afterwards: a cached file replaced meanwhile (a newer state of the
@@ -26,16 +27,31 @@ def _chunks(file: BinaryIO) -> Iterator[bytes]:
         file.close()
 
 
-def open_file_response(file: BinaryIO, media_type: str, filename: str) -> StreamingResponse:
-    """*file* (opened, read from its start) as a download named *filename*; closed once
-    sent, or when the client goes."""
-    size = os.fstat(file.fileno()).st_size
+def download_response(
+    chunks: Iterator[bytes],
+    size: int,
+    media_type: str,
+    filename: str,
+    background: BackgroundTask | None = None,
+) -> StreamingResponse:
+    """*chunks* (*size* bytes in all) as a download named *filename*; a plain iterator
+    is read in the thread pool."""
     return StreamingResponse(
-        _chunks(file),  # a plain iterator: Starlette reads it in the thread pool
+        chunks,
         media_type=media_type,
         headers={
             "Content-Length": str(size),
             "Content-Disposition": f'attachment; filename="{filename}"',
         },
-        background=BackgroundTask(file.close),  # HEAD sends no body: closed all the same
+        background=background,
+    )
+
+
+def open_file_response(file: BinaryIO, media_type: str, filename: str) -> StreamingResponse:
+    """*file* (opened, read from its start) as a download named *filename*; closed once
+    sent, or when the client goes."""
+    size = os.fstat(file.fileno()).st_size
+    # HEAD sends no body: the file is closed all the same.
+    return download_response(
+        _chunks(file), size, media_type, filename, background=BackgroundTask(file.close)
     )

@@ -8,10 +8,11 @@ long to finish its headers, on a new connection and between the requests of a ke
 one; past it, the connection is closed. Request bodies are bounded by size in the app
 (``app.web.limits``).
 
-Both deadlines are timers, and an event loop busy past one runs its timers before it reads
-its sockets: a request that arrived in time would be dropped unanswered ("server
-disconnected") because the loop had not read it yet. A connection with bytes waiting in
-the kernel is therefore never given up as idle or slow.
+Both deadlines are timers: a request that arrives after the loop last read its sockets and
+before a deadline's timer runs (a moment that a busy machine stretches) is not read yet
+when the timer decides, and closing then would drop it unanswered ("server
+disconnected"). A connection with bytes waiting in the kernel is therefore never given up
+as idle or slow.
 """
 
 from __future__ import annotations
@@ -74,8 +75,8 @@ class GuardedH11Protocol(H11Protocol):
         if self.conn.their_state is not h11.IDLE or self.transport.is_closing():
             return
         if not self._graced and request_waiting(self.transport):
-            # The loop was busy past the deadline and runs its timers before it reads:
-            # the bytes are here, read next. Once per deadline, so a trickle gains nothing.
+            # The bytes arrived before the deadline's timer ran and are read next. Once per
+            # deadline, so a trickle gains nothing.
             self._graced = True
             self._header_deadline = self.loop.call_later(_GRACE_S, self._too_slow)
             return
@@ -83,7 +84,7 @@ class GuardedH11Protocol(H11Protocol):
 
     def timeout_keep_alive_handler(self) -> None:
         """uvicorn closes a kept-alive connection idle past ``timeout_keep_alive``; one
-        whose next request already arrived (unread only because the loop was busy) is not
+        whose next request already arrived (not yet read when the timer runs) is not
         idle, and closing it would drop that request unanswered."""
         if request_waiting(self.transport):
             self.timeout_keep_alive_task = None

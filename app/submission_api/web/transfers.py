@@ -9,7 +9,7 @@ import datetime as dt
 import re
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import JSONResponse, Response
 from sqlalchemy.orm import Session
 
 from app.core.refusals import Kind, Refused
@@ -23,6 +23,7 @@ from app.submissions.services.archives import store_unavailable
 from app.submissions.services.storage import ReceivedFile, UploadSink, UploadTooLarge
 from app.web.api_errors import error_response, refused
 from app.web.deps import NowDep, QueueDep, SessionDep, SettingsDep
+from app.web.files import download_response
 from app.web.threads import in_thread
 
 router = APIRouter(prefix="/submission-api", include_in_schema=False)
@@ -100,11 +101,4 @@ def download(
     except StorageError as exc:
         return refused(store_unavailable(exc))
     media = "application/zip" if filename.endswith(".zip") else "application/gzip"
-    return StreamingResponse(
-        chunks,
-        media_type=media,
-        headers={
-            "Content-Length": str(size),
-            "Content-Disposition": f'attachment; filename="{filename}"',
-        },
-    )
+    return download_response(chunks, size, media, filename)

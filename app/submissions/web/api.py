@@ -26,6 +26,7 @@ from app.submissions.web.access import visible_submission
 from app.submissions.web.uploads import UploadProblem, handle_upload
 from app.web.api_errors import ErrorBody, error_response, refused
 from app.web.deps import QueueDep, SessionDep, SettingsDep
+from app.web.files import download_response
 from app.web.threads import in_thread
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
@@ -174,11 +175,4 @@ def download_archive(
         download = archive_download(settings, submission)
     except ArchiveUnavailable as exc:
         return refused(exc)
-    return StreamingResponse(
-        download.chunks,
-        media_type=download.media_type,
-        headers={
-            "Content-Length": str(download.size),
-            "Content-Disposition": f'attachment; filename="{download.filename}"',
-        },
-    )
+    return download_response(download.chunks, download.size, download.media_type, download.filename)

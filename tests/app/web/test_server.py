@@ -1,5 +1,5 @@
 """The web server's connection deadlines decide on what the kernel holds: a connection
-whose next request has arrived, but is not read yet (the loop runs its timers first), is
+whose next request has arrived, but is not read yet when a deadline's timer runs, is
 neither idle nor slow; one with nothing waiting is closed (issue 47: "server disconnected
 without sending a response" under a loaded suite)."""
 
