@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from app.accounts.web import invitations as accounts_invitations
 from app.accounts.web import pages as accounts_pages
-from app.accounts.web.security import csrf_and_headers, csrf_input
+from app.accounts.web.security import BrowserIdAndHeaders, csrf_input
 from app.broker import CeleryJobQueue, make_celery
 from app.bundled import bundled_dir
 from app.checks.web import api as checks_api
@@ -221,7 +221,7 @@ def create_app(
     # No body is read past its route's limit. Added first, so it sits innermost: a refusal
     # raised while a route reads the body is that route's error, answered as any other.
     app.add_middleware(BodyLimit, limit=body_limit(settings), pace=body_pace(settings))
-    app.middleware("http")(csrf_and_headers)
+    app.add_middleware(BrowserIdAndHeaders)
     # Pages and JSON compressed on the way out; static files come compressed already.
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     for feature in FEATURES:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from markupsafe import Markup
 from sqlalchemy.orm import Session
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Send
+from starlette.types import Scope as ASGIScope
 
 from app.accounts.services.accounts import Principal, principal_for_session, principal_for_token
 from app.core.authorization import Scope
@@ -200,9 +203,8 @@ def carries_credentials(request: Request) -> bool:
     )
 
 
-def security_headers(request: Request, response: Response) -> Response:
+def apply_security_headers(request: Request, headers: MutableHeaders) -> None:
     """The headers every response carries, error pages included."""
-    headers = response.headers
     if not request.url.path.startswith("/static/") and (
         carries_credentials(request) or "set-cookie" in headers
     ):
@@ -213,24 +215,51 @@ def security_headers(request: Request, response: Response) -> Response:
     headers.setdefault("Content-Security-Policy", EMBED_CSP if embedded else PAGE_CSP)
     if request.url.scheme == "https":
         headers.setdefault("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+
+
+def security_headers(request: Request, response: Response) -> Response:
+    apply_security_headers(request, response.headers)
     return response
 
 
-async def csrf_and_headers(
-    request: Request, call_next: Callable[[Request], Awaitable[Response]]
-) -> Response:
+class BrowserIdAndHeaders:
     """Give every browser an id for its forms' tokens, and every response the security
-    headers."""
-    browser = read_cookie(request, BROWSER_COOKIE)
-    fresh = browser is None
-    request.state.browser = browser or secrets.token_urlsafe(24)
-    response = await call_next(request)
-    # Only pages carry forms; a fetch or an asset answered while the cookie is missing must
-    # not set a second id that overwrites the one a page's form was just bound to.
-    embedded = request.url.path.startswith(EMBED_PREFIX)
-    if fresh and not embedded and response.headers.get("content-type", "").startswith("text/html"):
-        set_cookie(response, request, BROWSER_COOKIE, request.state.browser)
-    return security_headers(request, response)
+    headers.
+
+    A plain ASGI middleware: it only edits the headers of the response's start message, so
+    a streamed body passes through untouched (Starlette's ``BaseHTTPMiddleware`` relays
+    it through a second stream that, under load, could end a download before its body)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: ASGIScope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        browser = read_cookie(request, BROWSER_COOKIE)
+        request.state.browser = browser or secrets.token_urlsafe(24)
+        # Only pages carry forms; a fetch or an asset answered while the cookie is missing
+        # must not set a second id that overwrites the one a page's form was just bound to.
+        may_set_id = browser is None and not request.url.path.startswith(EMBED_PREFIX)
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                if may_set_id and headers.get("content-type", "").startswith("text/html"):
+                    headers.append("set-cookie", browser_cookie(request))
+                apply_security_headers(request, headers)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def browser_cookie(request: Request) -> str:
+    """The Set-Cookie value of the browser's id, as ``set_cookie`` writes every cookie."""
+    carrier = Response()
+    set_cookie(carrier, request, BROWSER_COOKIE, request.state.browser)
+    return carrier.headers["set-cookie"]
 
 
 def page_router() -> APIRouter:
