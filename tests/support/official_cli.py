@@ -1,5 +1,5 @@
-"""The pinned official CLI (``endpoints-submission-cli``) and its MCP server, run as a
-submitter runs them, against a running portal, with every byte kept on loopback.
+"""The pinned official CLI (``endpoints-submission-cli``) and its MCP server against a
+running portal, with every byte kept on loopback.
 
 The CLI asks PyPI for its latest release on every command: a fresh version cache in a
 ``HOME`` of its own answers instead, with ``https_proxy`` pointing at a closed loopback
@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 import time
+import traceback
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -66,15 +67,41 @@ class OfficialCli:
         )
 
     def run(
-        self, *args: str, as_: str = "submitter", ok: bool = True
+        self, *args: str, as_: str = "submitter", ok: bool = True, script: bool = False
     ) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
-            [CLI, *args], env=self.env(as_), cwd=self.workdir, capture_output=True, text=True,
-            timeout=300,
-        )  # fmt: skip
+        """The command's code run in this process, as click's runner runs it: each start
+        of the console script costs a second of CPU importing the CLI and its checker, and
+        a workflow runs twenty commands. *script*: started as a submitter's shell starts
+        it (the console script, in a process of its own)."""
+        if script:
+            done = subprocess.run(
+                [CLI, *args], env=self.env(as_), cwd=self.workdir, capture_output=True,
+                text=True, timeout=300,
+            )  # fmt: skip
+        else:
+            done = self._in_process(list(args), as_)
         if ok:
             assert done.returncode == 0, f"{args}: {done.stdout[-2000:]}\n{done.stderr[-3000:]}"
         return done
+
+    def _in_process(self, args: list[str], as_: str) -> subprocess.CompletedProcess[str]:
+        from click.testing import CliRunner
+        from endpoints_submission_cli.main import app
+
+        wanted = self.env(as_)
+        # The runner sets these for the command and puts back what was there after it.
+        changes: dict[str, str | None] = {k: None for k in os.environ if k not in wanted}
+        changes.update({k: v for k, v in wanted.items() if os.environ.get(k) != v})
+        here = Path.cwd()
+        os.chdir(self.workdir)  # the CLI writes its checker's report where it runs
+        try:
+            result = CliRunner().invoke(app, args, env=changes)
+        finally:
+            os.chdir(here)
+        stderr = result.stderr
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            stderr += "".join(traceback.format_exception(result.exception))
+        return subprocess.CompletedProcess([CLI, *args], result.exit_code, result.stdout, stderr)
 
     def json(self, *args: str, as_: str = "submitter") -> Any:
         return json.loads(self.run(*args, "--json", as_=as_).stdout)

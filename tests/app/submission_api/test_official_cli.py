@@ -1,5 +1,6 @@
 """The official submission workflow, unchanged (issue 45): the pinned
-``endpoints-submission-cli`` itself, in a subprocess, against the running portal and its
+``endpoints-submission-cli`` itself (its commands' code in the test's process; its console
+script where a test says so, and under the MCP server), against the running portal and its
 worker over real HTTP, on the embedded store (the portal's signed URLs) and on the
 S3-compatible store (the store's presigned URLs, a worker taking what is staged)."""
 
@@ -172,7 +173,8 @@ def test_a_submission_is_composed_checked_changed_and_withdrawn_with_the_cli(
         cli.run("submissions", "get", "--submission-id", sid, as_="rival", ok=False).returncode == 1
     )
 
-    cli.run("submissions", "withdraw", "--submission-id", sid)
+    # As a submitter's shell starts it: the installed console script.
+    cli.run("submissions", "withdraw", "--submission-id", sid, script=True)
     assert cli.json("submissions", "get", "--submission-id", sid)["status"] == "WITHDRAWN"
 
 
