@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -9,6 +10,8 @@ import subprocess
 import sys
 import tarfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -81,26 +84,38 @@ def test_hostile_archive_and_missing_path_exit_two(tmp_path: Path) -> None:
     assert _check(str(tmp_path / "nothing-here")).returncode == 2
 
 
-@pytest.mark.slow
-def test_users_create_and_token(tmp_path: Path) -> None:
+@dataclass(frozen=True)
+class Said:
+    returncode: int
+    stdout: str
+    stderr: str
 
-    env = {
-        **os.environ,
-        "ENDPOINTS_PORTAL_DATA_DIR": str(tmp_path),
-        "ENDPOINTS_PORTAL_DEMO_DATA": "0",
-    }
-    env.pop("DATABASE_URL", None)
 
-    def users(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "app.cli", "users", *args],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            cwd=PROJECT_ROOT,
-            env=env,
-            timeout=120,
-        )
+@pytest.fixture
+def portal_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Callable[..., Said]:
+    """``endpoints-portal`` in this process, on an empty data directory: these commands are
+    database work, and each start of the script costs a second of CPU (the checks above
+    and the worker below start it)."""
+    from app.cli import main
+
+    monkeypatch.setenv("ENDPOINTS_PORTAL_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("ENDPOINTS_PORTAL_DEMO_DATA", "0")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+
+    def cli(*args: str, stdin: str = "") -> Said:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        code = main(list(args))
+        said = capsys.readouterr()
+        return Said(code, said.out, said.err)
+
+    return cli
+
+
+def test_users_create_and_token(portal_cli: Callable[..., Said]) -> None:
+    def users(*args: str, stdin: str = "") -> Said:
+        return portal_cli("users", *args, stdin=stdin)
 
     created = users(
         "create",
@@ -141,23 +156,9 @@ def test_users_create_and_token(tmp_path: Path) -> None:
     assert joined.returncode == 0, joined.stderr
 
 
-@pytest.mark.slow
-def test_publish_and_clock_act_at_now_and_orgs_set(tmp_path: Path) -> None:
+def test_publish_and_clock_act_at_now_and_orgs_set(portal_cli: Callable[..., Said]) -> None:
     """--now is how operators (and tests) act at a set time; the cohort calendar holds."""
-
-    env = {
-        **os.environ,
-        "ENDPOINTS_PORTAL_DATA_DIR": str(tmp_path),
-        "ENDPOINTS_PORTAL_DEMO_DATA": "0",
-    }
-    env.pop("DATABASE_URL", None)
-
-    def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "app.cli", *args],
-            capture_output=True, text=True, cwd=PROJECT_ROOT, env=env, timeout=120,
-        )  # fmt: skip
-
+    cli = portal_cli
     assert cli("migrate").returncode == 0
     early = cli("publish", "2026-12-C0", "--now", "2026-12-02T07:59:00-08:00")
     assert early.returncode == 2 and "too-early" in early.stderr
@@ -168,12 +169,8 @@ def test_publish_and_clock_act_at_now_and_orgs_set(tmp_path: Path) -> None:
     past = cli("publish", "2026-11-C1", "--now", "2026-12-02T09:00:00-08:00")
     assert past.returncode == 2 and "not-current" in past.stderr
     assert cli("clock", "--now", "2026-12-03T09:00:00-08:00").returncode == 0
-    created = subprocess.run(
-        [sys.executable, "-m", "app.cli", "users", "create", "r@zen.example", "--role",
-         "reviewer", "--org", "Zen Labs", "--password-stdin"],
-        input="a long enough password\n", capture_output=True, text=True, cwd=PROJECT_ROOT,
-        env=env, timeout=120,
-    )  # fmt: skip
+    created = cli("users", "create", "r@zen.example", "--role", "reviewer", "--org",
+                  "Zen Labs", "--password-stdin", stdin="a long enough password\n")  # fmt: skip
     assert created.returncode == 0, created.stderr
     slug = cli("orgs", "list").stdout.split("\t")[0]
     changed = cli(
