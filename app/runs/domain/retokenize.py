@@ -51,9 +51,9 @@ _LOOKAHEAD = 262  # zlib reaches back its window less this (MIN_LOOKAHEAD)
 # What counts whitespace without decoding (``\s`` and ``str.isspace`` agree): the ASCII
 # whitespace bytes, and the UTF-8 lead bytes of every other whitespace character.
 _ASCII_WHITESPACE = bytes(c for c in range(128) if chr(c).isspace())
-_WIDE_WHITESPACE_LEADS = tuple(
-    sorted({chr(c).encode()[:1] for c in range(128, 0x110000) if chr(c).isspace()})
-)
+# Written out: finding them walks every code point, a tenth of a second of every start of
+# every process that imports this (tests/app/runs/domain/test_retokenize.py walks it).
+_WIDE_WHITESPACE_LEADS = (b"\xc2", b"\xe1", b"\xe2", b"\xe3")
 
 
 @dataclass(frozen=True)

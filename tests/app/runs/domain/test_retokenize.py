@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.checks.domain.findings import Finding, Severity
+from app.runs.domain import retokenize
 from app.runs.domain.retokenize import (
     PADDING_MIN_CHARS,
     PADDING_SHARE,
@@ -435,3 +436,8 @@ def test_goodput_covers_the_official_window_and_counts_the_lost_as_misses(  # ty
     issued = sorted([*t.issued.tolist(), *t.unfinished.tolist()])[12:36]
     assert window == "steady_state" and len(log) == 24
     assert duration == pytest.approx((issued[-1] - issued[0]) / 1e6)
+
+
+def test_the_wide_whitespace_leads_are_those_of_every_wide_whitespace_character() -> None:
+    found = {chr(c).encode()[:1] for c in range(128, 0x110000) if chr(c).isspace()}
+    assert set(retokenize._WIDE_WHITESPACE_LEADS) == found
