@@ -219,7 +219,7 @@ def _reproducible_case(
     case = case or ReproducibilityCase((), "", "", "")
     if (problem := case.problem()) is not None:
         raise AuditRefused("case-incomplete", problem, Kind.INVALID)
-    unknown = [label for label in case.points if find_point(session, submission, label) is None]
+    unknown = [label for label in case.points if find_point(submission, label) is None]
     if unknown:
         raise AuditRefused("unknown-point", f"the result has no point {unknown[0]!r}", Kind.INVALID)
     finalized = submission.finalized_at

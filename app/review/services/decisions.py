@@ -243,7 +243,7 @@ def set_point_state(
     at = at or utcnow()
     if not reason.strip():
         raise PublishingError("reason-required", "say why the point changes state")
-    point = find_point(session, submission, point_label)
+    point = find_point(submission, point_label)
     if point is None:
         raise PublishingError(
             "unknown-point", f"no point {point_label!r} in this submission", Kind.NOT_FOUND

@@ -76,7 +76,7 @@ def file_objection(
             raise _refuse(
                 f"{name.replace('_', '-')}-required", f"an objection needs its {name}", Kind.INVALID
             )
-    if point_label and find_point(session, submission, point_label) is None:
+    if point_label and find_point(submission, point_label) is None:
         raise _refuse("unknown-point", f"no point {point_label!r} in this submission", Kind.INVALID)
     _check_window(session, settings, submission, kind.late_ground, kind.title, at,
                   on_committee(session, settings, filer.organization, at))  # fmt: skip
@@ -276,7 +276,7 @@ def settle_point(
     (rules §11.6)."""
     submission = objection.submission
     label = objection.point_label
-    point = find_point(session, submission, label) if label else None
+    point = find_point(submission, label) if label else None
     if point is None or point.state not in (PointState.ACTIVE, PointState.DISPUTED):
         return
     if any(

@@ -569,7 +569,7 @@ def disputed_points(session: Session, submission: Submission) -> frozenset[str]:
 
 def _hold_in_dispute(session: Session, submission: Submission, at: dt.datetime) -> None:
     for label in sorted(disputed_points(session, submission)):
-        point = find_point(session, submission, label)
+        point = find_point(submission, label)
         if point is not None and point.state == PointState.ACTIVE:
             point.state = PointState.DISPUTED
             point.state_reason = "held in dispute while the rest finalized (rules §11.6)"

@@ -119,9 +119,7 @@ def _hashes(folder: Path) -> dict[str, dict[str, str]]:
     return point_results(manifest(folder))
 
 
-def _changes(
-    session: Session, record: ApiSubmission, old: dict[str, Any], new: dict[str, Any]
-) -> str | None:
+def _changes(record: ApiSubmission, old: dict[str, Any], new: dict[str, Any]) -> str | None:
     """What makes the new bundle more than the old one less the points withdrawn or whose
     runs were removed."""
     submission = record.submission
@@ -130,7 +128,7 @@ def _changes(
     if added := sorted(set(new) - set(old)):
         return f"the new bundle adds the point {added[0]}: none is added after submission (§8)"
     for label in sorted(set(old) - set(new) - removed):
-        point = find_point(session, submission, label)
+        point = find_point(submission, label)
         if point is None or point.state != PointState.WITHDRAWN:
             return f"the new bundle leaves out {label}, which is not withdrawn: remove its run"
     changed = sorted(label for label in set(old) & set(new) if old[label] != new[label])
@@ -166,7 +164,7 @@ def _replacing_bundle(
         received.path.unlink(missing_ok=True)
         raise BundleRefused(exc.code, exc.message, exc.kind, member=exc.member) from exc
     try:
-        differs = _changes(session, record, _hashes(bundle_folder(settings, submission)),
+        differs = _changes(record, _hashes(bundle_folder(settings, submission)),
                            _hashes(reading.folder))  # fmt: skip
         if differs is not None:
             raise BundleRefused("bundle-results-changed", differs, Kind.CONFLICT)

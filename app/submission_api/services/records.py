@@ -412,7 +412,7 @@ def withdraw_point_of(
     label = point_of(record, run)
     if label is None or record.submission is None:
         return
-    point = find_point(session, record.submission, label)
+    point = find_point(record.submission, label)
     if point is None or point.state != PointState.ACTIVE:
         return
     set_point_state(
@@ -434,7 +434,7 @@ def restore_run(*, session: Session, who: Principal, record: ApiSubmission, run_
     submission = record.submission
     label = point_of(record, link.run)
     if submission is not None and label is not None:
-        point = find_point(session, submission, label)
+        point = find_point(submission, label)
         if point is not None and point.state == PointState.WITHDRAWN:
             raise RecordRefused(
                 "point-withdrawn",

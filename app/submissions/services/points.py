@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sqlalchemy.orm import Session
-
 from app.db.models import Curve, Point, Submission
 
 
@@ -22,6 +20,6 @@ def labelled_points(submission: Submission) -> Iterator[tuple[str, Point]]:
             yield point_label(curve, point), point
 
 
-def find_point(session: Session, submission: Submission, label: str) -> Point | None:
+def find_point(submission: Submission, label: str) -> Point | None:
     """*label* is ``<system>/<model>/<point dir>``, as findings name points."""
     return next((point for named, point in labelled_points(submission) if named == label), None)

@@ -110,7 +110,7 @@ def test_the_undisputed_points_finalize_and_a_point_returns_when_its_dispute_end
             finalize(undisputed=False)
         assert held.value.code == "objections-open"
         finalize(undisputed=True)
-        point = must(find_point(session, sub, label))
+        point = must(find_point(sub, label))
         assert sub.state == "finalized" and point.state == "disputed"
         publish_cohort(session=session, settings=settings, cohort_id="2026-12-C0",
                        at=pt(2026, 12, 2, 8))  # fmt: skip
@@ -146,6 +146,6 @@ def test_an_upheld_objection_on_a_point_withdraws_it(
         act(session=session, settings=settings, objection=on_point,
             user=user(session, "chair"), action="uphold", body="the run is 412 s",
             at=pt(2026, 12, 4))  # fmt: skip
-        point = must(find_point(session, sub, label))
+        point = must(find_point(sub, label))
         assert (on_point.state, point.state) == ("resolved", "withdrawn")
         assert "upheld: r24 too short" in (point.state_reason or "")
