@@ -81,7 +81,8 @@ class Watch:
 
 @contextmanager
 def chromium(chromium_path: str) -> Iterator[object]:
-    """One headless Chromium for the whole test run (a launch costs a second or two)."""
+    """A headless Chromium (a launch costs a second or two): one per module of page tests
+    (the ``browser`` fixture of tests/conftest.py)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
