@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from cryptography.fernet import Fernet
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 from xdist.remote import Producer
 
 from app.db.session import Database
@@ -42,6 +44,18 @@ from tests.support.services import (
     require,
     stop_embedded_postgres,
 )
+
+# Every property test is deterministic by default (the same examples on every run and
+# machine: a failure in CI is one anyone can replay), has no time limit per example and
+# no health check on speed (a busy machine is not a failure), and keeps no example
+# database in the checkout; HYPOTHESIS_PROFILE=explore searches afresh on each run.
+hypothesis_settings.register_profile(
+    "explore", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.register_profile(
+    "deterministic", hypothesis_settings.get_profile("explore"), derandomize=True, database=None
+)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 _MADE_SHARED_DIR = pytest.StashKey[bool]()
 _DEMO_LOADER = pytest.StashKey[subprocess.Popen[bytes]]()
