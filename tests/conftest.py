@@ -21,7 +21,7 @@ from xdist.remote import Producer
 
 from app.db.session import Database
 from app.demo.bundles import PUBLISHED_SEED_SET, BundleFactory, SeedSetSpec, SystemSpec
-from app.settings import Settings, business_calendar
+from app.settings import Settings, business_calendar, get_settings
 from tests.support import PROJECT_ROOT
 from tests.support.bundles import broken
 from tests.support.demo import copy_demo_folder, demo_copy, load_in_background
@@ -121,6 +121,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         if name in metafunc.fixturenames:
             params = [embedded, deployed] if deployed_too else [embedded]
             metafunc.parametrize(name, params, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def settings_read_afresh() -> Iterator[None]:
+    """A process reads its settings from the environment once (``get_settings``); a test
+    that runs the portal's commands in this process sets its own environment, which the
+    next test must not inherit."""
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ and an install of it alone, far from the checkout, migrates, serves and checks."
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import sysconfig
@@ -15,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app.cli.supervisor import end_group
 from app.demo.bundles import BundleFactory
 from tests.support import PROJECT_ROOT
 from tests.support.portal import wait_until_serving
@@ -127,9 +127,4 @@ def test_the_installed_wheel_migrates_serves_and_checks(installed: Path, tmp_pat
                 time.sleep(0.5)
             assert body["state"] == "passed_checks", body
     finally:
-        os.killpg(serve.pid, signal.SIGTERM)
-        try:
-            serve.wait(timeout=40)
-        except subprocess.TimeoutExpired:
-            os.killpg(serve.pid, signal.SIGKILL)
-            serve.wait()
+        end_group(serve, 40)

@@ -4,7 +4,6 @@ embedded broker, driven over real HTTP."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from app.cli.supervisor import end_group
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, SystemSpec
 from app.settings import Settings
@@ -89,19 +89,8 @@ def _spawn(*args: str, data: Path, pass_fds: tuple[int, ...] = ()) -> subprocess
 
 def _stop(proc: subprocess.Popen[bytes] | None) -> None:
     """SIGTERM to the process (a worker stops its own pool), then its group is cleared."""
-    if proc is None:
-        return
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
+    if proc is not None:
+        end_group(proc, 30)
 
 
 def test_work_queued_while_no_worker_runs_is_done_when_one_starts(

@@ -1,0 +1,67 @@
+"""A worker's process group is cleared only while its leader is not yet reaped: a reaped
+leader's id can be given to another process, and a signal to that id's group would reach
+a stranger (seen beside a second suite: a test portal's web process killed by a group
+signal meant for a worker long gone)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from app.cli.supervisor import end_group, exited
+
+# A leader that starts a child ignoring SIGTERM, then exits on SIGTERM itself.
+LEADER = """
+import signal, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c",
+    "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"])
+print(child.pid, flush=True)
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
+time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_end_group_stops_the_leader_and_whatever_its_group_left() -> None:
+    leader = subprocess.Popen(
+        [sys.executable, "-c", LEADER], stdout=subprocess.PIPE, start_new_session=True
+    )
+    assert leader.stdout is not None
+    child = int(leader.stdout.readline())
+    assert end_group(leader, 30) == 3  # its own exit on SIGTERM
+    deadline = time.monotonic() + 30
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)  # the child ignored SIGTERM: SIGKILL to the group took it
+
+
+def test_an_exited_leader_is_seen_without_being_reaped() -> None:
+    leader = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not exited(leader):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    # Still a zombie: its id (and so its group's) is given to no other process yet.
+    assert Path(f"/proc/{leader.pid}").exists() and leader.returncode is None
+    assert end_group(leader, 0) == 0 and leader.returncode == 0
+
+
+def test_a_reaped_leaders_group_is_never_signalled(monkeypatch: pytest.MonkeyPatch) -> None:
+    leader = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
+    leader.wait()  # reaped: its id may name another process's group by now
+    sent: list[int] = []
+    monkeypatch.setattr(os, "killpg", lambda pgid, sig: sent.append(pgid))
+    assert end_group(leader, 0) == 0
+    assert sent == []
