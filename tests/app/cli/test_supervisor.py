@@ -1,7 +1,6 @@
 """A worker's process group is cleared only while its leader is not yet reaped: a reaped
-leader's id can be given to another process, and a signal to that id's group would reach
-a stranger (seen beside a second suite: a test portal's web process killed by a group
-signal meant for a worker long gone)."""
+leader's id can be given to another process (ids wrap every few minutes on a busy machine
+whose pid_max is 32,768), and a signal to that id's group would reach a stranger."""
 
 from __future__ import annotations
 
