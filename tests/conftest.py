@@ -274,7 +274,7 @@ def portal(
         copy_demo_folder(base / "data")
         running = start_portal(base / "data", base / "portal.log", registry)
         yield running
-        stop_portal(running, at_once=True)
+        _stop_shared_portal(running)
         return
     server = redis_url()
     require(server is not None, "Redis (ENDPOINTS_PORTAL_TEST_REDIS_URL)")
@@ -303,7 +303,18 @@ def portal(
             worker_data_dir=base / "worker-data",
         )
         yield running
-        stop_portal(running, at_once=True)
+        _stop_shared_portal(running)
+
+
+def _stop_shared_portal(running: RunningPortal) -> None:
+    """The run's portal is stopped at the end; a web process that ended before is an
+    error that says how (a signal is a negative code), with its log's end."""
+    ended = running.process.poll()
+    stop_portal(running, at_once=True)
+    assert ended is None, (
+        f"the portal's web process ended during the run (exit code {ended}); "
+        f"its log ends: {running.log.read_text(errors='replace')[-3000:]}"
+    )
 
 
 def _move_artifacts(data_dir: Path, database_url: str, hosts: dict[str, str]) -> None:
