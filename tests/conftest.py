@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 from cryptography.fernet import Fernet
 from hypothesis import HealthCheck
@@ -307,13 +308,21 @@ def portal(
 
 
 def _stop_shared_portal(running: RunningPortal) -> None:
-    """The run's portal is stopped at the end; a web process that ended before is an
-    error that says how (a signal is a negative code), with its log's end."""
-    ended = running.process.poll()
+    """The run's portal is stopped at the end. A web process that ended before, or that
+    no longer answers, is an error that says which (an exit by a signal is a negative
+    code), with its log's end."""
+    problem = None
+    if (ended := running.process.poll()) is not None:
+        problem = f"ended during the run (exit code {ended})"
+    else:
+        try:
+            httpx.get(f"{running.url}/healthz", timeout=30).raise_for_status()
+        except httpx.HTTPError as exc:
+            problem = f"is running but did not answer at the end ({type(exc).__name__}: {exc})"
     stop_portal(running, at_once=True)
-    assert ended is None, (
-        f"the portal's web process ended during the run (exit code {ended}); "
-        f"its log ends: {running.log.read_text(errors='replace')[-3000:]}"
+    assert problem is None, (
+        f"the portal's web process {problem}; its log ends: "
+        f"{running.log.read_text(errors='replace')[-3000:]}"
     )
 
 
