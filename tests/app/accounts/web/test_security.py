@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from starlette.responses import HTMLResponse, StreamingResponse
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Message, Scope
 
 from app.accounts.web.security import PAGE_CSP, BrowserIdAndHeaders
 
@@ -41,10 +41,16 @@ async def _until_disconnect() -> Message:
     raise AssertionError("unreachable")
 
 
-async def _serve(app: object, scope: Scope) -> tuple[dict[str, str], bytes, list[str]]:
+async def _serve(
+    app: object, scope: Scope, delivered: asyncio.Event | None = None
+) -> tuple[dict[str, str], list[bytes], list[str]]:
+    """The start message's headers and cookies and the body's chunks that *app* sends
+    through the middleware; *delivered* is set when the first chunk reaches the client."""
     sent: list[Message] = []
 
     async def send(message: Message) -> None:
+        if delivered is not None and message["type"] == "http.response.body":
+            delivered.set()
         sent.append(message)
 
     middleware = BrowserIdAndHeaders(app)  # type: ignore[arg-type]
@@ -53,14 +59,13 @@ async def _serve(app: object, scope: Scope) -> tuple[dict[str, str], bytes, list
     assert start["type"] == "http.response.start"
     headers = {k.decode(): v.decode() for k, v in start["headers"] if k != b"set-cookie"}
     cookies = [v.decode() for k, v in start["headers"] if k == b"set-cookie"]
-    body = b"".join(m.get("body", b"") for m in sent[1:])
-    return headers, body, cookies
+    chunks = [m["body"] for m in sent[1:] if m.get("body")]
+    return headers, chunks, cookies
 
 
 def test_a_streamed_download_passes_through_whole_and_as_it_is_produced() -> None:
-    async def run() -> None:
+    async def run() -> tuple[dict[str, str], list[bytes], list[str]]:
         delivered = asyncio.Event()
-        sent_chunks = 0
 
         async def chunks() -> AsyncIterator[bytes]:
             for index in range(CHUNKS):
@@ -70,42 +75,24 @@ def test_a_streamed_download_passes_through_whole_and_as_it_is_produced() -> Non
                     # middleware that held the body back would never get here.
                     await delivered.wait()
 
-        inner = StreamingResponse(
+        download = StreamingResponse(
             chunks(),
             media_type="application/zip",
             headers={"Content-Length": str(CHUNKS * len(CHUNK))},
         )
+        return await _serve(download, _scope("/api/v1/cohorts/x/dataset"), delivered)
 
-        received: list[Message] = []
-
-        async def send(message: Message) -> None:
-            nonlocal sent_chunks
-            if message["type"] == "http.response.body" and message.get("body"):
-                sent_chunks += 1
-                delivered.set()
-            received.append(message)
-
-        async def app(scope: Scope, receive: Receive, send_: Send) -> None:
-            await inner(scope, receive, send_)
-
-        await asyncio.wait_for(
-            BrowserIdAndHeaders(app)(_scope("/api/v1/cohorts/x/dataset"), _until_disconnect, send),
-            60,
-        )
-        body = b"".join(m.get("body", b"") for m in received[1:])
-        assert len(body) == CHUNKS * len(CHUNK) and sent_chunks == CHUNKS
-        start = dict(received[0]["headers"])
-        assert start[b"content-security-policy"] == PAGE_CSP.encode()
-        assert start[b"x-content-type-options"] == b"nosniff"
-        assert b"set-cookie" not in start  # a download sets no browser id
-
-    asyncio.run(run())
+    headers, chunks, cookies = asyncio.run(run())
+    assert chunks == [CHUNK] * CHUNKS
+    assert headers["content-security-policy"] == PAGE_CSP
+    assert headers["x-content-type-options"] == "nosniff"
+    assert cookies == []  # a download sets no browser id
 
 
 def test_a_page_gives_a_new_browser_its_id_and_keeps_a_known_ones() -> None:
     page = HTMLResponse("<p>hello</p>")
-    headers, body, cookies = asyncio.run(_serve(page, _scope("/login")))
-    assert body == b"<p>hello</p>"
+    headers, chunks, cookies = asyncio.run(_serve(page, _scope("/login")))
+    assert b"".join(chunks) == b"<p>hello</p>"
     assert len(cookies) == 1 and cookies[0].startswith("epp_browser=")
     assert "httponly" in cookies[0].lower() and "samesite=lax" in cookies[0].lower()
     # A response that sets a cookie is its browser's alone.
