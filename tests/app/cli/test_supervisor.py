@@ -14,13 +14,14 @@ import pytest
 
 from app.cli.supervisor import end_group, exited
 
-# A leader that starts a child ignoring SIGTERM, then exits on SIGTERM itself.
+# A leader that exits on SIGTERM and starts a child that would outlive it. Its handler is
+# in place before it prints the child's id: the test signals it on reading that line.
 LEADER = """
 import signal, subprocess, sys, time
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
 child = subprocess.Popen([sys.executable, "-c",
     "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"])
 print(child.pid, flush=True)
-signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
 time.sleep(600)
 """
 
