@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from sqlalchemy import select
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -44,9 +45,11 @@ sys.path.insert(0, str(ROOT))
 from app.accounts.services.accounts import create_user, issue_token  # noqa: E402
 from app.core.authorization import Role  # noqa: E402
 from app.db.migrate import upgrade  # noqa: E402
+from app.db.models import Job, Submission  # noqa: E402
 from app.db.session import Database  # noqa: E402
 from app.demo.bundles import BundleFactory, SystemSpec  # noqa: E402
 from app.demo.load import load_demo  # noqa: E402
+from app.jobs.queue import CHECK_SUBMISSION  # noqa: E402
 from app.settings import Settings  # noqa: E402
 
 
@@ -54,6 +57,7 @@ from app.settings import Settings  # noqa: E402
 class Series:
     latencies_ms: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    sent_at: dict[str, float] = field(default_factory=dict)  # upload id: when it was sent
 
     def add(self, started: float) -> None:
         self.latencies_ms.append((time.perf_counter() - started) * 1000)
@@ -69,7 +73,7 @@ class Series:
         values = sorted(self.latencies_ms)
         if not values:
             return f"{name:<22} n=0 errors={len(self.errors)}"
-        cut = statistics.quantiles(values, n=100) if len(values) > 1 else values * 99
+        cut = _quantiles(values)
         return (
             f"{name:<22} n={len(values):<6} {len(values) / seconds:8.2f}/s  "
             f"p50 {cut[49]:8.1f} ms  p95 {cut[94]:8.1f} ms  p99 {cut[98]:8.1f} ms  "
@@ -125,6 +129,7 @@ async def uploader(
             continue
         uploads.add(started)
         public_id = response.json()["id"]
+        verdicts.sent_at[public_id] = sent_at
         while True:
             await asyncio.sleep(0.2)
             body = (await client.get(f"/api/v1/submissions/{public_id}", headers=headers)).json()
@@ -162,8 +167,46 @@ async def reader(client: httpx.AsyncClient, until: float, reads: Series, seed: i
             reads.add(started)
 
 
+# The verdict's wait in the phases the portal records: the upload's reading and
+# registration (sent → uploaded_at), its commit and queueing (→ the job's enqueued_at),
+# the worker's pick-up (→ started_at), the check itself (→ checks_finished_at).
+PHASES = ("read and registered", "queued", "picked up", "checked")
+
+
+def print_phases(database_url: str, sent_at: dict[str, float]) -> None:
+    database = Database(database_url)
+    spans: dict[str, list[float]] = {phase: [] for phase in PHASES}
+    with database.session() as session:
+        rows = session.execute(
+            select(Submission.public_id, Submission.uploaded_at, Job.enqueued_at,
+                   Job.started_at, Submission.checks_finished_at)
+            .join(Job, Job.submission_id == Submission.id)
+            .where(Submission.public_id.in_(list(sent_at)), Job.kind == CHECK_SUBMISSION)
+        ).all()  # fmt: skip
+    database.dispose()
+    for public_id, *moments in rows:
+        if None in moments:
+            continue
+        times = [sent_at[public_id], *(moment.timestamp() for moment in moments)]
+        for phase, begin, end in zip(PHASES, times, times[1:], strict=False):
+            spans[phase].append((end - begin) * 1000)
+    for name, at in (("p50", 49), ("p95", 94)):
+        print(f"{'':<22} {name} by phase: " + ", ".join(
+            f"{phase} {_quantiles(values)[at]:.0f} ms" for phase, values in spans.items() if values
+        ))  # fmt: skip
+
+
+def _quantiles(values: list[float]) -> list[float]:
+    return statistics.quantiles(values, n=100) if len(values) > 1 else values * 99
+
+
 async def drive(
-    url: str, args: argparse.Namespace, archives: list[Path], token: str, shape: str
+    url: str,
+    args: argparse.Namespace,
+    archives: list[Path],
+    token: str,
+    shape: str,
+    database_url: str,
 ) -> int:
     uploads, verdicts, reads = Series(), Series(), Series()
     quiet_uploads, alone = Series(), Series()
@@ -179,6 +222,7 @@ async def drive(
         print(alone.line("upload → verdict", took))
         print(f"{'':<22} targets: p50 ≤ 500 ms, p95 ≤ 1000 ms: "
               + ("met" if alone.within(500, 1000) else "MISSED"))  # fmt: skip
+        print_phases(database_url, alone.sent_at)
         began = time.perf_counter()
         until = began + args.seconds
         await asyncio.gather(
@@ -302,9 +346,12 @@ def run_deployment(kind: str, args: argparse.Namespace) -> int:
                                     "127.0.0.1", "--port", str(port), "--workers",
                                     str(web_processes), "--log-level", "warning"],
                                    env, log))  # fmt: skip
+            # The embedded worker with its pool as `make run` starts it (the setting's
+            # size); the deployed ones as many single-process workers.
+            pool = [] if embedded else ["--concurrency", "1"]
             for _ in range(workers):
-                processes.append(start([python, "-m", "app.cli", "worker", "--concurrency",
-                                        "1", "--loglevel", "WARNING"], env, log))  # fmt: skip
+                processes.append(start([python, "-m", "app.cli", "worker", *pool,
+                                        "--loglevel", "WARNING"], env, log))  # fmt: skip
             processes.append(start([python, "-m", "app.cli", "scheduler", "--loglevel",
                                     "WARNING"], env, log))  # fmt: skip
             url = f"http://127.0.0.1:{port}"
@@ -320,7 +367,9 @@ def run_deployment(kind: str, args: argparse.Namespace) -> int:
                 return 1
             print(f"portal on {url}; loading for {args.seconds:.0f} s…", flush=True)
             shape = f"{kind}: {web_processes} web processes, {workers} workers"
-            return asyncio.run(drive(url, args, archives, token, shape))
+            return asyncio.run(
+                drive(url, args, archives, token, shape, settings.effective_database_url)
+            )
         finally:
             for process in processes:
                 process.terminate()

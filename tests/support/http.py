@@ -38,32 +38,44 @@ def served(app: Any, settings: Any) -> Iterator[str]:
         thread.join(timeout=30)
 
 
-def children_running(module: str, parent: int | None = None) -> list[int]:
-    """The process ids of *parent*'s (this process's) children running ``-m module``."""
-    parent = parent or os.getpid()
+def parent_of(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError):
+        return None  # it ended meanwhile
+
+
+def descendants_named(name: str, ancestor: int | None = None) -> list[int]:
+    """The process ids of *ancestor*'s (this process's) descendants whose name (what ps
+    shows, /proc/<pid>/comm) is *name*."""
+    ancestor = ancestor or os.getpid()
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+            comm = (entry / "comm").read_text().strip()
         except OSError:
-            continue  # it ended meanwhile
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == parent and module.encode() in cmdline:
-            found.append(int(entry.name))
+            continue
+        if comm != name:
+            continue
+        pid: int | None = int(entry.name)
+        while pid is not None and pid > 1:
+            pid = parent_of(pid)
+            if pid == ancestor:
+                found.append(int(entry.name))
+                break
     return found
 
 
-def wait_for_child(module: str, until: float = 60.0) -> int:
-    """The first child of this process running ``-m module``, once there is one."""
+def wait_for_descendant(name: str, until: float = 60.0) -> int:
+    """The first descendant of this process named *name*, once there is one."""
     deadline = time.monotonic() + until
     while time.monotonic() < deadline:
-        if found := children_running(module):
+        if found := descendants_named(name):
             return found[0]
         time.sleep(0.005)
-    raise AssertionError(f"no child process ran {module} within {until} s")
+    raise AssertionError(f"no process named {name} under this one within {until} s")
 
 
 def process_state(pid: int) -> str:

@@ -1,6 +1,6 @@
-"""The archive-reading child for a measured run's archive (``python -m
-app.measurements.domain.reader``): the same child, budget and limits as a bundle's
-(``app.submissions.domain.reader``), reading a run folder instead."""
+"""What the archive-reading child does with a measured run's archive (``read_run``): the
+same child, budget and limits as a bundle's (``app.submissions.domain.reader``), reading
+a run folder instead."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from typing import Any
 
 from app.measurements.domain.run_folder import folder_digests, locate_run_folder
 from app.submissions.domain.archive import ArchiveLimits, extract_archive
-from app.submissions.domain.reader import serve_one
 
 
 def read_run(request: dict[str, Any]) -> dict[str, Any]:
@@ -21,7 +20,3 @@ def read_run(request: dict[str, Any]) -> dict[str, Any]:
     rel = folder.relative_to(tree).as_posix()
     return {"format": extracted.format, "root": "" if rel == "." else rel,
             "digests": folder_digests(folder)}  # fmt: skip
-
-
-if __name__ == "__main__":
-    serve_one(read_run)

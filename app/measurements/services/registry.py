@@ -42,7 +42,7 @@ from app.submissions.services.storage import ReceivedFile
 
 log = logging.getLogger(__name__)
 
-RUN_READER = "app.measurements.domain.reader"
+RUN_READER = "app.measurements.domain.reader:read_run"
 
 
 class RunRefused(Refused):

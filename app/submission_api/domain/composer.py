@@ -1,8 +1,7 @@
-"""The child that builds a submission's bundle from run archives in the browser, as the
-official CLI's ``submissions create`` does (``python -m
-app.submission_api.domain.composer``): the official builder of the pinned package, then
-the official checker on what it built, under the archive-reading budget (the builder
-extracts each run's archive itself).
+"""What the archive-reading child does to build a submission's bundle from run archives
+in the browser, as the official CLI's ``submissions create`` does (``compose``): the
+official builder of the pinned package, then the official checker on what it built,
+under the archive-reading budget (the builder extracts each run's archive itself).
 
 The CLI and the browser make the same bundle: the same builder, run on the same
 archives; the marker the CLI writes inside ``<submission_id>/`` (``cli_metadata.json``,
@@ -25,7 +24,6 @@ from endpoints_submission_cli.submissions.builder import (
 from submission_checker.checker import SubmissionChecker
 
 from app.core.refusals import Kind, Refused
-from app.submissions.domain.reader import serve_one
 
 BUNDLE = "bundle.tar.gz"
 
@@ -58,7 +56,3 @@ def compose(request: dict[str, Any]) -> dict[str, Any]:
     if not errors:
         create_bundle_archive(org_dir, tree.parent / BUNDLE)
     return {"errors": errors}
-
-
-if __name__ == "__main__":
-    serve_one(compose)

@@ -23,7 +23,7 @@ from app.submissions.domain.archive import ArchiveRejected
 from app.submissions.services.reading import work_in_child
 from app.submissions.services.storage import receive_local
 
-COMPOSER = "app.submission_api.domain.composer"
+COMPOSER = "app.submission_api.domain.composer:compose"
 
 
 class CheckerRefused(Refused):

@@ -2,23 +2,23 @@
 archive or a file it brings, in a process of its own under a CPU-time and memory budget
 (architecture, decision 18).
 
-``python -m app.submissions.domain.reader`` reads one JSON request on stdin, limits
-itself (CPU seconds, address space, file size, open files, no core dumps, a lower
-priority than the web process), and writes one JSON answer on stdout: the archive's
-facts, or the refusal with its code. A child killed past its budget answers nothing;
-its parent (``app.submissions.services.reading``) says so. Only the standard library and
-the portal's pure domain are imported here.
+The child is forked from a server process that imported the readers and never touched an
+archive (``fork_server``), and becomes a session of its own named ``portal-reader``. It
+takes one JSON request, limits itself (CPU seconds, address space, file size, open files,
+no core dumps, a lower priority than the web process), and writes one JSON answer: the
+facts its reading function found, or the refusal with its code. A child killed past its
+budget answers nothing; its parent says so. Only the standard library and the portal's
+pure domain are imported here.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib
 import json
 import os
 import resource
-import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ _CHUNK = 1024 * 1024
 _EVENTS_NAMES = ("events.jsonl", "events.jsonl.gz")
 _OPEN_FILES = 64
 _NICENESS = 10
+CHILD_NAME = "portal-reader"  # what ps and /proc/<pid>/comm show for a reading child
 
 
 def _relative(inner: Path, outer: Path) -> str:
@@ -95,16 +96,16 @@ def read_bundle(
     return facts
 
 
-def _read_bundle(request: dict[str, Any]) -> dict[str, Any]:
+def read_bundle_request(request: dict[str, Any]) -> dict[str, Any]:
+    """The bundle reader's request: the archive, the tree to make, the limits, and
+    whether its events are kept (compressed beside the tree) or dropped."""
     tree = Path(request["tree"])
-    # The events are compressed beside the tree, in the reading's own folder.
     events = tree.parent / "events" if request.get("keep_events") else None
     return read_bundle(Path(request["archive"]), tree, ArchiveLimits(**request["limits"]), events)
 
 
 def _limit_self(budget: dict[str, int]) -> None:
-    """The budget, set by the child on itself before it reads a byte (a parent with
-    threads cannot safely run code between fork and exec)."""
+    """The budget, set by the child on itself before it reads a byte."""
     cpu = budget["cpu_s"]
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_AS, (budget["memory_bytes"],) * 2)
@@ -114,20 +115,24 @@ def _limit_self(budget: dict[str, int]) -> None:
     os.nice(_NICENESS)
 
 
-def serve_one(read: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
-    """A reading child's whole life: one request in, its budget set, *read* run on it,
-    one answer out (the facts, or the refusal)."""
-    request = json.loads(sys.stdin.read())
+def serve_one(message: bytes, answer_fd: int) -> None:
+    """A reading child's whole life, from its fork (``fork_server``): out of the server's
+    session (never the web server's signals), in the requester's folder, its budget set,
+    the request's function (``reader``: ``module:function``) run on it, one answer
+    written to *answer_fd* (the facts, or the refusal)."""
+    os.setsid()
+    Path("/proc/self/comm").write_text(CHILD_NAME)
+    request: dict[str, Any] = json.loads(message)
+    os.chdir(request["cwd"])
+    module, _, function = request["reader"].partition(":")
+    read = getattr(importlib.import_module(module), function)
     _limit_self(request["budget"])
     try:
-        answer: dict[str, Any] = {"facts": read(request)}
+        said: dict[str, Any] = {"facts": read(request)}
     except Refused as exc:
         member = exc.detail.get("member")
-        answer = {"refused": {"code": exc.code, "message": exc.message, "member": member}}
+        said = {"refused": {"code": exc.code, "message": exc.message, "member": member}}
     except MemoryError:
-        answer = {"budget": "memory"}
-    sys.stdout.write(json.dumps(answer))
-
-
-if __name__ == "__main__":
-    serve_one(_read_bundle)
+        said = {"budget": "memory"}
+    with os.fdopen(answer_fd, "wb") as answer:
+        answer.write(json.dumps(said).encode())

@@ -4,8 +4,11 @@ portal's own readers find, and past its budget it is stopped and nothing is kept
 from __future__ import annotations
 
 import gzip
+import os
 import shutil
+import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -18,9 +21,12 @@ from app.pipeline import run_checks
 from app.settings import Settings
 from app.submissions.domain.archive import ArchiveLimits, ArchiveRejected, extract_archive
 from app.submissions.domain.bundle import content_digest
-from app.submissions.services.reading import Budget, read_archive
+from app.submissions.domain.reader import CHILD_NAME
+from app.submissions.services.reading import Budget, read_archive, work_in_child
 from tests.support import hostile
 from tests.support.fakes import RecordingQueue
+from tests.support.http import parent_of
+from tests.support.readers import WHO_AM_I
 from tests.support.submissions import accept
 
 EVENTS = BundleFactory(curves=(CurveSpec(events_at=8),))
@@ -123,3 +129,28 @@ def test_a_check_whose_archive_outgrew_the_budget_fails_once_and_is_not_run_agai
         assert "budget" in (job.error or "")
         assert submission.state == SubmissionState.CHECK_ERROR
         assert session.scalars(select(Job)).all() == [job]
+
+
+def test_each_reading_is_a_fresh_child_of_one_server_which_comes_back_if_it_dies(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The children are forked from a server of this process's own: each a process and
+    a session of its own, in the caller's folder; a server that died is replaced."""
+    monkeypatch.chdir(tmp_path)  # the folder travels with each request
+
+    def child() -> dict[str, Any]:
+        reading = work_in_child(settings, WHO_AM_I, {})
+        reading.discard()
+        return reading.facts
+
+    first, second = child(), child()
+    server = first["parent"]
+    assert second["parent"] == server and parent_of(server) == os.getpid()
+    assert first["pid"] != second["pid"]
+    for seen in (first, second):
+        assert seen["session"] == seen["pid"]  # never the caller's signals
+        assert seen["name"] == CHILD_NAME and seen["cwd"] == str(tmp_path)
+
+    os.kill(server, signal.SIGKILL)
+    third = child()
+    assert third["parent"] != server and parent_of(third["parent"]) == os.getpid()

@@ -19,11 +19,11 @@ from app.db.models import StoredFile, Submission
 from app.db.session import Database
 from app.main import create_app
 from app.settings import Settings
-from app.submissions.services.reading import READER
+from app.submissions.domain.reader import CHILD_NAME
 from tests.support import hostile
 from tests.support.accounts import bearer, create_accounts
 from tests.support.fakes import RecordingQueue
-from tests.support.http import process_state, served, wait_for_child
+from tests.support.http import process_state, served, wait_for_descendant
 from tests.support.services import migrated_sqlite
 
 CORPUS = {
@@ -111,7 +111,7 @@ def test_healthz_is_answered_while_an_archive_is_still_being_read(
         target=lambda: answers.update(upload=portal.upload("large.tar.gz", data))
     )
     upload.start()
-    reader = wait_for_child(READER)
+    reader = wait_for_descendant(CHILD_NAME)
     os.kill(reader, signal.SIGSTOP)
     try:
         health = httpx.get(f"{portal.url}/healthz", timeout=30)
