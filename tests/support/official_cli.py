@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import traceback
+import urllib.request
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -98,6 +99,9 @@ class OfficialCli:
             result = CliRunner().invoke(app, args, env=changes)
         finally:
             os.chdir(here)
+            # The CLI's version check opens a URL: urllib keeps the opener it built then,
+            # with the closed-port proxy of the CLI's environment, for this whole process.
+            urllib.request.install_opener(None)
         stderr = result.stderr
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             stderr += "".join(traceback.format_exception(result.exception))
