@@ -38,11 +38,17 @@ def served(app: Any, settings: Any) -> Iterator[str]:
         thread.join(timeout=30)
 
 
+def _stat_fields(pid: int) -> list[str]:
+    """/proc/<pid>/stat after the name: the state, the parent's id, …"""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def parent_of(pid: int) -> int | None:
+    """*pid*'s parent, or None when it ended meanwhile."""
     try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError):
-        return None  # it ended meanwhile
+        return int(_stat_fields(pid)[1])
+    except OSError:
+        return None
 
 
 def descendants_named(name: str, ancestor: int | None = None) -> list[int]:
@@ -80,5 +86,4 @@ def wait_for_descendant(name: str, until: float = 60.0) -> int:
 
 def process_state(pid: int) -> str:
     """The kernel's one-letter state of *pid* (R running, S sleeping, T stopped)."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    return stat.rsplit(")", 1)[1].split()[0]
+    return _stat_fields(pid)[0]

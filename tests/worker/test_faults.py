@@ -24,6 +24,7 @@ from app.db.models import CheckRun, Job, Point, Retokenization, StoredFile, Subm
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
 from app.settings import Settings
+from tests.support.http import parent_of
 from tests.support.portal import RunningPortal, kill_leftovers, start_portal, stop_portal
 from tests.support.rows import must
 from tests.support.scheduling import DEPLOYED_PORTAL
@@ -81,12 +82,9 @@ def _children() -> dict[int, list[int]]:
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        tree.setdefault(parent, []).append(int(entry.name))
+        parent = parent_of(int(entry.name))
+        if parent is not None:
+            tree.setdefault(parent, []).append(int(entry.name))
     return tree
 
 

@@ -210,28 +210,31 @@ def _forked(status: socket.socket, server: subprocess.Popen[bytes]) -> int | Non
 _FORKS = _ForkServer()
 
 
-def _read_answer(answer_fd: int, seconds: float) -> tuple[bytes, bool]:
-    """What the child wrote until it closed the pipe, and False; True when it is to be
-    killed: still writing after *seconds* (with what it wrote), or writing more than an
-    answer may be (with nothing)."""
+# Why a child is killed before it finished its answer.
+LATE, TOO_LONG = "late", "too long"
+
+
+def _read_answer(answer_fd: int, seconds: float) -> tuple[bytes, str | None]:
+    """What the child wrote until it closed the pipe; or why it is to be killed: still
+    writing after *seconds* (LATE, with what it wrote), or writing more than an answer
+    may be (TOO_LONG, with nothing)."""
     deadline = time.monotonic() + seconds
     said = bytearray()
     while True:
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([answer_fd], [], [], left)[0]:
-            return bytes(said), True
+            return bytes(said), LATE
         chunk = os.read(answer_fd, 65536)
         if not chunk:
-            return bytes(said), False
+            return bytes(said), None
         said += chunk
         if len(said) > _ANSWER_LIMIT:
-            return b"", True
+            return b"", TOO_LONG
 
 
 def _run_child(reader: str, request: dict[str, Any], budget: Budget) -> dict[str, Any]:
     """The child's answer; a refusal when it was killed or said nothing."""
     question = {**request, "reader": reader, "cwd": os.getcwd()}
-    started = time.monotonic()
     pid, answer_fd, status = _FORKS.fork(json.dumps(question).encode())
     with status:
         try:
@@ -242,7 +245,7 @@ def _run_child(reader: str, request: dict[str, Any], budget: Budget) -> dict[str
             with contextlib.suppress(OSError):  # a server gone leaves it to its budget
                 status.sendall(KILL)
         exit_code = recv_int(status)
-    if kill and time.monotonic() - started >= budget.wall_s:
+    if kill == LATE:
         raise _over_budget(f"more than {budget.wall_s:g} s")
     if exit_code in (-signal.SIGXCPU, -signal.SIGKILL):
         raise _over_budget(f"more than {budget.cpu_s} s of processor time")

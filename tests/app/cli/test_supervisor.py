@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.supervisor import end_group, exited
+from tests.support.http import process_state
 
 # A leader that exits on SIGTERM and starts a child that would outlive it. Its handler is
 # in place before it prints the child's id: the test signals it on reading that line.
@@ -28,10 +29,9 @@ time.sleep(600)
 
 def _alive(pid: int) -> bool:
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return process_state(pid) != "Z"
     except OSError:
         return False
-    return state != "Z"
 
 
 def test_end_group_stops_the_leader_and_whatever_its_group_left() -> None:
