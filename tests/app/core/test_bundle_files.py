@@ -4,6 +4,7 @@ any bytes at all end in a value or an ``Unreadable`` with a reason."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,39 @@ def test_a_repeated_yaml_key_and_an_alias_bomb_are_named(tmp_path: Path) -> None
     seeds = tmp_path / "seeds.yaml"
     seeds.write_text("scheduler_rng_seed: 10487924139932647040\n")  # > 2^63, a real seed
     assert read_data(seeds) == {"scheduler_rng_seed": 10487924139932647040}
+
+
+@pytest.mark.parametrize("depth", [66, 5_000, 200_000])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda n: "[" * n + "]" * n,
+        lambda n: "{a: " * n + "1" + "}" * n,
+        lambda n: "- " * n + "x\n",  # block sequences in the compact form: [[[x]]]
+    ],
+    ids=["flow-list", "flow-mapping", "block-list"],
+)
+def test_deep_yaml_is_refused_as_nested_too_deep(
+    tmp_path: Path, shape: Callable[[int], str], depth: int
+) -> None:
+    """Past the limit of 64 levels, or past what the parser itself can follow: refused
+    with a reason either way, never a crash of the reading process."""
+    path = tmp_path / "deep.yaml"
+    path.write_text(shape(depth))
+    with pytest.raises(Unreadable, match="nested deeper"):
+        read_data(path)
+    path.write_text(shape(32))
+    assert read_data(path) is not None
+
+
+def test_more_aliases_than_the_limit_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "aliases.yaml"
+    many = ", ".join(["*a"] * 1_001)
+    path.write_text(f"x: &a 1\ny: [{many}]\n")
+    with pytest.raises(Unreadable, match="more than 1000 YAML aliases"):
+        read_data(path)
+    path.write_text(f"x: &a 1\ny: [{', '.join(['*a'] * 1_000)}]\n")
+    assert read_data(path)["y"] == [1] * 1_000
 
 
 def test_a_mapping_is_read_or_is_none(tmp_path: Path) -> None:

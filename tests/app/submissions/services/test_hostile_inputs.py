@@ -63,6 +63,16 @@ def _deep_json(root: Path) -> None:
     _summary(root).write_text("[" * 200_000 + "]" * 200_000)
 
 
+def _deep_yaml(root: Path) -> None:
+    (_points(root)[2] / "config.yaml").write_text("- " * 300_000 + "x\n")
+
+
+def _many_aliases(root: Path) -> None:
+    path = _points(root)[1] / "point.yaml"
+    aliases = ", ".join(["*n"] * 5_000)
+    path.write_text(path.read_text() + f"notes: &n one\nmore_notes: [{aliases}]\n")
+
+
 def _utf16_system_desc(root: Path) -> None:
     path = _points(root)[0] / "system_desc.json"
     path.write_bytes(path.read_text().encode("utf-16"))
@@ -99,6 +109,8 @@ CASES: dict[str, tuple[Damage, str]] = {
     "huge-int-negative": (_set_in_summary("n_samples_issued", str(-(2**140))), "±2^128"),
     "billion-laughs-yaml": (_billion_laughs, "alias expansion bomb"),
     "deep-json": (_deep_json, "nested deeper"),
+    "deep-yaml": (_deep_yaml, "nested deeper"),
+    "many-aliases-yaml": (_many_aliases, "more than 1000 YAML aliases"),
     "utf16-system-desc": (_utf16_system_desc, "not UTF-8"),
     "latin1-config": (_latin1_config, "not UTF-8"),
     "enormous-line": (_enormous_line, "a YAML metadata file may have 1048576"),
