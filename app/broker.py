@@ -11,9 +11,11 @@ the work stands.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from celery import Celery
 
-from app.jobs.queue import task_name
+from app.jobs.queue import VERDICT_QUEUE, WORK_QUEUE, task_name
 from app.settings import Settings
 from app.wakeup import wakeful
 
@@ -33,7 +35,7 @@ def make_celery(settings: Settings, include: tuple[str, ...] = ()) -> Celery:
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
         task_ignore_result=True,
-        task_default_queue="portal",
+        task_default_queue=WORK_QUEUE,
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
         worker_concurrency=settings.worker_concurrency,
@@ -51,10 +53,19 @@ def make_celery(settings: Settings, include: tuple[str, ...] = ()) -> Celery:
 
 
 class CeleryJobQueue:
-    """The services' JobQueue, backed by Celery: a job is sent to its kind's task."""
+    """The services' JobQueue, backed by Celery: a job is sent to its kind's task, on its
+    kind's queue (*queues*: by kind, ``app.jobs.kinds.queues_of``; the work queue for any
+    other)."""
 
-    def __init__(self, app: Celery) -> None:
+    def __init__(self, app: Celery, queues: Mapping[str, str]) -> None:
         self.app = app
+        self.queues = dict(queues)
 
     def send(self, job_id: int, kind: str, delay_s: float = 0.0) -> None:
-        self.app.send_task(task_name(kind), args=[job_id], countdown=delay_s or None)
+        queue = self.queues.get(kind, WORK_QUEUE)
+        self.app.send_task(task_name(kind), args=[job_id], countdown=delay_s or None, queue=queue)
+
+
+def worker_queues(verdicts_only: bool) -> list[str]:
+    """The queues a worker takes jobs from."""
+    return [VERDICT_QUEUE] if verdicts_only else [VERDICT_QUEUE, WORK_QUEUE]

@@ -36,8 +36,10 @@ from app.db.session import Database
 from app.dossier.web import api as dossier_api
 from app.dossier.web import pages as dossier_pages
 from app.errors import http_error, refusal_error, server_error, validation_error
+from app.jobs.kinds import queues_of
 from app.jobs.queue import JobQueue
 from app.keys import derived_key
+from app.pipeline import JOB_KINDS
 from app.publishing.services.signing import ledger_key
 from app.results.domain.presets import price_presets
 from app.results.services.query import ResultsQuery
@@ -197,7 +199,7 @@ def create_app(
     app.state.csrf_key = derived_key(settings, "csrf")
     app.state.db = Database(settings.effective_database_url)
     if queue is None:
-        queue = CeleryJobQueue(make_celery(settings))
+        queue = CeleryJobQueue(make_celery(settings), queues_of(JOB_KINDS))
     app.state.queue = queue
     # What "now" is for the chair's time-bound acts (publishing, decisions): the wall
     # clock, or a set one for rehearsals and tests (as the CLI's --now).

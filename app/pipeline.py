@@ -82,8 +82,14 @@ def run_checks(
 
 
 JOB_KINDS: dict[str, JobKind] = registry(
-    JobKind(CHECK_SUBMISSION, "checking", run_checks, fail_check),
-    JobKind(CHECK_CORRECTION, "checking a correction", run_correction_check, fail_correction_check),
+    JobKind(CHECK_SUBMISSION, "checking", run_checks, fail_check, verdict=True),
+    JobKind(
+        CHECK_CORRECTION,
+        "checking a correction",
+        run_correction_check,
+        fail_correction_check,
+        verdict=True,
+    ),
     *RUNS_JOB_KINDS,
     *SUBMISSION_API_JOB_KINDS,
 )

@@ -4,7 +4,9 @@ Starts the portal on each deployment (``--deployment``): the embedded defaults (
 the embedded broker, one web process and one worker, as `make run`), and as deployments
 run it, on PostgreSQL and Redis on this machine (several uvicorn processes and Celery
 workers). Each has a migrated database of its own (dropped after), the demo's results and
-the scheduler, all on 127.0.0.1. First ``--verdicts`` uploads one after the other, each
+the scheduler, all on 127.0.0.1 (on PostgreSQL and Redis, ``--workers`` single-process
+workers and ``--verdict-workers`` that take only a verdict's jobs, of which
+docker-compose.yml runs one). First ``--verdicts`` uploads one after the other, each
 timed from its upload to the verdict as the portal records it (what a submitter waits
 for; targets: p50 ≤ 0.5 s, p95 ≤ 1 s); then for ``--seconds`` ``--uploaders`` clients
 upload distinct passing bundles (each waits for its verdict) while ``--readers`` clients
@@ -255,6 +257,13 @@ def main() -> int:
     parser.add_argument("--web-processes", type=int, default=2)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
+        "--verdict-workers",
+        type=int,
+        default=1,
+        help="single-process workers that take only a verdict's jobs (PostgreSQL and Redis; "
+        "as docker-compose.yml runs one)",
+    )
+    parser.add_argument(
         "--deployment",
         choices=("embedded", "postgresql+redis", "both"),
         default="both",
@@ -306,6 +315,7 @@ def run_deployment(kind: str, args: argparse.Namespace) -> int:
     embedded = kind == "embedded"
     # SQLite takes one web process and one worker, as `make run` starts them.
     web_processes, workers = (1, 1) if embedded else (args.web_processes, args.workers)
+    verdict_workers = 0 if embedded else args.verdict_workers
     processes: list[subprocess.Popen[bytes]] = []
     with tempfile.TemporaryDirectory() as tmp, deployment_database(kind, args) as urls:
         data = Path(tmp) / "data"
@@ -349,8 +359,9 @@ def run_deployment(kind: str, args: argparse.Namespace) -> int:
             # The embedded worker with its pool as `make run` starts it (the setting's
             # size); the deployed ones as many single-process workers.
             pool = [] if embedded else ["--concurrency", "1"]
-            for _ in range(workers):
-                processes.append(start([python, "-m", "app.cli", "worker", *pool,
+            lanes = [["--verdicts-only"]] * verdict_workers + [[]] * workers
+            for lane in lanes:
+                processes.append(start([python, "-m", "app.cli", "worker", *pool, *lane,
                                         "--loglevel", "WARNING"], env, log))  # fmt: skip
             processes.append(start([python, "-m", "app.cli", "scheduler", "--loglevel",
                                     "WARNING"], env, log))  # fmt: skip
@@ -366,7 +377,9 @@ def run_deployment(kind: str, args: argparse.Namespace) -> int:
                 print(log.read_text()[-3000:])
                 return 1
             print(f"portal on {url}; loading for {args.seconds:.0f} s…", flush=True)
-            shape = f"{kind}: {web_processes} web processes, {workers} workers"
+            shape = f"{kind}: {web_processes} web processes, {workers} workers" + (
+                f" and {verdict_workers} for verdicts only" if verdict_workers else ""
+            )
             return asyncio.run(
                 drive(url, args, archives, token, shape, settings.effective_database_url)
             )

@@ -19,7 +19,7 @@ from tests.support.cli import resolved
 
 COMPOSE = yaml.safe_load((PROJECT_ROOT / "docker-compose.yml").read_text())
 SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]
-PORTAL_SERVICES = ("migrate", "bucket", "web", "worker", "scheduler")
+PORTAL_SERVICES = ("migrate", "bucket", "web", "worker", "verdict-worker", "scheduler")
 DOCKERFILE = (PROJECT_ROOT / "Dockerfile").read_text()
 README = (PROJECT_ROOT / "README.md").read_text()
 
@@ -29,6 +29,13 @@ def test_the_services_a_deployment_needs_are_there() -> None:
     for name in ("postgres", "redis", "objects", "web"):
         check = SERVICES[name]["healthcheck"]["test"]
         assert check and SERVICES[name]["healthcheck"]["retries"] >= 3, name
+
+
+def test_one_worker_keeps_to_the_verdicts_and_the_others_take_everything() -> None:
+    """A verdict never waits behind a re-count or a reproduction (app/jobs/queue.py)."""
+    assert SERVICES["verdict-worker"]["command"][1:3] == ["worker", "--verdicts-only"]
+    assert SERVICES["worker"]["command"] == ["endpoints-portal", "worker"]
+    assert "deploy" not in SERVICES["verdict-worker"], "scale the others, not this one"
 
 
 def test_portal_services_share_one_image_and_the_services_but_no_volume() -> None:

@@ -6,6 +6,7 @@ import os
 
 import click
 
+from app.broker import worker_queues
 from app.core.policy import PolicyInvalid
 from app.settings import get_settings, review_policy
 
@@ -14,8 +15,15 @@ from app.settings import get_settings, review_policy
 @click.option("--concurrency", type=int, default=None, help="default: the setting")
 @click.option("--loglevel", default="INFO", show_default=True)
 @click.option("--beat", is_flag=True, help="also run the scheduler of the review clocks")
-def worker_process(concurrency: int | None, loglevel: str, beat: bool) -> None:
-    """Run a Celery worker process on the portal's queue."""
+@click.option(
+    "--verdicts-only",
+    is_flag=True,
+    help="take only the jobs a verdict waits on (uploads taken, checks), never a re-count "
+    "or a reproduction: a deployment's one such worker keeps verdicts quick while the "
+    "others are busy",
+)
+def worker_process(concurrency: int | None, loglevel: str, beat: bool, verdicts_only: bool) -> None:
+    """Run a Celery worker process on the portal's queues."""
     settings = get_settings()
     try:
         # A broken review policy file stops the worker at start, naming the entry, as it
@@ -33,7 +41,7 @@ def worker_process(concurrency: int | None, loglevel: str, beat: bool) -> None:
         "--concurrency",
         str(concurrency or settings.worker_concurrency),
         "--queues",
-        "portal",
+        ",".join(worker_queues(verdicts_only)),
         "--without-gossip",
         "--without-mingle",
         "--hostname",

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.jobs.queue import task_name
+from app.jobs.queue import VERDICT_QUEUE, WORK_QUEUE, task_name
 
 # run(session=, settings=, job_id=, queue=): one job, start to end.
 RunJob = Callable[..., Any]
@@ -30,10 +30,20 @@ class JobKind:
     run: RunJob
     fail: FailJob
     tidy: TidyJobs | None = None
+    verdict: bool = False  # a person waits on it for a verdict: the verdicts' queue
 
     @property
     def task(self) -> str:
         return task_name(self.name)
+
+    @property
+    def queue(self) -> str:
+        return VERDICT_QUEUE if self.verdict else WORK_QUEUE
+
+
+def queues_of(kinds: dict[str, JobKind]) -> dict[str, str]:
+    """Each kind's queue by its name, as the job queue sends to them."""
+    return {name: kind.queue for name, kind in kinds.items()}
 
 
 def registry(*kinds: JobKind) -> dict[str, JobKind]:

@@ -31,6 +31,13 @@ class JobQueue(Protocol):
 
 CHECK_SUBMISSION = "check_submission"
 
+# Two queues: the jobs a person waits on for a verdict (an upload taken, checked) and
+# the rest (re-counts, reproductions: seconds to minutes each). A worker may take both or
+# only the first, so a verdict never waits behind a long job there
+# (`endpoints-portal worker --verdicts-only`).
+VERDICT_QUEUE = "portal.verdicts"
+WORK_QUEUE = "portal"
+
 
 def task_name(kind: str) -> str:
     """The worker task that carries jobs of *kind* (the registry: app.pipeline.JOB_KINDS)."""

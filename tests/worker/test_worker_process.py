@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,53 +94,78 @@ def _stop(proc: subprocess.Popen[bytes] | None) -> None:
         end_group(proc, 30)
 
 
-def test_work_queued_while_no_worker_runs_is_done_when_one_starts(
-    tmp_path: Path, good_archive: Path
-) -> None:
-    """Uploads are accepted with no worker running; the embedded broker keeps the job."""
+def _wait_for(what: str, fetch: Callable[[], Any], done: Callable[[Any], bool]) -> Any:
+    deadline = time.monotonic() + 60
+    value = fetch()
+    while not done(value) and time.monotonic() < deadline:
+        time.sleep(0.3)
+        value = fetch()
+    assert done(value), (what, value)
+    return value
+
+
+def test_work_waits_for_a_worker_of_its_queue(tmp_path: Path) -> None:
+    """Uploads are accepted with no worker running (the embedded broker keeps the job); a
+    verdicts-only worker checks them and leaves the re-counts that follow to a worker that
+    takes the rest, so a verdict never waits behind them."""
+    archive, _events = _sweep_with_events(tmp_path, 2)
     data = tmp_path / "data"
     with listening_socket() as listener:
         url = f"http://127.0.0.1:{listener.getsockname()[1]}"
         fd = listener.fileno()
         web = _spawn("serve", "--no-worker", "--fd", str(fd), data=data, pass_fds=(fd,))
-    worker = None
+    workers: list[subprocess.Popen[bytes]] = []
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
+        _wait_for("the web process", lambda: _healthz(url), bool)
         database = Database(Settings(data_dir=data).effective_database_url)
         tokens = create_accounts(database)
         database.dispose()
         response = httpx.post(
             f"{url}/api/v1/submissions",
-            files={"file": ("g.tar.gz", good_archive.read_bytes())},
+            files={"file": ("g.tar.gz", archive.read_bytes())},
             headers=bearer(tokens["submitter"]),
             timeout=30,
         )
         assert response.status_code == 201
         public_id = response.json()["id"]
+        chair = httpx.Client(base_url=url, headers=bearer(tokens["chair"]), timeout=30)
         time.sleep(2)
-        chair = bearer(tokens["chair"])
-        body = httpx.get(f"{url}/api/v1/submissions/{public_id}", headers=chair).json()
-        assert body["state"] == "received"
-        worker = _spawn("worker", "--concurrency", "1", data=data)
-        deadline = time.monotonic() + 60
-        state = None
-        while time.monotonic() < deadline:
-            state = httpx.get(f"{url}/api/v1/submissions/{public_id}", headers=chair).json()[
-                "state"
-            ]
-            if state == "passed_checks":
-                break
-            time.sleep(0.3)
-        assert state == "passed_checks"
+        assert chair.get(f"/api/v1/submissions/{public_id}").json()["state"] == "received"
+
+        workers.append(_spawn("worker", "--verdicts-only", "--concurrency", "1", data=data))
+        submission = _wait_for(
+            "the check",
+            lambda: chair.get(f"/api/v1/submissions/{public_id}").json(),
+            lambda body: body["state"] == "passed_checks",
+        )
+        recounts = f"/api/v1/submissions/{public_id}/retokenizations"
+        queued = _wait_for(
+            "the re-counts queued",
+            lambda: chair.get(recounts).json()["data"],
+            lambda d: len(d) == 2,
+        )
+        time.sleep(2)  # time enough for the verdicts' worker to take one, were it its kind
+        queued = chair.get(recounts).json()["data"]
+        assert [r["job"]["state"] for r in queued] == ["queued", "queued"], queued
+
+        workers.append(_spawn("worker", "--concurrency", "1", data=data))
+        _wait_for(
+            "the re-counts done",
+            lambda: chair.get(recounts).json()["data"],
+            lambda d: [r["job"]["state"] for r in d] == ["succeeded", "succeeded"],
+        )
+        assert submission["state"] == "passed_checks"
     finally:
-        _stop(worker)
+        for worker in workers:
+            _stop(worker)
         _stop(web)
+
+
+def _healthz(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def test_reproduction_runs_in_the_worker_against_the_simulator(

@@ -156,5 +156,11 @@ def fail_receive_staged(*, session: Session, job: Job, reason: str, clock: Clock
 
 
 SUBMISSION_API_JOB_KINDS = (
-    JobKind(RECEIVE_STAGED, "taking a staged upload", run_receive_staged, fail_receive_staged),
+    JobKind(
+        RECEIVE_STAGED,
+        "taking a staged upload",
+        run_receive_staged,
+        fail_receive_staged,
+        verdict=True,  # the official CLI waits on it, then on the check it starts
+    ),
 )
