@@ -63,7 +63,7 @@ class Publication(Base):
     description: Mapped[str | None] = mapped_column(Text)
     # Set when the result leaves no public record after all (rejected, or withdrawn before
     # finalization, rules §11.7): no view shows it; the row stays for the audit.
-    removed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    removed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime(), index=True)
     # The review policy in force when this version was written (``review_policies``).
     policy_digest: Mapped[str | None] = mapped_column(String(64))
 

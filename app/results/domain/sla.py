@@ -15,6 +15,7 @@ thousands of curves, and a question over all their points is a few array operati
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -241,6 +242,11 @@ class PointTable:
     def __len__(self) -> int:
         return len(self.curve)
 
+    @functools.cached_property
+    def curve_starts(self) -> Ints:
+        """The first row of each curve (a curve's rows are adjacent)."""
+        return np.flatnonzero(np.append(True, self.curve[1:] != self.curve[:-1]))
+
 
 def admissible_rows(table: PointTable, sla: Sla) -> Bools:
     """Which rows meet *sla* (a missing value meets no limit)."""
@@ -264,9 +270,11 @@ def usd_per_million_tokens_rows(table: PointTable, price: Price | None) -> Float
     its share of the system's nodes) over the output tokens it makes in an hour:
     hourly price / (system_tps × 3600 / 10⁶). Derived, not an MLPerf figure."""
     hourly = np.full(len(table), np.nan)
-    if price is not None and price.per_system_hour is not None:
+    if price is None:
+        return hourly  # no price, no cost
+    if price.per_system_hour is not None:
         hourly = price.per_system_hour * table.share
-    elif price is not None:
+    else:
         rates = _floats([price.per_accelerator(m) for m in table.accelerator_model])
         hourly = rates * np.where(table.accelerators > 0, table.accelerators, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -299,10 +307,13 @@ def best_rows(table: PointTable, ok: Bools, value: Floats, curves: int) -> Ints:
     scored = np.where(candidate, value, -np.inf)
     top = np.full(curves, -np.inf)
     # A curve's rows are adjacent: each run of them reduced at once.
-    starts = np.flatnonzero(np.append(True, table.curve[1:] != table.curve[:-1]))
+    starts = table.curve_starts
     top[table.curve[starts]] = np.maximum.reduceat(scored, starts)
     # Only a curve's rows at its top value compete on the tie-breakers.
     rows = np.flatnonzero(candidate & (scored == top[table.curve]))
+    if len(rows) == 0 or (np.diff(table.curve[rows]) > 0).all():
+        best[table.curve[rows]] = rows  # no ties: each curve's one row at its top
+        return best
     speed = np.nan_to_num(table.per_user[rows], nan=0.0)
     # lexsort's last key is the primary one: by curve, then the tie-breakers ascending,
     # so each curve's last row is its best.

@@ -171,6 +171,13 @@ class CohortView(BaseModel):
 
 def list_cohorts(session: Session) -> list[CohortView]:
     """The released cohorts, newest first, with the versions each one's record gained."""
+    releases = session.execute(
+        select(func.max(CohortRelease.id), func.count(CohortRelease.id))
+    ).one()
+    key = (*record_version(session), *releases)
+    cached = _COHORTS.get(key)
+    if cached is not None:
+        return list(cached)
     counts = dict(
         session.execute(
             select(Publication.cohort, func.count(Publication.id))
@@ -189,7 +196,27 @@ def list_cohorts(session: Session) -> list[CohortView]:
                 publications=counts.get(release.cohort, 0),
             )
         )
-    return out
+    remember(_COHORTS, _RECORDS_SIZE, key, out)
+    return list(out)
+
+
+_COHORTS: dict[RecordKey, list[CohortView]] = {}
+
+
+def record_version(session: Session) -> tuple[str, int, int]:
+    """What names the public record as it stands: the database, its newest publication
+    and how many have been removed. Versions are only ever added (append-only) or removed
+    from the record, never changed: any change moves one of the two, and both are read
+    from an index, whatever the record's size."""
+    newest, removed = session.execute(
+        select(
+            func.max(Publication.id),
+            select(func.count(Publication.id))
+            .where(Publication.removed_at.is_not(None))
+            .scalar_subquery(),
+        )
+    ).one()
+    return str(session.get_bind().engine.url), newest or 0, removed or 0
 
 
 def latest_cohort(session: Session) -> str | None:
@@ -524,17 +551,11 @@ def _as_published(session: Session, cohort: str | None) -> PublishedRecord:
     scope = Publication.in_record()
     if cohort is not None:
         scope = scope & (Publication.cohort <= cohort)
-    # Versions are only ever added or removed from the record, never changed, so the
-    # newest id and the counts of kept and removed ones name what the view shows; the
-    # database is part of the key, since one process may serve more than one.
-    newest, kept, removed = session.execute(
-        select(
-            func.max(Publication.id),
-            func.count(Publication.id).filter(Publication.in_record()),
-            func.count(Publication.removed_at),
-        ).where(Publication.cohort <= cohort if cohort is not None else Publication.id.is_not(None))
-    ).one()
-    key = (str(session.get_bind().engine.url), cohort or "*", newest or 0, kept, removed)
+    # The record's version names every view of it (a change anywhere makes each cohort's
+    # view anew; changes are rare, reads are not); the database is part of it, since one
+    # process may serve more than one.
+    database, newest, removed = record_version(session)
+    key = (database, cohort or "*", newest, removed)
     cached = _RECORDS.get(key)
     if cached is not None:
         return cached

@@ -12,10 +12,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.accounts.services.accounts import principal_for_token
-from app.db.models import Submission
+from app.db.models import CohortRelease, Publication, Submission, utcnow
 from app.db.session import Database
 from app.demo.bundles import BundleFactory, CurveSpec, SystemSpec
 from app.main import create_app
+from app.results.services.public import list_cohorts, record_version
 from app.review.services.decisions import set_point_state, withdraw
 from app.review.services.releases import publish_cohort
 from app.settings import Settings
@@ -195,3 +196,25 @@ def test_a_released_cohort_shows_the_decisions_taken_since_on_every_surface(
     every = len(shown[ids["kept"]])
     assert counted == {ids["kept"]: [every], ids["trimmed"]: [every - 1], ids["gone"]: [0]}
     assert len(shown[ids["trimmed"]]) == every - 1
+
+
+def test_the_record_is_named_anew_by_each_version_added_or_removed(
+    database: Database, settings: Settings, tmp_path: Path
+) -> None:
+    """The public read path keeps what it built under the record's version (the newest
+    publication, the count of removed ones): a version added or removed names a new
+    record, and the cohorts' counts read after it follow."""
+    sid = submit(database, settings, _result(tmp_path, "versioned", 1.0))
+    with database.session() as session:
+        session.add(CohortRelease(cohort="2026-12-C1", published_at=utcnow(), published_by="t"))
+        first = record_version(session)
+        version = Publication(submission_id=sid, cohort="2026-12-C1", status="provisional")
+        session.add(version)
+        session.flush()
+        added = record_version(session)
+        assert [c.publications for c in list_cohorts(session)] == [1]
+        version.removed_at = utcnow()
+        session.flush()
+        removed = record_version(session)
+        assert [c.publications for c in list_cohorts(session)] == [0]
+    assert len({first, added, removed}) == 3
