@@ -41,7 +41,7 @@ from app.core.figures import figure
 from app.core.pareto import step_curve
 from app.core.refusals import Kind, Refused
 from app.core.regions import Offline
-from app.core.views import Timestamp
+from app.core.views import AS_STORED, Timestamp
 from app.db.models import (
     CohortRelease,
     Publication,
@@ -136,7 +136,7 @@ class VisibleCurve:
         """The published curve, read from its JSON (the ones drawn lately are kept)."""
         kept = _SNAPSHOTS.get(self.id)
         if kept is None or kept[0] is not self.stored:
-            read = CurveSnapshot.model_validate_json(self.stored)
+            read = CurveSnapshot.model_validate_json(self.stored, context=AS_STORED)
             kept = remember(_SNAPSHOTS, _SNAPSHOTS_SIZE, self.id, (self.stored, read))
         return kept[1]
 

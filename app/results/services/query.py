@@ -40,7 +40,9 @@ from app.results.services.public import (
 
 CHARTED = 10  # curves drawn in full by default: as many as the chart has colours
 MOST_CHARTED = 500
-LISTED = 200  # systems not drawn listed in one answer (`more_from` pages on)
+# Systems not drawn listed in one answer (`more_from` pages on; the results table lists
+# every one, 100 a page): a list a phone scrolls, and a fifth of the page that 200 were.
+LISTED = 50
 
 
 # RDI results stand apart (rules §11.10): ranked among the others only when asked for.

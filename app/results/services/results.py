@@ -26,7 +26,7 @@ from app.core.pareto import step_curve
 from app.core.per_user import per_user_metric, per_user_title
 from app.core.regions import Offline, region_name
 from app.core.run_summary import NewerSummaryFields
-from app.core.views import left_out_if_none
+from app.core.views import AS_STORED, left_out_if_none
 from app.publishing.domain.facts import FACETS
 from app.publishing.domain.point_table import NO_REQUEST_LOG, PackedCurve, joined_rows
 from app.publishing.domain.snapshot import (
@@ -666,7 +666,9 @@ def _curve_view(view: View, n: int, q: ResultsQuery, a: Answer) -> ResultCurve:
         is_agentic=agentic,
         x_metric=per_user_metric(agentic),
         regions=snapshot.regions,
-        points=_POINTS.validate_python(points),
+        # The snapshot's metrics were rounded when it was written; the query's own
+        # figures are rounded above.
+        points=_POINTS.validate_python(points, context=AS_STORED),
         step_line=[[round(x, 3), round(y, 3)] for x, y in steps.line],
         offline_ceiling=ceiling,
         elected_offline=snapshot.elected_offline,
