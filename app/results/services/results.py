@@ -666,9 +666,7 @@ def _curve_view(view: View, n: int, q: ResultsQuery, a: Answer) -> ResultCurve:
         is_agentic=agentic,
         x_metric=per_user_metric(agentic),
         regions=snapshot.regions,
-        # The snapshot's metrics were rounded when it was written; the query's own
-        # figures are rounded above.
-        points=_POINTS.validate_python(points, context=AS_STORED),
+        points=_POINTS.validate_python(points, context=AS_STORED),  # snapshot rounded when written
         step_line=[[round(x, 3), round(y, 3)] for x, y in steps.line],
         offline_ceiling=ceiling,
         elected_offline=snapshot.elected_offline,
