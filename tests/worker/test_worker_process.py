@@ -20,7 +20,7 @@ from app.demo.bundles import BundleFactory, SystemSpec
 from app.settings import Settings
 from tests.support import PROJECT_ROOT
 from tests.support.accounts import bearer, create_accounts
-from tests.support.portal import RunningPortal
+from tests.support.portal import RunningPortal, wait_until_serving
 from tests.support.services import listening_socket
 
 # PostgreSQL and Redis too: the worker there is how deployments run.
@@ -73,19 +73,23 @@ def test_same_content_repacked_is_rejected_as_duplicate(
     assert dup["severity"] == "error" and str(first["id"]) in dup["message"]
 
 
-def _spawn(*args: str, data: Path, pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
+def _spawn(
+    *args: str, data: Path, pass_fds: tuple[int, ...] = (), log: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """``endpoints-portal *args*`` on *data*; its output to *log*, or nowhere."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env["ENDPOINTS_PORTAL_DATA_DIR"] = str(data)
     env["ENDPOINTS_PORTAL_DEMO_DATA"] = "false"  # an empty portal: only this test's work
-    return subprocess.Popen(
-        [sys.executable, "-m", "app.cli", *args],
-        cwd=PROJECT_ROOT,
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        pass_fds=pass_fds,
-    )
+    with open(log or os.devnull, "wb") as output:
+        return subprocess.Popen(
+            [sys.executable, "-m", "app.cli", *args],
+            cwd=PROJECT_ROOT,
+            env=env,
+            start_new_session=True,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            pass_fds=pass_fds,
+        )
 
 
 def _stop(proc: subprocess.Popen[bytes] | None) -> None:
@@ -109,14 +113,14 @@ def test_work_waits_for_a_worker_of_its_queue(tmp_path: Path) -> None:
     verdicts-only worker checks them and leaves the re-counts that follow to a worker that
     takes the rest, so a verdict never waits behind them."""
     archive, _events = _sweep_with_events(tmp_path, 2)
-    data = tmp_path / "data"
+    data, log = tmp_path / "data", tmp_path / "web.log"
     with listening_socket() as listener:
         url = f"http://127.0.0.1:{listener.getsockname()[1]}"
         fd = listener.fileno()
-        web = _spawn("serve", "--no-worker", "--fd", str(fd), data=data, pass_fds=(fd,))
+        web = _spawn("serve", "--no-worker", "--fd", str(fd), data=data, pass_fds=(fd,), log=log)
     workers: list[subprocess.Popen[bytes]] = []
     try:
-        _wait_for("the web process", lambda: _healthz(url), bool)
+        wait_until_serving(url, web, log)
         database = Database(Settings(data_dir=data).effective_database_url)
         tokens = create_accounts(database)
         database.dispose()
@@ -128,44 +132,36 @@ def test_work_waits_for_a_worker_of_its_queue(tmp_path: Path) -> None:
         )
         assert response.status_code == 201
         public_id = response.json()["id"]
-        chair = httpx.Client(base_url=url, headers=bearer(tokens["chair"]), timeout=30)
-        time.sleep(2)
-        assert chair.get(f"/api/v1/submissions/{public_id}").json()["state"] == "received"
+        with httpx.Client(base_url=url, headers=bearer(tokens["chair"]), timeout=30) as chair:
+            time.sleep(2)
+            assert chair.get(f"/api/v1/submissions/{public_id}").json()["state"] == "received"
 
-        workers.append(_spawn("worker", "--verdicts-only", "--concurrency", "1", data=data))
-        submission = _wait_for(
-            "the check",
-            lambda: chair.get(f"/api/v1/submissions/{public_id}").json(),
-            lambda body: body["state"] == "passed_checks",
-        )
-        recounts = f"/api/v1/submissions/{public_id}/retokenizations"
-        queued = _wait_for(
-            "the re-counts queued",
-            lambda: chair.get(recounts).json()["data"],
-            lambda d: len(d) == 2,
-        )
-        time.sleep(2)  # time enough for the verdicts' worker to take one, were it its kind
-        queued = chair.get(recounts).json()["data"]
-        assert [r["job"]["state"] for r in queued] == ["queued", "queued"], queued
+            workers.append(_spawn("worker", "--verdicts-only", "--concurrency", "1", data=data))
+            _wait_for(
+                "the check",
+                lambda: chair.get(f"/api/v1/submissions/{public_id}").json(),
+                lambda body: body["state"] == "passed_checks",
+            )
+            recounts = f"/api/v1/submissions/{public_id}/retokenizations"
+            _wait_for(
+                "the re-counts queued",
+                lambda: chair.get(recounts).json()["data"],
+                lambda d: len(d) == 2,
+            )
+            time.sleep(2)  # time enough for the verdicts' worker to take one, were it its kind
+            queued = chair.get(recounts).json()["data"]
+            assert [r["job"]["state"] for r in queued] == ["queued", "queued"], queued
 
-        workers.append(_spawn("worker", "--concurrency", "1", data=data))
-        _wait_for(
-            "the re-counts done",
-            lambda: chair.get(recounts).json()["data"],
-            lambda d: [r["job"]["state"] for r in d] == ["succeeded", "succeeded"],
-        )
-        assert submission["state"] == "passed_checks"
+            workers.append(_spawn("worker", "--concurrency", "1", data=data))
+            _wait_for(
+                "the re-counts done",
+                lambda: chair.get(recounts).json()["data"],
+                lambda d: [r["job"]["state"] for r in d] == ["succeeded", "succeeded"],
+            )
     finally:
         for worker in workers:
             _stop(worker)
         _stop(web)
-
-
-def _healthz(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def test_reproduction_runs_in_the_worker_against_the_simulator(
