@@ -19,6 +19,20 @@ from tests.support.portal import RunningPortal
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
+def test_nothing_a_page_asks_for_leaves_the_machine(page) -> None:  # type: ignore[no-untyped-def]
+    """The page tests' own guard (tests/support/browser.py): a request past loopback, by
+    address or by name, goes to a proxy on a closed port and fails, which fails the test
+    that made it."""
+    page.goto("about:blank")  # no page's Content-Security-Policy in the way
+    urls = ("http://203.0.113.9/plotly.js", "https://cdn.example.org/plotly.js")
+    for url in urls:
+        said = page.evaluate("u => fetch(u).then(() => 'answered', () => 'failed')", url)
+        assert said == "failed", url
+    failed = [p for p in page.watch.problems if p.startswith("request failed")]
+    assert failed == [f"request failed: net::ERR_PROXY_CONNECTION_FAILED {url}" for url in urls]
+    page.watch.problems.clear()  # seen: this test's own requests
+
+
 def test_upload_follow_checks_and_see_the_curve(  # type: ignore[no-untyped-def]
     page, portal: RunningPortal, current_archive: Path, tmp_path: Path
 ) -> None:
