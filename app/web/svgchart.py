@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from markupsafe import Markup, escape
 
@@ -88,12 +88,30 @@ def _finite(values: Iterable[float | None]) -> list[float]:
     return [v for v in values if v is not None and math.isfinite(v)]
 
 
+def _pairs(values: Iterable[Sequence[float]]) -> list[tuple[float, float]]:
+    """The (x, y) pairs of *values* with both figures finite: what a chart can place."""
+    return [
+        (float(v[0]), float(v[1]))
+        for v in values
+        if len(v) >= 2 and v[0] is not None and v[1] is not None
+        if math.isfinite(v[0]) and math.isfinite(v[1])
+    ]
+
+
+def _drawable(view: FirstView) -> FirstView:
+    """*view* with only the lines' and points' places a chart can draw: found once, for
+    both frames."""
+    series = [replace(s, line=_pairs(s.line), points=_pairs(s.points)) for s in view.series]
+    return replace(view, series=series)
+
+
 def _marker(symbol: str, x: float, y: float, colour: str) -> str:
+    """A point's marker; *colour* already escaped."""
     if symbol == "diamond":
         r = 5.0
         shape = f"M{x:.1f},{y - r:.1f}L{x + r:.1f},{y:.1f}L{x:.1f},{y + r:.1f}L{x - r:.1f},{y:.1f}Z"
-        return f'<path d="{shape}" fill="{escape(colour)}"/>'
-    return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{escape(colour)}"/>'
+        return f'<path d="{shape}" fill="{colour}"/>'
+    return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}"/>'
 
 
 def _legend_entry(
@@ -107,7 +125,7 @@ def _legend_entry(
         f'<g transform="translate({x:.0f},{y:.1f})">'
         f'<line x1="0" y1="0" x2="26" y2="0" stroke="{escape(colour)}" stroke-width="2"'
         + (f' stroke-dasharray="{pattern}"' if pattern else "")
-        + f"/>{_marker(symbol, 13, 0, colour)}{text}</g>"
+        + f"/>{_marker(symbol, 13, 0, escape(colour))}{text}</g>"
     )
 
 
@@ -122,12 +140,18 @@ def _lines(name: str, frame: Frame) -> list[str]:
 def render(view: FirstView) -> Markup:
     """The chart as two inline <svg> pictures, one for a screen and one for a phone
     (app.css shows the one that fits)."""
-    return Markup("").join(draw(view, frame) for frame in (WIDE, NARROW))
+    drawable = _drawable(view)
+    return Markup("").join(_draw(drawable, frame) for frame in (WIDE, NARROW))
 
 
 def draw(view: FirstView, frame: Frame) -> Markup:
-    xs = _finite(v[0] for s in view.series for v in [*s.line, *s.points])
-    ys = _finite(v[1] for s in view.series for v in [*s.line, *s.points])
+    """The chart in one *frame*."""
+    return _draw(_drawable(view), frame)
+
+
+def _draw(view: FirstView, frame: Frame) -> Markup:
+    xs = [v[0] for s in view.series for v in [*s.line, *s.points]]
+    ys = [v[1] for s in view.series for v in [*s.line, *s.points]]
     ys += _finite(s.ceiling for s in view.series)
     x_ticks = nice_ticks(max(xs, default=1.0), 5 if frame is WIDE else 3)
     y_ticks = nice_ticks(max(ys, default=1.0))
@@ -189,7 +213,7 @@ def _series(
 ) -> str:
     """One curve: its step line and markers (in its opacity), and its Offline ceiling."""
     colour = escape(s.colour)
-    line = [(v[0], v[1]) for v in s.line if len(_finite(v[:2])) == 2]
+    line = s.line  # finite places only (_drawable)
     pattern = DASHES.get(s.dash, "")
     dashed = f' stroke-dasharray="{pattern}"' if pattern else ""
     group = [f'<g opacity="{s.opacity:g}">']
@@ -198,9 +222,7 @@ def _series(
         group.append(
             f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dashed}/>'
         )
-    group += [
-        _marker(s.symbol, px(x), py(y), s.colour) for x, y in s.points if len(_finite((x, y))) == 2
-    ]
+    group += [_marker(s.symbol, px(x), py(y), colour) for x, y in s.points]
     group.append("</g>")
     # The ceiling outside the series' opacity: "lighten" fades the curves, not it.
     if s.ceiling is not None and math.isfinite(s.ceiling):

@@ -19,7 +19,7 @@ from tests.support.portal import RunningPortal
 from tests.support.services import require
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Download, Page
+    from playwright.sync_api import Download, Page, ProxySettings
 
 LAUNCH_ARGS = [
     "--no-sandbox",
@@ -32,7 +32,7 @@ LAUNCH_ARGS = [
 # the Watch reports); Chromium never sends loopback through a proxy. Not a route in the
 # context: Playwright turns the HTTP cache off for a routed context, and each page then
 # fetched and compiled its scripts anew, through this process.
-NO_WAY_OUT = {"server": "http://127.0.0.1:9", "bypass": "127.0.0.1"}
+NO_WAY_OUT: ProxySettings = {"server": "http://127.0.0.1:9", "bypass": "127.0.0.1"}
 
 
 @dataclass

@@ -311,9 +311,16 @@ def best_rows(table: PointTable, ok: Bools, value: Floats, curves: int) -> Ints:
     top[table.curve[starts]] = np.maximum.reduceat(scored, starts)
     # Only a curve's rows at its top value compete on the tie-breakers.
     rows = np.flatnonzero(candidate & (scored == top[table.curve]))
-    if len(rows) == 0 or (np.diff(table.curve[rows]) > 0).all():
-        best[table.curve[rows]] = rows  # no ties: each curve's one row at its top
+    curve_of = table.curve[rows]
+    # A curve's rows at its top are adjacent here: where two neighbours share a curve,
+    # they tie; every other curve has its one row.
+    tied = np.zeros(len(rows), dtype=np.bool_)
+    pairs = np.flatnonzero(curve_of[1:] == curve_of[:-1])
+    tied[pairs] = tied[pairs + 1] = True
+    best[curve_of[~tied]] = rows[~tied]
+    if not len(pairs):
         return best
+    rows = rows[tied]
     speed = np.nan_to_num(table.per_user[rows], nan=0.0)
     # lexsort's last key is the primary one: by curve, then the tie-breakers ascending,
     # so each curve's last row is its best.

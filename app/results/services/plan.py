@@ -98,8 +98,10 @@ class Plan(BaseModel):
     method: str
     rows: list[PlanRow]
     no_admissible_point: list[Unranked] = Field(
-        description="curves with no measured point that meets the SLA: they cannot be sized"
+        description="curves with no measured point that meets the SLA: they cannot be sized "
+        "(the first of them by name, as the results list them)"
     )
+    no_admissible_total: int = Field(description="the curves that cannot be sized, all")
     footnote: str | None
 
 
@@ -204,6 +206,7 @@ def capacity_plan(
         method=USERS_METHOD if load.users is not None else RATE_METHOD,
         rows=rows,
         no_admissible_point=unmet,
+        no_admissible_total=view.no_admissible_total,
         footnote=view.footnote,
     )
 

@@ -993,7 +993,10 @@ class ResultsPage(BaseModel):
     )
     more_total: int = Field(description="the ranked systems not drawn, all of them")
     more_from: int = Field(description="the rank `more` lists from (`more_from=`)")
-    no_admissible_point: list[Unranked]
+    no_admissible_point: list[Unranked] = Field(
+        description=f"the systems with no admissible point, by name: the first {LISTED}"
+    )
+    no_admissible_total: int = Field(description="the systems with no admissible point, all")
     footnote: str | None
     result_names: str = Field(
         default="MLPerf Endpoints", description="the drawn results named as the rules name them"
@@ -1157,7 +1160,9 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
     ranked = ranked[np.argsort(-a.y[a.best[ranked]], kind="stable")]
     unranked = by_name[~has_best].tolist()
     charted = _charted(view, q, shown, ranked[: q.limit or 0].tolist() + unranked)
-    curves = [_curve_view(view, n, q, a) for n in by_name.tolist() if n in charted]
+    # The drawn curves, in the names' order: a handful of the view's thousands.
+    drawn = by_name[np.isin(by_name, list(charted))].tolist()
+    curves = [_curve_view(view, n, q, a) for n in drawn]
     for shown_curve, colour in zip(
         curves, colours([system_key(c.organization, c.system) for c in curves]), strict=True
     ):
@@ -1204,8 +1209,10 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
                 curve=view.curves[n].id,
                 on_chart=view.curves[n].id in on_chart,
             )
-            for n in unranked
+            for n in unranked[:LISTED]
         ],
+        # A strict SLA over a large record leaves thousands: the table lists them all.
+        no_admissible_total=len(unranked),
         footnote=PRELIMINARY_FOOTNOTE
         if any(peer_review_pending(c.status) for c in curves)
         else None,

@@ -77,3 +77,22 @@ def test_the_phone_picture_breaks_legend_names_and_keeps_the_plot_inside() -> No
     ]
     legend_top = NARROW.height - NARROW.font * 1.5 * 17
     assert max(ys) < legend_top
+
+
+def test_a_place_without_both_figures_finite_is_left_out_of_both_pictures() -> None:
+    """A point without a figure (a dedicated Offline run on the per-user axis, a NaN, an
+    infinity) is neither a marker nor a vertex, nor does it stretch the axes."""
+    nan, inf = float("nan"), float("inf")
+    gappy = Series(
+        "A (Org, verified)",
+        "#0072b2",
+        [[0, 100], [nan, 100], [10, 100], [10, inf], [10, 50]],
+        [(10, 100), (nan, 70), (12, inf)],
+    )
+    markup = str(render(_view(gappy)))
+    for svg in (ElementTree.fromstring(s) for s in re.findall(r"<svg.*?</svg>", markup)):
+        (line,) = svg.findall(f".//{SVG}polyline")
+        assert len((line.get("points") or "").split()) == 3
+        assert len(svg.findall(f".//{SVG}circle")) == 2  # the one point and its legend sample
+        ticks = [t.text for t in svg.iter(f"{SVG}text") if t.get("text-anchor") == "end"]
+        assert ticks[-1] == "100"  # the y axis ends at the largest finite figure

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.core.regions import Offline
 from app.publishing.domain.snapshot import EngagedPart, PublishedPoint
@@ -189,3 +192,35 @@ def test_a_point_on_part_of_the_system_costs_and_counts_that_part() -> None:
     assert usd_per_million_tokens(none, per_gpu, 16) == pytest.approx(48 / 25.92)
     assert throughput(whole, "accelerator", 0) is None
     assert Price(per_system_hour=48.0).hourly(None, 0.25) == 12.0
+
+
+# A point as the table sees it: its figure under the query (NaN: none), its speed per
+# user (None: not measured) and whether the SLA admits it. Few values, so ties are common.
+_ROW = st.tuples(
+    st.sampled_from([1.0, 2.0, 3.0, math.nan]), st.sampled_from([10.0, 20.0, None]), st.booleans()
+)
+
+
+@given(st.lists(st.lists(_ROW, max_size=5), min_size=1, max_size=8))
+def test_each_curves_best_row_is_its_highest_then_fastest_then_lowest_concurrency(
+    curves: list[list[tuple[float, float | None, bool]]],
+) -> None:
+    """Over many curves at once (one pass over the whole table) each curve's best row is
+    the one a curve alone would pick: ties broken only among the tied curve's rows."""
+    points = [
+        [p(c + 1, 100.0, tpu, 50.0) for c, (_, tpu, _) in enumerate(curve)] for curve in curves
+    ]
+    table = PointTable.of(points, [False] * len(curves), [None] * len(curves))
+    rows = [row for curve in curves for row in curve]
+    value = np.array([y for y, _, _ in rows])
+    ok = np.array([admitted for _, _, admitted in rows], dtype=np.bool_)
+    expected, first = [], 0
+    for curve in curves:
+        scored = [
+            (y, tpu or 0.0, -(c + 1), first + c)
+            for c, (y, tpu, admitted) in enumerate(curve)
+            if admitted and not math.isnan(y)
+        ]
+        expected.append(max(scored)[3] if scored else -1)
+        first += len(curve)
+    assert best_rows(table, ok, value, len(curves)).tolist() == expected

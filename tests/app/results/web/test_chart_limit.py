@@ -120,3 +120,27 @@ def test_the_page_lists_the_rest_and_adds_one_to_the_chart(client: TestClient) -
     body = json.loads(data.group(1))
     assert len(body["curves"]) == 3 and len(body["pinned"]) == 1
     assert 'id="draw-more"' in page.text
+
+
+def test_systems_with_no_admissible_point_are_listed_a_page_and_counted_in_all(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A strict SLA over a large record leaves thousands without a point: the answer and
+    the page list the first by name and say how many there are, the table has them all;
+    the capacity plan the same."""
+    strict = {**LLAMA, "tps_per_user_min": "100000"}
+    every = results(client, strict)
+    names = [u["system"] for u in every["no_admissible_point"]]
+    assert every["ranking"] == [] and len(names) >= 3
+    assert every["no_admissible_total"] == len(names) == every["curves_total"]
+    monkeypatch.setattr("app.results.services.results.LISTED", 2)
+    listed = results(client, strict)
+    assert [u["system"] for u in listed["no_admissible_point"]] == names[:2]
+    assert listed["no_admissible_total"] == len(names)
+    page = client.get("/results", params=strict).text
+    more = re.search(r'<p[^>]*id="no-admissible-more">(.*?)</p>', page, re.S)
+    assert more is not None and f"and {len(names) - 2} more" in more.group(1)
+    assert 'href="/reports?benchmark=llama3_1-8b&amp;tps_per_user_min=100000"' in more.group(1)
+    plan = client.get("/api/v1/plan", params={**strict, "users": "100"}).json()
+    assert len(plan["no_admissible_point"]) == 2
+    assert plan["no_admissible_total"] == len(names)
