@@ -47,7 +47,7 @@ from app.results.services.results import query_results
 from app.results.web import api as results_api
 from app.results.web import pages as results_pages
 from app.results.web import record as results_record
-from app.results.web.assistant import AssistantDoor, assistant_endpoint, assistant_server
+from app.results.web.assistant import AssistantDoor
 from app.review.web import api as review_api
 from app.review.web import audit_pages as review_audit_pages
 from app.review.web import audits as review_audits
@@ -110,14 +110,14 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         # A page makes thousands of short-lived objects that reference counting frees; the
         # default threshold (700) ran the young collection five times a page for nothing.
         gc.set_threshold(20_000, 20, 50)
-    # The assistant's door (/mcp) answers while its session manager runs: one per start.
-    assistant = assistant_server(app.state.db, app.state.settings)
-    app.state.assistant_endpoint = assistant_endpoint(assistant, app.state.settings.public_url)
-    try:
-        async with assistant.session_manager.run():
+    # The assistant's door (/mcp) is kept by a task of this lifespan: opened on its first
+    # knock, closed with the lifespan.
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(app.state.assistant_door.keep, app.state.db, app.state.settings)
+        try:
             yield
-    finally:
-        app.state.assistant_endpoint = None
+        finally:
+            tasks.cancel_scope.cancel()
 
 
 def _read_public_record(db: Database) -> None:
@@ -154,7 +154,8 @@ def _document_bearer_tokens(app: FastAPI) -> None:
 def _open_the_assistants_door(app: FastAPI, settings: Settings) -> None:
     """The read-only MCP server at /mcp, and what an assistant reads first (/llms.txt:
     the API's questions and the door, as llmstxt.org proposes)."""
-    app.router.routes.append(Route("/mcp", endpoint=AssistantDoor(app.state)))
+    door = app.state.assistant_door = AssistantDoor()
+    app.router.routes.append(Route("/mcp", endpoint=door))
 
     @app.get("/llms.txt", include_in_schema=False)
     def llms_txt() -> Response:

@@ -6,13 +6,13 @@ API's numbers; a refused question is answered with the API's words."""
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.transport_security import TransportSecuritySettings
+import anyio
+import anyio.to_thread
 from sqlalchemy.orm import Session
 
 from app.core.refusals import Refused
@@ -25,6 +25,9 @@ from app.results.services.query import ResultsParams, parse_results_query
 from app.results.services.report import result_report
 from app.results.services.results import list_benchmarks, query_results
 from app.settings import Settings
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 
 T = TypeVar("T")
 INSTRUCTIONS = (
@@ -39,6 +42,10 @@ INSTRUCTIONS = (
 
 def assistant_server(database: Database, settings: Settings) -> MCPServer:
     """The MCP server of one portal app (its database and settings)."""
+    # The MCP library takes a second of CPU to load: imported here, when a door opens.
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
     server: MCPServer = MCPServer(name="mlperf-endpoints-portal", instructions=INSTRUCTIONS)
 
     def answer(work: Callable[[Session], T]) -> T:
@@ -145,6 +152,8 @@ def _register_tools(server: MCPServer, answer: Answer, settings: Settings) -> No
 def assistant_endpoint(server: MCPServer, public_url: str) -> Any:
     """The door's ASGI endpoint (stateless, JSON answers), for the portal's ``/mcp``. Its
     DNS-rebinding guard admits the portal's public host and loopback."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
     public = urlsplit(public_url)
     app = server.streamable_http_app(
         streamable_http_path="/mcp",
@@ -164,14 +173,37 @@ def assistant_endpoint(server: MCPServer, public_url: str) -> Any:
 
 
 class AssistantDoor:
-    """``/mcp``: the MCP server of the app's current lifespan (a session manager runs
-    once, and an app may be started more than once); 503 while none runs."""
+    """``/mcp``: the MCP server, opened on the first knock and kept open while the app's
+    lifespan runs it (``keep``); 503 while none runs. Not opened at every start: its
+    library alone is a quarter of the web process's start-up."""
 
-    def __init__(self, state: Any) -> None:
-        self.state = state
+    def __init__(self) -> None:
+        self._endpoint: Any = None
+        self._knocked: anyio.Event | None = None
+        self._opened: anyio.Event | None = None
+
+    async def keep(self, database: Database, settings: Settings) -> None:
+        """The door for one lifespan (a task of it, cancelled when it ends): waits for the
+        first knock, then runs the server's session manager (one per start)."""
+        self._knocked, self._opened = anyio.Event(), anyio.Event()
+        try:
+            await self._knocked.wait()
+            # Loaded beside the event loop: the pages keep answering meanwhile.
+            await anyio.to_thread.run_sync(importlib.import_module, "mcp.server.mcpserver")
+            server = assistant_server(database, settings)
+            self._endpoint = assistant_endpoint(server, settings.public_url)
+            async with server.session_manager.run():
+                self._opened.set()
+                await anyio.sleep_forever()
+        finally:
+            self._endpoint = self._knocked = self._opened = None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        endpoint = getattr(self.state, "assistant_endpoint", None)
+        knocked, opened = self._knocked, self._opened
+        if knocked is not None and opened is not None:
+            knocked.set()
+            await opened.wait()
+        endpoint = self._endpoint
         if endpoint is None:
             await send({"type": "http.response.start", "status": 503,
                         "headers": [(b"content-type", b"text/plain; charset=utf-8")]})  # fmt: skip

@@ -4,6 +4,7 @@ streamable HTTP against the running portal, lists the tools and gets the API's a
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from fastapi.testclient import TestClient
 from app.db.session import Database
 from app.main import create_app
 from app.settings import Settings
+from tests.support import PROJECT_ROOT
 from tests.support.fakes import RecordingQueue
 from tests.support.portal import RunningPortal
 
@@ -101,3 +103,32 @@ def test_the_door_over_stdio_answers_as_over_http(
     with TestClient(create_app(settings, queue=RecordingQueue())) as client:
         api = client.get("/api/v1/results", params=SLA).json()
     assert found.structured_content["ranking"] == api["ranking"]
+
+
+def test_the_door_opens_on_its_first_knock_in_each_start(
+    demo_env: tuple[Settings, Database],
+) -> None:
+    """The MCP library is not loaded with the app (a quarter of a web process's start-up);
+    the door opens when first asked, and again in each start of the same app."""
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, app.main; print(sorted({m.split('.')[0] for m in "
+         "sys.modules} & {'mcp', 'mcp_types'}))"],
+        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert loaded.stdout.strip() == "[]", loaded.stdout + loaded.stderr
+    settings, _database = demo_env
+    app = create_app(settings, queue=RecordingQueue())
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "a test", "version": "1"}}}  # fmt: skip
+    accept = {"accept": "application/json, text/event-stream"}
+    for _start in range(2):
+        with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+            answer = client.post("/mcp", json=hello, headers=accept)
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["result"]["serverInfo"]["name"] == "mlperf-endpoints-portal"
+    # Between starts no door is kept: it says so rather than hang.
+    closed = TestClient(app, base_url="http://127.0.0.1:8000").post(
+        "/mcp", json=hello, headers=accept
+    )
+    assert closed.status_code == 503 and "not open" in closed.text
