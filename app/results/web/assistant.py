@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import urlsplit
@@ -29,6 +30,7 @@ from app.settings import Settings
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 INSTRUCTIONS = (
     "MLPerf Endpoints results as the portal publishes them: Pareto curves of system "
@@ -185,15 +187,22 @@ class AssistantDoor:
     async def keep(self, database: Database, settings: Settings) -> None:
         """The door for one lifespan (a task of it, cancelled when it ends): waits for the
         first knock, then runs the server's session manager (one per start)."""
-        self._knocked, self._opened = anyio.Event(), anyio.Event()
+        knocked = self._knocked = anyio.Event()
+        opened = self._opened = anyio.Event()
         try:
-            await self._knocked.wait()
-            # Loaded beside the event loop: the pages keep answering meanwhile.
-            await anyio.to_thread.run_sync(importlib.import_module, "mcp.server.mcpserver")
-            server = assistant_server(database, settings)
-            self._endpoint = assistant_endpoint(server, settings.public_url)
+            await knocked.wait()
+            try:
+                # Loaded beside the event loop: the pages keep answering meanwhile.
+                await anyio.to_thread.run_sync(importlib.import_module, "mcp.server.mcpserver")
+                server = assistant_server(database, settings)
+                endpoint = assistant_endpoint(server, settings.public_url)
+            except Exception:  # a door that cannot open says 503; the portal runs on
+                log.exception("the assistant's door (/mcp) could not be opened")
+                opened.set()
+                await anyio.sleep_forever()
             async with server.session_manager.run():
-                self._opened.set()
+                self._endpoint = endpoint
+                opened.set()
                 await anyio.sleep_forever()
         finally:
             self._endpoint = self._knocked = self._opened = None

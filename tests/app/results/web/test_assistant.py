@@ -23,6 +23,12 @@ from tests.support.portal import RunningPortal
 
 pytestmark = pytest.mark.slow
 SLA: dict[str, Any] = {"benchmark": "llama3_1-8b", "ttft_p90_max_ms": 500, "tps_per_user_min": 50}
+# A first MCP request, as a client sends it to a door on loopback (its DNS-rebinding guard).
+LOOPBACK = "http://127.0.0.1:8000"
+HELLO = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "a test", "version": "1"}}}  # fmt: skip
+ACCEPT = {"accept": "application/json, text/event-stream"}
 
 
 def _ask(url: str, calls: list[tuple[str, dict[str, Any]]]) -> tuple[set[str], list[Any]]:
@@ -118,17 +124,27 @@ def test_the_door_opens_on_its_first_knock_in_each_start(
     assert loaded.stdout.strip() == "[]", loaded.stdout + loaded.stderr
     settings, _database = demo_env
     app = create_app(settings, queue=RecordingQueue())
-    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                        "clientInfo": {"name": "a test", "version": "1"}}}  # fmt: skip
-    accept = {"accept": "application/json, text/event-stream"}
     for _start in range(2):
-        with TestClient(app, base_url="http://127.0.0.1:8000") as client:
-            answer = client.post("/mcp", json=hello, headers=accept)
+        with TestClient(app, base_url=LOOPBACK) as client:
+            answer = client.post("/mcp", json=HELLO, headers=ACCEPT)
             assert answer.status_code == 200, answer.text
             assert answer.json()["result"]["serverInfo"]["name"] == "mlperf-endpoints-portal"
     # Between starts no door is kept: it says so rather than hang.
-    closed = TestClient(app, base_url="http://127.0.0.1:8000").post(
-        "/mcp", json=hello, headers=accept
-    )
+    closed = TestClient(app, base_url=LOOPBACK).post("/mcp", json=HELLO, headers=ACCEPT)
     assert closed.status_code == 503 and "not open" in closed.text
+
+
+def test_a_door_that_cannot_open_says_so_and_the_portal_runs_on(
+    demo_env: tuple[Settings, Database], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_args: object) -> None:
+        raise RuntimeError("no MCP today")
+
+    monkeypatch.setattr("app.results.web.assistant.assistant_server", broken)
+    settings, _database = demo_env
+    with TestClient(create_app(settings, queue=RecordingQueue()), base_url=LOOPBACK) as client:
+        for _knock in range(2):
+            refused = client.post("/mcp", json=HELLO, headers=ACCEPT)
+            assert refused.status_code == 503 and "not open" in refused.text
+        assert client.get("/healthz").status_code == 200
+        assert client.get("/api/v1/results", params={"benchmark": "llama3_1-8b"}).status_code == 200
