@@ -1158,8 +1158,10 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
     ranked = by_name[has_best]
     # Highest first; the sort is stable, so equal values keep the names' order.
     ranked = ranked[np.argsort(-a.y[a.best[ranked]], kind="stable")]
-    unranked = by_name[~has_best].tolist()
-    charted = _charted(view, q, shown, ranked[: q.limit or 0].tolist() + unranked)
+    unranked = by_name[~has_best]  # by name; a strict SLA leaves thousands
+    # The chart's first `limit` in order: the ranked ones, then (if fewer) the others.
+    first = q.limit or 0
+    charted = _charted(view, q, shown, ranked[:first].tolist() + unranked[:first].tolist())
     # The drawn curves, in the names' order: a handful of the view's thousands.
     drawn = by_name[np.isin(by_name, list(charted))].tolist()
     curves = [_curve_view(view, n, q, a) for n in drawn]
@@ -1209,10 +1211,9 @@ def query_results(session: Session, q: ResultsQuery) -> ResultsPage:
                 curve=view.curves[n].id,
                 on_chart=view.curves[n].id in on_chart,
             )
-            for n in unranked[:LISTED]
+            for n in unranked[:LISTED].tolist()
         ],
-        # A strict SLA over a large record leaves thousands: the table lists them all.
-        no_admissible_total=len(unranked),
+        no_admissible_total=len(unranked),  # the table lists them all
         footnote=PRELIMINARY_FOOTNOTE
         if any(peer_review_pending(c.status) for c in curves)
         else None,
