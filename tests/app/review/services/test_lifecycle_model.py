@@ -108,7 +108,7 @@ from app.submissions.services.storage import receive_local
 from app.submissions.services.visibility import access_to
 from tests.support.accounts import ACCOUNTS, create_accounts
 from tests.support.bundles import broken
-from tests.support.checks import check_each_bundle_once
+from tests.support.checks import check_each_bundle_once, recount_each_events_file_once
 from tests.support.corrections import add_docs, edited_archive, fix_readme
 from tests.support.fakes import RecordingQueue
 from tests.support.rows import must
@@ -1314,8 +1314,10 @@ def test_the_published_record_always_agrees_with_the_review(
     backend: str, model_archives: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The examples upload the same bundles at the same moments: each is checked for real
-    # once (tests/support/checks.py); what is under test here is what follows the checks.
+    # once, and each point's events re-counted once (tests/support/checks.py); what is
+    # under test here is what follows the checks and how the record keeps a re-count.
     checks_run = check_each_bundle_once(monkeypatch)
+    recounts_run = recount_each_events_file_once(monkeypatch)
     databases: list[AbstractContextManager[str]] = []
 
     def new_database() -> str | None:
@@ -1338,7 +1340,7 @@ def test_the_published_record_always_agrees_with_the_review(
         STATS.clear()
         budget = settings(MODEL_SETTINGS, max_examples=EXAMPLES[backend])
         run_state_machine_as_test(Model, settings=budget)
-        print(dict(STATS), f"checks run: {checks_run()}")
+        print(dict(STATS), f"checks run: {checks_run()}, re-counts run: {recounts_run()}")
         reached = {k for k, v in STATS.items() if v}
         # The full budget reaches every state that matters; PostgreSQL's few examples
         # must reach the record's SQL (publications, releases, every public read).
