@@ -8,7 +8,7 @@ fetch the page made), or JSON shown as a page where an HTML page belonged.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,6 +120,17 @@ def watched_page(browser) -> Iterator[object]:  # type: ignore[no-untyped-def]
     finally:
         context.close()
     assert watch.problems == [], "\n".join(watch.problems)
+
+
+def until(page: Page, condition: Callable[[], bool], what: str, timeout_s: float = 30) -> None:
+    """Wait until *condition* holds, letting Playwright deliver its events meanwhile: a
+    route's handler runs when the driver's message reaches this process, which on a busy
+    machine can be after the call that caused the request has returned."""
+    for _ in range(int(timeout_s / 0.025)):
+        if condition():
+            return
+        page.wait_for_timeout(25)
+    raise AssertionError(f"{what}: not after {timeout_s:.0f} s")
 
 
 def sign_in(page, portal: RunningPortal, key: str = "submitter") -> None:  # type: ignore[no-untyped-def]

@@ -13,7 +13,7 @@ import pytest
 from app.core.cohorts import Cohort
 from app.core.figures import FORMATS, figure
 from app.demo.bundles import BundleFactory, SystemSpec
-from tests.support.browser import exported_caption, sign_in
+from tests.support.browser import exported_caption, sign_in, until
 from tests.support.portal import RunningPortal
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -180,6 +180,7 @@ def test_what_is_typed_while_a_view_loads_is_kept(page, portal: RunningPortal) -
     page.fill("#f-ttft", "80")
     page.locator("#f-ttft").dispatch_event("change")  # the TTFT limit applies: its view loads
     page.wait_for_selector("#results[aria-busy=true]", state="attached")
+    until(page, lambda: len(held) == 1, "the TTFT-limited view's request held")
     # ... and meanwhile the buyer types the next limit, key by key (no change event yet).
     page.locator("#f-tpu").press_sequentially("150")
     assert len(held) == 1
