@@ -18,9 +18,11 @@ from typing import Any
 
 import yaml
 
+from app.core import fast_yaml
+
 MAX_METADATA_BYTES = 8 * 1024 * 1024
-# YAML is parsed in Python, about a megabyte a second: a bundle's YAML files (point.yaml,
-# config.yaml, server configurations) are a few kilobytes.
+# Deep or alias-heavy YAML is parsed in Python, about a megabyte a second: a bundle's YAML
+# files (point.yaml, config.yaml, server configurations) are a few kilobytes.
 MAX_YAML_BYTES = 1024 * 1024
 MAX_YAML_ALIASES = 1000
 MAX_EXPANDED_NODES = 1_000_000  # what the document becomes once its aliases are expanded
@@ -55,21 +57,9 @@ def _bounded_int(text: str) -> int:
     return value
 
 
-class _LimitedLoader(yaml.SafeLoader):
-    """SafeLoader that refuses mappings with repeated keys and too many aliases."""
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self.aliases = 0
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            self.aliases += 1
-            if self.aliases > MAX_YAML_ALIASES:
-                raise Unreadable(
-                    f"more than {MAX_YAML_ALIASES} YAML aliases (an alias expansion bomb?)"
-                )
-        return super().compose_node(parent, index)
+class _LimitedConstruction(yaml.constructor.SafeConstructor):
+    """SafeLoader's construction, refusing mappings with repeated keys and documents whose
+    aliases expand past what any metadata file holds."""
 
     def construct_document(self, node: Any) -> Any:
         # A few aliases of aliases expand to billions of nodes ("billion laughs"): count
@@ -88,6 +78,28 @@ class _LimitedLoader(yaml.SafeLoader):
             repeated = next(k for k in hashable if hashable.count(k) > 1)
             raise Unreadable(f"the key {repeated!r} appears twice in one mapping")
         return super().construct_mapping(node, deep=deep)
+
+
+class _CarefulLoader(_LimitedConstruction, yaml.SafeLoader):
+    """The pure-Python parser, which also counts the aliases as it composes."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.aliases = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self.aliases += 1
+            if self.aliases > MAX_YAML_ALIASES:
+                raise Unreadable(
+                    f"more than {MAX_YAML_ALIASES} YAML aliases (an alias expansion bomb?)"
+                )
+        return super().compose_node(parent, index)
+
+
+class _FastLoader(_LimitedConstruction, yaml.CSafeLoader):
+    """libyaml's parser, given only text too shallow to hurt it and with too few ``*``
+    to hold more aliases than allowed (app.core.fast_yaml)."""
 
 
 def _expanded_size(node: Any, memo: dict[int, int]) -> int:
@@ -146,7 +158,7 @@ def read_data(path: Path) -> Any:
                 parse_int=_bounded_int,
             )
         else:
-            data = yaml.load(text, Loader=_LimitedLoader)  # noqa: S506 - a SafeLoader subclass
+            data = fast_yaml.load(text, _FastLoader, _CarefulLoader, aliases=MAX_YAML_ALIASES)
     except RecursionError:
         raise Unreadable("nested deeper than a parser can follow") from None
     except Unreadable:
