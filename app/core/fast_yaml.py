@@ -9,16 +9,22 @@ build PyYAML ships; none in older ones, where deep text overflows the C stack). 
 libyaml is given only text that cannot nest deeper than ``MAX_LIBYAML_LEVELS``: each level
 of a YAML document opens with one of ``[ { - ? :`` (a flow sequence or mapping, a block
 sequence's entry, a block mapping's key), so their count bounds its depth, and counting is
-one pass in C. Whatever libyaml refuses is read again by the pure parser, so an error says
-what PyYAML has always said, and text that only libyaml would refuse is still read.
+one pass in C; text in a corner of the grammar where the two parsers part (a tab, a tag,
+a block scalar, a flow collection: listed below) goes to the pure parser too. Whatever
+libyaml refuses is read again by the pure parser, so an error says what PyYAML has
+always said, and text that only libyaml would refuse is still read.
 
-The official tools' modules read YAML with ``yaml.safe_load``; ``read_with_libyaml``
-gives them this reading instead (the same values, faster), leaving PyYAML itself as it is
-for everyone else.
+The official tools' modules read YAML with ``yaml.safe_load``: the checker each bundle's
+files (half of a check's time was spent there), the builder each run's point.yaml and
+config.yaml, several times over. ``read_official_tools_with_libyaml`` gives them this
+reading instead (the same values, faster), leaving PyYAML itself as it is for everyone
+else.
 """
 
 from __future__ import annotations
 
+import importlib
+import re
 import types
 from typing import Any
 
@@ -28,19 +34,40 @@ import yaml
 # its config.yaml 30.
 MAX_LIBYAML_LEVELS = 256
 _LEVEL_MARKS = ("[", "{", "-", "?", ":")
-_LEVEL_MARK_BYTES = tuple(mark.encode() for mark in _LEVEL_MARKS)
+# Where the two parsers part, searches of generated documents (tests/app/core/
+# test_fast_yaml.py) found a tab in a plain scalar (white space to libyaml, refused by the
+# pure parser), a byte-order mark past the start (dropped by libyaml), a block scalar's
+# header followed at once by a comment, an empty tag, a "?" inside a plain scalar in a
+# flow collection: the corners of the grammar and its flow style. libyaml reads no text
+# that holds a tab, a carriage return or another line break, a byte-order mark or a
+# backslash (escapes) anywhere; an indicator where a token may start (a tag, a directive,
+# a block scalar, an explicit key, the reserved @ and `; inside a plain scalar they are
+# letters to both); or a flow collection other than an empty [] or {}. A line that is a
+# comment is left out of the second search (both parsers skip it, or it is the letters
+# of a quoted scalar). What the tools write, block style with plain and quoted scalars,
+# holds none of these.
+_READ_DIFFERENTLY_ANYWHERE = re.compile("[\t\r\x85\u2028\u2029\ufeff\\\\]")
+_READ_DIFFERENTLY_AS_A_TOKEN = re.compile(
+    "(?:^|(?<=[\\s,:-]))[!%|>@`?]|\\[(?!\\])|\\{(?!\\})", re.MULTILINE
+)
+_COMMENT_LINE = re.compile("^ *#.*$", re.MULTILINE)
+_UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
 
 
-def shallow_enough(text: str | bytes, *, aliases: int | None = None) -> bool:
-    """Whether *text* cannot nest deeper than MAX_LIBYAML_LEVELS (and, given *aliases*,
-    cannot hold more aliases than that: each alias is written with a ``*``)."""
+def libyaml_reads_alike(text: str | bytes, *, aliases: int | None = None) -> bool:
+    """Whether libyaml reads *text* as the pure parser would: it cannot nest deeper than
+    MAX_LIBYAML_LEVELS and holds nothing the two read differently (and, given *aliases*,
+    it cannot hold more aliases than that: each alias is written with a ``*``)."""
     if isinstance(text, bytes):
-        levels = sum(text.count(mark) for mark in _LEVEL_MARK_BYTES)
-        stars = text.count(b"*")
-    else:
-        levels = sum(text.count(mark) for mark in _LEVEL_MARKS)
-        stars = text.count("*")
-    return levels <= MAX_LIBYAML_LEVELS and (aliases is None or stars <= aliases)
+        if text.startswith(_UTF16_MARKS):
+            return False  # UTF-16: counted as text by the pure parser only
+        text = text.decode("utf-8", errors="replace")  # invalid bytes: refused by both
+    if _READ_DIFFERENTLY_ANYWHERE.search(text):
+        return False
+    if _READ_DIFFERENTLY_AS_A_TOKEN.search(_COMMENT_LINE.sub("", text)):
+        return False
+    levels = sum(text.count(mark) for mark in _LEVEL_MARKS)
+    return levels <= MAX_LIBYAML_LEVELS and (aliases is None or text.count("*") <= aliases)
 
 
 def load(
@@ -50,9 +77,10 @@ def load(
     *,
     aliases: int | None = None,
 ) -> Any:
-    """*text* read by the *fast* loader (libyaml's parser) when it is shallow enough, or
-    when that fails, by the *careful* one (pure Python): loaders that construct alike."""
-    if shallow_enough(text, aliases=aliases):
+    """*text* read by the *fast* loader (libyaml's parser) where it reads as the pure
+    parser would, else (or when it fails) by the *careful* one (pure Python): loaders
+    that construct alike."""
+    if libyaml_reads_alike(text, aliases=aliases):
         try:
             return yaml.load(text, Loader=fast)  # noqa: S506 - a safe loader, given by the caller
         except yaml.YAMLError:
@@ -76,6 +104,23 @@ class _LibyamlReading(types.ModuleType):
 
 
 _READING = _LibyamlReading("yaml")
+
+
+# The modules of the pinned official tools that ``import yaml`` and call its safe_load.
+OFFICIAL_YAML_READERS = (
+    "submission_checker.checker",
+    "submission_checker.drafters",
+    "submission_checker.messages",
+    "submission_checker.seed_sets",
+    "submission_checker.models.loader",
+    "endpoints_submission_cli.submissions.builder",
+    "endpoints_submission_cli.runs.parser",
+)
+
+
+def read_official_tools_with_libyaml() -> None:
+    """The official checker and builder read YAML as above (idempotent)."""
+    read_with_libyaml(*(importlib.import_module(name) for name in OFFICIAL_YAML_READERS))
 
 
 def read_with_libyaml(*modules: types.ModuleType) -> None:

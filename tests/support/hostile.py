@@ -15,6 +15,7 @@ import struct
 import tarfile
 import zipfile
 import zlib
+from pathlib import Path
 
 BLOCK = 512
 
@@ -100,6 +101,21 @@ def large_block(expanded: int, folder: str = "Acme_Corp/sub-large", chunk: int =
             left -= len(block)
         gz.write(b"\0" * (-expanded % BLOCK) + b"\0" * (2 * BLOCK))
     return buffer.getvalue()
+
+
+# A bundle that takes seconds of any core's time to read: its events and logs at the
+# limits the portal allows. Making it (compressing 600 MiB) takes five seconds of CPU.
+LARGE_EXPANDED = 600 * 1024**2
+
+
+def large_archive(folder: Path) -> Path:
+    """``large_block(LARGE_EXPANDED)`` as a file in *folder*: made once, then read."""
+    archive = folder / f"large-{LARGE_EXPANDED}.tar.gz"
+    if not archive.exists():
+        made = archive.with_suffix(f".{os.getpid()}.part")
+        made.write_bytes(large_block(LARGE_EXPANDED))
+        made.replace(archive)  # whole or not at all, whoever else makes it at once
+    return archive
 
 
 # ---------------------------------------------------------------------- zip

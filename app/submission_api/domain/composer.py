@@ -17,23 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from endpoints_submission_cli.exceptions import SubmissionBuildError
-from endpoints_submission_cli.runs import parser as run_parser
-from endpoints_submission_cli.submissions import builder
 from endpoints_submission_cli.submissions.builder import (
     build_submission_folder,
     create_bundle_archive,
 )
 from submission_checker.checker import SubmissionChecker
 
-from app.checks.domain.compliance.official import CHECKER_YAML_READERS
-from app.core.fast_yaml import read_with_libyaml
+from app.core.fast_yaml import read_official_tools_with_libyaml
 from app.core.refusals import Kind, Refused
 
 BUNDLE = "bundle.tar.gz"
 
-# The builder reads every run's point.yaml and config.yaml, several times over; through
-# libyaml where that is safe (app.core.fast_yaml), the same values, faster.
-read_with_libyaml(builder, run_parser, *CHECKER_YAML_READERS)
+read_official_tools_with_libyaml()  # the same values, faster (app.core.fast_yaml)
 
 
 class ComposeRefused(Refused):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import types
 from typing import Any
 
@@ -11,7 +12,6 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.checks.domain.compliance.official import CHECKER_YAML_READERS
 from app.core import fast_yaml
 
 scalars = (
@@ -45,7 +45,8 @@ def _outcome(read: Any, text: str | bytes) -> tuple[str, object]:
     value=documents,
     flow=st.sampled_from([None, True, False]),
     # A character put somewhere, most often breaking the document.
-    cut=st.none() | st.tuples(st.integers(min_value=0), st.sampled_from("[]{}:-?*&!'\"\t#|>")),
+    cut=st.none()
+    | st.tuples(st.integers(min_value=0), st.sampled_from("[]{}:-?*&!'\"\t#|>%@`\r\\\ufeff\u2028")),
     as_bytes=st.booleans(),
 )
 def test_any_text_reads_as_safe_load_reads_it(
@@ -68,14 +69,35 @@ class _Marked(yaml.CSafeLoader):
 
 def test_shallow_text_goes_to_libyaml_and_deep_text_to_the_pure_parser() -> None:
     # What libyaml reads comes back marked; what the pure parser reads, as it is.
-    assert fast_yaml.load("a: [1, {b: 2}]\n", _Marked) == ("libyaml", {"a": [1, {"b": 2}]})
-    levels = fast_yaml.MAX_LIBYAML_LEVELS + 1  # each "[" opens a level
-    deep = fast_yaml.load("[" * levels + "]" * levels, _Marked)
+    shallow = "a:\n- 1\n- b: 2\nc: []\n"
+    assert fast_yaml.load(shallow, _Marked) == ("libyaml", {"a": [1, {"b": 2}], "c": []})
+    levels = fast_yaml.MAX_LIBYAML_LEVELS + 1  # each "- " opens a level
+    deep = fast_yaml.load("- " * levels + "x\n", _Marked)
     assert isinstance(deep, list)
+    assert fast_yaml.load("- " * (levels - 1) + "x\n", _Marked)[0] == "libyaml"
+    # A flow collection goes to the pure parser, however shallow.
+    assert fast_yaml.load("a: [1]\n", _Marked) == {"a": [1]}
     # With aliases limited, only text with few enough "*" goes to libyaml.
     aliased = "x: &a 1\ny: *a\n"
     assert fast_yaml.load(aliased, _Marked, aliases=1) == ("libyaml", {"x": 1, "y": 1})
     assert fast_yaml.load(aliased, _Marked, aliases=0) == {"x": 1, "y": 1}
+
+
+# Texts where libyaml and the pure parser part, found by searches like the one above.
+PARTING = {
+    "[\t]\n": [],  # a tab: white space to libyaml, refused by the pure parser
+    "[n?ull]\n": ["n?ull"],  # a "?" in a plain scalar in a flow collection
+    ">#[]\n#": "",  # a block scalar's header with a comment at once
+    "{!\r}\u2028\n": {"": None},  # an empty tag
+    "[\u2028\ufeff]\n": [],  # a byte-order mark past the start
+}
+
+
+@pytest.mark.parametrize("text", PARTING)
+def test_where_the_parsers_part_the_pure_parser_reads(text: str) -> None:
+    assert yaml.load(text, Loader=yaml.CSafeLoader) == PARTING[text]  # noqa: S506
+    assert _outcome(fast_yaml.safe_load, text) == _outcome(yaml.safe_load, text)
+    assert _outcome(fast_yaml.safe_load, text) != ("read", PARTING[text])
 
 
 @pytest.mark.parametrize("levels", [300, 5_000, 200_000])
@@ -94,8 +116,10 @@ def test_an_error_reads_in_pyyaml_s_words() -> None:
     assert "while parsing a flow sequence" in str(fast.value)
 
 
-def test_the_official_checker_reads_yaml_through_it() -> None:
-    for module in CHECKER_YAML_READERS:
+def test_the_official_checker_and_builder_read_yaml_through_it() -> None:
+    fast_yaml.read_official_tools_with_libyaml()
+    for name in fast_yaml.OFFICIAL_YAML_READERS:
+        module = importlib.import_module(name)
         assert module.yaml.safe_load is fast_yaml.safe_load, module.__name__
         assert module.yaml.YAMLError is yaml.YAMLError  # everything else is PyYAML's own
 

@@ -27,6 +27,7 @@ from tests.support import hostile
 from tests.support.fakes import RecordingQueue
 from tests.support.http import parent_of
 from tests.support.readers import WHO_AM_I
+from tests.support.services import shared_run_dir
 from tests.support.submissions import accept
 
 EVENTS = BundleFactory(curves=(CurveSpec(events_at=8),))
@@ -34,12 +35,11 @@ EVENTS = BundleFactory(curves=(CurveSpec(events_at=8),))
 ONE_SECOND = Budget(cpu_s=1, memory_bytes=1024**3, file_bytes=2**31, wall_s=60)
 
 
-@pytest.fixture(scope="module")
-def large_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A legal archive of 512 MiB expanded: more than a second of any core's time."""
-    archive = tmp_path_factory.mktemp("large") / "large.tar.gz"
-    archive.write_bytes(hostile.large_block(512 * 1024**2))
-    return archive
+@pytest.fixture
+def large_archive() -> Path:
+    """A legal archive of 600 MiB expanded: more than a second of any core's time (one
+    for the whole run)."""
+    return hostile.large_archive(shared_run_dir())
 
 
 def _leftovers(settings: Settings) -> list[Path]:
