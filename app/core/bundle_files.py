@@ -21,8 +21,9 @@ import yaml
 from app.core import fast_yaml
 
 MAX_METADATA_BYTES = 8 * 1024 * 1024
-# Deep or alias-heavy YAML is parsed in Python, about a megabyte a second: a bundle's YAML
-# files (point.yaml, config.yaml, server configurations) are a few kilobytes.
+# YAML that libyaml may not read (app.core.fast_yaml) is parsed in Python, about a megabyte
+# a second: a bundle's YAML files (point.yaml, config.yaml, server configurations) are a
+# few kilobytes.
 MAX_YAML_BYTES = 1024 * 1024
 MAX_YAML_ALIASES = 1000
 MAX_EXPANDED_NODES = 1_000_000  # what the document becomes once its aliases are expanded
@@ -98,8 +99,8 @@ class _CarefulLoader(_LimitedConstruction, yaml.SafeLoader):
 
 
 class _FastLoader(_LimitedConstruction, yaml.CSafeLoader):
-    """libyaml's parser, given only text too shallow to hurt it and with too few ``*``
-    to hold more aliases than allowed (app.core.fast_yaml)."""
+    """libyaml's parser, given only text it reads as the pure parser does
+    (app.core.fast_yaml), with too few ``*`` to hold more aliases than allowed."""
 
 
 def _expanded_size(node: Any, memo: dict[int, int]) -> int:

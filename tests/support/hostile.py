@@ -103,8 +103,9 @@ def large_block(expanded: int, folder: str = "Acme_Corp/sub-large", chunk: int =
     return buffer.getvalue()
 
 
-# A bundle that takes seconds of any core's time to read: its events and logs at the
-# limits the portal allows. Making it (compressing 600 MiB) takes five seconds of CPU.
+# A legal archive that takes seconds of any core's time to read: 600 MiB expanded, a
+# hundred times its size. Making it (compressing 600 MiB) takes five seconds of CPU, so a
+# test run makes it once.
 LARGE_EXPANDED = 600 * 1024**2
 
 

@@ -42,6 +42,7 @@ AGENTIC_LOAD_PATTERN = "agentic_inference"
 _POINT_DIR = re.compile(r"r(\d+)")
 
 read_official_tools_with_libyaml()  # the same values, faster (app.core.fast_yaml)
+
 # The checker reports these for every accuracy-carrying point at one shared path
 # (bundle-format digest §3.5); the adapter attributes them to their real point.
 _PER_POINT_ACCURACY_RULES = frozenset({"accuracy-gate", "accuracy-sample-count"})
