@@ -17,6 +17,8 @@ import zipfile
 import zlib
 from pathlib import Path
 
+from tests.support.services import once_per_run, shared_run_dir
+
 BLOCK = 512
 
 
@@ -109,14 +111,16 @@ def large_block(expanded: int, folder: str = "Acme_Corp/sub-large", chunk: int =
 LARGE_EXPANDED = 600 * 1024**2
 
 
-def large_archive(folder: Path) -> Path:
-    """``large_block(LARGE_EXPANDED)`` as a file in *folder*: made once, then read."""
-    archive = folder / f"large-{LARGE_EXPANDED}.tar.gz"
-    if not archive.exists():
-        made = archive.with_suffix(f".{os.getpid()}.part")
-        made.write_bytes(large_block(LARGE_EXPANDED))
-        made.replace(archive)  # whole or not at all, whoever else makes it at once
-    return archive
+def large_archive() -> Path:
+    """``large_block(LARGE_EXPANDED)`` as a file in the test run's shared folder, made by
+    the first test process to ask while the others wait for it."""
+
+    def make() -> str:
+        archive = shared_run_dir() / f"large-{LARGE_EXPANDED}.tar.gz"
+        archive.write_bytes(large_block(LARGE_EXPANDED))
+        return str(archive)
+
+    return Path(once_per_run("large-archive", make))
 
 
 # ---------------------------------------------------------------------- zip

@@ -27,7 +27,6 @@ from tests.support import hostile
 from tests.support.fakes import RecordingQueue
 from tests.support.http import parent_of
 from tests.support.readers import WHO_AM_I
-from tests.support.services import shared_run_dir
 from tests.support.submissions import accept
 
 EVENTS = BundleFactory(curves=(CurveSpec(events_at=8),))
@@ -39,7 +38,7 @@ ONE_SECOND = Budget(cpu_s=1, memory_bytes=1024**3, file_bytes=2**31, wall_s=60)
 def large_archive() -> Path:
     """A legal archive of 600 MiB expanded: more than a second of any core's time (one
     for the whole run)."""
-    return hostile.large_archive(shared_run_dir())
+    return hostile.large_archive()
 
 
 def _leftovers(settings: Settings) -> list[Path]:

@@ -24,7 +24,7 @@ from tests.support import hostile
 from tests.support.accounts import bearer, create_accounts
 from tests.support.fakes import RecordingQueue
 from tests.support.http import process_state, served, wait_for_descendant
-from tests.support.services import migrated_sqlite, shared_run_dir
+from tests.support.services import migrated_sqlite
 
 CORPUS = {
     "pax-digit-run.tar.gz": (hostile.pax_digit_run, "bad-tar-header", 422),
@@ -105,7 +105,7 @@ def test_healthz_is_answered_while_an_archive_is_still_being_read(
     """By order of events, not by a time limit: the reading child is found and frozen
     mid-read; the web process answers /healthz while it stays frozen; then it goes on,
     and the upload is taken."""
-    data = hostile.large_archive(shared_run_dir()).read_bytes()
+    data = hostile.large_archive().read_bytes()
     answers: dict[str, httpx.Response] = {}
     upload = threading.Thread(
         target=lambda: answers.update(upload=portal.upload("large.tar.gz", data))
